@@ -1,0 +1,66 @@
+/**
+ * Helpers for bounded, abortable waits. Every network wait in the library goes
+ * through `withDeadline` so that it has both a time bound and the caller's signal.
+ */
+import { setTimeout as delay } from "node:timers/promises";
+import { AbortError, TimeoutError } from "../errors.js";
+
+export interface Deadline {
+  /** Fires when the caller aborts or the bound runs out. */
+  signal: AbortSignal;
+  /** Turns whatever a wait threw into AbortError / TimeoutError when the deadline caused it. */
+  classify(error: unknown): unknown;
+  /** Stops the timer; call it once the wait is over. */
+  dispose(): void;
+}
+
+/** Combines an optional caller signal with a time bound (`timeoutMs <= 0` or Infinity: no bound). */
+export function withDeadline(
+  what: string,
+  timeoutMs: number,
+  callerSignal?: AbortSignal,
+): Deadline {
+  const controller = new AbortController();
+  const timedOut = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
+    timer = setTimeout(() => {
+      timedOut.abort();
+      controller.abort(new TimeoutError(what, timeoutMs));
+    }, timeoutMs);
+    timer.unref();
+  }
+  const onCallerAbort = (): void =>
+    controller.abort(new AbortError(what, { cause: callerSignal?.reason }));
+  if (callerSignal?.aborted) onCallerAbort();
+  else callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
+
+  return {
+    signal: controller.signal,
+    classify(error: unknown): unknown {
+      if (error instanceof AbortError || error instanceof TimeoutError) return error;
+      if (callerSignal?.aborted) return new AbortError(what, { cause: error });
+      if (timedOut.signal.aborted) return new TimeoutError(what, timeoutMs, { cause: error });
+      return error;
+    },
+    dispose(): void {
+      if (timer) clearTimeout(timer);
+      callerSignal?.removeEventListener("abort", onCallerAbort);
+    },
+  };
+}
+
+/** Waits `ms`, or rejects with AbortError as soon as `signal` fires. */
+export async function sleep(ms: number, signal?: AbortSignal, what = "wait"): Promise<void> {
+  try {
+    await delay(ms, undefined, signal ? { signal } : {});
+  } catch (error) {
+    if (signal?.aborted) throw new AbortError(what, { cause: error });
+    throw error;
+  }
+}
+
+/** Throws AbortError if the signal has already fired. */
+export function throwIfAborted(signal: AbortSignal | undefined, what: string): void {
+  if (signal?.aborted) throw new AbortError(what, { cause: signal.reason });
+}

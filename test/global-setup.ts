@@ -1,0 +1,51 @@
+/**
+ * Suite-wide guard: after all tests, no process a test started (and recorded with
+ * `trackProcess`) may still be alive. Survivors are killed and the run fails, naming them.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PID_DIR_ENV } from "./support/process-tracker.js";
+
+export function setup(): () => void {
+  const dir = mkdtempSync(join(tmpdir(), "ocb-test-pids-"));
+  process.env[PID_DIR_ENV] = dir;
+  return () => {
+    const survivors: string[] = [];
+    for (const file of readdirSync(dir)) {
+      for (const line of readFileSync(join(dir, file), "utf8").split("\n")) {
+        const [pidText, label] = line.split("\t");
+        const pid = Number(pidText);
+        if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) continue;
+        survivors.push(`${pid} (${label})`);
+        try {
+          process.kill(-pid, "SIGKILL");
+        } catch {
+          process.kill(pid, "SIGKILL");
+        }
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+    if (survivors.length > 0) {
+      // vitest only logs a teardown error; the exit code is what makes CI fail.
+      process.exitCode = 1;
+      throw new Error(
+        `processes started by tests were still alive after the suite: ${survivors.join(", ")}`,
+      );
+    }
+  };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A zombie has exited; only a process that still runs counts.
+  try {
+    return !/\)\s+Z\s/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
