@@ -1,0 +1,150 @@
+/**
+ * One spawned `opencode serve` process: its output (split into redacted lines, kept in a
+ * tail and forwarded to the logger), the URL from its listening line, and its end.
+ * Readiness policy and the public handle live in `start-opencode.ts`.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import type { Readable } from "node:stream";
+import type { Logger } from "../util/logger.js";
+import { LineSplitter, type LogTail, type SecretRedactor } from "./log-tail.js";
+import {
+  signalProcessGroup,
+  type TerminateOptions,
+  type TerminateResult,
+  terminateProcessGroup,
+} from "./process-group.js";
+
+/** How the process ended, or why it never ran. */
+export interface ProcessEnd {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the process could not be started at all (ENOENT, EACCES, …). */
+  spawnError?: NodeJS.ErrnoException;
+}
+
+export interface SpawnOpencodeOptions {
+  binary: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  redactor: SecretRedactor;
+  tail: LogTail;
+  logger: Logger;
+}
+
+// `opencode server listening on http://127.0.0.1:4096`
+const LISTENING_LINE = /listening on (https?:\/\/\S+)/;
+
+// After 'exit', output still in the pipes is read until they close; a grandchild that
+// inherited them can keep them open forever, hence the bound.
+const DRAIN_AFTER_EXIT_MS = 500;
+
+/** A running (or ended) `opencode serve` child. */
+export class OpencodeProcess {
+  readonly pid: number | undefined;
+  /** Resolves with the base URL from the listening line; stays pending if it never comes. */
+  readonly listening: Promise<string>;
+  /** Resolves (never rejects) once the process has exited or failed to start. */
+  readonly ended: Promise<ProcessEnd>;
+  private endInfo: ProcessEnd | undefined;
+
+  private constructor(child: ChildProcess, options: SpawnOpencodeOptions) {
+    this.pid = child.pid;
+    let onListening: (url: string) => void = () => {};
+    this.listening = new Promise((resolve) => {
+      onListening = resolve;
+    });
+    const onLine = (stream: "stdout" | "stderr") => (line: string) => {
+      options.tail.push(line);
+      options.logger.debug(line, { source: "opencode", pid: this.pid, stream });
+      const match = LISTENING_LINE.exec(line);
+      if (match?.[1] !== undefined) onListening(match[1].replace(/\/+$/, ""));
+    };
+    const drained = Promise.all([
+      readLines(child.stdout, options.redactor, onLine("stdout")),
+      readLines(child.stderr, options.redactor, onLine("stderr")),
+    ]);
+    this.ended = new Promise<ProcessEnd>((resolve) => {
+      child.once("exit", (code, signal) => {
+        untrackLiveGroup(this.pid);
+        const bound = new Promise((done) => setTimeout(done, DRAIN_AFTER_EXIT_MS).unref());
+        void Promise.race([drained, bound]).then(() => resolve({ code, signal }));
+      });
+      child.on("error", (error: NodeJS.ErrnoException) => {
+        // With a pid the process runs and 'exit' follows; without one it never started.
+        if (this.pid === undefined) resolve({ code: null, signal: null, spawnError: error });
+      });
+    }).then((end) => {
+      this.endInfo = end;
+      return end;
+    });
+    if (this.pid !== undefined) trackLiveGroup(this.pid);
+  }
+
+  /** Spawns the binary as the leader of a new process group, with piped output. */
+  static spawn(options: SpawnOpencodeOptions): OpencodeProcess {
+    const child = spawn(options.binary, options.args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      windowsHide: true,
+    });
+    return new OpencodeProcess(child, options);
+  }
+
+  /** How it ended, once it has. */
+  get endedWith(): ProcessEnd | undefined {
+    return this.endInfo;
+  }
+
+  /** Stops the whole process group (SIGTERM, then SIGKILL) and waits until it is gone. */
+  async terminate(options: TerminateOptions = {}): Promise<TerminateResult> {
+    if (this.pid === undefined) return { forced: false, gone: true };
+    return terminateProcessGroup(this.pid, this.ended, options);
+  }
+}
+
+function readLines(
+  stream: Readable | null,
+  redactor: SecretRedactor,
+  onLine: (line: string) => void,
+): Promise<void> {
+  if (stream === null) return Promise.resolve();
+  const splitter = new LineSplitter(redactor, onLine);
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => splitter.push(chunk));
+  return new Promise((resolve) => {
+    const finish = () => {
+      splitter.end();
+      resolve();
+    };
+    stream.once("end", finish);
+    stream.once("error", finish);
+  });
+}
+
+// A safety net for a parent that exits without calling close(): the servers run in their
+// own process groups and would outlive it. Only 'exit' can be hooked synchronously, so
+// this cannot wait or remove temp dirs; close() remains the way to stop a server.
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function trackLiveGroup(pid: number): void {
+  liveGroups.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const group of liveGroups) {
+      try {
+        signalProcessGroup(group, "SIGTERM");
+      } catch {
+        // Nothing more can be done while the process exits.
+      }
+    }
+  });
+}
+
+function untrackLiveGroup(pid: number | undefined): void {
+  if (pid !== undefined) liveGroups.delete(pid);
+}

@@ -1,0 +1,131 @@
+/**
+ * Stopping a managed server together with everything it started. The server is spawned
+ * as the leader of its own process group, so one signal to `-pid` reaches its children
+ * (language servers, shells of running tools) too, and "stopped" means the whole group
+ * is gone, not just the leader.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
+
+/** How long the group gets after SIGTERM before SIGKILL. */
+export const DEFAULT_GRACE_MS = 3_000;
+/** How long to wait after SIGKILL before giving up on a process the kernel has not removed. */
+export const DEFAULT_KILL_WAIT_MS = 2_000;
+
+const POLL_MS = 50;
+// Windows has no process groups; there only the leader itself can be signalled.
+const HAS_PROCESS_GROUPS = process.platform !== "win32";
+
+/** Sends `signal` to the process group led by `pid`; false when the group no longer exists. */
+export function signalProcessGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(HAS_PROCESS_GROUPS ? -pid : pid, signal);
+    return true;
+  } catch (error) {
+    if (errorCode(error) === "ESRCH") return false;
+    throw error;
+  }
+}
+
+/** True while any process of the group led by `pid` is still running (zombies do not count). */
+export function isProcessGroupAlive(pid: number): boolean {
+  try {
+    process.kill(HAS_PROCESS_GROUPS ? -pid : pid, 0);
+  } catch (error) {
+    // EPERM: a member exists but is not ours to signal; it is still alive.
+    return errorCode(error) !== "ESRCH";
+  }
+  return process.platform === "linux" ? hasRunningMember(pid) : true;
+}
+
+export interface TerminateOptions {
+  graceMs?: number;
+  killWaitMs?: number;
+}
+
+/** How a termination went. */
+export interface TerminateResult {
+  /** SIGKILL was needed. */
+  forced: boolean;
+  /** Every process of the group is gone (false only if even SIGKILL did not finish in time). */
+  gone: boolean;
+}
+
+/**
+ * SIGTERM to the group, wait up to `graceMs` for the leader to exit and the group to
+ * empty, then SIGKILL the group and wait again. `leaderExited` settles when the leader's
+ * exit has been observed (its 'exit' event), so the leader is never polled as a zombie.
+ */
+export async function terminateProcessGroup(
+  pid: number,
+  leaderExited: Promise<unknown>,
+  options: TerminateOptions = {},
+): Promise<TerminateResult> {
+  signalProcessGroup(pid, "SIGTERM");
+  if (await waitUntilGone(pid, leaderExited, options.graceMs ?? DEFAULT_GRACE_MS)) {
+    return { forced: false, gone: true };
+  }
+  signalProcessGroup(pid, "SIGKILL");
+  const gone = await waitUntilGone(pid, leaderExited, options.killWaitMs ?? DEFAULT_KILL_WAIT_MS);
+  return { forced: true, gone };
+}
+
+async function waitUntilGone(
+  pid: number,
+  leaderExited: Promise<unknown>,
+  timeoutMs: number,
+): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  // While the leader runs, its child handle keeps the event loop alive, so this timer is
+  // unref'd: it must not be what holds a process open that is otherwise done.
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), timeoutMs);
+    timer.unref();
+  });
+  const leader = leaderExited.then(
+    () => "exited" as const,
+    () => "exited" as const,
+  );
+  try {
+    if ((await Promise.race([leader, timedOut])) === "timeout") return false;
+  } finally {
+    clearTimeout(timer);
+  }
+  // After the leader is gone nothing else may keep the loop alive; these short, bounded
+  // polls stay ref'd so that `await close()` cannot be cut off half-way.
+  while (isProcessGroupAlive(pid)) {
+    const left = until - Date.now();
+    if (left <= 0) return false;
+    await delay(Math.min(POLL_MS, left));
+  }
+  return true;
+}
+
+// A member whose parent is gone and that nobody reaps stays a zombie forever in some
+// containers; `kill(-pgid, 0)` still finds it, so look at the members' states instead.
+function hasRunningMember(pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue; // exited while we looked
+    }
+    // Fields after the command name (which may contain spaces): state ppid pgrp …
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid && fields[0] !== "Z") return true;
+  }
+  return false;
+}
+
+function errorCode(error: unknown): unknown {
+  return typeof error === "object" && error !== null && "code" in error ? error.code : undefined;
+}

@@ -1,0 +1,379 @@
+/**
+ * The managed launcher: starts `opencode serve` with its own password, port and (by
+ * default) isolated config dirs, waits until it is really ready, and hands back a handle
+ * whose `close()` stops it together with everything it started.
+ */
+import { randomBytes } from "node:crypto";
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { AbortError, ServerStartError, UsageError } from "../errors.js";
+import { throwIfAborted, withDeadline } from "../util/abort.js";
+import { type Logger, silentLogger } from "../util/logger.js";
+import { findFreePort, isPortFree } from "./free-port.js";
+import { basicAuthHeader, HEALTH_PATH, type HealthStatus, waitForHealth } from "./health.js";
+import { createIsolatedDirs, writeGlobalConfig } from "./isolated-dirs.js";
+import { LogTail, SecretRedactor } from "./log-tail.js";
+import { ManagedServer } from "./managed-server.js";
+import { OpencodeProcess, type ProcessEnd } from "./opencode-process.js";
+import { resolveOpencodeBinary } from "./resolve-binary.js";
+import { buildServerEnv, serverUsername } from "./server-env.js";
+import type { OpencodeServerHandle } from "./server-handle.js";
+
+/** How long `startOpencode` waits by default; cold starts of 9-20 s have been reported. */
+export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+
+export interface StartOpencodeOptions {
+  /** Working directory of the server (default `process.cwd()`); must exist. */
+  directory?: string;
+  /** OpenCode config, passed as `OPENCODE_CONFIG_CONTENT`; `autoupdate: false` and `share: "disabled"` are added unless set. */
+  config?: Record<string, unknown>;
+  /** Extra environment variables for the server. */
+  env?: Record<string, string>;
+  /** Basic auth password: default a random one; `false` runs the server without (anything on the host can drive it). */
+  password?: string | false;
+  /** Port to listen on; default 0 picks a free one. */
+  port?: number;
+  /** Interface to listen on (default `127.0.0.1`). */
+  hostname?: string;
+  /** Bound for the whole start, from spawn to a healthy answer (default 30 000 ms). */
+  startupTimeoutMs?: number;
+  /** Aborts the start (the running server afterwards is stopped with `close()`). */
+  signal?: AbortSignal;
+  logger?: Logger;
+  /**
+   * false (default): config, credentials and data live in a fresh temp dir removed on close.
+   * true: the server uses the user's own OpenCode config, credentials and sessions.
+   */
+  inheritUserConfig?: boolean;
+  /** The `opencode` executable (default: `resolveOpencodeBinary()`). */
+  binary?: string;
+}
+
+/** Seams for tests; not part of the public API. */
+export interface LaunchDependencies {
+  findFreePort: (hostname: string) => Promise<number>;
+}
+
+/**
+ * Starts `opencode serve` and resolves once it answers its health route. Throws
+ * ServerStartError (with the log tail) when it cannot start or does not become ready in
+ * time, AbortError when `signal` fires, UsageError for invalid options; in every case the
+ * process group is gone and the temp dir removed before the promise settles.
+ */
+export function startOpencode(options: StartOpencodeOptions = {}): Promise<OpencodeServerHandle> {
+  return launchOpencode(options, { findFreePort });
+}
+
+const WHAT = "starting opencode serve";
+
+/** `startOpencode` with replaceable dependencies. */
+export async function launchOpencode(
+  options: StartOpencodeOptions,
+  deps: LaunchDependencies,
+): Promise<OpencodeServerHandle> {
+  throwIfAborted(options.signal, WHAT);
+  const logger = options.logger ?? silentLogger;
+  const settings = await validate(options);
+  const binary = options.binary ?? resolveOpencodeBinary();
+  const password = choosePassword(options.password, logger);
+
+  const dirs = options.inheritUserConfig ? undefined : await createIsolatedDirs();
+  try {
+    const env = buildServerEnv({
+      baseEnv: process.env,
+      isolatedEnv: dirs?.env,
+      extraEnv: options.env,
+      password,
+      config: options.config,
+    });
+    if (dirs !== undefined && env.OPENCODE_CONFIG_CONTENT !== undefined) {
+      await writeGlobalConfig(dirs, env.OPENCODE_CONFIG_CONTENT);
+    }
+    const username = serverUsername(env);
+    const redactor = new SecretRedactor(
+      password === undefined ? [] : [{ value: password, username }],
+    );
+    const tail = new LogTail();
+    const deadline = withDeadline(WHAT, settings.startupTimeoutMs, options.signal);
+    try {
+      // One retry: a port picked here can be taken by someone else before the server binds it.
+      for (let attempt = 1; ; attempt++) {
+        const port = settings.port || (await pickPort(deps, settings.hostname));
+        const args = ["serve", "--hostname", settings.hostname, "--port", String(port)];
+        // Without --print-logs the log goes only to a file; the tail needs it on stderr.
+        args.push("--print-logs");
+        logger.debug("spawning opencode", { binary, args, cwd: settings.directory });
+        const proc = spawnProcess({
+          binary,
+          args,
+          cwd: settings.directory,
+          env,
+          redactor,
+          tail,
+          logger,
+        });
+        const authorization =
+          password === undefined ? undefined : basicAuthHeader(username, password);
+        let outcome: StartupOutcome;
+        try {
+          outcome = await awaitReady(proc, deadline.signal, authorization, logger);
+        } catch (error) {
+          await proc.terminate(); // awaitReady reports outcomes; this is only a safety net
+          throw error;
+        }
+        if (outcome.kind === "ready") {
+          logger.info("opencode serve is ready", { url: outcome.url, pid: proc.pid });
+          return new ManagedServer({
+            process: proc,
+            dirs,
+            url: outcome.url,
+            username,
+            password,
+            version: outcome.health.version,
+            tail,
+            logger,
+          });
+        }
+        await proc.terminate();
+        const end = proc.endedWith;
+        // OpenCode reports a taken port only as "Unexpected error / ServeError"; look for ourselves.
+        const portTaken =
+          outcome.kind === "exited" &&
+          end?.spawnError === undefined &&
+          !(await isPortFree(settings.hostname, port));
+        if (portTaken && settings.port === 0 && attempt === 1 && !deadline.signal.aborted) {
+          logger.info("the picked port was taken before opencode bound it; retrying", { port });
+          continue;
+        }
+        throw startupError(outcome, {
+          binary,
+          timeoutMs: settings.startupTimeoutMs,
+          end,
+          tail: tail.snapshot(),
+          takenPort: portTaken ? { port, picked: settings.port === 0 } : undefined,
+          callerSignal: options.signal,
+        });
+      }
+    } finally {
+      deadline.dispose();
+    }
+  } catch (error) {
+    await dirs?.remove();
+    throw error;
+  }
+}
+
+interface Settings {
+  directory: string;
+  hostname: string;
+  port: number;
+  startupTimeoutMs: number;
+}
+
+async function validate(options: StartOpencodeOptions): Promise<Settings> {
+  const directory = resolve(options.directory ?? process.cwd());
+  const isDirectory = await stat(directory).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+  if (!isDirectory) {
+    throw new UsageError(
+      `directory ${directory} does not exist or is not a directory; create it first`,
+    );
+  }
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new UsageError(
+      `port must be an integer from 0 to 65535 (0 picks a free one), got ${port}`,
+    );
+  }
+  const startupTimeoutMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
+  if (!(startupTimeoutMs > 0)) {
+    throw new UsageError(
+      `startupTimeoutMs must be a positive number of ms, got ${startupTimeoutMs}`,
+    );
+  }
+  const hostname = options.hostname ?? "127.0.0.1";
+  if (hostname.trim() === "") throw new UsageError("hostname must not be empty");
+  return { directory, hostname, port, startupTimeoutMs };
+}
+
+async function pickPort(deps: LaunchDependencies, hostname: string): Promise<number> {
+  try {
+    return await deps.findFreePort(hostname);
+  } catch (error) {
+    throw new ServerStartError(
+      `could not find a free port on ${hostname}: ${describe(error)}; check \`hostname\``,
+      { cause: error },
+    );
+  }
+}
+
+function choosePassword(option: string | false | undefined, logger: Logger): string | undefined {
+  if (option === false) {
+    logger.warn(
+      "opencode serve runs without a password: anything that can reach its port can drive the agent",
+    );
+    return undefined;
+  }
+  if (option === "")
+    throw new UsageError("password must not be empty; pass false to run without one");
+  return option ?? randomBytes(24).toString("base64url");
+}
+
+function spawnProcess(options: Parameters<typeof OpencodeProcess.spawn>[0]): OpencodeProcess {
+  try {
+    return OpencodeProcess.spawn(options);
+  } catch (error) {
+    // spawn() throws synchronously only for arguments it rejects outright (EINVAL, bad env).
+    throw new ServerStartError(`could not spawn ${options.binary}: ${describe(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+type StartupOutcome =
+  | { kind: "ready"; url: string; health: HealthStatus }
+  | { kind: "exited" }
+  | { kind: "timeout"; url: string | undefined; lastError: unknown }
+  | { kind: "aborted"; reason: unknown }
+  | { kind: "rejected"; url: string; error: unknown };
+
+/**
+ * Ready means both: the listening line was printed, and the health route answered
+ * healthy. Waits for whichever of that, the process's end or the deadline comes first.
+ */
+async function awaitReady(
+  proc: OpencodeProcess,
+  deadline: AbortSignal,
+  authorization: string | undefined,
+  logger: Logger,
+): Promise<StartupOutcome> {
+  const ended = proc.ended.then(() => ({ kind: "exited" as const }));
+  const stopped = new AbortController();
+  void proc.ended.then(() => stopped.abort());
+  const signal = AbortSignal.any([deadline, stopped.signal]);
+  const abandoned = (url: string | undefined, lastError: unknown): StartupOutcome =>
+    deadline.reason instanceof AbortError
+      ? { kind: "aborted", reason: deadline.reason }
+      : { kind: "timeout", url, lastError };
+
+  const first = await Promise.race([
+    ended,
+    proc.listening.then((url) => ({ kind: "listening" as const, url })),
+    whenAborted(deadline).then(() => ({ kind: "deadline" as const })),
+  ]);
+  if (first.kind === "exited") return first;
+  if (first.kind === "deadline") return abandoned(undefined, undefined);
+
+  let lastError: unknown;
+  try {
+    const health = await waitForHealth(first.url, {
+      authorization,
+      signal,
+      onAttemptFailed: (error) => {
+        lastError = error;
+        logger.debug("health probe failed; retrying", { url: first.url, error: describe(error) });
+      },
+    });
+    return { kind: "ready", url: first.url, health };
+  } catch (error) {
+    if (stopped.signal.aborted) return { kind: "exited" };
+    if (deadline.aborted) return abandoned(first.url, lastError);
+    return { kind: "rejected", url: first.url, error };
+  }
+}
+
+function whenAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) =>
+    signal.addEventListener("abort", () => resolve(), { once: true }),
+  );
+}
+
+interface FailureContext {
+  binary: string;
+  timeoutMs: number;
+  end: ProcessEnd | undefined;
+  tail: string[];
+  /** The port was in use when the process had exited; `picked` when the launcher chose it. */
+  takenPort: { port: number; picked: boolean } | undefined;
+  callerSignal: AbortSignal | undefined;
+}
+
+/** Says what went wrong and what to do about it. */
+function startupError(
+  outcome: Exclude<StartupOutcome, { kind: "ready" }>,
+  context: FailureContext,
+): Error {
+  const end = context.end;
+  const fields = {
+    exitCode: end?.code ?? null,
+    signal: end?.signal ?? null,
+    logTail: context.tail,
+  };
+  switch (outcome.kind) {
+    case "aborted":
+      return new AbortError(WHAT, { cause: context.callerSignal?.reason ?? outcome.reason });
+    case "timeout": {
+      const stage =
+        outcome.url === undefined
+          ? "it never printed its listening line"
+          : `it listens on ${outcome.url} but ${HEALTH_PATH} did not answer healthy` +
+            (outcome.lastError === undefined ? "" : ` (last: ${describe(outcome.lastError)})`);
+      return new ServerStartError(
+        `opencode serve did not become ready within ${context.timeoutMs} ms: ${stage}; ` +
+          "raise startupTimeoutMs or check the log below",
+        fields,
+      );
+    }
+    case "rejected":
+      return new ServerStartError(
+        `opencode serve at ${outcome.url} refused the health probe: ${describe(outcome.error)}; ` +
+          "check OPENCODE_SERVER_USERNAME in env and the log below",
+        { ...fields, cause: outcome.error },
+      );
+    case "exited": {
+      const spawnError = end?.spawnError;
+      if (spawnError !== undefined) {
+        return new ServerStartError(describeSpawnError(context.binary, spawnError), {
+          ...fields,
+          cause: spawnError,
+        });
+      }
+      const how =
+        end?.signal != null
+          ? `was killed by ${end.signal}`
+          : `exited with code ${end?.code ?? "?"}`;
+      const taken = context.takenPort;
+      const hint =
+        taken === undefined
+          ? "check the log below"
+          : taken.picked
+            ? "the free port it was given was taken twice in a row; try again or pass a `port`"
+            : `port ${taken.port} is already in use; pass a free \`port\` (or 0 to pick one)`;
+      return new ServerStartError(`opencode serve ${how} before it was ready; ${hint}`, fields);
+    }
+  }
+}
+
+function describeSpawnError(binary: string, error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case "ENOENT":
+      return `could not run ${binary}: no such file (ENOENT); pass the right \`binary\` or set OPENCODE_BIN`;
+    case "EACCES":
+      return `could not run ${binary}: permission denied (EACCES); make it executable (chmod +x)`;
+    default:
+      return `could not run ${binary}: ${describe(error)}`;
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = "code" in error && typeof error.code === "string" ? error.code : undefined;
+    return code === undefined || error.message.includes(code)
+      ? error.message
+      : `${error.message} (${code})`;
+  }
+  return String(error);
+}
