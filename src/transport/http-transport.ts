@@ -1,0 +1,146 @@
+/**
+ * The fetch-based transport: one bounded, abortable HTTP request per operation,
+ * Basic auth, `{data}` unwrapping on `/api/*`, and reconnecting event streams.
+ */
+import { ConnectionError, OpencodeBridgeError, ProtocolError } from "../errors.js";
+import { withDeadline } from "../util/abort.js";
+import { type Logger, silentLogger } from "../util/logger.js";
+import { apiErrorFrom } from "./api-error.js";
+import { basicAuth, buildHttpRequest } from "./http-request.js";
+import { readSse } from "./sse-reader.js";
+import type { CallOptions, OperationCall, StreamOptions, Transport } from "./transport.js";
+
+export interface HttpTransportOptions {
+  /** Base URL of the server, for example `http://127.0.0.1:4096`. */
+  url: string;
+  password?: string | undefined;
+  /** Basic auth user name; OpenCode's default is `opencode`. */
+  username?: string;
+  /** Default bound for each request (default 30 s). */
+  timeoutMs?: number;
+  /** Default idle bound for event streams (default 30 s). */
+  idleTimeoutMs?: number;
+  logger?: Logger;
+  fetch?: typeof fetch;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Talks to a real OpenCode server over HTTP. */
+export class HttpTransport implements Transport {
+  readonly url: string;
+  readonly #authorization: string | undefined;
+  readonly #timeoutMs: number;
+  readonly #idleTimeoutMs: number | undefined;
+  readonly #logger: Logger;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: HttpTransportOptions) {
+    this.url = options.url;
+    this.#authorization =
+      options.password === undefined
+        ? undefined
+        : basicAuth(options.username ?? "opencode", options.password);
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#idleTimeoutMs = options.idleTimeoutMs;
+    this.#logger = options.logger ?? silentLogger;
+    this.#fetch = options.fetch ?? fetch;
+  }
+
+  async request(call: OperationCall, options: CallOptions = {}): Promise<unknown> {
+    const parts = buildHttpRequest(this.url, call);
+    const where = `${parts.method} ${parts.url.pathname}`;
+    const deadline = withDeadline(where, options.timeoutMs ?? this.#timeoutMs, options.signal);
+    try {
+      let response: Response;
+      try {
+        response = await this.#fetch(parts.url, {
+          method: parts.method,
+          headers: this.#withAuth(parts.headers),
+          ...(parts.body === undefined ? {} : { body: parts.body }),
+          signal: deadline.signal,
+        });
+      } catch (error) {
+        throw this.#failure(deadline.classify(error), parts.url, "could not reach the server");
+      }
+      let text: string;
+      try {
+        text = await response.text();
+      } catch (error) {
+        throw this.#failure(deadline.classify(error), parts.url, "the response broke off");
+      }
+      if (!response.ok) {
+        throw apiErrorFrom(response.status, response.statusText, parts.url.toString(), text);
+      }
+      this.#logger.debug("opencode call", { operation: call.operation, status: response.status });
+      if (response.status === 204 || text.length === 0) return undefined;
+      const body = parseJson(text, where);
+      return parts.route.wrapped ? unwrapData(body, where) : body;
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  async *stream(next: () => OperationCall, options: StreamOptions = {}): AsyncIterable<unknown> {
+    let where = "event stream";
+    const messages = readSse({
+      url: () => {
+        const parts = buildHttpRequest(this.url, next());
+        where = `GET ${parts.url.pathname}`;
+        return parts.url;
+      },
+      headers: () => {
+        const { headers } = buildHttpRequest(this.url, next());
+        return this.#withAuth({ ...headers, accept: "text/event-stream" });
+      },
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...this.#idleBound(options),
+      fetch: this.#fetch,
+      logger: this.#logger,
+    });
+    for await (const message of messages) {
+      if (message.data.length === 0) continue;
+      yield parseJson(message.data, where);
+    }
+  }
+
+  #idleBound(options: StreamOptions): { idleTimeoutMs?: number } {
+    const idle = options.idleTimeoutMs ?? this.#idleTimeoutMs;
+    return idle === undefined ? {} : { idleTimeoutMs: idle };
+  }
+
+  #withAuth(headers: Record<string, string>): Record<string, string> {
+    return this.#authorization ? { ...headers, authorization: this.#authorization } : headers;
+  }
+
+  #failure(classified: unknown, url: URL, what: string): unknown {
+    if (classified instanceof OpencodeBridgeError) return classified;
+    return new ConnectionError(url.toString(), what, { cause: classified });
+  }
+}
+
+function parseJson(text: string, where: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ProtocolError(
+      `${where} response`,
+      [{ path: [], message: `not JSON: ${text.slice(0, 120)}` }],
+      text,
+      { cause: error },
+    );
+  }
+}
+
+// `/api/*` wraps every payload in `{ data }`; reading the payload unwrapped yields
+// `undefined` silently (seed 001), so a missing wrapper is a protocol error, not a guess.
+function unwrapData(body: unknown, where: string): unknown {
+  if (typeof body === "object" && body !== null && "data" in body) {
+    return (body as { data: unknown }).data;
+  }
+  throw new ProtocolError(
+    `${where} response`,
+    [{ path: ["data"], message: "expected the /api {data} wrapper" }],
+    body,
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * The seam between the typed client and whatever carries its calls: HTTP to a
+ * real server, or (later) a recorder or a replayer of transcripts. Calls are
+ * described at the operation level (an OpenCode operation id and a flat input),
+ * so a replay transport can match them without knowing URLs.
+ */
+import type { OperationId } from "../protocol/operations.js";
+
+/** One call: the OpenCode operation id and its flat input (path, query and body fields together). */
+export interface OperationCall {
+  operation: OperationId;
+  input?: Record<string, unknown>;
+  /** The project directory the call is about (sent as `x-opencode-directory` or the query form). */
+  directory?: string;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Bound for the whole call; defaults to the transport's own. */
+  timeoutMs?: number;
+}
+
+export interface StreamOptions {
+  signal?: AbortSignal;
+  /** No bytes (not even a heartbeat) for this long counts as a disconnect. */
+  idleTimeoutMs?: number;
+}
+
+export interface Transport {
+  /** Performs one request-response operation. Resolves with the unwrapped body, or `undefined` for 204. */
+  request(call: OperationCall, options?: CallOptions): Promise<unknown>;
+  /**
+   * Opens an event-stream operation and yields each event's parsed JSON. It reconnects on
+   * its own; `next` is asked for the call before every (re)connect so a cursor can advance.
+   */
+  stream(next: () => OperationCall, options?: StreamOptions): AsyncIterable<unknown>;
+}
