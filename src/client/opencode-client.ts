@@ -1,0 +1,284 @@
+/**
+ * Typed OpenCode operations over a `Transport`. Method paths follow OpenCode's own
+ * operation ids (`session.create`, `v2.session.prompt`, `event.subscribe`, …) so that what a
+ * call does can be looked up in the server's OpenAPI, and so a replay transport can match
+ * recorded calls by the same names. Every request body is validated strictly before it is
+ * sent; every response is validated leniently when it arrives.
+ */
+import { z } from "zod";
+import { type ApiEvent, parseApiEvent } from "../protocol/api/events.js";
+import * as api from "../protocol/api/session.js";
+import { type Parsed, parseWire } from "../protocol/common.js";
+import { type LegacyEvent, parseLegacyEvent } from "../protocol/legacy/events.js";
+import * as legacy from "../protocol/legacy/session.js";
+import type { OperationId } from "../protocol/operations.js";
+import type { CallOptions, StreamOptions, Transport } from "../transport/transport.js";
+import { parseRequest } from "./request-validation.js";
+
+/** Options of one call: the bound, the signal and the location (project directory). */
+export interface ClientCallOptions extends CallOptions {
+  directory?: string;
+}
+export interface ClientStreamOptions extends StreamOptions {
+  directory?: string;
+}
+
+export interface OpencodeClientOptions {
+  /** The location used when a call does not name one. */
+  directory?: string;
+  /**
+   * Bound for the blocking `session.prompt`, which answers only when the whole turn is over
+   * (default 10 minutes).
+   */
+  blockingPromptTimeoutMs?: number;
+}
+
+const Deleted = z.boolean();
+const Ok = z.boolean();
+
+/** The typed OpenCode client. */
+export class OpencodeClient {
+  readonly #transport: Transport;
+  readonly #directory: string | undefined;
+  readonly #blockingPromptTimeoutMs: number;
+
+  constructor(transport: Transport, options: OpencodeClientOptions = {}) {
+    this.#transport = transport;
+    this.#directory = options.directory;
+    this.#blockingPromptTimeoutMs = options.blockingPromptTimeoutMs ?? 600_000;
+  }
+
+  /** Legacy health (`GET /global/health`). */
+  readonly global = {
+    health: (options?: ClientCallOptions) =>
+      this.#call("global.health", {}, legacy.Health, options),
+  };
+
+  /** The legacy `/event` stream, every event of the location. */
+  readonly event = {
+    subscribe: (options: ClientStreamOptions = {}): AsyncIterable<Parsed<LegacyEvent>> =>
+      this.#events("event.subscribe", () => ({}), parseLegacyEvent, options),
+  };
+
+  /** Legacy sessions (`/session/*`). */
+  readonly session = {
+    create: (input: legacy.SessionCreateRequest = {}, options?: ClientCallOptions) =>
+      this.#call(
+        "session.create",
+        this.#body(legacy.SessionCreateRequest, input, "session.create"),
+        legacy.Session,
+        options,
+      ),
+    get: (input: { sessionID: string }, options?: ClientCallOptions) =>
+      this.#call("session.get", input, legacy.Session, options),
+    list: (input: { roots?: boolean; limit?: number } = {}, options?: ClientCallOptions) =>
+      this.#call("session.list", input, z.array(legacy.Session), options),
+    delete: (input: { sessionID: string }, options?: ClientCallOptions) =>
+      this.#call("session.delete", input, Deleted, options),
+    status: (options?: ClientCallOptions) =>
+      this.#call("session.status", {}, z.record(z.string(), legacy.SessionStatus), options),
+    messages: (input: { sessionID: string; limit?: number }, options?: ClientCallOptions) =>
+      this.#call("session.messages", input, z.array(legacy.MessageWithParts), options),
+    children: (input: { sessionID: string }, options?: ClientCallOptions) =>
+      this.#call("session.children", input, z.array(legacy.Session), options),
+    /** Blocking prompt: answers with the assistant message once the turn is over. */
+    prompt: (
+      input: { sessionID: string } & legacy.PromptRequest,
+      options: ClientCallOptions = {},
+    ) =>
+      this.#call(
+        "session.prompt",
+        this.#withBody(input, legacy.PromptRequest, "session.prompt"),
+        legacy.MessageWithParts,
+        { timeoutMs: this.#blockingPromptTimeoutMs, ...options },
+      ),
+    /** Non-blocking prompt (204); the turn is followed on `event.subscribe`. */
+    promptAsync: (
+      input: { sessionID: string } & legacy.PromptRequest,
+      options?: ClientCallOptions,
+    ) =>
+      this.#call(
+        "session.prompt_async",
+        this.#withBody(input, legacy.PromptRequest, "session.prompt_async"),
+        z.undefined(),
+        options,
+      ),
+    abort: (input: { sessionID: string }, options?: ClientCallOptions) =>
+      this.#call("session.abort", input, Ok, options),
+  };
+
+  /** Legacy permission asks. */
+  readonly permission = {
+    list: (options?: ClientCallOptions) =>
+      this.#call("permission.list", {}, z.array(legacy.PermissionRequest), options),
+    reply: (
+      input: { requestID: string } & z.input<typeof legacy.PermissionReplyRequest>,
+      options?: ClientCallOptions,
+    ) =>
+      this.#call(
+        "permission.reply",
+        this.#withBody(input, legacy.PermissionReplyRequest, "permission.reply"),
+        Ok,
+        options,
+      ),
+  };
+
+  /** Legacy questions (the `question` tool). */
+  readonly question = {
+    list: (options?: ClientCallOptions) =>
+      this.#call("question.list", {}, z.array(legacy.QuestionRequest), options),
+    reply: (
+      input: { requestID: string } & z.input<typeof legacy.QuestionReplyRequest>,
+      options?: ClientCallOptions,
+    ) =>
+      this.#call(
+        "question.reply",
+        this.#withBody(input, legacy.QuestionReplyRequest, "question.reply"),
+        Ok,
+        options,
+      ),
+    reject: (input: { requestID: string }, options?: ClientCallOptions) =>
+      this.#call("question.reject", input, Ok, options),
+  };
+
+  /** The `/api` surface (OpenCode's operation ids carry a `v2.` prefix). */
+  readonly v2 = {
+    health: {
+      get: (options?: ClientCallOptions) => this.#call("v2.health.get", {}, api.Health, options),
+    },
+    model: {
+      list: (options?: ClientCallOptions) =>
+        this.#call("v2.model.list", {}, api.ModelList, options),
+    },
+    event: {
+      /** The live, global stream: deltas and durable events of every session. */
+      subscribe: (options: ClientStreamOptions = {}): AsyncIterable<Parsed<ApiEvent>> =>
+        this.#events("v2.event.subscribe", () => ({}), parseApiEvent, options),
+    },
+    session: {
+      create: (input: api.SessionCreateRequest, options?: ClientCallOptions) =>
+        this.#call(
+          "v2.session.create",
+          this.#body(api.SessionCreateRequest, input, "v2.session.create"),
+          api.SessionInfo,
+          { directory: input.location.directory, ...options },
+        ),
+      get: (input: { sessionID: string }, options?: ClientCallOptions) =>
+        this.#call("v2.session.get", input, api.SessionInfo, options),
+      active: (options?: ClientCallOptions) =>
+        this.#call("v2.session.active", {}, api.ActiveSessions, options),
+      /** Admits a prompt; `delivery` is required because the server's default (steer) is unsafe. */
+      prompt: (input: { sessionID: string } & api.PromptRequest, options?: ClientCallOptions) =>
+        this.#call(
+          "v2.session.prompt",
+          this.#withBody(input, api.PromptRequest, "v2.session.prompt"),
+          api.PromptAdmitted,
+          options,
+        ),
+      interrupt: (input: { sessionID: string }, options?: ClientCallOptions) =>
+        this.#call("v2.session.interrupt", input, z.undefined(), options),
+      switchModel: (
+        input: { sessionID: string } & z.input<typeof api.SwitchModelRequest>,
+        options?: ClientCallOptions,
+      ) =>
+        this.#call(
+          "v2.session.switchModel",
+          this.#withBody(input, api.SwitchModelRequest, "v2.session.switchModel"),
+          z.undefined(),
+          options,
+        ),
+      /**
+       * The durable per-session stream from `after` (exclusive). It reconnects on its own,
+       * resuming after the last seq it yielded, and never yields a seq twice.
+       */
+      events: (
+        input: { sessionID: string; after?: number },
+        options: ClientStreamOptions = {},
+      ): AsyncIterable<Parsed<ApiEvent>> => this.#durableEvents(input, options),
+    },
+  };
+
+  async #call<S extends z.ZodType>(
+    operation: OperationId,
+    input: Record<string, unknown>,
+    schema: S,
+    options: ClientCallOptions = {},
+  ): Promise<z.output<S>> {
+    const { directory, ...callOptions } = options;
+    const location = directory ?? this.#directory;
+    const body = await this.#transport.request(
+      { operation, input, ...(location === undefined ? {} : { directory: location }) },
+      callOptions,
+    );
+    return parseWire(schema, body, `${operation} response`);
+  }
+
+  async *#events<E>(
+    operation: OperationId,
+    input: () => Record<string, unknown>,
+    parse: (raw: unknown) => Parsed<E>,
+    options: ClientStreamOptions,
+  ): AsyncIterable<Parsed<E>> {
+    const { directory, ...streamOptions } = options;
+    const location = directory ?? this.#directory;
+    const frames = this.#transport.stream(
+      () => ({
+        operation,
+        input: input(),
+        ...(location === undefined ? {} : { directory: location }),
+      }),
+      streamOptions,
+    );
+    for await (const frame of frames) yield parse(frame);
+  }
+
+  async *#durableEvents(
+    input: { sessionID: string; after?: number },
+    options: ClientStreamOptions,
+  ): AsyncIterable<Parsed<ApiEvent>> {
+    let after = input.after ?? 0;
+    const events = this.#events(
+      "v2.session.events",
+      () => ({ sessionID: input.sessionID, after }),
+      parseApiEvent,
+      options,
+    );
+    for await (const parsed of events) {
+      const seq = durableSeq(parsed.event);
+      if (seq !== undefined) {
+        // A reconnect resumes from `after`; anything at or below it was already yielded.
+        if (seq <= after) continue;
+        after = seq;
+      }
+      yield parsed;
+    }
+  }
+
+  #body<S extends z.ZodType>(
+    schema: S,
+    input: unknown,
+    operation: string,
+  ): Record<string, unknown> {
+    return parseRequest(schema, input, operation) as Record<string, unknown>;
+  }
+
+  #withBody<S extends z.ZodType, I extends Record<string, unknown>>(
+    input: I,
+    schema: S,
+    operation: string,
+  ): Record<string, unknown> {
+    const { sessionID, requestID, ...body } = input;
+    return {
+      ...(sessionID === undefined ? {} : { sessionID }),
+      ...(requestID === undefined ? {} : { requestID }),
+      ...(parseRequest(schema, body, operation) as Record<string, unknown>),
+    };
+  }
+}
+
+function durableSeq(event: Record<string, unknown>): number | undefined {
+  const durable = event.durable;
+  if (typeof durable !== "object" || durable === null) return undefined;
+  const seq = (durable as { seq?: unknown }).seq;
+  return typeof seq === "number" ? seq : undefined;
+}

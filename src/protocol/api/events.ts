@@ -1,0 +1,161 @@
+/**
+ * `session.next.*` events of the `/api` surface. The durable per-session stream
+ * (`/api/session/{id}/event?after=`) carries whole values with `durable.seq`; the live
+ * global stream (`/api/event`) carries the same durable events plus deltas, for every session.
+ */
+import { z } from "zod";
+import { ErrorInfo, LocationRef, ModelRef, type Parsed, parseByType, Tokens } from "../common.js";
+
+export const Durable = z.looseObject({
+  aggregateID: z.string(),
+  seq: z.number(),
+  version: z.number(),
+});
+
+const event = <T extends string, D extends z.ZodRawShape>(type: T, data: D) =>
+  z.looseObject({
+    id: z.string(),
+    type: z.literal(type),
+    durable: Durable.optional(),
+    location: LocationRef.optional(),
+    data: z.looseObject({ timestamp: z.number(), sessionID: z.string(), ...data }),
+  });
+
+const message = { assistantMessageID: z.string() };
+const Prompt = z.looseObject({ text: z.string(), files: z.array(z.unknown()).optional() });
+
+export const apiEventSchemas = {
+  "session.next.prompt.admitted": event("session.next.prompt.admitted", {
+    messageID: z.string(),
+    prompt: Prompt,
+    delivery: z.enum(["steer", "queue"]),
+  }),
+  "session.next.prompted": event("session.next.prompted", {
+    messageID: z.string(),
+    prompt: Prompt,
+    delivery: z.enum(["steer", "queue"]),
+  }),
+  "session.next.step.started": event("session.next.step.started", {
+    ...message,
+    agent: z.string(),
+    model: ModelRef,
+  }),
+  "session.next.step.ended": event("session.next.step.ended", {
+    ...message,
+    finish: z.string(),
+    cost: z.number(),
+    tokens: Tokens,
+  }),
+  "session.next.step.failed": event("session.next.step.failed", { ...message, error: ErrorInfo }),
+  "session.next.text.started": event("session.next.text.started", {
+    ...message,
+    textID: z.string(),
+  }),
+  "session.next.text.delta": event("session.next.text.delta", {
+    ...message,
+    textID: z.string(),
+    delta: z.string(),
+  }),
+  "session.next.text.ended": event("session.next.text.ended", {
+    ...message,
+    textID: z.string(),
+    text: z.string(),
+  }),
+  "session.next.reasoning.started": event("session.next.reasoning.started", {
+    ...message,
+    reasoningID: z.string(),
+  }),
+  "session.next.reasoning.delta": event("session.next.reasoning.delta", {
+    ...message,
+    reasoningID: z.string(),
+    delta: z.string(),
+  }),
+  "session.next.reasoning.ended": event("session.next.reasoning.ended", {
+    ...message,
+    reasoningID: z.string(),
+    text: z.string(),
+  }),
+  "session.next.tool.input.started": event("session.next.tool.input.started", {
+    ...message,
+    callID: z.string(),
+    name: z.string(),
+  }),
+  "session.next.tool.input.delta": event("session.next.tool.input.delta", {
+    ...message,
+    callID: z.string(),
+    delta: z.string(),
+  }),
+  "session.next.tool.input.ended": event("session.next.tool.input.ended", {
+    ...message,
+    callID: z.string(),
+    text: z.string(),
+  }),
+  "session.next.tool.called": event("session.next.tool.called", {
+    ...message,
+    callID: z.string(),
+    tool: z.string(),
+    input: z.record(z.string(), z.unknown()),
+  }),
+  "session.next.tool.progress": event("session.next.tool.progress", {
+    ...message,
+    callID: z.string(),
+  }),
+  "session.next.tool.success": event("session.next.tool.success", {
+    ...message,
+    callID: z.string(),
+    content: z.array(z.unknown()),
+    result: z.unknown().optional(),
+  }),
+  "session.next.tool.failed": event("session.next.tool.failed", {
+    ...message,
+    callID: z.string(),
+    error: ErrorInfo,
+  }),
+  "session.next.retried": event("session.next.retried", {
+    attempt: z.number(),
+    error: z.unknown(),
+  }),
+  "session.next.model.switched": event("session.next.model.switched", {
+    messageID: z.string(),
+    model: ModelRef,
+  }),
+  "session.next.agent.switched": event("session.next.agent.switched", {
+    messageID: z.string(),
+    agent: z.string(),
+  }),
+  "session.next.compaction.started": event("session.next.compaction.started", {
+    messageID: z.string(),
+    reason: z.string(),
+  }),
+  "session.next.compaction.ended": event("session.next.compaction.ended", {
+    messageID: z.string(),
+    reason: z.string(),
+    text: z.string(),
+  }),
+  "session.next.synthetic": event("session.next.synthetic", {
+    messageID: z.string(),
+    text: z.string(),
+  }),
+} as const;
+
+type Schemas = typeof apiEventSchemas;
+/** A validated `/api` event of a known type. */
+export type ApiEvent = { [K in keyof Schemas]: z.infer<Schemas[K]> }[keyof Schemas];
+export type ApiEventType = keyof Schemas;
+
+/** Parses one frame of either `/api` stream. */
+export function parseApiEvent(raw: unknown): Parsed<ApiEvent> {
+  return parseByType<ApiEvent>(apiEventSchemas, raw, "/api event");
+}
+
+/** The session an `/api` event belongs to, if any (the live stream is global). */
+export function apiEventSessionId(
+  raw: { type: string } & Record<string, unknown>,
+): string | undefined {
+  const data = raw.data;
+  if (typeof data === "object" && data !== null && "sessionID" in data) {
+    const id = (data as { sessionID: unknown }).sessionID;
+    return typeof id === "string" ? id : undefined;
+  }
+  return undefined;
+}

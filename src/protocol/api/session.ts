@@ -1,0 +1,77 @@
+/** Sessions and requests of the `/api` surface (payloads arrive inside `{data}`, unwrapped by the transport). */
+import { z } from "zod";
+import { LocationRef, ModelRef, Tokens } from "../common.js";
+
+export const SessionInfo = z.looseObject({
+  id: z.string(),
+  projectID: z.string(),
+  parentID: z.string().optional(),
+  model: ModelRef.optional(),
+  cost: z.number(),
+  tokens: Tokens,
+  time: z.looseObject({ created: z.number(), updated: z.number() }),
+  title: z.string(),
+  location: LocationRef,
+});
+export type SessionInfo = z.infer<typeof SessionInfo>;
+
+const ModelChoice = z.strictObject({
+  id: z.string(),
+  providerID: z.string(),
+  variant: z.string().optional(),
+});
+
+/** `POST /api/session` body. */
+export const SessionCreateRequest = z.strictObject({
+  model: ModelChoice.optional(),
+  location: z.strictObject({ directory: z.string(), workspaceID: z.string().optional() }),
+  agent: z.string().optional(),
+  title: z.string().optional(),
+  parentID: z.string().optional(),
+});
+export type SessionCreateRequest = z.infer<typeof SessionCreateRequest>;
+
+export const PromptFile = z.strictObject({
+  uri: z.string(),
+  name: z.string().optional(),
+  description: z.string().optional(),
+});
+export const PromptAgent = z.strictObject({ name: z.string() });
+
+/** `POST /api/session/{id}/prompt` body. `delivery` is required here on purpose: the server
+ * defaults to steer, which is never the safe default for an ordinary send (seed 001). */
+export const PromptRequest = z.strictObject({
+  prompt: z.strictObject({
+    text: z.string(),
+    files: z.array(PromptFile).optional(),
+    agents: z.array(PromptAgent).optional(),
+  }),
+  delivery: z.enum(["steer", "queue"]),
+  id: z.string().optional(),
+});
+export type PromptRequest = z.infer<typeof PromptRequest>;
+
+/** What the server admitted: `admittedSeq` is the durable seq of `prompt.admitted`. */
+export const PromptAdmitted = z.looseObject({
+  admittedSeq: z.number(),
+  id: z.string(),
+  sessionID: z.string(),
+  delivery: z.enum(["steer", "queue"]),
+  prompt: z.looseObject({ text: z.string() }),
+});
+export type PromptAdmitted = z.infer<typeof PromptAdmitted>;
+
+/** `POST /api/session/{id}/model` body. */
+export const SwitchModelRequest = z.strictObject({ model: ModelChoice });
+
+/** `GET /api/session/active`: session id -> what is running. */
+export const ActiveSessions = z.record(z.string(), z.unknown());
+
+export const ModelInfo = z.looseObject({
+  id: z.string(),
+  providerID: z.string(),
+  name: z.string(),
+});
+export const ModelList = z.array(ModelInfo);
+
+export const Health = z.looseObject({ healthy: z.literal(true) });

@@ -1,0 +1,76 @@
+/**
+ * Building blocks shared by the wire schemas. Server output is parsed leniently
+ * (`z.looseObject`: unknown fields pass through) because OpenCode adds fields in
+ * minor versions; what we send is strict (`z.strictObject`) so a typo fails here,
+ * not as a silent 400 or, worse, a silently ignored field.
+ */
+import { z } from "zod";
+import { ProtocolError, type ProtocolIssue } from "../errors.js";
+
+export const ModelRef = z.looseObject({
+  id: z.string(),
+  providerID: z.string(),
+  variant: z.string().optional(),
+});
+export type ModelRef = z.infer<typeof ModelRef>;
+
+export const Tokens = z.looseObject({
+  input: z.number(),
+  output: z.number(),
+  reasoning: z.number(),
+  cache: z.looseObject({ read: z.number(), write: z.number() }),
+  total: z.number().optional(),
+});
+export type Tokens = z.infer<typeof Tokens>;
+
+export const LocationRef = z.looseObject({
+  directory: z.string(),
+  workspaceID: z.string().optional(),
+});
+
+/** `{type, message}` errors of the newer surfaces. */
+export const ErrorInfo = z.looseObject({ type: z.string(), message: z.string() });
+
+/** Validates `value` or throws a ProtocolError naming `what` and the zod issues. */
+export function parseWire<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  what: string,
+): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ProtocolError(what, result.error.issues, value);
+  return result.data;
+}
+
+/**
+ * An event whose type we know and validated, or one passed through untouched so nothing
+ * is dropped (the canonical layer maps it to `native.unknown`): either its type is new to
+ * us, or it is a known type that no longer matches our schema (`issues` says how).
+ */
+export type Parsed<Known> =
+  | { known: true; event: Known }
+  | {
+      known: false;
+      event: { type: string } & Record<string, unknown>;
+      issues?: readonly ProtocolIssue[];
+    };
+
+const Envelope = z.looseObject({ type: z.string() });
+
+/**
+ * Parses an event frame against a table of schemas keyed by event type. A frame without a
+ * string `type` is a ProtocolError; a frame that fails its type's schema is passed through as
+ * not known, with the issues, because one odd event must not end a whole stream.
+ */
+export function parseByType<Known>(
+  table: Readonly<Record<string, z.ZodType>>,
+  raw: unknown,
+  what: string,
+): Parsed<Known> {
+  const envelope = parseWire(Envelope, raw, what);
+  const schema = table[envelope.type];
+  if (schema === undefined) return { known: false, event: envelope };
+  const result = schema.safeParse(raw);
+  if (!result.success) return { known: false, event: envelope, issues: result.error.issues };
+  return { known: true, event: result.data as Known };
+}

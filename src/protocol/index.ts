@@ -1,0 +1,8 @@
+export * from "./api/events.js";
+export * as api from "./api/session.js";
+export * from "./common.js";
+export * from "./legacy/events.js";
+export * from "./legacy/parts.js";
+export * as legacy from "./legacy/session.js";
+export * from "./operations.js";
+export * from "./v2/events.js";
