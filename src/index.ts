@@ -1,0 +1,9 @@
+/** opencode-bridge: drive the OpenCode coding agent reliably. */
+export * from "./client/opencode-client.js";
+export * from "./errors.js";
+export * from "./protocol/index.js";
+export * from "./server/index.js";
+export * from "./transport/http-transport.js";
+export * from "./transport/sse-reader.js";
+export type * from "./transport/transport.js";
+export type { Logger } from "./util/logger.js";

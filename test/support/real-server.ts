@@ -1,0 +1,55 @@
+/**
+ * Starts the real `opencode` binary for end-to-end tests, with the scripted model as its
+ * provider, and records its pid for the suite's leak check.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { OpencodeClient } from "../../src/client/opencode-client.js";
+import { type OpencodeServerHandle, startOpencode } from "../../src/server/index.js";
+import { demoProviderConfig } from "../../src/testing/demo-provider.js";
+import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
+import { HttpTransport } from "../../src/transport/http-transport.js";
+import { trackProcess } from "./process-tracker.js";
+
+export interface RealServer {
+  server: OpencodeServerHandle;
+  model: ScriptedModel;
+  client: OpencodeClient;
+  /** A fresh project directory the sessions work in. */
+  directory: string;
+  close(): Promise<void>;
+}
+
+/** The real server with the scripted model behind it; `close()` stops both and removes temp dirs. */
+export async function startRealServer(config: Record<string, unknown> = {}): Promise<RealServer> {
+  const model = await startScriptedModel();
+  const directory = mkdtempSync(join(tmpdir(), "ocb-e2e-work-"));
+  let server: OpencodeServerHandle;
+  try {
+    server = await startOpencode({
+      directory,
+      config: { ...demoProviderConfig(model.url), ...config },
+    });
+  } catch (error) {
+    await model.close();
+    rmSync(directory, { recursive: true, force: true });
+    throw error;
+  }
+  trackProcess(server.pid, "opencode serve (e2e)");
+  const client = new OpencodeClient(
+    new HttpTransport({ url: server.url, password: server.password }),
+    { directory },
+  );
+  return {
+    server,
+    model,
+    client,
+    directory,
+    async close() {
+      await server.close();
+      await model.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
