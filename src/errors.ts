@@ -75,6 +75,14 @@ export interface ProtocolIssue {
   readonly message: string;
 }
 
+/** "path: message; …" for the first few issues, for error messages. */
+export function formatIssues(issues: readonly ProtocolIssue[], root = "(root)"): string {
+  return issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.map(String).join(".") || root}: ${issue.message}`)
+    .join("; ");
+}
+
 /** The server sent something that does not match the schema we rely on. */
 export class ProtocolError extends OpencodeBridgeError {
   readonly issues: readonly ProtocolIssue[];
@@ -85,11 +93,7 @@ export class ProtocolError extends OpencodeBridgeError {
     received: unknown,
     options: BridgeErrorOptions = {},
   ) {
-    const summary = issues
-      .slice(0, 5)
-      .map((issue) => `${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`)
-      .join("; ");
-    super(`${what} did not match the expected schema: ${summary}`, options);
+    super(`${what} did not match the expected schema: ${formatIssues(issues)}`, options);
     this.issues = issues;
     this.received = received;
   }

@@ -5,7 +5,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PID_DIR_ENV } from "./support/process-tracker.js";
+import { isRunning, PID_DIR_ENV } from "./support/process-tracker.js";
 
 export function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), "ocb-test-pids-"));
@@ -16,7 +16,7 @@ export function setup(): () => void {
       for (const line of readFileSync(join(dir, file), "utf8").split("\n")) {
         const [pidText, label] = line.split("\t");
         const pid = Number(pidText);
-        if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) continue;
+        if (!Number.isInteger(pid) || pid <= 0 || !isRunning(pid)) continue;
         survivors.push(`${pid} (${label})`);
         try {
           process.kill(-pid, "SIGKILL");
@@ -34,18 +34,4 @@ export function setup(): () => void {
       );
     }
   };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie has exited; only a process that still runs counts.
-  try {
-    return !/\)\s+Z\s/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
 }

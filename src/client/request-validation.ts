@@ -1,6 +1,6 @@
 /** Strict validation of what the client is about to send. */
 import type { z } from "zod";
-import { UsageError } from "../errors.js";
+import { formatIssues, UsageError } from "../errors.js";
 
 /**
  * Validates a request body; a bad one is the caller's mistake, so it becomes a UsageError
@@ -13,8 +13,8 @@ export function parseRequest<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const problems = result.error.issues
-    .map((issue) => `${issue.path.map(String).join(".") || "(body)"}: ${issue.message}`)
-    .join("; ");
-  throw new UsageError(`invalid input for ${operation}: ${problems}`, { cause: result.error });
+  throw new UsageError(
+    `invalid input for ${operation}: ${formatIssues(result.error.issues, "(body)")}`,
+    { cause: result.error },
+  );
 }

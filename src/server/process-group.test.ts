@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { trackProcess } from "../../test/support/process-tracker.js";
+import { isRunning, trackProcess } from "../../test/support/process-tracker.js";
 import { isProcessGroupAlive, terminateProcessGroup } from "./process-group.js";
 
 const fakes = join(import.meta.dirname, "../../test/fixtures/fake-binaries");
@@ -57,25 +57,14 @@ function readIfThere(path: string): string | undefined {
   }
 }
 
-/** Running, that is: a zombie waiting for a slow init to reap it has already exited. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const stat = readIfThere(`/proc/${pid}/stat`);
-  return stat === undefined ? process.platform !== "linux" : !/\)\s+Z\s/.test(stat);
-}
-
 describe("terminateProcessGroup", () => {
   it("stops a cooperative group with SIGTERM alone", async () => {
     const { pids, exited } = await startFixture("never-listens.sh");
     const [leader = 0, child = 0] = pids;
     expect(isProcessGroupAlive(leader)).toBe(true);
     expect(await terminateProcessGroup(leader, exited)).toEqual({ forced: false, gone: true });
-    expect(isAlive(leader)).toBe(false);
-    expect(isAlive(child)).toBe(false);
+    expect(isRunning(leader)).toBe(false);
+    expect(isRunning(child)).toBe(false);
   });
 
   it("escalates to SIGKILL when the group ignores SIGTERM", async () => {
@@ -85,7 +74,7 @@ describe("terminateProcessGroup", () => {
     const result = await terminateProcessGroup(leader, exited, { graceMs: 300 });
     expect(result).toEqual({ forced: true, gone: true });
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(300);
-    expect(isAlive(child)).toBe(false);
+    expect(isRunning(child)).toBe(false);
   });
 
   it("waits for members that outlive the leader, and kills them", async () => {
@@ -94,7 +83,7 @@ describe("terminateProcessGroup", () => {
     const result = await terminateProcessGroup(leader, exited, { graceMs: 300 });
     // The leader died of SIGTERM at once; its child did not, so SIGKILL was still needed.
     expect(result).toEqual({ forced: true, gone: true });
-    expect(isAlive(child)).toBe(false);
+    expect(isRunning(child)).toBe(false);
     expect(isProcessGroupAlive(leader)).toBe(false);
   });
 });

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { trackProcess } from "../../test/support/process-tracker.js";
+import { isRunning, trackProcess } from "../../test/support/process-tracker.js";
+import { recordingLogger } from "../../test/support/recording-logger.js";
 import { ServerStartError } from "../errors.js";
-import type { Logger } from "../util/logger.js";
 import { attachOpencode } from "./attach-opencode.js";
 import { findFreePort } from "./free-port.js";
 import { basicAuthHeader } from "./health.js";
@@ -35,28 +35,6 @@ async function start(options: StartOpencodeOptions = {}): Promise<OpencodeServer
   handles.push(handle);
   trackProcess(handle.pid, "opencode serve (start-opencode.real.test)");
   return handle;
-}
-
-interface LogEntry {
-  level: string;
-  message: string;
-  fields: Record<string, unknown> | undefined;
-}
-
-function recordingLogger(): { logger: Logger; entries: LogEntry[] } {
-  const entries: LogEntry[] = [];
-  const record = (level: string) => (message: string, fields?: Record<string, unknown>) => {
-    entries.push({ level, message, fields });
-  };
-  return {
-    entries,
-    logger: {
-      debug: record("debug"),
-      info: record("info"),
-      warn: record("warn"),
-      error: record("error"),
-    },
-  };
 }
 
 /** The server's environment, read from /proc (Linux only; elsewhere undefined). */
@@ -86,7 +64,8 @@ function expectGone(pid: number): void {
 
 describe("startOpencode with the real binary", () => {
   it("starts, answers with auth only, carries the config, and close() removes everything", async () => {
-    const { logger, entries } = recordingLogger();
+    const logger = recordingLogger();
+    const { entries } = logger;
     const handle = await start({ config: { username: "ocb-launcher-test" }, logger });
     const { url, pid, password } = handle;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -136,7 +115,8 @@ describe("startOpencode with the real binary", () => {
   });
 
   it("reports an exit nobody asked for through `exited` and the logger", async () => {
-    const { logger, entries } = recordingLogger();
+    const logger = recordingLogger();
+    const { entries } = logger;
     const handle = await start({ logger });
     const pid = handle.pid ?? 0;
     const dataDir = environOf(pid)?.get("XDG_DATA_HOME");
@@ -155,7 +135,8 @@ describe("startOpencode with the real binary", () => {
 
   it("retries once on a fresh port when the picked one was taken in the meantime", async () => {
     const taken = await holdPort();
-    const { logger, entries } = recordingLogger();
+    const logger = recordingLogger();
+    const { entries } = logger;
     const ports = [taken.port];
     try {
       const handle = await launchOpencode(
@@ -226,20 +207,6 @@ describe("startOpencode with the real binary", () => {
     }
   });
 });
-
-/** Running, that is: a zombie waiting for a slow init to reap it has already exited. */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/\)\s+Z\s/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return process.platform !== "linux";
-  }
-}
 
 async function holdPort(): Promise<{ server: Server; port: number }> {
   const port = await findFreePort("127.0.0.1");

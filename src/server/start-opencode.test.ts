@@ -7,9 +7,9 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { trackProcess } from "../../test/support/process-tracker.js";
+import { isRunning, trackProcess } from "../../test/support/process-tracker.js";
+import { recordingLogger } from "../../test/support/recording-logger.js";
 import { AbortError, ServerStartError, UsageError } from "../errors.js";
-import type { Logger } from "../util/logger.js";
 import { REDACTED } from "./log-tail.js";
 import { type StartOpencodeOptions, startOpencode } from "./start-opencode.js";
 
@@ -36,28 +36,6 @@ afterEach(() => {
   }
   rmSync(dir, { recursive: true, force: true });
 });
-
-interface LogEntry {
-  level: string;
-  message: string;
-  fields: Record<string, unknown> | undefined;
-}
-
-function recordingLogger(): { logger: Logger; entries: LogEntry[] } {
-  const entries: LogEntry[] = [];
-  const record = (level: string) => (message: string, fields?: Record<string, unknown>) => {
-    entries.push({ level, message, fields });
-  };
-  return {
-    entries,
-    logger: {
-      debug: record("debug"),
-      info: record("info"),
-      warn: record("warn"),
-      error: record("error"),
-    },
-  };
-}
 
 /** Starts `binary` expecting failure; returns the error and how long it took. */
 async function failToStart(
@@ -86,20 +64,6 @@ function fixtureRecord(): { leader: number; child: number; dataDir: string } {
   for (const pid of [leader, child]) trackProcess(Number(pid), "fake binary (start-opencode.test)");
   groups.push(Number(leader));
   return { leader: Number(leader), child: Number(child), dataDir };
-}
-
-/** Running, that is: a zombie waiting for a slow init to reap it has already exited. */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/\)\s+Z\s/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return process.platform !== "linux";
-  }
 }
 
 function expectCleanedUp(record: { leader: number; child: number; dataDir: string }): void {
@@ -178,7 +142,8 @@ describe("startOpencode failures", () => {
 
   it("never lets the password into the tail, the error or the logger", async () => {
     const password = "correct-horse-battery-staple-42";
-    const { logger, entries } = recordingLogger();
+    const logger = recordingLogger();
+    const { entries } = logger;
     const { error } = await failToStart(fake("prints-secret.sh"), { password, logger });
     expect(error).toBeInstanceOf(ServerStartError);
     const startError = error as ServerStartError;
@@ -237,7 +202,8 @@ describe("startOpencode failures", () => {
   });
 
   it("warns when asked to run without a password", async () => {
-    const { logger, entries } = recordingLogger();
+    const logger = recordingLogger();
+    const { entries } = logger;
     await failToStart(fake("exits-at-once.sh"), { password: false, logger });
     expect(
       entries.some((entry) => entry.level === "warn" && /without a password/.test(entry.message)),

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { recordingLogger } from "../../test/support/recording-logger.js";
 import { type TimerTracker, trackTimers } from "../../test/support/timer-tracker.js";
 import {
   AbortError,
@@ -14,7 +15,6 @@ import {
   ProtocolError,
   UsageError,
 } from "../errors.js";
-import type { Logger } from "../util/logger.js";
 import { readSse, retryAfterMs, type SseMessage, type SseReaderOptions } from "./sse-reader.js";
 
 /** One request the test server received. */
@@ -98,35 +98,6 @@ function trackReaderTimers(): TimerTracker {
   const tracker = trackTimers(/src[\\/](transport[\\/]sse-reader|util[\\/]abort)\.ts/);
   cleanups.push(() => tracker.dispose());
   return tracker;
-}
-
-interface LogEntry {
-  level: string;
-  message: string;
-  fields: Record<string, unknown> | undefined;
-}
-
-function recordingLogger(): Logger & { entries: LogEntry[]; warned: Promise<LogEntry> } {
-  const entries: LogEntry[] = [];
-  let onWarn: (entry: LogEntry) => void = () => {};
-  const warned = new Promise<LogEntry>((resolve) => {
-    onWarn = resolve;
-  });
-  const log =
-    (level: string) =>
-    (message: string, fields?: Record<string, unknown>): void => {
-      const entry = { level, message, fields };
-      entries.push(entry);
-      if (level === "warn") onWarn(entry);
-    };
-  return {
-    entries,
-    warned,
-    debug: log("debug"),
-    info: log("info"),
-    warn: log("warn"),
-    error: log("error"),
-  };
 }
 
 /** Reader options for tests: small bounds, fast backoff, a logger that records. */

@@ -2,7 +2,7 @@
  * Tests record the pid of every process they start here; the global teardown then checks,
  * by pid, that none of them is still alive after the suite.
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const PID_DIR_ENV = "OCB_TEST_PID_DIR";
@@ -12,4 +12,18 @@ export function trackProcess(pid: number | undefined, label: string): void {
   const dir = process.env[PID_DIR_ENV];
   if (dir === undefined || pid === undefined) return;
   appendFileSync(join(dir, `${process.pid}.pids`), `${pid}\t${label}\n`);
+}
+
+/** Running, that is: a zombie waiting for a slow init to reap it has already exited. */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/\)\s+Z\s/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return process.platform !== "linux";
+  }
 }

@@ -21,6 +21,7 @@ interface ServeOptions {
   port?: string;
   config?: string;
   startupTimeout: string;
+  showPassword?: boolean;
 }
 
 export function registerServeCommand(program: Command): void {
@@ -32,6 +33,10 @@ export function registerServeCommand(program: Command): void {
     .option("--port <port>", "port to listen on (default: a free port)")
     .option("--config <file>", "OpenCode config file (JSON) to merge into the server's config")
     .option("--startup-timeout <ms>", "how long to wait for the server to become ready", "30000")
+    .option(
+      "--show-password",
+      "print the server's random Basic-auth password (to connect other clients)",
+    )
     .action(async (options: ServeOptions) => serve(options));
 }
 
@@ -66,7 +71,11 @@ async function serve(options: ServeOptions): Promise<void> {
     const health = await client.global.health({ signal: stopping.signal });
     console.log(`opencode ${health.version ?? "?"} listening on ${server.url} (pid ${server.pid})`);
     console.log(`health: ${health.healthy ? "healthy" : "unhealthy"}; directory: ${directory}`);
-    console.log(`auth: user "opencode", password in OPENCODE_SERVER_PASSWORD of the server only`);
+    console.log(
+      options.showPassword
+        ? `auth: Basic, user "opencode", password ${server.password}`
+        : `auth: Basic, user "opencode", a random password (--show-password prints it)`,
+    );
     console.log("press Ctrl-C to stop");
 
     const exit = await Promise.race([stopping.reason, server.exited]);
