@@ -8,6 +8,7 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { AbortError, ServerStartError, UsageError } from "../errors.js";
 import { throwIfAborted, withDeadline } from "../util/abort.js";
+import { describeError } from "../util/describe-error.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { findFreePort, isPortFree } from "./free-port.js";
 import { basicAuthHeader, HEALTH_PATH, type HealthStatus, waitForHealth } from "./health.js";
@@ -203,7 +204,7 @@ async function pickPort(deps: LaunchDependencies, hostname: string): Promise<num
     return await deps.findFreePort(hostname);
   } catch (error) {
     throw new ServerStartError(
-      `could not find a free port on ${hostname}: ${describe(error)}; check \`hostname\``,
+      `could not find a free port on ${hostname}: ${describeError(error)}; check \`hostname\``,
       { cause: error },
     );
   }
@@ -226,7 +227,7 @@ function spawnProcess(options: Parameters<typeof OpencodeProcess.spawn>[0]): Ope
     return OpencodeProcess.spawn(options);
   } catch (error) {
     // spawn() throws synchronously only for arguments it rejects outright (EINVAL, bad env).
-    throw new ServerStartError(`could not spawn ${options.binary}: ${describe(error)}`, {
+    throw new ServerStartError(`could not spawn ${options.binary}: ${describeError(error)}`, {
       cause: error,
     });
   }
@@ -273,7 +274,10 @@ async function awaitReady(
       signal,
       onAttemptFailed: (error) => {
         lastError = error;
-        logger.debug("health probe failed; retrying", { url: first.url, error: describe(error) });
+        logger.debug("health probe failed; retrying", {
+          url: first.url,
+          error: describeError(error),
+        });
       },
     });
     return { kind: "ready", url: first.url, health };
@@ -320,7 +324,7 @@ function startupError(
         outcome.url === undefined
           ? "it never printed its listening line"
           : `it listens on ${outcome.url} but ${HEALTH_PATH} did not answer healthy` +
-            (outcome.lastError === undefined ? "" : ` (last: ${describe(outcome.lastError)})`);
+            (outcome.lastError === undefined ? "" : ` (last: ${describeError(outcome.lastError)})`);
       return new ServerStartError(
         `opencode serve did not become ready within ${context.timeoutMs} ms: ${stage}; ` +
           "raise startupTimeoutMs or check the log below",
@@ -329,7 +333,7 @@ function startupError(
     }
     case "rejected":
       return new ServerStartError(
-        `opencode serve at ${outcome.url} refused the health probe: ${describe(outcome.error)}; ` +
+        `opencode serve at ${outcome.url} refused the health probe: ${describeError(outcome.error)}; ` +
           "check OPENCODE_SERVER_USERNAME in env and the log below",
         { ...fields, cause: outcome.error },
       );
@@ -364,16 +368,6 @@ function describeSpawnError(binary: string, error: NodeJS.ErrnoException): strin
     case "EACCES":
       return `could not run ${binary}: permission denied (EACCES); make it executable (chmod +x)`;
     default:
-      return `could not run ${binary}: ${describe(error)}`;
+      return `could not run ${binary}: ${describeError(error)}`;
   }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const code = "code" in error && typeof error.code === "string" ? error.code : undefined;
-    return code === undefined || error.message.includes(code)
-      ? error.message
-      : `${error.message} (${code})`;
-  }
-  return String(error);
 }

@@ -7,6 +7,7 @@
 import { createParser, type ParseError } from "eventsource-parser";
 import { AbortError, ConnectionError, ProtocolError, TimeoutError, UsageError } from "../errors.js";
 import { sleep, throwIfAborted } from "../util/abort.js";
+import { describeError } from "../util/describe-error.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { apiErrorFrom } from "./api-error.js";
 import { Backoff, type BackoffOptions } from "./backoff.js";
@@ -176,7 +177,7 @@ async function* connectOnce(
     }
     return {
       kind: "failed",
-      reason: describe(error),
+      reason: describeError(error),
       error,
       retryAfterMs: undefined,
       connected,
@@ -211,7 +212,7 @@ async function* connectOnce(
         logger.debug("SSE error body could not be read", {
           url: redact(url),
           status: response.status,
-          error: describe(error),
+          error: describeError(error),
         });
       }
       const apiError = apiErrorFrom(response.status, response.statusText, redact(url), text ?? "");
@@ -341,7 +342,7 @@ class Connection {
     this.callerSignal?.removeEventListener("abort", this.onCallerAbort);
     this.reader?.cancel().catch((error: unknown) => {
       // Expected when the stream was already errored by our own abort; nothing is lost.
-      this.logger.debug("SSE body cancel failed", { error: describe(error) });
+      this.logger.debug("SSE body cancel failed", { error: describeError(error) });
     });
     if (!this.controller.signal.aborted) {
       this.controller.abort(new Error("SSE connection closed by the reader"));
@@ -368,11 +369,4 @@ function redact(url: string): string {
   } catch {
     return url;
   }
-}
-
-/** A one-line reason, including undici's `cause` (where "fetch failed" hides ECONNREFUSED). */
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause: unknown = error.cause;
-  return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message;
 }
