@@ -8,20 +8,17 @@
 import { z } from "zod";
 import { type ApiEvent, parseApiEvent } from "../protocol/api/events.js";
 import * as api from "../protocol/api/session.js";
-import { type Parsed, parseWire } from "../protocol/common.js";
+import type { Parsed } from "../protocol/common.js";
 import { type LegacyEvent, parseLegacyEvent } from "../protocol/legacy/events.js";
 import * as legacy from "../protocol/legacy/session.js";
-import type { OperationId } from "../protocol/operations.js";
-import type { CallOptions, StreamOptions, Transport } from "../transport/transport.js";
+import { type OperationId, operations } from "../protocol/operations.js";
+import type { Transport } from "../transport/transport.js";
+import {
+  type ClientCallOptions,
+  type ClientStreamOptions,
+  OperationCaller,
+} from "./operation-caller.js";
 import { parseRequest } from "./request-validation.js";
-
-/** Options of one call: the bound, the signal and the location (project directory). */
-export interface ClientCallOptions extends CallOptions {
-  directory?: string;
-}
-export interface ClientStreamOptions extends StreamOptions {
-  directory?: string;
-}
 
 export interface OpencodeClientOptions {
   /** The location used when a call does not name one. */
@@ -38,13 +35,11 @@ const Ok = z.boolean();
 
 /** The typed OpenCode client. */
 export class OpencodeClient {
-  readonly #transport: Transport;
-  readonly #directory: string | undefined;
+  readonly #caller: OperationCaller;
   readonly #blockingPromptTimeoutMs: number;
 
   constructor(transport: Transport, options: OpencodeClientOptions = {}) {
-    this.#transport = transport;
-    this.#directory = options.directory;
+    this.#caller = new OperationCaller(transport, options.directory);
     this.#blockingPromptTimeoutMs = options.blockingPromptTimeoutMs ?? 600_000;
   }
 
@@ -65,7 +60,7 @@ export class OpencodeClient {
     create: (input: legacy.SessionCreateRequest = {}, options?: ClientCallOptions) =>
       this.#call(
         "session.create",
-        this.#body(legacy.SessionCreateRequest, input, "session.create"),
+        () => this.#body(legacy.SessionCreateRequest, input, "session.create"),
         legacy.Session,
         options,
       ),
@@ -88,7 +83,7 @@ export class OpencodeClient {
     ) =>
       this.#call(
         "session.prompt",
-        this.#withBody(input, legacy.PromptRequest, "session.prompt"),
+        () => this.#withBody(input, legacy.PromptRequest, "session.prompt"),
         legacy.MessageWithParts,
         { timeoutMs: this.#blockingPromptTimeoutMs, ...options },
       ),
@@ -99,7 +94,7 @@ export class OpencodeClient {
     ) =>
       this.#call(
         "session.prompt_async",
-        this.#withBody(input, legacy.PromptRequest, "session.prompt_async"),
+        () => this.#withBody(input, legacy.PromptRequest, "session.prompt_async"),
         z.undefined(),
         options,
       ),
@@ -117,7 +112,7 @@ export class OpencodeClient {
     ) =>
       this.#call(
         "permission.reply",
-        this.#withBody(input, legacy.PermissionReplyRequest, "permission.reply"),
+        () => this.#withBody(input, legacy.PermissionReplyRequest, "permission.reply"),
         Ok,
         options,
       ),
@@ -133,7 +128,7 @@ export class OpencodeClient {
     ) =>
       this.#call(
         "question.reply",
-        this.#withBody(input, legacy.QuestionReplyRequest, "question.reply"),
+        () => this.#withBody(input, legacy.QuestionReplyRequest, "question.reply"),
         Ok,
         options,
       ),
@@ -159,7 +154,7 @@ export class OpencodeClient {
       create: (input: api.SessionCreateRequest, options?: ClientCallOptions) =>
         this.#call(
           "v2.session.create",
-          this.#body(api.SessionCreateRequest, input, "v2.session.create"),
+          () => this.#body(api.SessionCreateRequest, input, "v2.session.create"),
           api.SessionInfo,
           { directory: input.location.directory, ...options },
         ),
@@ -171,7 +166,7 @@ export class OpencodeClient {
       prompt: (input: { sessionID: string } & api.PromptRequest, options?: ClientCallOptions) =>
         this.#call(
           "v2.session.prompt",
-          this.#withBody(input, api.PromptRequest, "v2.session.prompt"),
+          () => this.#withBody(input, api.PromptRequest, "v2.session.prompt"),
           api.PromptAdmitted,
           options,
         ),
@@ -183,7 +178,7 @@ export class OpencodeClient {
       ) =>
         this.#call(
           "v2.session.switchModel",
-          this.#withBody(input, api.SwitchModelRequest, "v2.session.switchModel"),
+          () => this.#withBody(input, api.SwitchModelRequest, "v2.session.switchModel"),
           z.undefined(),
           options,
         ),
@@ -198,38 +193,27 @@ export class OpencodeClient {
     },
   };
 
-  async #call<S extends z.ZodType>(
+  #call<S extends z.ZodType>(
     operation: OperationId,
-    input: Record<string, unknown>,
+    input: Record<string, unknown> | (() => Record<string, unknown>),
     schema: S,
-    options: ClientCallOptions = {},
+    options?: ClientCallOptions,
   ): Promise<z.output<S>> {
-    const { directory, ...callOptions } = options;
-    const location = directory ?? this.#directory;
-    const body = await this.#transport.request(
-      { operation, input, ...(location === undefined ? {} : { directory: location }) },
-      callOptions,
+    return this.#caller.call(
+      operation,
+      input,
+      { schema, wrapped: operations[operation].wrapped },
+      options,
     );
-    return parseWire(schema, body, `${operation} response`);
   }
 
-  async *#events<E>(
+  #events<E>(
     operation: OperationId,
     input: () => Record<string, unknown>,
     parse: (raw: unknown) => Parsed<E>,
     options: ClientStreamOptions,
   ): AsyncIterable<Parsed<E>> {
-    const { directory, ...streamOptions } = options;
-    const location = directory ?? this.#directory;
-    const frames = this.#transport.stream(
-      () => ({
-        operation,
-        input: input(),
-        ...(location === undefined ? {} : { directory: location }),
-      }),
-      streamOptions,
-    );
-    for await (const frame of frames) yield parse(frame);
+    return this.#caller.events(operation, input, parse, options);
   }
 
   async *#durableEvents(

@@ -74,3 +74,19 @@ export function parseByType<Known>(
   if (!result.success) return { known: false, event: envelope, issues: result.error.issues };
   return { known: true, event: result.data as Known };
 }
+
+/**
+ * The payload of an `/api` response. Those routes wrap it in `{data}`, and reading the
+ * payload unwrapped yields `undefined` silently (seed 001), so a missing wrapper is a
+ * protocol error, not a guess.
+ */
+export function unwrapApiData(body: unknown, what: string): unknown {
+  if (typeof body === "object" && body !== null && "data" in body) {
+    return (body as { data: unknown }).data;
+  }
+  throw new ProtocolError(
+    what,
+    [{ path: ["data"], message: "expected the /api {data} wrapper" }],
+    body,
+  );
+}

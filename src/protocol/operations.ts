@@ -94,7 +94,7 @@ export const operations = {
 
 export type OperationId = keyof typeof operations;
 
-/** The route of an operation id. */
-export function routeOf(operation: OperationId): OperationRoute {
-  return operations[operation];
+/** True for the operation ids of OpenCode 1.18.33 this library knows. */
+export function isOperationId(operation: string): operation is OperationId {
+  return Object.hasOwn(operations, operation);
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseApiEvent } from "./api/events.js";
 import { PromptRequest as ApiPromptRequest } from "./api/session.js";
 import { parseLegacyEvent } from "./legacy/events.js";
+import { Part } from "./legacy/parts.js";
 import { PromptRequest as LegacyPromptRequest } from "./legacy/session.js";
 
 describe("server output is parsed leniently", () => {
@@ -62,14 +63,12 @@ describe("requests are validated strictly", () => {
 });
 
 describe("legacy parts", () => {
-  it("keeps a part of an unknown type whole, marked unknown", async () => {
-    const { Part } = await import("./legacy/parts.js");
+  it("keeps a part of an unknown type whole, marked unknown", () => {
     const raw = { id: "prt_1", sessionID: "ses_1", messageID: "msg_1", type: "hologram", x: 1 };
     expect(Part.parse(raw)).toEqual({ type: "unknown", nativeType: "hologram", raw });
   });
 
-  it("rejects a known part type that lost a required field", async () => {
-    const { Part } = await import("./legacy/parts.js");
+  it("rejects a known part type that lost a required field", () => {
     const broken = { id: "prt_1", sessionID: "ses_1", messageID: "msg_1", type: "text" };
     expect(Part.safeParse(broken).success).toBe(false);
   });

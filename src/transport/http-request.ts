@@ -3,7 +3,7 @@
  * following the route table in `protocol/operations.ts`.
  */
 import { UsageError } from "../errors.js";
-import { type OperationRoute, routeOf } from "../protocol/operations.js";
+import { isOperationId, type OperationRoute, operations } from "../protocol/operations.js";
 import type { OperationCall } from "./transport.js";
 
 export interface HttpRequestParts {
@@ -18,7 +18,13 @@ export const DIRECTORY_HEADER = "x-opencode-directory";
 
 /** Builds the request for `call` against the server at `baseUrl`. */
 export function buildHttpRequest(baseUrl: string, call: OperationCall): HttpRequestParts {
-  const route = routeOf(call.operation);
+  if (!isOperationId(call.operation)) {
+    throw new UsageError(
+      `operation ${call.operation} has no HTTP route for OpenCode 1.18.33; ` +
+        "use a transport that knows it (a replay of a recording, for example)",
+    );
+  }
+  const route = operations[call.operation];
   const rest: Record<string, unknown> = { ...call.input };
 
   const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {

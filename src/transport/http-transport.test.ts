@@ -67,7 +67,7 @@ describe("HttpTransport.request", () => {
       input: { sessionID: "ses a/b", prompt: { text: "hi" }, delivery: "queue" },
       directory: "/tmp/with space/ü",
     });
-    expect(result).toEqual({ admittedSeq: 1 });
+    expect(result).toEqual({ data: { admittedSeq: 1 } }); // bodies come back as sent
     const request = seen[0];
     expect(request?.method).toBe("POST");
     expect(request?.url).toBe("/api/session/ses%20a%2Fb/prompt");
@@ -102,15 +102,6 @@ describe("HttpTransport.request", () => {
     expect(
       await transport.request({ operation: "session.get", input: { sessionID: "s" } }),
     ).toEqual({ id: "x" });
-  });
-
-  it("turns a missing {data} wrapper on /api into a ProtocolError", async () => {
-    const url = await serve((_req, res) => json(res, 200, { id: "ses_1" }));
-    const error = await new HttpTransport({ url })
-      .request({ operation: "v2.session.get", input: { sessionID: "ses_1" } })
-      .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ProtocolError);
-    expect((error as ProtocolError).issues[0]?.path).toEqual(["data"]);
   });
 
   it("turns a non-JSON success body into a ProtocolError", async () => {
@@ -174,6 +165,14 @@ describe("HttpTransport.request", () => {
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as ConnectionError).cause).toBeDefined();
+  });
+
+  it("refuses an operation it has no route for", async () => {
+    const url = await serve((_req, res) => json(res, 200, {}));
+    await expect(
+      new HttpTransport({ url }).request({ operation: "session.instructions.entry.put" }),
+    ).rejects.toThrow(/no HTTP route for OpenCode 1.18.33/);
+    expect(seen).toHaveLength(0);
   });
 
   it("refuses an input that lacks a path parameter before sending", async () => {

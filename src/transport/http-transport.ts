@@ -1,6 +1,7 @@
 /**
  * The fetch-based transport: one bounded, abortable HTTP request per operation,
- * Basic auth, `{data}` unwrapping on `/api/*`, and reconnecting event streams.
+ * Basic auth, and reconnecting event streams. It hands back bodies exactly as the server
+ * sent them (the client unwraps `{data}`), so a recording of it is faithful to the wire.
  */
 import { ConnectionError, OpencodeBridgeError, ProtocolError } from "../errors.js";
 import { withDeadline } from "../util/abort.js";
@@ -74,8 +75,7 @@ export class HttpTransport implements Transport {
       }
       this.#logger.debug("opencode call", { operation: call.operation, status: response.status });
       if (response.status === 204 || text.length === 0) return undefined;
-      const body = parseJson(text, where);
-      return parts.route.wrapped ? unwrapData(body, where) : body;
+      return parseJson(text, where);
     } finally {
       deadline.dispose();
     }
@@ -130,17 +130,4 @@ function parseJson(text: string, where: string): unknown {
       { cause: error },
     );
   }
-}
-
-// `/api/*` wraps every payload in `{ data }`; reading the payload unwrapped yields
-// `undefined` silently (seed 001), so a missing wrapper is a protocol error, not a guess.
-function unwrapData(body: unknown, where: string): unknown {
-  if (typeof body === "object" && body !== null && "data" in body) {
-    return (body as { data: unknown }).data;
-  }
-  throw new ProtocolError(
-    `${where} response`,
-    [{ path: ["data"], message: "expected the /api {data} wrapper" }],
-    body,
-  );
 }

@@ -4,11 +4,13 @@
  * described at the operation level (an OpenCode operation id and a flat input),
  * so a replay transport can match them without knowing URLs.
  */
-import type { OperationId } from "../protocol/operations.js";
-
-/** One call: the OpenCode operation id and its flat input (path, query and body fields together). */
+/**
+ * One call: the OpenCode operation id and its flat input (path, query and body fields
+ * together). The id is a string because each protocol version has its own set (1.18's
+ * `v2.session.prompt` is 2.0's `session.prompt`); a transport rejects ids it cannot carry.
+ */
 export interface OperationCall {
-  operation: OperationId;
+  operation: string;
   input?: Record<string, unknown>;
   /** The project directory the call is about (sent as `x-opencode-directory` or the query form). */
   directory?: string;
@@ -27,7 +29,10 @@ export interface StreamOptions {
 }
 
 export interface Transport {
-  /** Performs one request-response operation. Resolves with the unwrapped body, or `undefined` for 204. */
+  /**
+   * Performs one request-response operation. Resolves with the body as the server sent it
+   * (parsed JSON, `{data}` wrapper included), or `undefined` for 204.
+   */
   request(call: OperationCall, options?: CallOptions): Promise<unknown>;
   /**
    * Opens an event-stream operation and yields each event's parsed JSON. It reconnects on

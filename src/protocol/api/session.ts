@@ -1,4 +1,4 @@
-/** Sessions and requests of the `/api` surface (payloads arrive inside `{data}`, unwrapped by the transport). */
+/** Sessions and requests of the `/api` surface (payloads arrive inside `{data}`; the client unwraps them). */
 import { z } from "zod";
 import { LocationRef, ModelRef, Tokens } from "../common.js";
 

@@ -1,0 +1,408 @@
+/**
+ * A transport that stands in for an OpenCode server by replaying a transcript at the
+ * operation level. Each call the client makes must match the next recorded call; it is
+ * answered with the recorded response; recorded events reach the stream subscriber in file
+ * order. One cursor walks the file, so the races between HTTP answers and stream events
+ * replay exactly as recorded: a call made before the events recorded ahead of it were read
+ * waits for the subscriber to read them.
+ */
+
+import { AbortError } from "../../errors.js";
+import { sleep, withDeadline } from "../../util/abort.js";
+import { apiErrorFrom } from "../api-error.js";
+import type { CallOptions, OperationCall, StreamOptions, Transport } from "../transport.js";
+import { ReplayMismatchError } from "./replay-mismatch-error.js";
+import { findMismatch, type MatchContext, rewriteForRun } from "./structural-match.js";
+import {
+  type EmitInboundEntry,
+  type ExpectOutboundEntry,
+  type NumberedEntry,
+  readTranscript,
+} from "./transcript.js";
+
+export interface ReplayOptions {
+  /** The working directory `"<work>"` and `"<workspace>"` stand for in this run. */
+  directory: string;
+  /** Wait each entry's `afterMs` before delivering it (default false: as fast as possible). */
+  timing?: boolean;
+  /**
+   * A call that waits this long for recorded events nobody reads fails with a
+   * ReplayMismatchError instead of hanging (default 5000 ms).
+   */
+  stallTimeoutMs?: number;
+}
+
+/** The recorded answer meaning "the server never answered". */
+export const HANG = "<hang>";
+
+interface PendingCall {
+  call: OperationCall;
+  kind: "request" | "stream";
+  matched(): void;
+  fail(error: Error): void;
+}
+
+interface InFlight {
+  operation: string;
+  resolve(data: unknown): void;
+  reject(error: Error): void;
+}
+
+class Subscription {
+  readonly queue: unknown[] = [];
+  /** Set while the consumer waits for the next event. */
+  waiting: { wake(): void; fail(error: Error): void } | undefined;
+  closed = false;
+  constructor(readonly operation: string) {}
+}
+
+export class ReplayTransport implements Transport {
+  readonly #entries: NumberedEntry[];
+  readonly #context: MatchContext;
+  readonly #timing: boolean;
+  readonly #stallTimeoutMs: number;
+  #cursor = 0;
+  readonly #pending: PendingCall[] = [];
+  readonly #inFlight: InFlight[] = [];
+  readonly #subscriptions: Subscription[] = [];
+  #failure: ReplayMismatchError | undefined;
+  #delaying = false;
+  #stallTimer: NodeJS.Timeout | undefined;
+
+  /** Replays `transcript`: parsed entries, or the path of an NDJSON file. */
+  constructor(transcript: NumberedEntry[] | string, options: ReplayOptions) {
+    const entries = typeof transcript === "string" ? readTranscript(transcript) : transcript;
+    this.#entries = entries.filter(({ entry }) => entry.type !== "transcript_start");
+    this.#context = { directory: options.directory, remaps: new Map() };
+    this.#timing = options.timing ?? false;
+    this.#stallTimeoutMs = options.stallTimeoutMs ?? 5_000;
+  }
+
+  async request(call: OperationCall, options: CallOptions = {}): Promise<unknown> {
+    const deadline = withDeadline(
+      `replayed ${call.operation}`,
+      options.timeoutMs ?? Number.POSITIVE_INFINITY,
+      options.signal,
+    );
+    try {
+      const answer = new Promise<unknown>((resolve, reject) => {
+        this.#enqueue({
+          call,
+          kind: "request",
+          matched: () => this.#inFlight.push({ operation: call.operation, resolve, reject }),
+          fail: reject,
+        });
+        deadline.signal.addEventListener("abort", () => reject(deadline.signal.reason), {
+          once: true,
+        });
+      });
+      return await answer;
+    } catch (error) {
+      throw deadline.classify(error);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  async *stream(next: () => OperationCall, options: StreamOptions = {}): AsyncIterable<unknown> {
+    const { signal } = options;
+    const call = next();
+    const subscription = new Subscription(call.operation);
+    await new Promise<void>((resolve, reject) => {
+      this.#enqueue({
+        call,
+        kind: "stream",
+        matched: () => {
+          this.#subscriptions.push(subscription);
+          resolve();
+        },
+        fail: reject,
+      });
+      signal?.addEventListener(
+        "abort",
+        () => reject(new AbortError(`replayed ${call.operation}`)),
+        {
+          once: true,
+        },
+      );
+    });
+    try {
+      for (;;) {
+        yield await this.#pull(subscription, signal);
+      }
+    } finally {
+      subscription.closed = true;
+      subscription.waiting = undefined;
+    }
+  }
+
+  /** Throws if the replay went wrong or the transcript has entries the client never reached. */
+  assertComplete(): void {
+    if (this.#failure) throw this.#failure;
+    const rest = this.#entries.slice(this.#cursor);
+    const unconsumed = rest.find(({ entry }) => entry.type !== "runtime_exit");
+    if (unconsumed === undefined) return;
+    const { line, entry } = unconsumed;
+    throw new ReplayMismatchError({
+      line,
+      label: labelOf(unconsumed),
+      expected: entry,
+      actual: undefined,
+      reason: `the replay ended with ${rest.length} recorded entries not consumed`,
+    });
+  }
+
+  /** The first mismatch, if the replay has gone wrong. */
+  get failure(): ReplayMismatchError | undefined {
+    return this.#failure;
+  }
+
+  #enqueue(pending: PendingCall): void {
+    if (this.#failure) {
+      pending.fail(this.#failure);
+      return;
+    }
+    this.#pending.push(pending);
+    this.#pump();
+  }
+
+  #pull(subscription: Subscription, signal: AbortSignal | undefined): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const take = (): void => {
+        if (subscription.queue.length > 0) {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(subscription.queue.shift());
+          return;
+        }
+        subscription.waiting = { wake: take, fail: reject };
+      };
+      const onAbort = (): void => {
+        subscription.waiting = undefined;
+        reject(new AbortError(`replayed ${subscription.operation} stream`));
+      };
+      if (signal?.aborted) {
+        onAbort();
+        return;
+      }
+      if (this.#failure) {
+        reject(this.#failure);
+        return;
+      }
+      signal?.addEventListener("abort", onAbort, { once: true });
+      take();
+      this.#pump();
+    });
+  }
+
+  /** Walks the cursor as far as the client's calls and reads allow. */
+  #pump(): void {
+    if (this.#delaying) return;
+    while (this.#failure === undefined) {
+      const current = this.#entries[this.#cursor];
+      if (current === undefined || current.entry.type === "runtime_exit") {
+        this.#failAllPending(current?.line ?? this.#lastLine(), "the transcript has ended");
+        break;
+      }
+      const { entry, line } = current;
+      if (entry.type === "transcript_start") {
+        this.#cursor++;
+        continue;
+      }
+      if (this.#timing && entry.type === "emit_inbound" && (entry.afterMs ?? 0) > 0) {
+        if (!this.#waitBefore(entry)) break;
+      }
+      const advanced =
+        entry.type === "expect_outbound"
+          ? this.#matchCall(entry, line)
+          : this.#deliver(entry, line);
+      if (!advanced) break;
+      this.#cursor++;
+    }
+    this.#watchForStall();
+  }
+
+  /** True once `afterMs` has passed for the entry at the cursor (then it may be delivered). */
+  #waitBefore(entry: EmitInboundEntry): boolean {
+    const waited = this.#waitedFor;
+    if (waited === entry) return true;
+    this.#delaying = true;
+    void sleep(entry.afterMs ?? 0).then(() => {
+      this.#delaying = false;
+      this.#waitedFor = entry;
+      this.#pump();
+    });
+    return false;
+  }
+  #waitedFor: EmitInboundEntry | undefined;
+
+  #matchCall(entry: ExpectOutboundEntry, line: number): boolean {
+    const pending = this.#pending.shift();
+    if (pending === undefined) return false;
+    const { call } = pending;
+    const actual = {
+      type: call.operation,
+      ...(call.input === undefined ? {} : { input: call.input }),
+      ...(call.directory === undefined ? {} : { directory: call.directory }),
+    };
+    const reason =
+      entry.frame.type !== call.operation
+        ? `expected the call ${entry.frame.type}, the client made ${call.operation}`
+        : this.#describeMismatch(entry, actual);
+    if (reason !== undefined) {
+      this.#fail(
+        new ReplayMismatchError({
+          line,
+          label: entry.label,
+          expected: entry.frame,
+          actual,
+          reason,
+        }),
+        pending,
+      );
+      return false;
+    }
+    pending.matched();
+    return true;
+  }
+
+  #describeMismatch(
+    entry: ExpectOutboundEntry,
+    actual: { input?: unknown; directory?: string },
+  ): string | undefined {
+    const recorded = { input: entry.frame.input, directory: entry.frame.directory };
+    const mismatch = findMismatch(
+      Object.fromEntries(Object.entries(recorded).filter(([, value]) => value !== undefined)),
+      actual,
+      this.#context,
+    );
+    if (mismatch === undefined) return undefined;
+    return `${mismatch.path || "the call"} differs: recorded ${JSON.stringify(mismatch.expected)}, got ${JSON.stringify(mismatch.actual)}`;
+  }
+
+  #deliver(entry: EmitInboundEntry, line: number): boolean {
+    const { frame } = entry;
+    if (frame.type === "sdk.response") {
+      const index = this.#inFlight.findIndex((flight) => flight.operation === frame.operation);
+      if (index === -1) {
+        this.#fail(
+          new ReplayMismatchError({
+            line,
+            label: entry.label,
+            expected: frame,
+            actual: undefined,
+            reason: `a response to ${frame.operation} is recorded here, but no such call is waiting`,
+          }),
+        );
+        return false;
+      }
+      const [flight] = this.#inFlight.splice(index, 1);
+      if (flight) this.#answer(flight, frame.data);
+      return true;
+    }
+    const subscription = this.#subscriberFor(frame.stream);
+    if (subscription?.waiting === undefined) return false;
+    subscription.queue.push(rewriteForRun(frame.event, this.#context));
+    const { wake } = subscription.waiting;
+    subscription.waiting = undefined;
+    wake();
+    return true;
+  }
+
+  #answer(flight: InFlight, data: unknown): void {
+    if (data === HANG) return; // never answered: the caller's bound or signal ends the call
+    if (data === null) {
+      flight.resolve(undefined);
+    } else if (isRecordedHttpError(data)) {
+      const body = rewriteForRun(data.body, this.#context);
+      const text = typeof body === "string" ? body : JSON.stringify(body ?? "");
+      flight.reject(apiErrorFrom(data.status, "", `replay:${flight.operation}`, text));
+    } else {
+      flight.resolve(rewriteForRun(data, this.#context));
+    }
+  }
+
+  /** The stream an event goes to: the named one, else the latest opened. */
+  #subscriberFor(stream: string | undefined): Subscription | undefined {
+    const candidates = this.#subscriptions.filter(
+      (subscription) =>
+        !subscription.closed && (stream === undefined || subscription.operation === stream),
+    );
+    return candidates.at(-1);
+  }
+
+  /** A call waiting while the cursor sits on events nobody reads would hang: fail it instead. */
+  #watchForStall(): void {
+    clearTimeout(this.#stallTimer);
+    this.#stallTimer = undefined;
+    if (this.#pending.length === 0 || this.#failure || this.#delaying) return;
+    const current = this.#entries[this.#cursor];
+    if (current?.entry.type !== "emit_inbound") return;
+    const cursorAt = this.#cursor;
+    this.#stallTimer = setTimeout(() => {
+      if (this.#cursor !== cursorAt || this.#pending.length === 0) return;
+      const pending = this.#pending[0];
+      this.#fail(
+        new ReplayMismatchError({
+          line: current.line,
+          label: labelOf(current),
+          expected: current.entry,
+          actual: pending?.call,
+          reason:
+            `the client made ${pending?.call.operation} while the recorded events from this line on ` +
+            `were not read by any stream for ${this.#stallTimeoutMs} ms`,
+        }),
+      );
+    }, this.#stallTimeoutMs);
+    this.#stallTimer.unref();
+  }
+
+  #failAllPending(line: number, reason: string): void {
+    const pending = this.#pending[0];
+    if (pending === undefined) return;
+    this.#fail(
+      new ReplayMismatchError({
+        line,
+        label: "end",
+        expected: undefined,
+        actual: pending.call,
+        reason: `${reason}, but the client made another call (${pending.call.operation})`,
+      }),
+    );
+  }
+
+  #fail(error: ReplayMismatchError, first?: PendingCall): void {
+    this.#failure ??= error;
+    first?.fail(error);
+    for (const pending of this.#pending.splice(0)) pending.fail(error);
+    for (const flight of this.#inFlight.splice(0)) flight.reject(error);
+    for (const subscription of this.#subscriptions) {
+      subscription.closed = true;
+      subscription.waiting?.fail(error);
+      subscription.waiting = undefined;
+    }
+    clearTimeout(this.#stallTimer);
+  }
+
+  #lastLine(): number {
+    return this.#entries.at(-1)?.line ?? 0;
+  }
+}
+
+function isRecordedHttpError(data: unknown): data is { status: number; body: unknown } {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return false;
+  const keys = Object.keys(data).sort();
+  const status = (data as { status?: unknown }).status;
+  return (
+    keys.length === 2 &&
+    keys[0] === "body" &&
+    keys[1] === "status" &&
+    typeof status === "number" &&
+    status >= 400
+  );
+}
+
+function labelOf({ entry }: NumberedEntry): string {
+  return entry.type === "expect_outbound" || entry.type === "emit_inbound"
+    ? entry.label
+    : entry.type;
+}
