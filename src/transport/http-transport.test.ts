@@ -183,3 +183,33 @@ describe("HttpTransport.request", () => {
     expect(seen).toHaveLength(0);
   });
 });
+
+describe("HttpTransport.stream", () => {
+  it("asks for the call once per connect and yields parsed frames across a reconnect", async () => {
+    let connects = 0;
+    const url = await serve((_req, res) => {
+      connects++;
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(`data: {"type":"tick","n":${connects}}\n\n`);
+    });
+    const transport = new HttpTransport({ url });
+    let asked = 0;
+    const frames: unknown[] = [];
+    for await (const frame of transport.stream(() => {
+      asked++;
+      return { operation: "event.subscribe", directory: "/w" };
+    })) {
+      frames.push(frame);
+      if (frames.length === 2) break;
+    }
+    expect(frames).toEqual([
+      { type: "tick", n: 1 },
+      { type: "tick", n: 2 },
+    ]);
+    expect(asked).toBe(2);
+    expect(seen.map((request) => request.headers["x-opencode-directory"])).toEqual([
+      encodeURIComponent("/w"),
+      encodeURIComponent("/w"),
+    ]);
+  });
+});

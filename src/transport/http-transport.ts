@@ -7,7 +7,7 @@ import { ConnectionError, OpencodeBridgeError, ProtocolError } from "../errors.j
 import { withDeadline } from "../util/abort.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { apiErrorFrom } from "./api-error.js";
-import { basicAuth, buildHttpRequest } from "./http-request.js";
+import { basicAuth, buildHttpRequest, type HttpRequestParts } from "./http-request.js";
 import { readSse } from "./sse-reader.js";
 import type { CallOptions, OperationCall, StreamOptions, Transport } from "./transport.js";
 
@@ -83,16 +83,16 @@ export class HttpTransport implements Transport {
 
   async *stream(next: () => OperationCall, options: StreamOptions = {}): AsyncIterable<unknown> {
     let where = "event stream";
+    let current: HttpRequestParts | undefined;
     const messages = readSse({
+      // The reader asks for the URL, then the headers, before each connect: `next()` is
+      // called once per connect (a recorder sees one call per connect, not two).
       url: () => {
-        const parts = buildHttpRequest(this.url, next());
-        where = `GET ${parts.url.pathname}`;
-        return parts.url;
+        current = buildHttpRequest(this.url, next());
+        where = `GET ${current.url.pathname}`;
+        return current.url;
       },
-      headers: () => {
-        const { headers } = buildHttpRequest(this.url, next());
-        return this.#withAuth({ ...headers, accept: "text/event-stream" });
-      },
+      headers: () => this.#withAuth({ ...current?.headers, accept: "text/event-stream" }),
       ...(options.signal ? { signal: options.signal } : {}),
       ...this.#idleBound(options),
       fetch: this.#fetch,

@@ -38,9 +38,16 @@ export function withDeadline(
   return {
     signal: controller.signal,
     classify(error: unknown): unknown {
-      if (error instanceof AbortError || error instanceof TimeoutError) return error;
-      if (callerSignal?.aborted) return new AbortError(what, { cause: error });
-      if (timedOut.signal.aborted) return new TimeoutError(what, timeoutMs, { cause: error });
+      // What fired decides, not the error's own class: a nested wait aborted by this
+      // deadline's timer reports an AbortError, but for the caller it was a timeout.
+      if (callerSignal?.aborted) {
+        return error instanceof AbortError ? error : new AbortError(what, { cause: error });
+      }
+      if (timedOut.signal.aborted) {
+        return error instanceof TimeoutError
+          ? error
+          : new TimeoutError(what, timeoutMs, { cause: error });
+      }
       return error;
     },
     dispose(): void {

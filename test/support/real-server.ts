@@ -29,7 +29,7 @@ export async function startRealServer(config: Record<string, unknown> = {}): Pro
   try {
     server = await startOpencode({
       directory,
-      config: { ...demoProviderConfig(model.url), ...config },
+      config: mergeConfig(demoProviderConfig(model.url), config),
     });
   } catch (error) {
     await model.close();
@@ -52,4 +52,13 @@ export async function startRealServer(config: Record<string, unknown> = {}): Pro
       rmSync(directory, { recursive: true, force: true });
     },
   };
+}
+
+/** `extra` over `base`, with providers merged one level deeper so the demo provider stays. */
+function mergeConfig(
+  base: ReturnType<typeof demoProviderConfig>,
+  extra: Record<string, unknown>,
+): Record<string, unknown> {
+  const providers = (extra.provider ?? {}) as Record<string, unknown>;
+  return { ...base, ...extra, provider: { ...base.provider, ...providers } };
 }

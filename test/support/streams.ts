@@ -79,3 +79,45 @@ export function consumeInBackground<T>(iterable: AsyncIterable<T>): {
     },
   };
 }
+
+/**
+ * Reads a stream only when asked, so that what was read (and what a recorder saw) is exactly
+ * what the code asked for, in program order. Scenarios use it to stay deterministic.
+ */
+export class PullReader<T> {
+  readonly items: T[] = [];
+  readonly #iterator: AsyncIterator<T>;
+
+  constructor(iterable: AsyncIterable<T>) {
+    this.#iterator = iterable[Symbol.asyncIterator]();
+  }
+
+  /** Reads until `done(item)` holds for a read item; returns the items read by this call. */
+  async until(done: (item: T) => boolean, timeoutMs = 60_000): Promise<T[]> {
+    const read: T[] = [];
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const remaining = deadline - Date.now();
+      let timer: NodeJS.Timeout | undefined;
+      const next = await Promise.race([
+        this.#iterator.next(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(new Error(`stream did not deliver the awaited item within ${timeoutMs} ms`)),
+            Math.max(0, remaining),
+          );
+        }),
+      ]).finally(() => clearTimeout(timer));
+      if (next.done) throw new Error("the stream ended before the awaited item");
+      read.push(next.value);
+      this.items.push(next.value);
+      if (done(next.value)) return read;
+    }
+  }
+
+  /** Stops reading and closes the stream. */
+  async close(): Promise<void> {
+    await this.#iterator.return?.();
+  }
+}

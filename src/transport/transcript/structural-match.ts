@@ -1,3 +1,5 @@
+import { RELATIVE_WORK } from "./sanitize.js";
+
 /**
  * Matching a recorded call against the call the client makes now, and rewriting recorded
  * frames for the run at hand.
@@ -8,7 +10,8 @@
  * - `"<any>"` matches anything; `"<work>"` and `"<workspace>"` stand for the replay's directory,
  *   also as a prefix (`"<work>/src/a.ts"`).
  * - Ids the client chooses itself (under the keys in `CLIENT_ID_KEYS`) match any id with the same
- *   prefix (`msg_…`); the pair is remembered, and later frames get the new id.
+ *   prefix (`msg_…`); the pair is remembered (one new id per recorded id, and the other way
+ *   round), and later frames get the new id.
  */
 
 export const ANY = "<any>";
@@ -85,11 +88,14 @@ function isRemappableId(expected: unknown, actual: unknown, context: MatchContex
   if (known !== undefined) return known === actual;
   const prefix = /^[a-z]+_/.exec(expected)?.[0];
   if (prefix === undefined || !actual.startsWith(prefix)) return false;
+  // Two recorded ids are two things; one new id for both would merge them in later frames.
+  for (const chosen of context.remaps.values()) if (chosen === actual) return false;
   context.remaps.set(expected, actual);
   return true;
 }
 
 function withDirectory(value: string, directory: string): string {
+  if (value === RELATIVE_WORK) return directory.replace(/^\//, "");
   for (const placeholder of DIRECTORY_PLACEHOLDERS) {
     if (value === placeholder) return directory;
     if (value.startsWith(`${placeholder}/`)) return directory + value.slice(placeholder.length);

@@ -1,0 +1,22 @@
+/**
+ * End to end: re-recording each fixture from the real 1.18.33 server gives the committed
+ * transcript once ids, times, ports and heartbeats are normalised. A difference means the
+ * server (or our client) now behaves differently from what the fixtures pin; run
+ * `npm run fixtures:record` to see the diff and refresh them.
+ */
+import { describe, expect, it } from "vitest";
+import { normalizeTranscript } from "../../src/transport/transcript/normalize.js";
+import { readTranscript } from "../../src/transport/transcript/transcript.js";
+import { scenarios } from "../scenarios/index.js";
+import { fixtureFileOf, recordScenario } from "../scenarios/record.js";
+
+describe("re-recording the 1.18.33 fixtures from the live server", () => {
+  it.each(scenarios.map((scenario) => [scenario.name, scenario] as const))(
+    "%s is unchanged once normalised",
+    async (_, scenario) => {
+      const committed = readTranscript(fixtureFileOf(scenario)).map(({ entry }) => entry);
+      const recorded = await recordScenario(scenario);
+      expect(normalizeTranscript(recorded)).toEqual(normalizeTranscript(committed));
+    },
+  );
+});
