@@ -182,6 +182,43 @@ export class OpencodeClient {
           z.undefined(),
           options,
         ),
+      permission: {
+        list: (input: { sessionID: string }, options?: ClientCallOptions) =>
+          this.#call(
+            "v2.session.permission.list",
+            input,
+            z.array(api.PermissionRequestV2),
+            options,
+          ),
+        reply: (
+          input: { sessionID: string; requestID: string } & z.input<
+            typeof api.PermissionReplyRequest
+          >,
+          options?: ClientCallOptions,
+        ) =>
+          this.#call(
+            "v2.session.permission.reply",
+            () => this.#withBody(input, api.PermissionReplyRequest, "v2.session.permission.reply"),
+            z.undefined(),
+            options,
+          ),
+      },
+      question: {
+        reply: (
+          input: { sessionID: string; requestID: string } & z.input<
+            typeof api.QuestionReplyRequest
+          >,
+          options?: ClientCallOptions,
+        ) =>
+          this.#call(
+            "v2.session.question.reply",
+            () => this.#withBody(input, api.QuestionReplyRequest, "v2.session.question.reply"),
+            z.undefined(),
+            options,
+          ),
+        reject: (input: { sessionID: string; requestID: string }, options?: ClientCallOptions) =>
+          this.#call("v2.session.question.reject", input, z.undefined(), options),
+      },
       /**
        * The durable per-session stream from `after` (exclusive). It reconnects on its own,
        * resuming after the last seq it yielded, and never yields a seq twice.

@@ -75,3 +75,23 @@ export const ModelInfo = z.looseObject({
 export const ModelList = z.array(ModelInfo);
 
 export const Health = z.looseObject({ healthy: z.literal(true) });
+
+/** A pending permission ask on the `/api` surface (1.18's "permission v2"). */
+export const PermissionRequestV2 = z.looseObject({
+  id: z.string(),
+  sessionID: z.string(),
+  action: z.string(),
+  resources: z.array(z.string()),
+  save: z.array(z.string()).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+export type PermissionRequestV2 = z.infer<typeof PermissionRequestV2>;
+
+/** `POST /api/session/{id}/permission/{requestID}/reply` body. */
+export const PermissionReplyRequest = z.strictObject({
+  reply: z.enum(["once", "always", "reject"]),
+  message: z.string().optional(),
+});
+
+/** `POST /api/session/{id}/question/{requestID}/reply` body: chosen labels per question. */
+export const QuestionReplyRequest = z.strictObject({ answers: z.array(z.array(z.string())) });
