@@ -1,5 +1,6 @@
 /** opencode-bridge: drive the OpenCode coding agent reliably. */
 export * from "./client/opencode-client.js";
+export * from "./client/opencode2-client.js";
 export type { ClientCallOptions, ClientStreamOptions } from "./client/operation-caller.js";
 export * from "./client/wait-for-model.js";
 export * from "./errors.js";
