@@ -7,6 +7,7 @@
  * waits for the subscriber to read them.
  */
 
+import { setImmediate } from "node:timers";
 import { AbortError } from "../../errors.js";
 import { sleep, withDeadline } from "../../util/abort.js";
 import { apiErrorFrom } from "../api-error.js";
@@ -44,6 +45,7 @@ interface PendingCall {
 
 interface InFlight {
   operation: string;
+  call: OperationCall;
   resolve(data: unknown): void;
   reject(error: Error): void;
 }
@@ -86,10 +88,15 @@ export class ReplayTransport implements Transport {
     );
     try {
       const answer = new Promise<unknown>((resolve, reject) => {
+        // Like fetch: a call already aborted is never made, so it uses up no recorded call.
+        if (deadline.signal.aborted) {
+          reject(deadline.signal.reason);
+          return;
+        }
         this.#enqueue({
           call,
           kind: "request",
-          matched: () => this.#inFlight.push({ operation: call.operation, resolve, reject }),
+          matched: () => this.#inFlight.push({ operation: call.operation, call, resolve, reject }),
           fail: reject,
         });
         deadline.signal.addEventListener("abort", () => reject(deadline.signal.reason), {
@@ -109,6 +116,10 @@ export class ReplayTransport implements Transport {
     const call = next();
     const subscription = new Subscription(call.operation);
     await new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(new AbortError(`replayed ${call.operation}`));
+        return;
+      }
       this.#enqueue({
         call,
         kind: "stream",
@@ -120,10 +131,12 @@ export class ReplayTransport implements Transport {
       });
       signal?.addEventListener(
         "abort",
-        () => reject(new AbortError(`replayed ${call.operation}`)),
-        {
-          once: true,
+        () => {
+          // Its recorded call may still match later; its events must then go elsewhere.
+          subscription.closed = true;
+          reject(new AbortError(`replayed ${call.operation}`));
         },
+        { once: true },
       );
     });
     try {
@@ -139,8 +152,10 @@ export class ReplayTransport implements Transport {
   /** Throws if the replay went wrong or the transcript has entries the client never reached. */
   assertComplete(): void {
     if (this.#failure) throw this.#failure;
-    const rest = this.#entries.slice(this.#cursor);
-    const unconsumed = rest.find(({ entry }) => entry.type !== "runtime_exit");
+    const rest = this.#entries
+      .slice(this.#cursor)
+      .filter(({ entry }) => entry.type !== "runtime_exit");
+    const unconsumed = rest[0];
     if (unconsumed === undefined) return;
     const { line, entry } = unconsumed;
     throw new ReplayMismatchError({
@@ -217,8 +232,26 @@ export class ReplayTransport implements Transport {
           : this.#deliver(entry, line);
       if (!advanced) break;
       this.#cursor++;
+      if (entry.type === "emit_inbound") {
+        this.#settleBeforeNext();
+        break;
+      }
     }
     this.#watchForStall();
+  }
+
+  /**
+   * Goes on with the next entry only after a macrotask, so that whoever got this one has seen
+   * it through all its awaits first: a response recorded after an event then reaches the caller
+   * after the event reached the subscriber, however many async layers each passes through.
+   * (The `node:timers` import keeps this a real macrotask under fake timers.)
+   */
+  #settleBeforeNext(): void {
+    this.#delaying = true;
+    setImmediate(() => {
+      this.#delaying = false;
+      this.#pump();
+    });
   }
 
   /** True once `afterMs` has passed for the entry at the cursor (then it may be delivered). */
@@ -314,7 +347,8 @@ export class ReplayTransport implements Transport {
       flight.resolve(undefined);
     } else if (isRecordedHttpError(data)) {
       const body = rewriteForRun(data.body, this.#context);
-      const text = typeof body === "string" ? body : JSON.stringify(body ?? "");
+      // No body (recorded as null) reads as an empty text, as it does over HTTP.
+      const text = typeof body === "string" ? body : body === null ? "" : JSON.stringify(body);
       flight.reject(apiErrorFrom(data.status, "", `replay:${flight.operation}`, text));
     } else {
       flight.resolve(rewriteForRun(data, this.#context));
@@ -330,25 +364,32 @@ export class ReplayTransport implements Transport {
     return candidates.at(-1);
   }
 
-  /** A call waiting while the cursor sits on events nobody reads would hang: fail it instead. */
+  /**
+   * A call waiting while the cursor sits on events nobody reads would hang: fail it instead.
+   * That is a call not yet matched, or a matched one whose answer is recorded after them.
+   */
   #watchForStall(): void {
     clearTimeout(this.#stallTimer);
     this.#stallTimer = undefined;
-    if (this.#pending.length === 0 || this.#failure || this.#delaying) return;
+    const waiting = this.#pending.length > 0 || this.#inFlight.length > 0;
+    if (!waiting || this.#failure || this.#delaying) return;
     const current = this.#entries[this.#cursor];
     if (current?.entry.type !== "emit_inbound") return;
     const cursorAt = this.#cursor;
     this.#stallTimer = setTimeout(() => {
-      if (this.#cursor !== cursorAt || this.#pending.length === 0) return;
-      const pending = this.#pending[0];
+      if (this.#cursor !== cursorAt) return;
+      const pending = this.#pending[0]?.call;
+      const call = pending ?? this.#inFlight[0]?.call;
+      if (call === undefined) return;
+      const what = pending ? "made" : "waits for the answer to";
       this.#fail(
         new ReplayMismatchError({
           line: current.line,
           label: labelOf(current),
           expected: current.entry,
-          actual: pending?.call,
+          actual: call,
           reason:
-            `the client made ${pending?.call.operation} while the recorded events from this line on ` +
+            `the client ${what} ${call.operation} while the recorded events from this line on ` +
             `were not read by any stream for ${this.#stallTimeoutMs} ms`,
         }),
       );
@@ -358,14 +399,21 @@ export class ReplayTransport implements Transport {
 
   #failAllPending(line: number, reason: string): void {
     const pending = this.#pending[0];
-    if (pending === undefined) return;
+    // A call matched earlier whose answer the transcript never recorded would wait forever
+    // (a recorded "<hang>" is different: it was taken out of the in-flight list).
+    const unanswered = this.#inFlight[0];
+    if (pending === undefined && unanswered === undefined) return;
+    const call = pending?.call ?? unanswered?.call;
     this.#fail(
       new ReplayMismatchError({
         line,
         label: "end",
         expected: undefined,
-        actual: pending.call,
-        reason: `${reason}, but the client made another call (${pending.call.operation})`,
+        actual: call,
+        reason:
+          pending !== undefined
+            ? `${reason}, but the client made another call (${pending.call.operation})`
+            : `${reason} without an answer to ${call?.operation}`,
       }),
     );
   }

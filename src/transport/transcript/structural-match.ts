@@ -8,7 +8,7 @@ import { RELATIVE_WORK } from "./sanitize.js";
  *   (a newer client may send more).
  * - Arrays match element by element and must have the same length.
  * - `"<any>"` matches anything; `"<work>"` and `"<workspace>"` stand for the replay's directory,
- *   also as a prefix (`"<work>/src/a.ts"`).
+ *   wherever they appear in a string (`"<work>/src/a.ts"`, `"cannot read <work>/a"`).
  * - Ids the client chooses itself (under the keys in `CLIENT_ID_KEYS`) match any id with the same
  *   prefix (`msg_…`); the pair is remembered (one new id per recorded id, and the other way
  *   round), and later frames get the new id.
@@ -94,13 +94,17 @@ function isRemappableId(expected: unknown, actual: unknown, context: MatchContex
   return true;
 }
 
+/** Puts the directory where a recording has a placeholder (the recorder replaces it anywhere in a string). */
 function withDirectory(value: string, directory: string): string {
   if (value === RELATIVE_WORK) return directory.replace(/^\//, "");
+  if (!value.includes("<work") && !value.includes("%3Cwork")) return value;
+  let result = value;
   for (const placeholder of DIRECTORY_PLACEHOLDERS) {
-    if (value === placeholder) return directory;
-    if (value.startsWith(`${placeholder}/`)) return directory + value.slice(placeholder.length);
+    result = result
+      .replaceAll(placeholder, directory)
+      .replaceAll(encodeURIComponent(placeholder), encodeURIComponent(directory));
   }
-  return value;
+  return result;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
