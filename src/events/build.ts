@@ -1,0 +1,82 @@
+/** Small constructors shared by the normalizers. */
+import type { Tokens } from "../protocol/common.js";
+import {
+  type CanonicalEvent,
+  type CanonicalEventOf,
+  type CanonicalType,
+  isDurableType,
+  type NativeOrigin,
+  type Usage,
+} from "./canonical.js";
+
+/** What every event of one native event shares. */
+export interface Origin {
+  sessionId: string;
+  turnId: string | undefined;
+  at: number;
+  native: NativeOrigin;
+}
+
+/**
+ * Makes the `index`-th canonical event of one native event. Its id derives from the native
+ * id, so normalising the same native stream twice gives the same ids (replays, resumes).
+ */
+export function canonical<T extends CanonicalType>(
+  origin: Origin,
+  index: number,
+  type: T,
+  data: CanonicalEventOf<T>["data"],
+): CanonicalEvent {
+  const event = {
+    id: `${origin.native.id ?? `${origin.native.type}@${origin.at}`}#${index}`,
+    sessionId: origin.sessionId,
+    ...(origin.turnId === undefined ? {} : { turnId: origin.turnId }),
+    at: origin.at,
+    type,
+    data,
+    durable: isDurableType(type),
+    native: origin.native,
+  };
+  return event as CanonicalEvent;
+}
+
+/** OpenCode's token counts as canonical usage. */
+export function usageOf(tokens: Tokens, cost: number): Usage {
+  return {
+    tokens: {
+      input: tokens.input,
+      output: tokens.output,
+      reasoning: tokens.reasoning,
+      cacheRead: tokens.cache.read,
+      cacheWrite: tokens.cache.write,
+    },
+    cost,
+  };
+}
+
+/** The sum of two usages (a turn's usage is the sum of its steps'). */
+export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return {
+    tokens: {
+      input: a.tokens.input + b.tokens.input,
+      output: a.tokens.output + b.tokens.output,
+      reasoning: a.tokens.reasoning + b.tokens.reasoning,
+      cacheRead: a.tokens.cacheRead + b.tokens.cacheRead,
+      cacheWrite: a.tokens.cacheWrite + b.tokens.cacheWrite,
+    },
+    cost: a.cost + b.cost,
+  };
+}
+
+/** The text content of a tool result (`[{type: "text", text}]` items), joined. */
+export function textOfContent(content: readonly unknown[]): string {
+  return content
+    .map((item) =>
+      typeof item === "object" && item !== null && "text" in item && typeof item.text === "string"
+        ? item.text
+        : "",
+    )
+    .join("");
+}

@@ -1,0 +1,153 @@
+/**
+ * The 1.18 `/api` normaliser on durable streams recorded from the real server (replays).
+ */
+import { describe, expect, it } from "vitest";
+import { parseApiEvent } from "../protocol/api/events.js";
+import { fixturePath } from "../testing/fixture-files.js";
+import type { CanonicalEvent } from "./canonical.js";
+import { recordedEvents } from "./fixture-events.js";
+import { apiInterruptRequested, initialApiState, normalizeApiEvent } from "./normalize-api.js";
+
+function normalizeFixture(name: string): CanonicalEvent[] {
+  const events = recordedEvents(
+    fixturePath(`opencode-1.18.33/${name}.transcript.ndjson`),
+    "v2.session.events",
+  );
+  let state = initialApiState("ses_test");
+  const out: CanonicalEvent[] = [];
+  for (const raw of events) {
+    const result = normalizeApiEvent(state, parseApiEvent(raw));
+    state = result.state;
+    out.push(...result.events);
+  }
+  return out;
+}
+
+const types = (events: CanonicalEvent[]) => events.map((event) => event.type);
+const turns = (events: CanonicalEvent[]) =>
+  events.flatMap((event) => (event.type === "turn.ended" ? [event.data] : []));
+
+describe("normalizeApiEvent on recorded 1.18.33 streams", () => {
+  it("a text turn", () => {
+    const events = normalizeFixture("api-text-turn");
+    expect(types(events)).toEqual([
+      "input.admitted",
+      "turn.started",
+      "input.delivered",
+      "step.started",
+      "text.started",
+      "text.ended",
+      "step.ended",
+      "turn.ended",
+    ]);
+    expect(turns(events)).toEqual([
+      expect.objectContaining({ outcome: "completed", text: "tok1 tok2 tok3 tok4" }),
+    ]);
+    // Every event of the turn carries its id; the admission comes before the turn exists.
+    const turnId = events.find((event) => event.type === "turn.started")?.turnId;
+    expect(turnId).toMatch(/^turn_msg_/);
+    expect(events.slice(1).every((event) => event.turnId === turnId)).toBe(true);
+  });
+
+  it("steer mid-turn: one turn holding both inputs, the steer delivered inside it", () => {
+    const events = normalizeFixture("api-steer-mid-turn");
+    expect(types(events).filter((type) => type.startsWith("turn."))).toEqual([
+      "turn.started",
+      "turn.ended",
+    ]);
+    const delivered = events.filter((event) => event.type === "input.delivered");
+    expect(delivered).toHaveLength(2);
+    expect(new Set(delivered.map((event) => event.turnId)).size).toBe(1);
+    expect(turns(events)[0]).toMatchObject({ outcome: "completed", text: "steered" });
+  });
+
+  it("queue behind a turn: two turns in order", () => {
+    const events = normalizeFixture("api-queue-behind-turn");
+    const ended = turns(events);
+    expect(ended.map((turn) => turn.outcome)).toEqual(["completed", "completed"]);
+    expect(ended[1]?.text).toBe("second");
+    const started = events.filter((event) => event.type === "turn.started");
+    expect(started).toHaveLength(2);
+    expect(started[0]?.turnId).not.toBe(started[1]?.turnId);
+  });
+
+  it("interrupt mid-tool: the turn ends interrupted and the next one completes", () => {
+    const events = normalizeFixture("api-interrupt-mid-tool");
+    expect(types(events).slice(0, 10)).toEqual([
+      "input.admitted",
+      "turn.started",
+      "input.delivered",
+      "step.started",
+      "tool.input.started",
+      "tool.input.ended",
+      "tool.called",
+      "tool.failed",
+      "step.ended",
+      "turn.ended",
+    ]);
+    expect(turns(events).map((turn) => turn.outcome)).toEqual(["interrupted", "completed"]);
+  });
+
+  it("a provider error fails the turn with the provider's message", () => {
+    const events = normalizeFixture("api-provider-error");
+    const [failed] = turns(events);
+    expect(failed).toMatchObject({ outcome: "failed", reason: "step-failed" });
+    expect(failed?.error?.message).toMatch(/HTTP 400/);
+  });
+
+  it("a bash tool turn ends once, after the tool's output came back", () => {
+    const events = normalizeFixture("api-bash-tool");
+    const succeeded = events.find((event) => event.type === "tool.succeeded");
+    expect(succeeded?.data).toMatchObject({ output: expect.stringContaining("hi") });
+    expect(turns(events)).toHaveLength(1);
+    expect(types(events).indexOf("tool.succeeded")).toBeLessThan(
+      types(events).indexOf("turn.ended"),
+    );
+  });
+
+  it("an interrupt asked for ends the turn interrupted at the next step end, whatever the finish", () => {
+    let state = initialApiState("ses_test");
+    const feed = (raw: unknown) => {
+      const result = normalizeApiEvent(state, parseApiEvent(raw));
+      state = result.state;
+      return result.events;
+    };
+    const data = { timestamp: 1, sessionID: "ses_test" };
+    feed({
+      id: "e1",
+      type: "session.next.prompted",
+      data: { ...data, messageID: "msg_1", prompt: { text: "x" }, delivery: "queue" },
+    });
+    state = apiInterruptRequested(state);
+    const ended = feed({
+      id: "e2",
+      type: "session.next.step.ended",
+      data: {
+        ...data,
+        assistantMessageID: "msg_2",
+        finish: "stop",
+        cost: 0,
+        tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } },
+      },
+    });
+    expect(ended.map((event) => event.type)).toEqual(["step.ended", "turn.ended"]);
+    expect(ended[1]?.data).toMatchObject({ outcome: "interrupted" });
+  });
+
+  it("turns an unknown native event into native.unknown, dropping nothing", () => {
+    const result = normalizeApiEvent(
+      initialApiState("ses_test"),
+      parseApiEvent({ id: "e9", type: "session.next.hologram", data: { x: 1 } }),
+    );
+    expect(result.events).toEqual([
+      expect.objectContaining({
+        type: "native.unknown",
+        durable: true,
+        data: {
+          nativeType: "session.next.hologram",
+          raw: { id: "e9", type: "session.next.hologram", data: { x: 1 } },
+        },
+      }),
+    ]);
+  });
+});

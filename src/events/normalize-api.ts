@@ -1,0 +1,325 @@
+/**
+ * OpenCode 1.18's `/api` events (`session.next.*`, durable and live) to canonical events.
+ *
+ * 1.18 has no end-of-turn event, so the turn rule (docs/events.md) is derived here:
+ * - a turn starts when an input is delivered (`prompted`) while none runs;
+ * - it ends `completed` at a `step.ended` whose finish is not `tool-calls`, unless an input
+ *   sent with `steer` still waits (the server delivers it at that boundary, in the same turn);
+ * - it ends `failed` at a `step.failed`, unless the step failed because of an interrupt;
+ * - after an interrupt (asked for, or a tool that failed with "Tool execution interrupted"),
+ *   the next `step.ended` or `step.failed` ends it `interrupted`.
+ */
+import type { ApiEvent } from "../protocol/api/events.js";
+import type { Parsed } from "../protocol/common.js";
+import { canonical, type Origin, textOfContent, usageOf } from "./build.js";
+import type { CanonicalEvent } from "./canonical.js";
+import {
+  addTurnText,
+  addTurnUsage,
+  endingOf,
+  hasPendingSteer,
+  initialTurnState,
+  startTurn,
+  type TurnState,
+  updateTurn,
+  withoutPending,
+  withPending,
+} from "./turn-state.js";
+
+export interface ApiNormalizerState extends TurnState {
+  readonly sessionId: string;
+}
+
+export function initialApiState(sessionId: string): ApiNormalizerState {
+  return { ...initialTurnState, sessionId };
+}
+
+export interface Normalized<State> {
+  state: State;
+  events: CanonicalEvent[];
+}
+
+const INTERRUPTED_TOOL = /interrupted/i;
+
+/** The user asked to interrupt: the step that ends next ends the turn `interrupted`. */
+export function apiInterruptRequested(state: ApiNormalizerState): ApiNormalizerState {
+  return updateTurn(state, { interrupting: true }) as ApiNormalizerState;
+}
+
+/** Normalises one parsed `/api` event. Pure: the same state and event give the same result. */
+export function normalizeApiEvent(
+  state: ApiNormalizerState,
+  parsed: Parsed<ApiEvent>,
+): Normalized<ApiNormalizerState> {
+  const raw = parsed.event as {
+    id?: string;
+    durable?: { seq?: number };
+    data?: { timestamp?: number };
+  };
+  const at = typeof raw.data?.timestamp === "number" ? raw.data.timestamp : 0;
+  const native = {
+    backend: "serve" as const,
+    type: parsed.event.type,
+    ...(raw.id === undefined ? {} : { id: raw.id }),
+    ...(raw.durable?.seq === undefined ? {} : { seq: raw.durable.seq }),
+  };
+  const origin = (current: TurnState): Origin => ({
+    sessionId: state.sessionId,
+    turnId: current.turn?.id,
+    at,
+    native,
+  });
+
+  if (!parsed.known) {
+    return {
+      state,
+      events: [
+        canonical(origin(state), 0, "native.unknown", {
+          nativeType: parsed.event.type,
+          raw: parsed.event,
+        }),
+      ],
+    };
+  }
+  const event = parsed.event;
+  const one = (next: TurnState, made: CanonicalEvent): Normalized<ApiNormalizerState> => ({
+    state: next as ApiNormalizerState,
+    events: [made],
+  });
+
+  switch (event.type) {
+    case "session.next.prompt.admitted": {
+      const { messageID, prompt, delivery } = event.data;
+      const next = withPending(state, messageID, delivery);
+      return one(
+        next,
+        canonical(origin(state), 0, "input.admitted", {
+          inputId: messageID,
+          text: prompt.text,
+          delivery,
+        }),
+      );
+    }
+    case "session.next.prompted": {
+      const inputId = event.data.messageID;
+      let next: TurnState = withoutPending(state, inputId);
+      const events: CanonicalEvent[] = [];
+      if (next.turn === undefined) {
+        next = startTurn(next, inputId);
+        events.push(canonical(origin(next), 0, "turn.started", { inputId }));
+      }
+      events.push(canonical(origin(next), events.length, "input.delivered", { inputId }));
+      return { state: next as ApiNormalizerState, events };
+    }
+    case "session.next.step.started":
+      return one(
+        state,
+        canonical(origin(state), 0, "step.started", {
+          stepId: event.data.assistantMessageID,
+          model: { providerID: event.data.model.providerID, modelID: event.data.model.id },
+          agent: event.data.agent,
+        }),
+      );
+    case "session.next.step.ended": {
+      const usage = usageOf(event.data.tokens, event.data.cost);
+      let next: TurnState = addTurnUsage(state, usage);
+      const events = [
+        canonical(origin(next), 0, "step.ended", {
+          stepId: event.data.assistantMessageID,
+          finish: event.data.finish,
+          usage,
+        }),
+      ];
+      const turn = next.turn;
+      if (turn?.interrupting) {
+        events.push(canonical(origin(next), 1, "turn.ended", endingOf(turn, "interrupted")));
+        next = { ...next, turn: undefined };
+      } else if (turn && event.data.finish !== "tool-calls" && !hasPendingSteer(next)) {
+        events.push(canonical(origin(next), 1, "turn.ended", endingOf(turn, "completed")));
+        next = { ...next, turn: undefined };
+      }
+      return { state: next as ApiNormalizerState, events };
+    }
+    case "session.next.step.failed": {
+      const error = { kind: event.data.error.type, message: event.data.error.message };
+      const events = [
+        canonical(origin(state), 0, "step.failed", {
+          stepId: event.data.assistantMessageID,
+          error,
+        }),
+      ];
+      const turn = state.turn;
+      if (turn === undefined) return { state, events };
+      events.push(
+        canonical(
+          origin(state),
+          1,
+          "turn.ended",
+          turn.interrupting
+            ? endingOf(turn, "interrupted")
+            : endingOf(turn, "failed", { reason: "step-failed", error }),
+        ),
+      );
+      return { state: { ...state, turn: undefined }, events };
+    }
+    case "session.next.text.started":
+      return one(
+        state,
+        canonical(origin(state), 0, "text.started", {
+          partId: partId(event.data.assistantMessageID, event.data.textID),
+          stepId: event.data.assistantMessageID,
+        }),
+      );
+    case "session.next.text.delta":
+      return one(
+        state,
+        canonical(origin(state), 0, "text.delta", {
+          partId: partId(event.data.assistantMessageID, event.data.textID),
+          delta: event.data.delta,
+        }),
+      );
+    case "session.next.text.ended":
+      return one(
+        addTurnText(state, event.data.assistantMessageID, event.data.text),
+        canonical(origin(state), 0, "text.ended", {
+          partId: partId(event.data.assistantMessageID, event.data.textID),
+          stepId: event.data.assistantMessageID,
+          text: event.data.text,
+        }),
+      );
+    case "session.next.reasoning.started":
+      return one(
+        state,
+        canonical(origin(state), 0, "reasoning.started", {
+          partId: partId(event.data.assistantMessageID, event.data.reasoningID),
+          stepId: event.data.assistantMessageID,
+        }),
+      );
+    case "session.next.reasoning.delta":
+      return one(
+        state,
+        canonical(origin(state), 0, "reasoning.delta", {
+          partId: partId(event.data.assistantMessageID, event.data.reasoningID),
+          delta: event.data.delta,
+        }),
+      );
+    case "session.next.reasoning.ended":
+      return one(
+        state,
+        canonical(origin(state), 0, "reasoning.ended", {
+          partId: partId(event.data.assistantMessageID, event.data.reasoningID),
+          stepId: event.data.assistantMessageID,
+          text: event.data.text,
+        }),
+      );
+    case "session.next.tool.input.started":
+      return one(
+        state,
+        canonical(origin(state), 0, "tool.input.started", {
+          callId: event.data.callID,
+          tool: event.data.name,
+          stepId: event.data.assistantMessageID,
+        }),
+      );
+    case "session.next.tool.input.delta":
+      return one(
+        state,
+        canonical(origin(state), 0, "tool.input.delta", {
+          callId: event.data.callID,
+          delta: event.data.delta,
+        }),
+      );
+    case "session.next.tool.input.ended":
+      return one(
+        state,
+        canonical(origin(state), 0, "tool.input.ended", {
+          callId: event.data.callID,
+          input: event.data.text,
+        }),
+      );
+    case "session.next.tool.called":
+      return one(
+        state,
+        canonical(origin(state), 0, "tool.called", {
+          callId: event.data.callID,
+          tool: event.data.tool,
+          input: event.data.input,
+          stepId: event.data.assistantMessageID,
+        }),
+      );
+    case "session.next.tool.progress":
+      return one(
+        state,
+        canonical(origin(state), 0, "tool.progress", { callId: event.data.callID }),
+      );
+    case "session.next.tool.success":
+      return one(
+        state,
+        canonical(origin(state), 0, "tool.succeeded", {
+          callId: event.data.callID,
+          output: textOfContent(event.data.content),
+        }),
+      );
+    case "session.next.tool.failed": {
+      const error = { kind: event.data.error.type, message: event.data.error.message };
+      // 1.18 reports an interrupted tool only by this message; the turn ends with its step.
+      const next = INTERRUPTED_TOOL.test(error.message)
+        ? updateTurn(state, { interrupting: true })
+        : state;
+      return one(
+        next,
+        canonical(origin(state), 0, "tool.failed", { callId: event.data.callID, error }),
+      );
+    }
+    case "session.next.retried":
+      return one(
+        state,
+        canonical(origin(state), 0, "retry", {
+          attempt: event.data.attempt,
+          error: { kind: "provider", message: describeRetryError(event.data.error) },
+        }),
+      );
+    case "session.next.model.switched":
+      return one(
+        state,
+        canonical(origin(state), 0, "model.switched", {
+          model: { providerID: event.data.model.providerID, modelID: event.data.model.id },
+        }),
+      );
+    case "session.next.compaction.started":
+      return one(
+        state,
+        canonical(origin(state), 0, "compaction.started", { reason: event.data.reason }),
+      );
+    case "session.next.compaction.ended":
+      return one(
+        state,
+        canonical(origin(state), 0, "compaction.ended", { reason: event.data.reason }),
+      );
+    case "session.next.agent.switched":
+    case "session.next.synthetic":
+      // Known to the wire schema, with no canonical counterpart yet: kept, not dropped.
+      return one(
+        state,
+        canonical(origin(state), 0, "native.unknown", { nativeType: event.type, raw: event }),
+      );
+    default:
+      return assertNeverEvent(event);
+  }
+}
+
+/** Text and reasoning part ids are per step (`text-0`), so they are scoped by the step. */
+function partId(stepId: string, localId: string): string {
+  return `${stepId}/${localId}`;
+}
+
+function describeRetryError(error: unknown): string {
+  if (typeof error === "object" && error !== null && "message" in error) {
+    return String((error as { message: unknown }).message);
+  }
+  return JSON.stringify(error);
+}
+
+function assertNeverEvent(event: never): never {
+  throw new Error(`unhandled /api event: ${JSON.stringify(event)}`);
+}

@@ -1,0 +1,284 @@
+/**
+ * OpenCode 2.0's `session.*` events to canonical events. 2.0 states turns itself: an
+ * execution starts with `session.execution.started` and ends with exactly one terminal
+ * `session.execution.{succeeded,failed,interrupted}`, which ends the canonical turn.
+ * Pinned to the recorded 2.0.18 session of seed 000.
+ */
+import type { Parsed } from "../protocol/common.js";
+import type { V2Event } from "../protocol/v2/events.js";
+import { canonical, type Origin, usageOf } from "./build.js";
+import type { CanonicalEvent } from "./canonical.js";
+import type { Normalized } from "./normalize-api.js";
+import {
+  addTurnText,
+  addTurnUsage,
+  endingOf,
+  initialTurnState,
+  startTurn,
+  type TurnState,
+  withoutPending,
+  withPending,
+} from "./turn-state.js";
+
+export interface V2NormalizerState extends TurnState {
+  readonly sessionId: string;
+  /** The input that the next execution starts with (the oldest enqueued, not yet run). */
+  readonly queue: readonly string[];
+  /** Tool names by call id: 2.0's `tool.called` does not repeat the name `tool.input.started` gave. */
+  readonly tools: ReadonlyMap<string, string>;
+}
+
+export function initialV2State(sessionId: string): V2NormalizerState {
+  return { ...initialTurnState, sessionId, queue: [], tools: new Map() };
+}
+
+/** Normalises one parsed 2.0 event. Pure: the same state and event give the same result. */
+export function normalizeV2Event(
+  state: V2NormalizerState,
+  parsed: Parsed<V2Event>,
+): Normalized<V2NormalizerState> {
+  const raw = parsed.event as { id?: string; created?: number; durable?: { seq?: number } };
+  const native = {
+    backend: "serve" as const,
+    type: parsed.event.type,
+    ...(raw.id === undefined ? {} : { id: raw.id }),
+    ...(raw.durable?.seq === undefined ? {} : { seq: raw.durable.seq }),
+  };
+  const origin = (current: TurnState): Origin => ({
+    sessionId: state.sessionId,
+    turnId: current.turn?.id,
+    at: raw.created ?? 0,
+    native,
+  });
+  const unknown = (): Normalized<V2NormalizerState> => ({
+    state,
+    events: [
+      canonical(origin(state), 0, "native.unknown", {
+        nativeType: parsed.event.type,
+        raw: parsed.event,
+      }),
+    ],
+  });
+  if (!parsed.known) return unknown();
+  const event = parsed.event;
+  const one = (next: V2NormalizerState, made: CanonicalEvent): Normalized<V2NormalizerState> => ({
+    state: next,
+    events: [made],
+  });
+
+  switch (event.type) {
+    case "session.created":
+      return one(
+        state,
+        canonical(origin(state), 0, "session.created", {
+          ...(event.data.title === undefined ? {} : { title: event.data.title }),
+        }),
+      );
+    case "session.inbox.enqueued": {
+      const { inboxID, item } = event.data;
+      const next = {
+        ...(withPending(state, inboxID, item.delivery) as V2NormalizerState),
+        queue: [...state.queue, inboxID],
+      };
+      return one(
+        next,
+        canonical(origin(state), 0, "input.admitted", {
+          inputId: inboxID,
+          text: item.payload.text ?? "",
+          delivery: item.delivery,
+        }),
+      );
+    }
+    case "session.execution.started": {
+      const [first, ...rest] = state.queue;
+      const inputId = first ?? native.id ?? "execution";
+      const next = { ...(startTurn(state, inputId) as V2NormalizerState), queue: rest };
+      return one(
+        next,
+        canonical(origin(next), 0, "turn.started", first === undefined ? {} : { inputId: first }),
+      );
+    }
+    case "session.inbox.delivered": {
+      const next = {
+        ...(withoutPending(state, event.data.inboxID) as V2NormalizerState),
+        queue: state.queue.filter((id) => id !== event.data.inboxID),
+      };
+      return one(
+        next,
+        canonical(origin(state), 0, "input.delivered", { inputId: event.data.inboxID }),
+      );
+    }
+    case "session.step.started":
+      return one(
+        state,
+        canonical(origin(state), 0, "step.started", {
+          stepId: event.data.assistantMessageID,
+          model: { providerID: event.data.model.providerID, modelID: event.data.model.id },
+          agent: event.data.agent,
+        }),
+      );
+    case "session.step.ended": {
+      const usage =
+        event.data.tokens === undefined
+          ? undefined
+          : usageOf(event.data.tokens, event.data.cost ?? 0);
+      return one(
+        addTurnUsage(state, usage) as V2NormalizerState,
+        canonical(origin(state), 0, "step.ended", {
+          stepId: event.data.assistantMessageID,
+          finish: String((event.data as { finish?: unknown }).finish ?? "unknown"),
+          ...(usage === undefined ? {} : { usage }),
+        }),
+      );
+    }
+    case "session.step.failed": {
+      const usage =
+        event.data.tokens === undefined
+          ? undefined
+          : usageOf(event.data.tokens, event.data.cost ?? 0);
+      return one(
+        addTurnUsage(state, usage) as V2NormalizerState,
+        canonical(origin(state), 0, "step.failed", {
+          stepId: event.data.assistantMessageID,
+          error: { kind: event.data.error.type, message: event.data.error.message },
+          ...(usage === undefined ? {} : { usage }),
+        }),
+      );
+    }
+    case "session.text.started":
+      return one(
+        state,
+        canonical(origin(state), 0, "text.started", {
+          partId: `${event.data.assistantMessageID}/${event.data.ordinal}`,
+          stepId: event.data.assistantMessageID,
+        }),
+      );
+    case "session.text.delta":
+      return one(
+        state,
+        canonical(origin(state), 0, "text.delta", {
+          partId: `${event.data.assistantMessageID}/${event.data.ordinal}`,
+          delta: event.data.delta,
+        }),
+      );
+    case "session.text.ended":
+      return one(
+        addTurnText(state, event.data.assistantMessageID, event.data.text) as V2NormalizerState,
+        canonical(origin(state), 0, "text.ended", {
+          partId: `${event.data.assistantMessageID}/${event.data.ordinal}`,
+          stepId: event.data.assistantMessageID,
+          text: event.data.text,
+        }),
+      );
+    case "session.tool.input.started":
+      return one(
+        { ...state, tools: new Map(state.tools).set(event.data.id, event.data.name) },
+        canonical(origin(state), 0, "tool.input.started", {
+          callId: event.data.id,
+          tool: event.data.name,
+          stepId: event.data.assistantMessageID,
+        }),
+      );
+    case "session.tool.input.delta":
+      return one(
+        state,
+        canonical(origin(state), 0, "tool.input.delta", {
+          callId: event.data.id,
+          delta: event.data.delta,
+        }),
+      );
+    case "session.tool.input.ended":
+      return one(
+        state,
+        canonical(origin(state), 0, "tool.input.ended", {
+          callId: event.data.id,
+          input: event.data.text,
+        }),
+      );
+    case "session.tool.called":
+      return one(
+        state,
+        canonical(origin(state), 0, "tool.called", {
+          callId: event.data.id,
+          tool: state.tools.get(event.data.id) ?? toolNameOf(event.data),
+          input: event.data.input,
+          stepId: event.data.assistantMessageID,
+        }),
+      );
+    case "session.tool.progress":
+      return one(
+        state,
+        canonical(origin(state), 0, "tool.progress", {
+          callId: event.data.id,
+          ...metadataOf(event.data),
+        }),
+      );
+    case "session.tool.success":
+      return one(
+        state,
+        canonical(origin(state), 0, "tool.succeeded", {
+          callId: event.data.id,
+          output: String((event.data as { output?: unknown }).output ?? ""),
+        }),
+      );
+    case "session.tool.failed":
+      return one(
+        state,
+        canonical(origin(state), 0, "tool.failed", {
+          callId: event.data.id,
+          error: { kind: event.data.error.type, message: event.data.error.message },
+        }),
+      );
+    case "session.usage.updated":
+      return one(
+        state,
+        canonical(origin(state), 0, "usage.updated", {
+          usage: usageOf(event.data.tokens, event.data.cost),
+        }),
+      );
+    case "session.execution.succeeded":
+    case "session.execution.failed":
+    case "session.execution.interrupted": {
+      const turn = state.turn;
+      if (turn === undefined) return unknown();
+      const data =
+        event.type === "session.execution.succeeded"
+          ? endingOf(turn, "completed")
+          : event.type === "session.execution.interrupted"
+            ? endingOf(turn, "interrupted", { reason: event.data.reason ?? "interrupted" })
+            : endingOf(turn, "failed", {
+                reason: "execution-failed",
+                ...(event.data.error === undefined
+                  ? {}
+                  : { error: { kind: event.data.error.type, message: event.data.error.message } }),
+              });
+      return one({ ...state, turn: undefined }, canonical(origin(state), 0, "turn.ended", data));
+    }
+    case "server.connected":
+    case "session.instructions.updated":
+    case "session.step.streamed":
+      return unknown();
+    default:
+      return assertNeverEvent(event);
+  }
+}
+
+/** A tool name carried by the event itself, if any. */
+function toolNameOf(data: Record<string, unknown>): string {
+  return typeof data.tool === "string"
+    ? data.tool
+    : typeof data.name === "string"
+      ? data.name
+      : "unknown";
+}
+
+function metadataOf(data: Record<string, unknown>): { metadata?: Record<string, unknown> } {
+  const metadata = data.metadata;
+  return typeof metadata === "object" && metadata !== null
+    ? { metadata: metadata as Record<string, unknown> }
+    : {};
+}
+
+function assertNeverEvent(event: never): never {
+  throw new Error(`unhandled 2.0 event: ${JSON.stringify(event)}`);
+}

@@ -1,0 +1,101 @@
+/**
+ * The part of a normaliser's state that follows turns: which inputs wait to be delivered,
+ * which turn runs, what it has used and said. Immutable: every change returns a new state.
+ */
+
+import { addUsage } from "./build.js";
+import type { Outcome, Usage } from "./canonical.js";
+
+export interface RunningTurn {
+  id: string;
+  usage: Usage | undefined;
+  /** Texts of the latest step that produced text: the turn's final text so far. */
+  finalText: string[];
+  /** Step whose texts `finalText` holds. */
+  finalTextStep: string | undefined;
+  /** The user asked to interrupt (or the server said a tool was interrupted). */
+  interrupting: boolean;
+}
+
+export interface TurnState {
+  turn: RunningTurn | undefined;
+  /** Inputs admitted and not yet delivered, with how they were sent. */
+  pending: ReadonlyMap<string, "steer" | "queue">;
+}
+
+export const initialTurnState: TurnState = { turn: undefined, pending: new Map() };
+
+/** Turn ids derive from the input that started the turn, so they survive a resume. */
+export function turnIdFor(inputId: string): string {
+  return `turn_${inputId}`;
+}
+
+export function withPending(
+  state: TurnState,
+  inputId: string,
+  delivery: "steer" | "queue",
+): TurnState {
+  const pending = new Map(state.pending);
+  pending.set(inputId, delivery);
+  return { ...state, pending };
+}
+
+export function withoutPending(state: TurnState, inputId: string): TurnState {
+  if (!state.pending.has(inputId)) return state;
+  const pending = new Map(state.pending);
+  pending.delete(inputId);
+  return { ...state, pending };
+}
+
+export function startTurn(state: TurnState, inputId: string): TurnState {
+  return {
+    ...state,
+    turn: {
+      id: turnIdFor(inputId),
+      usage: undefined,
+      finalText: [],
+      finalTextStep: undefined,
+      interrupting: false,
+    },
+  };
+}
+
+export function updateTurn(state: TurnState, change: Partial<RunningTurn>): TurnState {
+  return state.turn === undefined ? state : { ...state, turn: { ...state.turn, ...change } };
+}
+
+export function addTurnUsage(state: TurnState, usage: Usage | undefined): TurnState {
+  return state.turn === undefined
+    ? state
+    : updateTurn(state, { usage: addUsage(state.turn.usage, usage) });
+}
+
+/** Records a finished text of `stepId`: a later step's text replaces an earlier step's. */
+export function addTurnText(state: TurnState, stepId: string | undefined, text: string): TurnState {
+  const turn = state.turn;
+  if (turn === undefined) return state;
+  const sameStep = turn.finalTextStep === stepId;
+  return updateTurn(state, {
+    finalText: sameStep ? [...turn.finalText, text] : [text],
+    finalTextStep: stepId,
+  });
+}
+
+/** The data of the `turn.ended` that closes the running turn. */
+export function endingOf(
+  turn: RunningTurn,
+  outcome: Outcome,
+  extra: { reason?: string; error?: { kind: string; message: string } } = {},
+) {
+  return {
+    outcome,
+    ...extra,
+    ...(turn.usage === undefined ? {} : { usage: turn.usage }),
+    text: turn.finalText.join(""),
+  };
+}
+
+/** True if an input sent with `steer` still waits: the running turn goes on to deliver it. */
+export function hasPendingSteer(state: TurnState): boolean {
+  return [...state.pending.values()].includes("steer");
+}
