@@ -52,6 +52,15 @@ describe("OpencodeClient", () => {
     expect((error as ProtocolError).issues[0]?.path).toEqual(["data"]);
   });
 
+  it("accepts a 204 on a wrapped /api route (interrupt, permission reply)", async () => {
+    const { transport } = answering(undefined);
+    const client = new OpencodeClient(transport);
+    await expect(client.v2.session.interrupt({ sessionID: "ses_1" })).resolves.toBeUndefined();
+    await expect(
+      client.v2.session.permission.reply({ sessionID: "ses_1", requestID: "per_1", reply: "once" }),
+    ).resolves.toBeUndefined();
+  });
+
   it("validates a response against its schema", async () => {
     const { transport } = answering({ data: { ...session, id: 42 } });
     await expect(

@@ -41,7 +41,9 @@ export class OperationCaller {
       callOptions,
     );
     const what = `${operation} response`;
-    return parseWire(response.schema, response.wrapped ? unwrapApiData(body, what) : body, what);
+    // A 204 (undefined) has no wrapper to take off, even on a route whose answers are wrapped.
+    const payload = response.wrapped && body !== undefined ? unwrapApiData(body, what) : body;
+    return parseWire(response.schema, payload, what);
   }
 
   /** Opens the stream `operation`; `input` is asked again before every reconnect. */
