@@ -21,6 +21,7 @@ import {
   initialTurnState,
   startTurn,
   type TurnState,
+  turnIdFor,
   updateTurn,
   withoutPending,
   withPending,
@@ -93,7 +94,7 @@ export function normalizeApiEvent(
       const next = withPending(state, messageID, delivery);
       return one(
         next,
-        canonical(origin(state), 0, "input.admitted", {
+        canonical(admissionOrigin(origin(state), state, messageID, delivery), 0, "input.admitted", {
           inputId: messageID,
           text: prompt.text,
           delivery,
@@ -306,6 +307,23 @@ export function normalizeApiEvent(
     default:
       return assertNeverEvent(event);
   }
+}
+
+/**
+ * An admission belongs to the turn it will join or start: a steer into the running turn joins
+ * it; anything else starts the turn named after the input (see docs/events.md).
+ */
+export function admissionOrigin(
+  origin: Origin,
+  state: TurnState,
+  inputId: string,
+  delivery: "steer" | "queue",
+): Origin {
+  const running = state.turn?.id;
+  return {
+    ...origin,
+    turnId: delivery === "steer" && running !== undefined ? running : turnIdFor(inputId),
+  };
 }
 
 /** Text and reasoning part ids are per step (`text-0`), so they are scoped by the step. */

@@ -8,7 +8,7 @@ import type { Parsed } from "../protocol/common.js";
 import type { V2Event } from "../protocol/v2/events.js";
 import { canonical, type Origin, usageOf } from "./build.js";
 import type { CanonicalEvent } from "./canonical.js";
-import type { Normalized } from "./normalize-api.js";
+import { admissionOrigin, type Normalized } from "./normalize-api.js";
 import {
   addTurnText,
   addTurnUsage,
@@ -82,11 +82,16 @@ export function normalizeV2Event(
       };
       return one(
         next,
-        canonical(origin(state), 0, "input.admitted", {
-          inputId: inboxID,
-          text: item.payload.text ?? "",
-          delivery: item.delivery,
-        }),
+        canonical(
+          admissionOrigin(origin(state), state, inboxID, item.delivery),
+          0,
+          "input.admitted",
+          {
+            inputId: inboxID,
+            text: item.payload.text ?? "",
+            delivery: item.delivery,
+          },
+        ),
       );
     }
     case "session.execution.started": {

@@ -15,8 +15,10 @@ describe("demoProviderConfig", () => {
       };
       const [providerId, modelId] = config.model.split("/");
       expect(Object.keys(config.provider)).toEqual([providerId]);
-      expect(Object.keys(config.provider.demo.models)).toEqual([modelId]);
-      expect(listed.data.map((entry) => entry.id)).toEqual([modelId]);
+      expect(Object.keys(config.provider.demo.models)).toEqual([modelId, "demo-2"]);
+      expect(listed.data.map((entry) => entry.id)).toEqual(
+        Object.keys(config.provider.demo.models),
+      );
     } finally {
       await model.close();
     }

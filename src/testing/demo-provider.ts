@@ -2,7 +2,20 @@
  * The OpenCode configuration that makes the scripted model OpenCode's model,
  * for tests and for the CLI's built-in demo.
  */
-import { scriptedModelId } from "./scripted-model/server.js";
+import { scriptedModelId, scriptedModelIds } from "./scripted-model/server.js";
+
+/** A second model id the demo provider offers (served by the same scripted model). */
+export const secondScriptedModelId = scriptedModelIds[1] ?? "demo-2";
+
+function scriptedModelEntry(name: string): DemoModelConfig {
+  return {
+    name,
+    tool_call: true,
+    reasoning: true,
+    attachment: true,
+    modalities: { input: ["text", "image"], output: ["text"] },
+  };
+}
 
 /** The provider id the fragment registers. */
 export const demoProviderId = "demo";
@@ -47,13 +60,9 @@ export function demoProviderConfig(baseURL: string): DemoProviderConfig {
         // Sent as a Bearer token by the AI SDK client; the scripted model ignores it.
         options: { baseURL, apiKey: "scripted" },
         models: {
-          [scriptedModelId]: {
-            name: "Scripted demo model (not an LLM)",
-            tool_call: true,
-            reasoning: true,
-            attachment: true,
-            modalities: { input: ["text", "image"], output: ["text"] },
-          },
+          [scriptedModelId]: scriptedModelEntry("Scripted demo model (not an LLM)"),
+          // The same scripted server under a second id, so that switching models can be shown.
+          [secondScriptedModelId]: scriptedModelEntry("Scripted demo model 2 (not an LLM)"),
         },
       },
     },

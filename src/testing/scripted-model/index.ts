@@ -27,6 +27,7 @@ export {
   type ScriptedModel,
   type ScriptedModelOptions,
   scriptedModelId,
+  scriptedModelIds,
   startScriptedModel,
   type WaitForRequestsOptions,
 } from "./server.js";

@@ -361,12 +361,15 @@ describe("scripted model: errors and hangs", () => {
     expect(server.requests[1]?.body).toBe('{"messages": [');
   });
 
-  it("lists its one model", async () => {
+  it("lists its models", async () => {
     const server = await start();
     const response = await fetch(`${server.url}/models`);
     expect(await response.json()).toEqual({
       object: "list",
-      data: [{ id: "demo-1", object: "model", owned_by: "scripted" }],
+      data: [
+        { id: "demo-1", object: "model", owned_by: "scripted" },
+        { id: "demo-2", object: "model", owned_by: "scripted" },
+      ],
     });
   });
 });

@@ -20,6 +20,8 @@ import { type MessageReply, planReply, type ReplyState } from "./reply-plan.js";
 
 /** The one model the scripted server offers. */
 export const scriptedModelId = "demo-1";
+/** Every model id the scripted server answers to (they all behave the same). */
+export const scriptedModelIds: readonly string[] = [scriptedModelId, "demo-2"];
 
 /** Options of `startScriptedModel`. */
 export interface ScriptedModelOptions {
@@ -226,7 +228,7 @@ class ScriptedModelServer implements ScriptedModel {
       this.record(recordOther(method, path, raw === "" ? undefined : raw));
       sendJson(response, 200, {
         object: "list",
-        data: [{ id: scriptedModelId, object: "model", owned_by: "scripted" }],
+        data: scriptedModelIds.map((id) => ({ id, object: "model", owned_by: "scripted" })),
       });
       return;
     }
