@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** `ocb`: the opencode-bridge command line. */
 import { Command } from "commander";
+import { registerRunCommand } from "./commands/run.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { runCli } from "./run-cli.js";
 
@@ -9,6 +10,7 @@ const program = new Command()
   .description("opencode-bridge: drive the OpenCode coding agent from a terminal")
   .showHelpAfterError();
 
+registerRunCommand(program);
 registerServeCommand(program);
 
 await runCli(program, process.argv);

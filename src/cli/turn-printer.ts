@@ -1,0 +1,102 @@
+/**
+ * How `ocb run` shows a turn in a terminal: text as it arrives, one line per tool call and
+ * result, and usage at the end. Deltas may be missed (or arrive after the whole text), so the
+ * printer completes each text part from its `text.ended`.
+ */
+import type { CanonicalEvent, Usage } from "../events/canonical.js";
+
+export interface Output {
+  write(text: string): void;
+}
+
+export class TurnPrinter {
+  readonly #out: Output;
+  /** What has been printed of each text part. */
+  readonly #printed = new Map<string, string>();
+  readonly #tools = new Map<string, string>();
+  #atLineStart = true;
+
+  constructor(out: Output) {
+    this.#out = out;
+  }
+
+  print(event: CanonicalEvent): void {
+    switch (event.type) {
+      case "text.delta": {
+        const before = this.#printed.get(event.data.partId) ?? "";
+        this.#printed.set(event.data.partId, before + event.data.delta);
+        this.#text(event.data.delta);
+        return;
+      }
+      case "text.ended": {
+        const before = this.#printed.get(event.data.partId) ?? "";
+        const rest = event.data.text.startsWith(before)
+          ? event.data.text.slice(before.length)
+          : `\n${event.data.text}`;
+        this.#printed.set(event.data.partId, event.data.text);
+        this.#text(rest);
+        this.#newline();
+        return;
+      }
+      case "reasoning.ended":
+        this.#line(`(thinking) ${event.data.text}`);
+        return;
+      case "tool.called":
+        this.#tools.set(event.data.callId, event.data.tool);
+        this.#line(`→ ${event.data.tool} ${JSON.stringify(event.data.input)}`);
+        return;
+      case "tool.succeeded":
+        this.#line(
+          `← ${this.#tools.get(event.data.callId) ?? "tool"}: ${oneLine(event.data.output)}`,
+        );
+        return;
+      case "tool.failed":
+        this.#line(
+          `✗ ${this.#tools.get(event.data.callId) ?? "tool"} failed: ${oneLine(event.data.error.message)}`,
+        );
+        return;
+      case "retry":
+        this.#line(`(retry ${event.data.attempt}: ${event.data.error.message})`);
+        return;
+      case "turn.ended": {
+        const { outcome, usage, error, reason } = event.data;
+        const why = error ? `: ${error.message}` : reason ? ` (${reason})` : "";
+        this.#line(`— ${outcome}${why}${usage ? `; ${describeUsage(usage)}` : ""}`);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  #text(text: string): void {
+    if (text.length === 0) return;
+    this.#out.write(text);
+    this.#atLineStart = text.endsWith("\n");
+  }
+
+  #newline(): void {
+    if (!this.#atLineStart) this.#text("\n");
+  }
+
+  #line(text: string): void {
+    this.#newline();
+    this.#text(`${text}\n`);
+  }
+}
+
+export function describeUsage(usage: Usage): string {
+  const { input, output, reasoning, cacheRead } = usage.tokens;
+  const extra = [
+    reasoning > 0 ? `reasoning ${reasoning}` : "",
+    cacheRead > 0 ? `cache read ${cacheRead}` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
+  return `tokens in ${input}, out ${output}${extra ? `, ${extra}` : ""}; cost $${usage.cost.toFixed(4)}`;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 160 ? `${flat.slice(0, 157)}…` : flat;
+}
