@@ -7,7 +7,8 @@
  *   sent with `steer` still waits (the server delivers it at that boundary, in the same turn);
  * - it ends `failed` at a `step.failed`, unless the step failed because of an interrupt;
  * - after an interrupt (asked for, or a tool that failed with "Tool execution interrupted"),
- *   the next `step.ended` or `step.failed` ends it `interrupted`.
+ *   the next `step.ended` or `step.failed` ends it `interrupted`; a rejected permission stops
+ *   the run with no step end at all, so the next delivered input ends it too.
  */
 import type { ApiEvent } from "../protocol/api/events.js";
 import type { Parsed } from "../protocol/common.js";
@@ -105,6 +106,13 @@ export function normalizeApiEvent(
       const inputId = event.data.messageID;
       let next: TurnState = withoutPending(state, inputId);
       const events: CanonicalEvent[] = [];
+      const stopped = next.turn;
+      if (stopped?.interrupting) {
+        // A run stopped by a rejected permission (or question) publishes no step end: the
+        // next delivered input is the first sign that the interrupted turn is over.
+        events.push(canonical(origin(next), 0, "turn.ended", endingOf(stopped, "interrupted")));
+        next = { ...next, turn: undefined };
+      }
       if (next.turn === undefined) {
         next = startTurn(next, inputId);
         events.push(canonical(origin(next), 0, "turn.started", { inputId }));
