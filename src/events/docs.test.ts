@@ -5,9 +5,13 @@ import { CANONICAL_TYPES } from "./canonical.js";
 
 it("docs/events.md has a table row with an example for every canonical type", () => {
   const doc = readFileSync(new URL("../../docs/events.md", import.meta.url), "utf8");
+  // A table row: `| \`type\` | what | \`{…example…}\` |`, cells padded or not.
   const missing = CANONICAL_TYPES.filter(
     (type) =>
-      !new RegExp(`^\\| \`${type.replace(".", "\\.")}\` \\|.*\\| \`\\{.*\\}\` \\|$`, "m").test(doc),
+      !new RegExp(
+        `^\\|\\s*\`${type.replaceAll(".", "\\.")}\`\\s*\\|.*\\|\\s*\`\\{.*\\}\`\\s*\\|$`,
+        "m",
+      ).test(doc),
   );
   expect(missing).toEqual([]);
 });
