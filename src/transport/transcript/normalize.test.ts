@@ -71,3 +71,26 @@ describe("normalizeTranscript", () => {
     expect(a).not.toEqual(b);
   });
 });
+
+describe("normalizeTranscript on OpenCode 1.18's timing noise", () => {
+  it("drops catalog-loading noise and puts the summariser's events in their own lane", () => {
+    const loop = (type: string) =>
+      event("event.subscribe", { type, properties: { sessionID: "ses_A" } });
+    const summary = event("event.subscribe", {
+      type: "session.diff",
+      properties: { sessionID: "ses_A" },
+    });
+    const noise = event("event.subscribe", { type: "plugin.added", properties: {} });
+    const a = normalizeTranscript([loop("session.status"), summary, noise, loop("session.idle")]);
+    const b = normalizeTranscript([noise, loop("session.status"), loop("session.idle"), summary]);
+    expect(a).toEqual(b);
+    expect(Object.keys(a.streams).sort()).toEqual(["event.subscribe", "event.subscribe#summary"]);
+  });
+
+  it("hides HTTP dates echoed in provider errors", () => {
+    const view = normalizeTranscript([
+      event("s", { type: "session.error", date: "Sun, 29 Nov 2026 08:25:50 GMT" }),
+    ]);
+    expect(view.streams.s).toEqual([{ type: "session.error", date: "<date>" }]);
+  });
+});

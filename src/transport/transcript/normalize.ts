@@ -15,13 +15,42 @@ export interface NormalizedTranscript {
 }
 
 export interface NormalizeOptions {
-  /** Event types left out because they come and go with timing (default: heartbeats). */
+  /** Event types left out because they come and go with timing (default: VOLATILE_EVENTS). */
   volatileEvents?: readonly string[];
+}
+
+/**
+ * Events that come and go with timing, not with what the scenario did: heartbeats, and what
+ * an OpenCode 1.18 instance sends while it loads its providers and catalog on its first model
+ * call (no sessionID; they land anywhere among the first turn's events).
+ */
+export const VOLATILE_EVENTS: readonly string[] = [
+  "server.heartbeat",
+  "plugin.added",
+  "catalog.updated",
+  "reference.updated",
+  "integration.updated",
+];
+
+/**
+ * OpenCode 1.18's session summariser runs beside the loop at each step and after the turn;
+ * its events (`session.updated`, `session.diff`, and `message.updated` of the user message)
+ * land before or after the loop's next events depending on timing. They are compared in their
+ * own lane, `<stream>#summary`, where their own order still counts.
+ */
+function isSummaryEvent(event: { type?: unknown; properties?: unknown }): boolean {
+  if (event.type === "session.updated" || event.type === "session.diff") return true;
+  if (event.type !== "message.updated") return false;
+  const info = (event.properties as { info?: { role?: unknown } } | undefined)?.info;
+  return info?.role === "user";
 }
 
 const ID = /\b(ses|msg|prt|evt|per|que|call|sh|pty|tool|toolu|chatcmpl)_[A-Za-z0-9]+/g;
 const ISO_DATE = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g;
 const LOCAL_PORT = /(127\.0\.0\.1|localhost):\d+/g;
+/** An HTTP `Date` header, as echoed in provider errors' `responseHeaders`. */
+const HTTP_DATE =
+  /\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d GMT\b/g;
 const HASH = /^[0-9a-f]{40}$/;
 const TIME_KEYS = new Set([
   "time",
@@ -42,7 +71,7 @@ export function normalizeTranscript(
   entries: readonly TranscriptEntry[],
   options: NormalizeOptions = {},
 ): NormalizedTranscript {
-  const volatile = new Set(options.volatileEvents ?? ["server.heartbeat"]);
+  const volatile = new Set(options.volatileEvents ?? VOLATILE_EVENTS);
   const ids = new Map<string, string>();
   const counters = new Map<string, number>();
   const idFor = (id: string, prefix: string): string => {
@@ -63,6 +92,7 @@ export function normalizeTranscript(
       return value
         .replace(ID, (id, prefix: string) => idFor(id, prefix))
         .replace(ISO_DATE, "<date>")
+        .replace(HTTP_DATE, "<date>")
         .replace(LOCAL_PORT, "$1:<port>");
     }
     if (Array.isArray(value)) return value.map((item) => clean(item));
@@ -94,9 +124,10 @@ export function normalizeTranscript(
       const target = call === undefined ? undefined : calls[call.index];
       if (target) target.answer = entry.frame.data;
     } else if (entry.type === "emit_inbound" && entry.frame.type === "sdk.event") {
-      const event = entry.frame.event as { type?: unknown };
+      const event = entry.frame.event as { type?: unknown; properties?: unknown };
       if (typeof event?.type === "string" && volatile.has(event.type)) continue;
-      const stream = entry.frame.stream ?? "events";
+      const name = entry.frame.stream ?? "events";
+      const stream = isSummaryEvent(event) ? `${name}#summary` : name;
       streams[stream] ??= [];
       streams[stream].push(entry.frame.event);
     }

@@ -62,3 +62,11 @@ describe("sanitize", () => {
     expect(input.s).toBe(directory);
   });
 });
+
+describe("sanitize: root-relative paths", () => {
+  it("replaces the root-relative form of a path inside the directory", () => {
+    expect(sanitize({ patterns: ["tmp/ocb work/proj/hello.txt"] }, { directory })).toEqual({
+      patterns: [`${RELATIVE_WORK}/hello.txt`],
+    });
+  });
+});

@@ -42,7 +42,10 @@ export const RELATIVE_WORK = "<work-relative>";
 
 function replaceDirectory(text: string, directory: string): string {
   if (directory.length < 2) return text;
-  if (text === directory.replace(/^\//, "")) return RELATIVE_WORK;
+  const relative = directory.replace(/^\//, "");
+  if (text === relative) return RELATIVE_WORK;
+  // OpenCode's permission patterns and tool titles are paths relative to the root too.
+  if (text.startsWith(`${relative}/`)) return RELATIVE_WORK + text.slice(relative.length);
   // Longest form first: the URL-encoded directory appears in some echoed query strings.
   return text
     .replaceAll(encodeURIComponent(directory), encodeURIComponent("<work>"))

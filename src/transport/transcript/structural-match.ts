@@ -96,7 +96,9 @@ function isRemappableId(expected: unknown, actual: unknown, context: MatchContex
 
 /** Puts the directory where a recording has a placeholder (the recorder replaces it anywhere in a string). */
 function withDirectory(value: string, directory: string): string {
-  if (value === RELATIVE_WORK) return directory.replace(/^\//, "");
+  if (value === RELATIVE_WORK || value.startsWith(`${RELATIVE_WORK}/`)) {
+    return directory.replace(/^\//, "") + value.slice(RELATIVE_WORK.length);
+  }
   if (!value.includes("<work") && !value.includes("%3Cwork")) return value;
   let result = value;
   for (const placeholder of DIRECTORY_PLACEHOLDERS) {

@@ -1,4 +1,18 @@
 /** The legacy-surface (`/session`, `/event`) scenarios beyond the text turn. */
 import type { Scenario } from "../scenario.js";
+import { legacyBashTool } from "./bash-tool.js";
+import { legacyInterruptMidTool } from "./interrupt-mid-tool.js";
+import { legacyPermissionOnce, legacyPermissionRejected } from "./permission.js";
+import { legacyProviderError } from "./provider-error.js";
+import { legacySteerMidTurn } from "./steer-mid-turn.js";
+import { legacySubagent } from "./subagent.js";
 
-export const legacyScenarios: readonly Scenario[] = [];
+export const legacyScenarios: readonly Scenario[] = [
+  legacyBashTool as Scenario,
+  legacyPermissionOnce as Scenario,
+  legacyPermissionRejected as Scenario,
+  legacySteerMidTurn as Scenario,
+  legacyInterruptMidTool as Scenario,
+  legacyProviderError as Scenario,
+  legacySubagent as Scenario,
+];

@@ -1,0 +1,135 @@
+/**
+ * Helpers the legacy scenarios share: reading the `/event` stream up to a precise point, and
+ * picking tool states, texts and errors out of what was read. They live here, beside the
+ * scenarios, because only tests need them.
+ */
+import type { OpencodeClient } from "../../../src/client/opencode-client.js";
+import type { Parsed } from "../../../src/protocol/common.js";
+import type { LegacyEvent, LegacyEventType } from "../../../src/protocol/legacy/events.js";
+import type { Part } from "../../../src/protocol/legacy/parts.js";
+import type { MessageWithParts } from "../../../src/protocol/legacy/session.js";
+import { ReplayTransport } from "../../../src/transport/transcript/replay-transport.js";
+import type { ScenarioContext } from "../scenario.js";
+import { DEMO_MODEL, isLegacy, type openLegacyEvents } from "../turns.js";
+
+export type LegacyItem = Parsed<LegacyEvent>;
+export type LegacyEvents = Awaited<ReturnType<typeof openLegacyEvents>>;
+export type LegacyEventOf<T extends LegacyEventType> = Extract<LegacyEvent, { type: T }>;
+export type ToolPart = Extract<Part, { type: "tool" }>;
+
+/** True when the scenario runs against a real server (so the filesystem may be checked). */
+export function isLive(context: ScenarioContext): boolean {
+  return !(context.transport instanceof ReplayTransport);
+}
+
+/** Sends one text prompt with the scripted model, without waiting for the turn. */
+export function promptText(client: OpencodeClient, sessionID: string, text: string) {
+  return client.session.promptAsync({
+    sessionID,
+    model: DEMO_MODEL,
+    parts: [{ type: "text", text }],
+  });
+}
+
+/** The known events of `type` among `items`, in order. */
+export function eventsOf<T extends LegacyEventType>(
+  items: readonly LegacyItem[],
+  type: T,
+): LegacyEventOf<T>[] {
+  return items.flatMap((item) =>
+    item.known && item.event.type === type ? [item.event as LegacyEventOf<T>] : [],
+  );
+}
+
+/** The tool part snapshot in `item`, if it is one for `tool`. */
+export function toolPartIn(item: LegacyItem, tool: string): ToolPart | undefined {
+  if (!item.known || item.event.type !== "message.part.updated") return undefined;
+  const { part } = item.event.properties;
+  return part.type === "tool" && part.tool === tool ? part : undefined;
+}
+
+/** Every snapshot of the `tool` parts among `items`, in order. */
+export function toolSnapshots(items: readonly LegacyItem[], tool: string): ToolPart[] {
+  return items.flatMap((item) => {
+    const part = toolPartIn(item, tool);
+    return part === undefined ? [] : [part];
+  });
+}
+
+/** The statuses a `tool` part went through, repeats (metadata updates) collapsed. */
+export function toolStatuses(items: readonly LegacyItem[], tool: string): string[] {
+  const statuses: string[] = [];
+  for (const part of toolSnapshots(items, tool)) {
+    if (statuses.at(-1) !== part.state.status) statuses.push(part.state.status);
+  }
+  return statuses;
+}
+
+/** Joined `message.part.delta` text per part, in the order the parts started streaming. */
+export function streamedTexts(items: readonly LegacyItem[], sessionID: string): string[] {
+  const texts = new Map<string, string>();
+  for (const event of eventsOf(items, "message.part.delta")) {
+    if (event.properties.sessionID !== sessionID || event.properties.field !== "text") continue;
+    const { partID, delta } = event.properties;
+    texts.set(partID, (texts.get(partID) ?? "") + delta);
+  }
+  return [...texts.values()];
+}
+
+/** The text parts of the assistant messages in `messages`, in order. */
+export function assistantTexts(messages: readonly MessageWithParts[]): string[] {
+  return messages
+    .filter((message) => message.info.role === "assistant")
+    .flatMap((message) =>
+      message.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])),
+    );
+}
+
+/** `role` of each message, in order. */
+export function rolesOf(messages: readonly MessageWithParts[]): string[] {
+  return messages.map((message) => message.info.role);
+}
+
+/**
+ * Reads until `sessionID` goes idle after an event for which `after` held (read by this
+ * call). OpenCode 1.18 sends `session.idle` twice when a turn fails or is aborted: once when
+ * the loop gives up, again once the assistant message is written with its error; waiting for
+ * the idle that follows that message keeps the recording to the same events every run.
+ */
+export function idleAfter(
+  stream: LegacyEvents,
+  sessionID: string,
+  after: (item: LegacyItem) => boolean,
+): Promise<LegacyItem[]> {
+  let seen = false;
+  return stream.until((item) => {
+    if (seen) return isLegacy(item, "session.idle", sessionID);
+    seen = after(item);
+    return false;
+  });
+}
+
+/**
+ * The assistant message in `item`, if `item` is a `message.updated` of `sessionID` whose
+ * message is finished (or failed).
+ */
+export function finishedAssistant(item: LegacyItem, sessionID: string) {
+  if (!item.known || item.event.type !== "message.updated") return undefined;
+  const { info } = item.event.properties;
+  return info.sessionID === sessionID &&
+    info.role === "assistant" &&
+    info.time.completed !== undefined
+    ? info
+    : undefined;
+}
+
+/** Where in `items` the text part with exactly `text` first appeared (-1 if it did not). */
+export function indexOfTextPart(items: readonly LegacyItem[], text: string): number {
+  return items.findIndex(
+    (item) =>
+      item.known &&
+      item.event.type === "message.part.updated" &&
+      item.event.properties.part.type === "text" &&
+      item.event.properties.part.text === text,
+  );
+}
