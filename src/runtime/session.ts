@@ -23,6 +23,9 @@ import { DEFAULT_WATCHDOG, type Stall, Watchdog, type WatchdogBounds } from "./w
 
 export type Delivery = "steer" | "queue";
 
+/** How long `send` waits for the live stream before prompting anyway. */
+const LIVE_READY_TIMEOUT_MS = 5_000;
+
 export interface SendOptions {
   /** Required: the server's own default (steer) is never assumed. */
   delivery: Delivery;
@@ -56,6 +59,11 @@ export class Session {
   /** Tools called and not finished: a tool may run for minutes, which is not a stall. */
   readonly #runningTools = new Set<string>();
   #pump: Promise<void> | undefined;
+  #liveConnected: () => void = () => {};
+  /** Resolves once the live stream is connected: deltas of a prompt sent earlier would be lost. */
+  readonly #liveReady = new Promise<void>((resolve) => {
+    this.#liveConnected = resolve;
+  });
 
   constructor(client: OpencodeClient, id: string, options: SessionOptions) {
     this.id = id;
@@ -85,6 +93,7 @@ export class Session {
         `delivery must be "steer" or "queue", got ${JSON.stringify(options.delivery)}`,
       );
     }
+    await this.#whenLive(options.signal);
     const running = this.runningTurn;
     const admitted = await this.#client.v2.session.prompt(
       {
@@ -154,6 +163,7 @@ export class Session {
       signal: this.#stop.signal,
       directory: this.directory,
       logger: this.#logger,
+      onLiveConnected: () => this.#liveConnected(),
       ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
     });
     try {
@@ -166,6 +176,29 @@ export class Session {
       if (!(error instanceof AbortError)) {
         this.#logger.error("the session's event streams failed", { sessionId: this.id, error });
       }
+    }
+  }
+
+  /** Waits (bounded) for the live stream; past the bound the turn still runs, with fewer deltas. */
+  async #whenLive(signal: AbortSignal | undefined): Promise<void> {
+    const bound = new AbortController();
+    const timer = setTimeout(() => bound.abort(), LIVE_READY_TIMEOUT_MS);
+    try {
+      await Promise.race([
+        this.#liveReady,
+        new Promise<void>((resolve) => bound.signal.addEventListener("abort", () => resolve())),
+        new Promise<never>((_, reject) => {
+          if (signal?.aborted) reject(new AbortError("send"));
+          signal?.addEventListener("abort", () => reject(new AbortError("send")), { once: true });
+        }),
+      ]);
+      if (bound.signal.aborted) {
+        this.#logger.warn("the live stream is not connected yet; deltas may be missed", {
+          sessionId: this.id,
+        });
+      }
+    } finally {
+      clearTimeout(timer);
     }
   }
 

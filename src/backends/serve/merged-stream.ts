@@ -33,6 +33,11 @@ export interface MergedStreamOptions {
   /** Bound on silence before a stream counts as dropped (heartbeats count). */
   idleTimeoutMs?: number;
   logger?: Logger;
+  /**
+   * Called each time the live stream (re)connects. Deltas sent before it are lost, so a
+   * caller should not prompt before the first call.
+   */
+  onLiveConnected?: () => void;
 }
 
 export interface MergedEvent {
@@ -60,6 +65,7 @@ export function mergedSessionStream(
   }
   async function* live(): AsyncIterable<MergedEvent> {
     for await (const parsed of client.v2.event.subscribe(streamOptions)) {
+      if (parsed.event.type === "server.connected") options.onLiveConnected?.();
       if (!LIVE_ONLY_TYPES.includes(parsed.event.type)) continue;
       if (sessionOf(parsed) !== options.sessionId) continue;
       yield { source: "live", parsed };

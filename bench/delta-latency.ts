@@ -1,0 +1,141 @@
+/**
+ * (b) The latency the bridge adds per text delta: a raw SSE reader on the global `/api/event`
+ * stream and the bridge's `turn.events()` run in the same process; for each delta both saw
+ * (matched by the native event id the canonical event carries), latency is the time the bridge
+ * yielded it minus the time the raw reader saw it.
+ */
+import { AbortError } from "../src/errors.js";
+import type { Bridge } from "../src/runtime/bridge.js";
+import type { Session } from "../src/runtime/session.js";
+import { readSse } from "../src/transport/sse-reader.js";
+import { RawApi, summarizeFrame } from "./raw-api.js";
+import { note, withTimeout } from "./stats.js";
+
+export interface DeltaLatencyOptions {
+  turns: number;
+  /** `[[slow TOKENS DELAYMS]]`: deltas per turn and the model's pause before each. */
+  tokens: number;
+  delayMs: number;
+  /** Bound on one turn, and on connecting the raw reader. */
+  timeoutMs: number;
+}
+
+export interface DeltaLatencyResult {
+  /** Bridge time − raw reader time, ms, one per matched delta. */
+  samples: number[];
+  /** Deltas of the session the raw reader saw. */
+  rawSeen: number;
+  /** Deltas the bridge yielded inside the turns. */
+  bridgeSeen: number;
+}
+
+const DELTA = "session.next.text.delta";
+
+export async function benchDeltaLatency(
+  bridge: Bridge,
+  directory: string,
+  options: DeltaLatencyOptions,
+): Promise<DeltaLatencyResult> {
+  const raw = new RawApi({ url: bridge.server.url, password: bridge.server.password, directory });
+  const stop = new AbortController();
+  const rawSeen = new Map<string, number>();
+  const bridgeSeen = new Map<string, number>();
+  let session: Session | undefined;
+  let reading: Promise<void> | undefined;
+  try {
+    // Known once the session exists; the raw reader connects first (see below).
+    let sessionId: string | undefined;
+    let connected = (): void => {};
+    const firstMessage = new Promise<void>((resolve) => {
+      connected = resolve;
+    });
+    const messages = readSse({
+      url: () => `${bridge.server.url}/api/event`,
+      headers: () => raw.headers(),
+      signal: stop.signal,
+      idleTimeoutMs: options.timeoutMs,
+      maxConsecutiveFailures: 3,
+    });
+    reading = (async () => {
+      for await (const message of messages) {
+        const seenAt = performance.now();
+        connected();
+        // Cheap prefilter: the global stream carries every session's events.
+        if (!message.data.includes(DELTA)) continue;
+        const frame = summarizeFrame(message.data);
+        if (frame?.type !== DELTA || frame.sessionID !== sessionId || frame.id === undefined) {
+          continue;
+        }
+        if (!rawSeen.has(frame.id)) rawSeen.set(frame.id, seenAt);
+      }
+    })().catch((error: unknown) => {
+      if (!(error instanceof AbortError)) throw error;
+    });
+    // The server greets a new subscriber with `server.connected`: after it, nothing is missed.
+    await withTimeout(
+      Promise.race([firstMessage, reading]),
+      options.timeoutMs,
+      "the raw reader's connection",
+    );
+    // Created after the raw reader subscribed. The server appears to write each event to its
+    // subscribers in subscription order: with the bridge subscribed first, its socket got each
+    // delta ~0.25 ms earlier and p50 came out negative. This way the skew counts against the
+    // bridge, so the figure is an upper bound on what it adds.
+    session = await withTimeout(
+      bridge.createSession({ title: "bench delta latency" }),
+      options.timeoutMs,
+      "creating the session",
+    );
+    sessionId = session.id;
+
+    // One unmeasured turn, so that the session's own streams are connected too.
+    await runTurn(session, "[[reply warm]]", options.timeoutMs, undefined);
+    for (let turn = 0; turn < options.turns; turn++) {
+      await runTurn(
+        session,
+        `[[slow ${options.tokens} ${options.delayMs}]]`,
+        options.timeoutMs,
+        bridgeSeen,
+      );
+      note(`(b) turn ${turn + 1}/${options.turns}: ${bridgeSeen.size} deltas so far`);
+    }
+    // The raw reader may still be behind the bridge on the last deltas.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  } finally {
+    stop.abort();
+    if (reading !== undefined) {
+      await withTimeout(reading, 5_000, "closing the raw reader").catch((error: unknown) =>
+        note(`(b) raw reader: ${String(error)}`),
+      );
+    }
+    await session?.close();
+  }
+
+  const samples: number[] = [];
+  for (const [id, yieldedAt] of bridgeSeen) {
+    const seenAt = rawSeen.get(id);
+    if (seenAt !== undefined) samples.push(yieldedAt - seenAt);
+  }
+  return { samples, rawSeen: rawSeen.size, bridgeSeen: bridgeSeen.size };
+}
+
+/** Sends `text`, reads the turn to its end, records when each delta was yielded. */
+async function runTurn(
+  session: Session,
+  text: string,
+  timeoutMs: number,
+  seen: Map<string, number> | undefined,
+): Promise<void> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  const turn = await session.send(text, { delivery: "queue", signal });
+  for await (const event of turn.events({ signal })) {
+    if (event.type !== "text.delta") continue;
+    const yieldedAt = performance.now();
+    const id = event.native?.id;
+    if (seen !== undefined && id !== undefined && !seen.has(id)) seen.set(id, yieldedAt);
+  }
+  const result = await withTimeout(turn.done(), timeoutMs, `turn ${turn.id}`);
+  if (result.outcome !== "completed") {
+    throw new Error(`turn ${turn.id} ended ${result.outcome}: ${result.error?.message ?? ""}`);
+  }
+}

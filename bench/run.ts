@@ -1,0 +1,192 @@
+/**
+ * `npm run bench`: three figures, each a ratio against a baseline run in the same process.
+ *   (a) normaliser throughput against bare `JSON.parse` of the same lines;
+ *   (b) the latency the bridge adds per text delta, against a raw SSE reader;
+ *   (c) a short turn through the bridge against the same turn over raw `fetch`.
+ * Options: --events N (a), --latency-turns N (b), --runs N (c), --only a,b,c.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { normalizeApiEvent } from "../src/events/normalize-api.js";
+import { Bridge } from "../src/runtime/bridge.js";
+import { benchDeltaLatency, type DeltaLatencyResult } from "./delta-latency.js";
+import { benchNormalizer, type NormalizerResult } from "./normalizer.js";
+import { benchShortTurns, type ShortTurnResult } from "./short-turn.js";
+import { formatMs, formatRate, formatRatio, median, note, percentile } from "./stats.js";
+
+/** The whole bench must finish within this, or it cleans up and exits 1. */
+const OVERALL_DEADLINE_MS = 15 * 60_000;
+const TURN_TIMEOUT_MS = 30_000;
+
+const { values } = parseArgs({
+  options: {
+    events: { type: "string", default: "200000" },
+    "latency-turns": { type: "string", default: "5" },
+    runs: { type: "string", default: "10" },
+    only: { type: "string", default: "a,b,c" },
+  },
+});
+const only = new Set(values.only.split(",").map((part) => part.trim()));
+const positive = (name: string, text: string): number => {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} wants a positive integer`);
+  return value;
+};
+const events = positive("events", values.events);
+const latencyTurns = positive("latency-turns", values["latency-turns"]);
+const runs = positive("runs", values.runs);
+
+let starting: Promise<Bridge> | undefined;
+let directory: string | undefined;
+/** Aborts a server start that is still under way when the bench is abandoned. */
+const startAbort = new AbortController();
+
+let cleaning: Promise<void> | undefined;
+
+/** Stops the server and removes the temp dir; every call shares the one cleanup. */
+function cleanUp(): Promise<void> {
+  cleaning ??= stopAndRemove();
+  return cleaning;
+}
+
+async function stopAndRemove(): Promise<void> {
+  startAbort.abort();
+  // A start under way either fails on the abort or gives a bridge that must be closed too.
+  const current = await starting?.catch(() => undefined);
+  if (current !== undefined) {
+    const pid = current.server.pid;
+    await current.close();
+    if (pid !== undefined && isAlive(pid)) note(`warning: opencode serve ${pid} still runs`);
+  }
+  if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let abandoning = false;
+
+async function abandon(why: string, code: number): Promise<void> {
+  // Ctrl-C reaches this process twice (from the terminal and relayed by tsx): one cleanup.
+  if (abandoning) return;
+  abandoning = true;
+  note(`bench: ${why}; cleaning up`);
+  // Bounded: a cleanup that hangs must not keep the process alive either.
+  const forced = setTimeout(() => process.exit(code), 20_000);
+  forced.unref();
+  await cleanUp().catch((error: unknown) => note(`cleanup failed: ${String(error)}`));
+  process.exit(code);
+}
+
+const deadline = setTimeout(
+  () => void abandon(`no result within ${OVERALL_DEADLINE_MS / 60_000} min`, 1),
+  OVERALL_DEADLINE_MS,
+);
+// `on`, not `once`: a repeated signal with no listener would kill the process mid-cleanup.
+process.on("SIGINT", () => void abandon("interrupted", 130));
+process.on("SIGTERM", () => void abandon("terminated", 143));
+
+async function main(): Promise<string[]> {
+  const lines = [
+    `opencode-bridge bench (node ${process.version}, ${availableParallelism()} cores)`,
+  ];
+  let normalizer: NormalizerResult | undefined;
+  let latency: DeltaLatencyResult | undefined;
+  let shortTurns: ShortTurnResult[] | undefined;
+
+  if (only.has("a")) normalizer = benchNormalizer({ events, runs: 7, warmups: 2 });
+
+  if (only.has("b") || only.has("c")) {
+    directory = mkdtempSync(join(tmpdir(), "ocb-bench-"));
+    note("starting the bridge (demo model)");
+    starting = Bridge.start({
+      directory,
+      demo: true,
+      server: { startupTimeoutMs: 60_000, signal: startAbort.signal },
+      // A model that never answers fails the turn instead of holding the bench.
+      watchdog: { admitTimeoutMs: 10_000, silenceTimeoutMs: 10_000 },
+      modelReadyTimeoutMs: 30_000,
+    });
+    const bridge = await starting;
+    note(`bridge up: ${bridge.server.url}, opencode serve pid ${bridge.server.pid ?? "?"}`);
+    if (only.has("b")) {
+      latency = await benchDeltaLatency(bridge, directory, {
+        turns: latencyTurns,
+        tokens: 200,
+        delayMs: 5,
+        timeoutMs: TURN_TIMEOUT_MS,
+      });
+    }
+    if (only.has("c")) {
+      shortTurns = await benchShortTurns(bridge, directory, {
+        runs,
+        warmups: 1,
+        timeoutMs: TURN_TIMEOUT_MS,
+      });
+    }
+  }
+
+  if (normalizer !== undefined) lines.push(...normalizerLines(normalizer));
+  if (latency !== undefined) lines.push(latencyLine(latency));
+  if (shortTurns !== undefined) lines.push(shortTurnLine(shortTurns));
+  return lines;
+}
+
+function normalizerLines(result: NormalizerResult): string[] {
+  const rate = (ms: number): string => formatRate((result.events / ms) * 1000);
+  const out = [
+    `(a) normaliser      ${result.events} events  JSON.parse ${rate(result.jsonMs)}  ` +
+      `bridge ${rate(result.bridgeMs)}  ratio ${formatRatio(result.bridgeMs / result.jsonMs)}`,
+    `                    JSON.parse+parseApiEvent ${rate(result.parseMs)} ` +
+      `(${formatRatio(result.parseMs / result.jsonMs)}); ${result.frames} recorded frames repeated`,
+  ];
+  // tsx compiles with esbuild's keepNames: every closure created per event also pays a
+  // `__name(...)` call, which the published build (tsc) does not have.
+  if (normalizeApiEvent.toString().includes("__name(")) {
+    out.push("                    (run under tsx keepNames: per-event closures cost extra here)");
+  }
+  return out;
+}
+
+function latencyLine(result: DeltaLatencyResult): string {
+  const { samples } = result;
+  return (
+    `(b) delta latency   n=${samples.length}  p50 ${formatMs(percentile(samples, 50))}  ` +
+    `p99 ${formatMs(percentile(samples, 99))}  (bridge − raw SSE reader, same process; ` +
+    `raw saw ${result.rawSeen}, bridge yielded ${result.bridgeSeen})`
+  );
+}
+
+function shortTurnLine(results: readonly ShortTurnResult[]): string {
+  const parts = results.map((result) => {
+    const bridgeMs = median(result.bridgeMs);
+    const rawMs = median(result.rawMs);
+    return (
+      `${result.name}: bridge ${formatMs(bridgeMs)} / raw ${formatMs(rawMs)} = ` +
+      formatRatio(bridgeMs / rawMs)
+    );
+  });
+  const n = results[0]?.bridgeMs.length ?? 0;
+  return `(c) short turn      ${parts.join("   ")}  (median of ${n})`;
+}
+
+try {
+  const lines = await main();
+  process.stdout.write(`${lines.join("\n")}\n`);
+} catch (error) {
+  note(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exitCode = 1;
+} finally {
+  await cleanUp();
+  clearTimeout(deadline);
+}
+// Unref'd: it fires only if some stray handle would otherwise keep the process alive.
+setTimeout(() => process.exit(), 5_000).unref();
