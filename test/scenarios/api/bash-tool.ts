@@ -1,8 +1,8 @@
 /** A turn that runs one tool and answers with its result, on the durable stream. */
 import { expect } from "vitest";
 import { scenario } from "../scenario.js";
-import { clientFor, DEMO_MODEL_V2, typesOf } from "../turns.js";
-import { eventsOf, followSession } from "./follow.js";
+import { typesOf } from "../turns.js";
+import { eventsOf, openApiSession, queuePrompt } from "./follow.js";
 
 export const apiBashTool = scenario({
   name: "api-bash-tool",
@@ -10,21 +10,11 @@ export const apiBashTool = scenario({
   description:
     "bash tool call: tool.input.*, tool.called, tool.success, a tool-calls step, then the text step",
   async run(context) {
-    const client = clientFor(context);
-    const session = await client.v2.session.create({
-      model: DEMO_MODEL_V2,
-      location: { directory: context.directory },
-      title: "bash tool",
-    });
-    const durable = followSession(client, session.id);
+    const { client, session, durable } = await openApiSession(context, "bash tool");
     try {
       // The /api bash tool takes `command`, `workdir` and `timeout` (no `description`, unlike
       // the legacy one): what OpenCode 1.18.33 offers the model.
-      await client.v2.session.prompt({
-        sessionID: session.id,
-        prompt: { text: '[[tool bash {"command":"echo hi"}]]' },
-        delivery: "queue",
-      });
+      await queuePrompt(client, session.id, '[[tool bash {"command":"echo hi"}]]');
       await durable.settled();
       return { events: durable.items };
     } finally {

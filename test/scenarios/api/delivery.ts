@@ -3,8 +3,8 @@ import { expect } from "vitest";
 import type { ApiEvent } from "../../../src/protocol/api/events.js";
 import type { Parsed } from "../../../src/protocol/common.js";
 import { scenario } from "../scenario.js";
-import { clientFor, DEMO_MODEL_V2, typesOf } from "../turns.js";
-import { eventsOf, followSession, isType, positionOf } from "./follow.js";
+import { typesOf } from "../turns.js";
+import { eventsOf, isType, openApiSession, positionOf, queuePrompt } from "./follow.js";
 
 /** Where the admission or the delivery of prompt `messageID` sits in `events`. */
 const at = (
@@ -19,13 +19,7 @@ export const apiSteerMidTurn = scenario({
   description:
     "steer sent while a text step streams: admitted at once, delivered after that step ends, answered by the next step",
   async run(context) {
-    const client = clientFor(context);
-    const session = await client.v2.session.create({
-      model: DEMO_MODEL_V2,
-      location: { directory: context.directory },
-      title: "steer mid turn",
-    });
-    const durable = followSession(client, session.id);
+    const { client, session, durable } = await openApiSession(context, "steer mid turn");
     try {
       const first = await client.v2.session.prompt({
         sessionID: session.id,
@@ -98,13 +92,7 @@ export const apiQueueBehindTurn = scenario({
   description:
     "a queued prompt sent while a text step streams: admitted at once, delivered only after the turn ends",
   async run(context) {
-    const client = clientFor(context);
-    const session = await client.v2.session.create({
-      model: DEMO_MODEL_V2,
-      location: { directory: context.directory },
-      title: "queue behind turn",
-    });
-    const durable = followSession(client, session.id);
+    const { client, session, durable } = await openApiSession(context, "queue behind turn");
     try {
       const first = await client.v2.session.prompt({
         sessionID: session.id,
@@ -166,19 +154,9 @@ export const apiSteerMidTool = scenario({
   description:
     "steer sent while a tool runs: delivered after the tool-calls step, so the next step of the same run answers it",
   async run(context) {
-    const client = clientFor(context);
-    const session = await client.v2.session.create({
-      model: DEMO_MODEL_V2,
-      location: { directory: context.directory },
-      title: "steer mid tool",
-    });
-    const durable = followSession(client, session.id);
+    const { client, session, durable } = await openApiSession(context, "steer mid tool");
     try {
-      await client.v2.session.prompt({
-        sessionID: session.id,
-        prompt: { text: '[[tool bash {"command":"sleep 1"}]]' },
-        delivery: "queue",
-      });
+      await queuePrompt(client, session.id, '[[tool bash {"command":"sleep 1"}]]');
       await durable.untilType("session.next.tool.called");
       const steer = await client.v2.session.prompt({
         sessionID: session.id,

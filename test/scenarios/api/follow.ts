@@ -12,7 +12,8 @@ import {
 } from "../../../src/protocol/api/events.js";
 import { type Parsed, parseWire } from "../../../src/protocol/common.js";
 import { PullReader } from "../../support/streams.js";
-import { endsTurn, openDurableEvents } from "../turns.js";
+import type { ScenarioContext } from "../scenario.js";
+import { clientFor, DEMO_MODEL_V2, endsTurn, openDurableEvents } from "../turns.js";
 
 /** The known `/api` event of one type. */
 export type ApiEventOf<T extends ApiEventType> = Extract<ApiEvent, { type: T }>;
@@ -112,4 +113,20 @@ export async function nextPermissionAsk(
       item.event.type === "permission.v2.asked" && apiEventSessionId(item.event) === sessionID,
   );
   return parseWire(PermissionAsked, read.at(-1)?.event, "permission.v2.asked");
+}
+
+/** Creates an `/api` session on the demo model and opens its durable stream. */
+export async function openApiSession(context: ScenarioContext, title: string) {
+  const client = clientFor(context);
+  const session = await client.v2.session.create({
+    model: DEMO_MODEL_V2,
+    location: { directory: context.directory },
+    title,
+  });
+  return { client, session, durable: followSession(client, session.id) };
+}
+
+/** Prompts with `delivery: queue`, answering what the server admitted. */
+export function queuePrompt(client: OpencodeClient, sessionID: string, text: string) {
+  return client.v2.session.prompt({ sessionID, prompt: { text }, delivery: "queue" });
 }

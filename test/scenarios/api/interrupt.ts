@@ -1,8 +1,8 @@
 /** Interrupting a session while a tool runs, then prompting it again. */
 import { expect } from "vitest";
 import { scenario } from "../scenario.js";
-import { clientFor, DEMO_MODEL_V2, typesOf } from "../turns.js";
-import { eventsOf, followSession, isType } from "./follow.js";
+import { typesOf } from "../turns.js";
+import { eventsOf, isType, openApiSession, queuePrompt } from "./follow.js";
 
 export const apiInterruptMidTool = scenario({
   name: "api-interrupt-mid-tool",
@@ -10,19 +10,9 @@ export const apiInterruptMidTool = scenario({
   description:
     "interrupt while bash runs: the tool fails, the step ends with tool-calls, and the session takes the next prompt",
   async run(context) {
-    const client = clientFor(context);
-    const session = await client.v2.session.create({
-      model: DEMO_MODEL_V2,
-      location: { directory: context.directory },
-      title: "interrupt mid tool",
-    });
-    const durable = followSession(client, session.id);
+    const { client, session, durable } = await openApiSession(context, "interrupt mid tool");
     try {
-      await client.v2.session.prompt({
-        sessionID: session.id,
-        prompt: { text: '[[tool bash {"command":"sleep 30"}]]' },
-        delivery: "queue",
-      });
+      await queuePrompt(client, session.id, '[[tool bash {"command":"sleep 30"}]]');
       await durable.untilType("session.next.tool.called");
       await client.v2.session.interrupt({ sessionID: session.id });
       const interrupted = await durable.until(

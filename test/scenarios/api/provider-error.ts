@@ -1,8 +1,8 @@
 /** The provider answers a step with an HTTP error that is not retried. */
 import { expect } from "vitest";
 import { scenario } from "../scenario.js";
-import { clientFor, DEMO_MODEL_V2, typesOf } from "../turns.js";
-import { eventsOf, followSession } from "./follow.js";
+import { typesOf } from "../turns.js";
+import { eventsOf, openApiSession, queuePrompt } from "./follow.js";
 
 export const apiProviderError = scenario({
   name: "api-provider-error",
@@ -10,13 +10,7 @@ export const apiProviderError = scenario({
   description:
     "provider 400 (invalid_request_error): step.failed with the provider's message, no retry; the session takes the next prompt",
   async run(context) {
-    const client = clientFor(context);
-    const session = await client.v2.session.create({
-      model: DEMO_MODEL_V2,
-      location: { directory: context.directory },
-      title: "provider error",
-    });
-    const durable = followSession(client, session.id);
+    const { client, session, durable } = await openApiSession(context, "provider error");
     try {
       await client.v2.session.prompt({
         sessionID: session.id,
@@ -26,11 +20,7 @@ export const apiProviderError = scenario({
         delivery: "queue",
       });
       const failed = await durable.settled();
-      await client.v2.session.prompt({
-        sessionID: session.id,
-        prompt: { text: "[[reply after]]" },
-        delivery: "queue",
-      });
+      await queuePrompt(client, session.id, "[[reply after]]");
       await durable.settled();
       return { failed, events: durable.items };
     } finally {
