@@ -13,7 +13,7 @@
 import type { ApiEvent } from "../protocol/api/events.js";
 import type { Parsed } from "../protocol/common.js";
 import { canonical, type Origin, textOfContent, usageOf } from "./build.js";
-import type { CanonicalEvent } from "./canonical.js";
+import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "./canonical.js";
 import {
   addTurnText,
   addTurnUsage,
@@ -88,6 +88,9 @@ export function normalizeApiEvent(
     state: next as ApiNormalizerState,
     events: [made],
   });
+  /** The one canonical event of this native event, the state unchanged. */
+  const emit = <T extends CanonicalType>(type: T, data: CanonicalEventOf<T>["data"]) =>
+    one(state, canonical(origin(state), 0, type, data));
 
   switch (event.type) {
     case "session.next.prompt.admitted": {
@@ -121,14 +124,11 @@ export function normalizeApiEvent(
       return { state: next as ApiNormalizerState, events };
     }
     case "session.next.step.started":
-      return one(
-        state,
-        canonical(origin(state), 0, "step.started", {
-          stepId: event.data.assistantMessageID,
-          model: { providerID: event.data.model.providerID, modelID: event.data.model.id },
-          agent: event.data.agent,
-        }),
-      );
+      return emit("step.started", {
+        stepId: event.data.assistantMessageID,
+        model: { providerID: event.data.model.providerID, modelID: event.data.model.id },
+        agent: event.data.agent,
+      });
     case "session.next.step.ended": {
       const usage = usageOf(event.data.tokens, event.data.cost);
       let next: TurnState = addTurnUsage(state, usage);
@@ -172,21 +172,15 @@ export function normalizeApiEvent(
       return { state: { ...state, turn: undefined }, events };
     }
     case "session.next.text.started":
-      return one(
-        state,
-        canonical(origin(state), 0, "text.started", {
-          partId: partId(event.data.assistantMessageID, event.data.textID),
-          stepId: event.data.assistantMessageID,
-        }),
-      );
+      return emit("text.started", {
+        partId: partId(event.data.assistantMessageID, event.data.textID),
+        stepId: event.data.assistantMessageID,
+      });
     case "session.next.text.delta":
-      return one(
-        state,
-        canonical(origin(state), 0, "text.delta", {
-          partId: partId(event.data.assistantMessageID, event.data.textID),
-          delta: event.data.delta,
-        }),
-      );
+      return emit("text.delta", {
+        partId: partId(event.data.assistantMessageID, event.data.textID),
+        delta: event.data.delta,
+      });
     case "session.next.text.ended":
       return one(
         addTurnText(state, event.data.assistantMessageID, event.data.text),
@@ -197,78 +191,51 @@ export function normalizeApiEvent(
         }),
       );
     case "session.next.reasoning.started":
-      return one(
-        state,
-        canonical(origin(state), 0, "reasoning.started", {
-          partId: partId(event.data.assistantMessageID, event.data.reasoningID),
-          stepId: event.data.assistantMessageID,
-        }),
-      );
+      return emit("reasoning.started", {
+        partId: partId(event.data.assistantMessageID, event.data.reasoningID),
+        stepId: event.data.assistantMessageID,
+      });
     case "session.next.reasoning.delta":
-      return one(
-        state,
-        canonical(origin(state), 0, "reasoning.delta", {
-          partId: partId(event.data.assistantMessageID, event.data.reasoningID),
-          delta: event.data.delta,
-        }),
-      );
+      return emit("reasoning.delta", {
+        partId: partId(event.data.assistantMessageID, event.data.reasoningID),
+        delta: event.data.delta,
+      });
     case "session.next.reasoning.ended":
-      return one(
-        state,
-        canonical(origin(state), 0, "reasoning.ended", {
-          partId: partId(event.data.assistantMessageID, event.data.reasoningID),
-          stepId: event.data.assistantMessageID,
-          text: event.data.text,
-        }),
-      );
+      return emit("reasoning.ended", {
+        partId: partId(event.data.assistantMessageID, event.data.reasoningID),
+        stepId: event.data.assistantMessageID,
+        text: event.data.text,
+      });
     case "session.next.tool.input.started":
-      return one(
-        state,
-        canonical(origin(state), 0, "tool.input.started", {
-          callId: event.data.callID,
-          tool: event.data.name,
-          stepId: event.data.assistantMessageID,
-        }),
-      );
+      return emit("tool.input.started", {
+        callId: event.data.callID,
+        tool: event.data.name,
+        stepId: event.data.assistantMessageID,
+      });
     case "session.next.tool.input.delta":
-      return one(
-        state,
-        canonical(origin(state), 0, "tool.input.delta", {
-          callId: event.data.callID,
-          delta: event.data.delta,
-        }),
-      );
+      return emit("tool.input.delta", {
+        callId: event.data.callID,
+        delta: event.data.delta,
+      });
     case "session.next.tool.input.ended":
-      return one(
-        state,
-        canonical(origin(state), 0, "tool.input.ended", {
-          callId: event.data.callID,
-          input: event.data.text,
-        }),
-      );
+      return emit("tool.input.ended", {
+        callId: event.data.callID,
+        input: event.data.text,
+      });
     case "session.next.tool.called":
-      return one(
-        state,
-        canonical(origin(state), 0, "tool.called", {
-          callId: event.data.callID,
-          tool: event.data.tool,
-          input: event.data.input,
-          stepId: event.data.assistantMessageID,
-        }),
-      );
+      return emit("tool.called", {
+        callId: event.data.callID,
+        tool: event.data.tool,
+        input: event.data.input,
+        stepId: event.data.assistantMessageID,
+      });
     case "session.next.tool.progress":
-      return one(
-        state,
-        canonical(origin(state), 0, "tool.progress", { callId: event.data.callID }),
-      );
+      return emit("tool.progress", { callId: event.data.callID });
     case "session.next.tool.success":
-      return one(
-        state,
-        canonical(origin(state), 0, "tool.succeeded", {
-          callId: event.data.callID,
-          output: textOfContent(event.data.content),
-        }),
-      );
+      return emit("tool.succeeded", {
+        callId: event.data.callID,
+        output: textOfContent(event.data.content),
+      });
     case "session.next.tool.failed": {
       const error = { kind: event.data.error.type, message: event.data.error.message };
       // 1.18 reports an interrupted tool only by this message; the turn ends with its step.
@@ -281,37 +248,22 @@ export function normalizeApiEvent(
       );
     }
     case "session.next.retried":
-      return one(
-        state,
-        canonical(origin(state), 0, "retry", {
-          attempt: event.data.attempt,
-          error: { kind: "provider", message: describeRetryError(event.data.error) },
-        }),
-      );
+      return emit("retry", {
+        attempt: event.data.attempt,
+        error: { kind: "provider", message: describeRetryError(event.data.error) },
+      });
     case "session.next.model.switched":
-      return one(
-        state,
-        canonical(origin(state), 0, "model.switched", {
-          model: { providerID: event.data.model.providerID, modelID: event.data.model.id },
-        }),
-      );
+      return emit("model.switched", {
+        model: { providerID: event.data.model.providerID, modelID: event.data.model.id },
+      });
     case "session.next.compaction.started":
-      return one(
-        state,
-        canonical(origin(state), 0, "compaction.started", { reason: event.data.reason }),
-      );
+      return emit("compaction.started", { reason: event.data.reason });
     case "session.next.compaction.ended":
-      return one(
-        state,
-        canonical(origin(state), 0, "compaction.ended", { reason: event.data.reason }),
-      );
+      return emit("compaction.ended", { reason: event.data.reason });
     case "session.next.agent.switched":
     case "session.next.synthetic":
       // Known to the wire schema, with no canonical counterpart yet: kept, not dropped.
-      return one(
-        state,
-        canonical(origin(state), 0, "native.unknown", { nativeType: event.type, raw: event }),
-      );
+      return emit("native.unknown", { nativeType: event.type, raw: event });
     default:
       return assertNeverEvent(event);
   }

@@ -7,7 +7,7 @@
 import type { Parsed } from "../protocol/common.js";
 import type { V2Event } from "../protocol/v2/events.js";
 import { canonical, type Origin, usageOf } from "./build.js";
-import type { CanonicalEvent } from "./canonical.js";
+import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "./canonical.js";
 import { admissionOrigin, type Normalized } from "./normalize-api.js";
 import {
   addTurnText,
@@ -65,15 +65,15 @@ export function normalizeV2Event(
     state: next,
     events: [made],
   });
+  /** The one canonical event of this native event, the state unchanged. */
+  const emit = <T extends CanonicalType>(type: T, data: CanonicalEventOf<T>["data"]) =>
+    one(state, canonical(origin(state), 0, type, data));
 
   switch (event.type) {
     case "session.created":
-      return one(
-        state,
-        canonical(origin(state), 0, "session.created", {
-          ...(event.data.title === undefined ? {} : { title: event.data.title }),
-        }),
-      );
+      return emit("session.created", {
+        ...(event.data.title === undefined ? {} : { title: event.data.title }),
+      });
     case "session.inbox.enqueued": {
       const { inboxID, item } = event.data;
       const next = {
@@ -114,14 +114,11 @@ export function normalizeV2Event(
       );
     }
     case "session.step.started":
-      return one(
-        state,
-        canonical(origin(state), 0, "step.started", {
-          stepId: event.data.assistantMessageID,
-          model: { providerID: event.data.model.providerID, modelID: event.data.model.id },
-          agent: event.data.agent,
-        }),
-      );
+      return emit("step.started", {
+        stepId: event.data.assistantMessageID,
+        model: { providerID: event.data.model.providerID, modelID: event.data.model.id },
+        agent: event.data.agent,
+      });
     case "session.step.ended": {
       const usage =
         event.data.tokens === undefined
@@ -151,21 +148,15 @@ export function normalizeV2Event(
       );
     }
     case "session.text.started":
-      return one(
-        state,
-        canonical(origin(state), 0, "text.started", {
-          partId: `${event.data.assistantMessageID}/${event.data.ordinal}`,
-          stepId: event.data.assistantMessageID,
-        }),
-      );
+      return emit("text.started", {
+        partId: `${event.data.assistantMessageID}/${event.data.ordinal}`,
+        stepId: event.data.assistantMessageID,
+      });
     case "session.text.delta":
-      return one(
-        state,
-        canonical(origin(state), 0, "text.delta", {
-          partId: `${event.data.assistantMessageID}/${event.data.ordinal}`,
-          delta: event.data.delta,
-        }),
-      );
+      return emit("text.delta", {
+        partId: `${event.data.assistantMessageID}/${event.data.ordinal}`,
+        delta: event.data.delta,
+      });
     case "session.text.ended":
       return one(
         addTurnText(state, event.data.assistantMessageID, event.data.text) as V2NormalizerState,
@@ -185,62 +176,41 @@ export function normalizeV2Event(
         }),
       );
     case "session.tool.input.delta":
-      return one(
-        state,
-        canonical(origin(state), 0, "tool.input.delta", {
-          callId: event.data.id,
-          delta: event.data.delta,
-        }),
-      );
+      return emit("tool.input.delta", {
+        callId: event.data.id,
+        delta: event.data.delta,
+      });
     case "session.tool.input.ended":
-      return one(
-        state,
-        canonical(origin(state), 0, "tool.input.ended", {
-          callId: event.data.id,
-          input: event.data.text,
-        }),
-      );
+      return emit("tool.input.ended", {
+        callId: event.data.id,
+        input: event.data.text,
+      });
     case "session.tool.called":
-      return one(
-        state,
-        canonical(origin(state), 0, "tool.called", {
-          callId: event.data.id,
-          tool: state.tools.get(event.data.id) ?? toolNameOf(event.data),
-          input: event.data.input,
-          stepId: event.data.assistantMessageID,
-        }),
-      );
+      return emit("tool.called", {
+        callId: event.data.id,
+        tool: state.tools.get(event.data.id) ?? toolNameOf(event.data),
+        input: event.data.input,
+        stepId: event.data.assistantMessageID,
+      });
     case "session.tool.progress":
-      return one(
-        state,
-        canonical(origin(state), 0, "tool.progress", {
-          callId: event.data.id,
-          ...metadataOf(event.data),
-        }),
-      );
+      return emit("tool.progress", {
+        callId: event.data.id,
+        ...metadataOf(event.data),
+      });
     case "session.tool.success":
-      return one(
-        state,
-        canonical(origin(state), 0, "tool.succeeded", {
-          callId: event.data.id,
-          output: String((event.data as { output?: unknown }).output ?? ""),
-        }),
-      );
+      return emit("tool.succeeded", {
+        callId: event.data.id,
+        output: String((event.data as { output?: unknown }).output ?? ""),
+      });
     case "session.tool.failed":
-      return one(
-        state,
-        canonical(origin(state), 0, "tool.failed", {
-          callId: event.data.id,
-          error: { kind: event.data.error.type, message: event.data.error.message },
-        }),
-      );
+      return emit("tool.failed", {
+        callId: event.data.id,
+        error: { kind: event.data.error.type, message: event.data.error.message },
+      });
     case "session.usage.updated":
-      return one(
-        state,
-        canonical(origin(state), 0, "usage.updated", {
-          usage: usageOf(event.data.tokens, event.data.cost),
-        }),
-      );
+      return emit("usage.updated", {
+        usage: usageOf(event.data.tokens, event.data.cost),
+      });
     case "session.execution.succeeded":
     case "session.execution.failed":
     case "session.execution.interrupted": {
