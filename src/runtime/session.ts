@@ -23,6 +23,9 @@ import { DEFAULT_WATCHDOG, type Stall, Watchdog, type WatchdogBounds } from "./w
 
 export type Delivery = "steer" | "queue";
 
+/** Quiet time after an interrupted tool before asking whether the run stopped. */
+const STOP_CHECK_DELAY_MS = 1_000;
+
 /** How long `send` waits for the live stream before prompting anyway. */
 const LIVE_READY_TIMEOUT_MS = 5_000;
 
@@ -59,6 +62,7 @@ export class Session {
   /** Tools called and not finished: a tool may run for minutes, which is not a stall. */
   readonly #runningTools = new Set<string>();
   #pump: Promise<void> | undefined;
+  #stopCheck: NodeJS.Timeout | undefined;
   #liveConnected: () => void = () => {};
   /** Resolves once the live stream is connected: deltas of a prompt sent earlier would be lost. */
   readonly #liveReady = new Promise<void>((resolve) => {
@@ -151,6 +155,7 @@ export class Session {
   /** Stops following the session (the upstream session is kept). */
   async close(): Promise<void> {
     this.#watchdog.stop();
+    clearTimeout(this.#stopCheck);
     this.#stop.abort();
     await this.#pump;
     this.#log.close();
@@ -220,6 +225,43 @@ export class Session {
     }
     turn?.push(stored);
     this.#watchdog.update(this.#phase());
+    this.#watchStoppedRun();
+  }
+
+  /**
+   * After an interrupt, 1.18 usually ends the step; but a run stopped by a rejected permission
+   * ends with no event at all. If nothing comes for a moment, ask the server whether the
+   * session still runs, and end the turn `interrupted` if it does not.
+   */
+  #watchStoppedRun(): void {
+    clearTimeout(this.#stopCheck);
+    this.#stopCheck = undefined;
+    if (!this.#state.turn?.interrupting) return;
+    this.#stopCheck = setTimeout(() => {
+      void this.#endIfStopped();
+    }, STOP_CHECK_DELAY_MS);
+    this.#stopCheck.unref();
+  }
+
+  async #endIfStopped(): Promise<void> {
+    const turn = this.#state.turn;
+    if (!turn?.interrupting) return;
+    try {
+      const active = await this.#client.v2.session.active({ directory: this.directory });
+      if (this.id in active || this.#state.turn !== turn) return;
+      this.#logger.info("the interrupted run stopped without a step end", { sessionId: this.id });
+      this.#dispatch(
+        canonical(this.#watchdogOrigin(turn.id), 0, "turn.ended", endingOf(turn, "interrupted")),
+      );
+      this.#state = { ...this.#state, turn: undefined };
+      this.#inStep = false;
+      this.#watchdog.update(this.#phase());
+    } catch (error) {
+      this.#logger.warn("could not ask whether the session still runs", {
+        sessionId: this.id,
+        error,
+      });
+    }
   }
 
   #phase(): "idle" | "waiting-for-step" | "in-step" {

@@ -83,11 +83,5 @@ function sessionOf(parsed: Parsed<ApiEvent>): string | undefined {
   const event = parsed.event as { type: string } & Record<string, unknown>;
   const fromData = apiEventSessionId(event);
   if (fromData !== undefined) return fromData;
-  // Permission and question events carry the session under `properties`.
-  const properties = event.properties;
-  if (typeof properties === "object" && properties !== null && "sessionID" in properties) {
-    const id = (properties as { sessionID: unknown }).sessionID;
-    return typeof id === "string" ? id : undefined;
-  }
   return undefined;
 }
