@@ -88,3 +88,21 @@ export type LegacyEventType = keyof Schemas;
 export function parseLegacyEvent(raw: unknown): Parsed<LegacyEvent> {
   return parseByType<LegacyEvent>(legacyEventSchemas, raw, "legacy /event frame");
 }
+
+/** The session a legacy event belongs to, if any (`/event` carries every session's events). */
+export function legacyEventSessionId(
+  event: { type: string } & Record<string, unknown>,
+): string | undefined {
+  const properties = event.properties as
+    | {
+        sessionID?: unknown;
+        info?: { id?: unknown; sessionID?: unknown };
+        part?: { sessionID?: unknown };
+      }
+    | undefined;
+  const id =
+    properties?.sessionID ??
+    properties?.part?.sessionID ??
+    (event.type.startsWith("session.") ? properties?.info?.id : properties?.info?.sessionID);
+  return typeof id === "string" ? id : undefined;
+}

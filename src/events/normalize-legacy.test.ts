@@ -1,0 +1,77 @@
+/**
+ * The legacy `/event` normaliser on streams recorded from real servers (replays): seed 003's
+ * 1.18.5 "ping" turn, and the legacy 1.18.33 fixtures (as snapshots).
+ */
+import { readdirSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { legacyEventSessionId, parseLegacyEvent } from "../protocol/legacy/events.js";
+import { fixturePath, readNdjson } from "../testing/fixture-files.js";
+import type { CanonicalEvent } from "./canonical.js";
+import { recordedEvents } from "./fixture-events.js";
+import { initialLegacyState, normalizeLegacyEvent } from "./normalize-legacy.js";
+
+/** Normalises the events of the first session that appears in `frames`. */
+function normalize(frames: unknown[]): CanonicalEvent[] {
+  const parsed = frames.map(parseLegacyEvent);
+  const sessionId = parsed
+    .map((item) => legacyEventSessionId(item.event))
+    .find((id): id is string => id !== undefined);
+  let state = initialLegacyState(sessionId ?? "none");
+  const out: CanonicalEvent[] = [];
+  for (const item of parsed) {
+    if (legacyEventSessionId(item.event) !== sessionId) continue;
+    const result = normalizeLegacyEvent(state, item);
+    state = result.state;
+    out.push(...result.events);
+  }
+  return out;
+}
+
+describe("normalizeLegacyEvent", () => {
+  it("turns seed 003's 1.18.5 stream into a completed turn with reasoning, the text 'ping' and usage", () => {
+    const events = normalize(readNdjson("opencode-1.18.5/ping.events.ndjson"));
+    const ended = events.filter((event) => event.type === "turn.ended");
+    expect(ended).toHaveLength(1);
+    expect(ended[0]?.data).toMatchObject({
+      outcome: "completed",
+      text: "ping",
+      usage: { tokens: { input: 523, output: 4, reasoning: 36, cacheRead: 8192 } },
+    });
+    const reasoning = events.find((event) => event.type === "reasoning.ended");
+    expect(reasoning?.data).toMatchObject({ text: expect.stringContaining('single word "ping"') });
+    const deltas = events.filter(
+      (event) => event.type === "reasoning.delta" || event.type === "text.delta",
+    );
+    expect(deltas.length).toBeGreaterThan(5);
+    expect(events.map((event) => event.type).filter((type) => type.startsWith("turn."))).toEqual([
+      "turn.started",
+      "turn.ended",
+    ]);
+    expect(events.find((event) => event.type === "input.admitted")?.data).toMatchObject({
+      text: "Reply with the single word: ping",
+    });
+  });
+
+  const fixtures = readdirSync(fixturePath("opencode-1.18.33"))
+    .filter((file) => file.startsWith("legacy-") && file.endsWith(".transcript.ndjson"))
+    .sort();
+
+  it.each(fixtures)("normalises the recorded %s to one end per start (snapshot)", (file) => {
+    const events = normalize(recordedEvents(fixturePath(`opencode-1.18.33/${file}`)));
+    const types = events.map((event) => event.type);
+    expect(types.filter((type) => type === "turn.ended").length).toBe(
+      types.filter((type) => type === "turn.started").length,
+    );
+    const summary = events
+      .filter(
+        (event) =>
+          event.durable && event.type !== "native.unknown" && event.type !== "session.updated",
+      )
+      .map((event) =>
+        event.type === "turn.ended"
+          ? `turn.ended ${event.data.outcome} ${JSON.stringify(event.data.text)}`
+          : event.type,
+      );
+    expect(summary).toMatchSnapshot();
+  });
+});

@@ -1,0 +1,315 @@
+/**
+ * OpenCode 1.18's legacy `/event` stream (one session's events) to canonical events. The
+ * legacy stream sends whole part snapshots (`message.part.updated`) and text deltas
+ * (`message.part.delta`); this normaliser remembers what each part last looked like and emits
+ * the transitions: a text part's first snapshot is `text.started`, its snapshot with an end
+ * time is `text.ended`; a tool part's states become `tool.input.started`, `tool.called`,
+ * `tool.succeeded` / `tool.failed`.
+ *
+ * Turn rule: a turn starts when the session turns busy (or a step starts) while none runs, and
+ * ends at the next idle (`session.idle` or `session.status` idle): `interrupted` after a
+ * `MessageAbortedError`, `failed` after another session error, else `completed`. Snapshots
+ * that arrive after that idle (an aborted tool settling) belong to no turn.
+ */
+import type { Parsed } from "../protocol/common.js";
+import type { LegacyEvent } from "../protocol/legacy/events.js";
+import { canonical, type Origin, usageOf } from "./build.js";
+import type { CanonicalEvent, CanonicalEventOf, CanonicalType, ErrorInfo } from "./canonical.js";
+import type { Normalized } from "./normalize-api.js";
+import {
+  addTurnText,
+  addTurnUsage,
+  endingOf,
+  initialTurnState,
+  startTurn,
+  type TurnState,
+  turnIdFor,
+} from "./turn-state.js";
+
+type PartSeen = "text-started" | "text-ended" | "pending" | "running" | "done";
+
+export interface LegacyNormalizerState extends TurnState {
+  readonly sessionId: string;
+  /** Role of each message seen, by id. */
+  readonly roles: ReadonlyMap<string, "user" | "assistant">;
+  /** What was last emitted for each part (or tool call), by part id. */
+  readonly parts: ReadonlyMap<string, PartSeen>;
+  /** Part types by id, to route deltas (text or reasoning). */
+  readonly partTypes: ReadonlyMap<string, string>;
+  /** User messages admitted and not yet answered, oldest first. */
+  readonly waiting: readonly string[];
+  /** The session error seen in the running turn, if any. */
+  readonly error: { name: string; error: ErrorInfo } | undefined;
+  readonly busy: boolean;
+}
+
+export function initialLegacyState(sessionId: string): LegacyNormalizerState {
+  return {
+    ...initialTurnState,
+    sessionId,
+    roles: new Map(),
+    parts: new Map(),
+    partTypes: new Map(),
+    waiting: [],
+    error: undefined,
+    busy: false,
+  };
+}
+
+/** Normalises one parsed legacy event of the session. Pure. */
+export function normalizeLegacyEvent(
+  state: LegacyNormalizerState,
+  parsed: Parsed<LegacyEvent>,
+): Normalized<LegacyNormalizerState> {
+  const raw = parsed.event as { id?: string; properties?: { time?: unknown } };
+  const at = typeof raw.properties?.time === "number" ? raw.properties.time : 0;
+  const native = {
+    backend: "serve-legacy" as const,
+    type: parsed.event.type,
+    ...(raw.id === undefined ? {} : { id: raw.id }),
+  };
+  let next: LegacyNormalizerState = state;
+  const events: CanonicalEvent[] = [];
+  const origin = (): Origin => ({ sessionId: state.sessionId, turnId: next.turn?.id, at, native });
+  const emit = <T extends CanonicalType>(type: T, data: CanonicalEventOf<T>["data"]): void => {
+    events.push(canonical(origin(), events.length, type, data));
+  };
+  const unknown = (): Normalized<LegacyNormalizerState> => {
+    emit("native.unknown", { nativeType: parsed.event.type, raw: parsed.event });
+    return { state: next, events };
+  };
+  const startTurnIfIdle = (): void => {
+    if (next.turn !== undefined) return;
+    const inputId = next.waiting[0];
+    next = startTurn(next, inputId ?? native.id ?? `turn@${at}`) as LegacyNormalizerState;
+    emit("turn.started", inputId === undefined ? {} : { inputId });
+  };
+  if (!parsed.known) return unknown();
+  const event = parsed.event;
+
+  switch (event.type) {
+    case "message.updated": {
+      const info = event.properties.info;
+      if (next.roles.has(info.id)) return { state: next, events };
+      next = { ...next, roles: new Map(next.roles).set(info.id, info.role) };
+      if (info.role === "assistant") {
+        const parentId = info.parentID;
+        if (next.waiting.includes(parentId)) {
+          startTurnIfIdle();
+          next = { ...next, waiting: next.waiting.filter((id) => id !== parentId) };
+          emit("input.delivered", { inputId: parentId });
+        }
+      }
+      return { state: next, events };
+    }
+    case "message.part.updated": {
+      const part = event.properties.part;
+      const role = next.roles.get(part.type === "unknown" ? part.raw.messageID : part.messageID);
+      if (part.type === "text" && role === "user") {
+        if (next.parts.has(part.id) || part.synthetic) return { state: next, events };
+        next = remember(next, part.id, "text-ended", "text");
+        next = { ...next, waiting: [...next.waiting, part.messageID] };
+        const delivery = next.busy ? "steer" : "queue";
+        events.push(
+          canonical(
+            {
+              ...origin(),
+              turnId: delivery === "steer" && next.turn ? next.turn.id : turnIdFor(part.messageID),
+            },
+            events.length,
+            "input.admitted",
+            { inputId: part.messageID, text: part.text, delivery },
+          ),
+        );
+        return { state: next, events };
+      }
+      switch (part.type) {
+        case "step-start":
+          startTurnIfIdle();
+          emit("step.started", { stepId: part.messageID });
+          return { state: next, events };
+        case "step-finish": {
+          const usage = usageOf(part.tokens, part.cost);
+          next = addTurnUsage(next, usage) as LegacyNormalizerState;
+          emit("step.ended", { stepId: part.messageID, finish: part.reason, usage });
+          return { state: next, events };
+        }
+        case "text":
+        case "reasoning": {
+          const seen = next.parts.get(part.id);
+          const ended = part.time?.end !== undefined;
+          const partId = `${part.messageID}/${part.id}`;
+          if (seen === undefined) {
+            emit(part.type === "text" ? "text.started" : "reasoning.started", {
+              partId,
+              stepId: part.messageID,
+            });
+            next = remember(next, part.id, "text-started", part.type);
+          }
+          if (ended && seen !== "text-ended") {
+            emit(part.type === "text" ? "text.ended" : "reasoning.ended", {
+              partId,
+              stepId: part.messageID,
+              text: part.text,
+            });
+            if (part.type === "text") {
+              next = addTurnText(next, part.messageID, part.text) as LegacyNormalizerState;
+            }
+            next = remember(next, part.id, "text-ended", part.type);
+          }
+          return { state: next, events };
+        }
+        case "tool": {
+          const seen = next.parts.get(part.id);
+          const status = part.state.status;
+          if (seen === undefined) {
+            emit("tool.input.started", {
+              callId: part.callID,
+              tool: part.tool,
+              stepId: part.messageID,
+            });
+            next = remember(next, part.id, "pending", "tool");
+          }
+          if (
+            (status === "running" || status === "completed" || status === "error") &&
+            (seen === undefined || seen === "pending")
+          ) {
+            emit("tool.called", {
+              callId: part.callID,
+              tool: part.tool,
+              input: part.state.input,
+              stepId: part.messageID,
+            });
+            next = remember(next, part.id, "running", "tool");
+          }
+          if (status === "completed" && seen !== "done") {
+            emit("tool.succeeded", {
+              callId: part.callID,
+              output: part.state.output,
+              title: part.state.title,
+            });
+            next = remember(next, part.id, "done", "tool");
+          } else if (status === "error" && seen !== "done") {
+            emit("tool.failed", {
+              callId: part.callID,
+              error: { kind: "tool", message: part.state.error },
+            });
+            next = remember(next, part.id, "done", "tool");
+          }
+          return { state: next, events };
+        }
+        default:
+          return unknown();
+      }
+    }
+    case "message.part.delta": {
+      const { partID, messageID, delta, field } = event.properties;
+      const type = next.partTypes.get(partID);
+      if (field !== "text" || (type !== "text" && type !== "reasoning")) return unknown();
+      emit(type === "text" ? "text.delta" : "reasoning.delta", {
+        partId: `${messageID}/${partID}`,
+        delta,
+      });
+      return { state: next, events };
+    }
+    case "session.status":
+      if (event.properties.status.type === "busy") {
+        next = { ...next, busy: true };
+        return { state: next, events };
+      }
+      if (event.properties.status.type === "idle") return endTurn();
+      return unknown();
+    case "session.idle":
+      return endTurn();
+    case "session.error": {
+      const error = describeSessionError(event.properties.error);
+      next = { ...next, error };
+      emit("session.error", { error: error.error });
+      return { state: next, events };
+    }
+    case "session.updated":
+      emit("session.updated", { title: event.properties.info.title });
+      return { state: next, events };
+    case "session.created":
+      emit("session.created", {
+        title: event.properties.info.title,
+        directory: event.properties.info.directory,
+      });
+      return { state: next, events };
+    case "permission.asked": {
+      const asked = event.properties;
+      const metadata = asked.metadata;
+      emit("permission.asked", {
+        requestId: asked.id,
+        permission: asked.permission,
+        patterns: asked.patterns,
+        always: asked.always,
+        ...(asked.tool === undefined ? {} : { callId: asked.tool.callID }),
+        ...(typeof metadata.diff === "string" ? { diff: metadata.diff } : {}),
+        ...(typeof metadata.filepath === "string" ? { files: [metadata.filepath] } : {}),
+      });
+      return { state: next, events };
+    }
+    case "permission.replied": {
+      const reply = event.properties.reply;
+      if (reply !== "once" && reply !== "always" && reply !== "reject") return unknown();
+      emit("permission.replied", { requestId: event.properties.requestID, reply });
+      return { state: next, events };
+    }
+    case "question.asked":
+      emit("question.asked", {
+        requestId: event.properties.id,
+        questions: event.properties.questions,
+        ...(event.properties.tool === undefined ? {} : { callId: event.properties.tool.callID }),
+      });
+      return { state: next, events };
+    case "question.replied":
+      emit("question.replied", { requestId: event.properties.requestID });
+      return { state: next, events };
+    case "question.rejected":
+      emit("question.rejected", { requestId: event.properties.requestID });
+      return { state: next, events };
+    case "file.edited":
+      emit("file.edited", { file: event.properties.file });
+      return { state: next, events };
+    default:
+      return unknown();
+  }
+
+  function endTurn(): Normalized<LegacyNormalizerState> {
+    const turn = next.turn;
+    next = { ...next, busy: false };
+    if (turn === undefined) return { state: next, events };
+    const error = next.error;
+    const ending =
+      error === undefined
+        ? endingOf(turn, "completed")
+        : error.name === "MessageAbortedError"
+          ? endingOf(turn, "interrupted", { reason: "aborted" })
+          : endingOf(turn, "failed", { reason: "session-error", error: error.error });
+    emit("turn.ended", ending);
+    next = { ...next, turn: undefined, error: undefined };
+    return { state: next, events };
+  }
+}
+
+function remember(
+  state: LegacyNormalizerState,
+  partId: string,
+  seen: PartSeen,
+  type: string,
+): LegacyNormalizerState {
+  return {
+    ...state,
+    parts: new Map(state.parts).set(partId, seen),
+    partTypes: new Map(state.partTypes).set(partId, type),
+  };
+}
+
+function describeSessionError(error: unknown): { name: string; error: ErrorInfo } {
+  const value = (error ?? {}) as { name?: unknown; data?: { message?: unknown } };
+  const name = typeof value.name === "string" ? value.name : "UnknownError";
+  const message =
+    typeof value.data?.message === "string" ? value.data.message : JSON.stringify(error);
+  return { name, error: { kind: name, message } };
+}
