@@ -4,7 +4,7 @@
  * the rest on the durable stream.
  */
 import { expect } from "vitest";
-import { scenario } from "../scenario.js";
+import { type ScenarioContext, scenario } from "../scenario.js";
 import { clientFor, DEMO_MODEL_V2, typesOf } from "../turns.js";
 import {
   eventsOf,
@@ -12,6 +12,7 @@ import {
   nextPermissionAsk,
   openLiveEvents,
   type PermissionAsked,
+  queuePrompt,
 } from "./follow.js";
 
 const PERMISSION_CONFIG = { permission: { edit: "ask" } };
@@ -46,6 +47,40 @@ function checkAsk(ask: PermissionAsked, sessionID: string, callID: string | unde
   });
 }
 
+/**
+ * Creates a session, opens the live stream (the ask is only there) and the durable one,
+ * prompts the write, waits for its permission ask, and answers it with `reply`.
+ */
+async function writeAskedAndAnswered(
+  context: ScenarioContext,
+  title: string,
+  reply: "once" | "reject",
+) {
+  const client = clientFor(context);
+  const session = await client.v2.session.create({
+    model: DEMO_MODEL_V2,
+    location: { directory: context.directory },
+    title,
+  });
+  const live = await openLiveEvents(client);
+  const durable = followSession(client, session.id);
+  try {
+    await queuePrompt(client, session.id, WRITE);
+    const ask = await nextPermissionAsk(live, session.id);
+    await live.close();
+    await client.v2.session.permission.reply({
+      sessionID: session.id,
+      requestID: ask.data.id,
+      reply,
+    });
+    return { client, session, live, durable, ask };
+  } catch (error) {
+    await live.close();
+    await durable.close();
+    throw error;
+  }
+}
+
 export const apiPermissionOnce = scenario({
   name: "api-permission-once",
   surface: "api",
@@ -53,27 +88,12 @@ export const apiPermissionOnce = scenario({
     "edit: ask; write asks on the live stream (permission.v2.asked), reply once, the tool succeeds and the turn ends",
   config: PERMISSION_CONFIG,
   async run(context) {
-    const client = clientFor(context);
-    const session = await client.v2.session.create({
-      model: DEMO_MODEL_V2,
-      location: { directory: context.directory },
-      title: "permission once",
-    });
-    const live = await openLiveEvents(client);
-    const durable = followSession(client, session.id);
+    const { session, live, durable, ask } = await writeAskedAndAnswered(
+      context,
+      "permission once",
+      "once",
+    );
     try {
-      await client.v2.session.prompt({
-        sessionID: session.id,
-        prompt: { text: WRITE },
-        delivery: "queue",
-      });
-      const ask = await nextPermissionAsk(live, session.id);
-      await live.close();
-      await client.v2.session.permission.reply({
-        sessionID: session.id,
-        requestID: ask.data.id,
-        reply: "once",
-      });
       await durable.settled();
       return { sessionID: session.id, ask, live: live.of(session.id), events: durable.items };
     } finally {
@@ -126,27 +146,12 @@ export const apiPermissionRejected = scenario({
     "edit: ask; reject: the tool fails as interrupted and the run stops with no step end; the next prompt runs normally",
   config: PERMISSION_CONFIG,
   async run(context) {
-    const client = clientFor(context);
-    const session = await client.v2.session.create({
-      model: DEMO_MODEL_V2,
-      location: { directory: context.directory },
-      title: "permission rejected",
-    });
-    const live = await openLiveEvents(client);
-    const durable = followSession(client, session.id);
+    const { client, session, live, durable, ask } = await writeAskedAndAnswered(
+      context,
+      "permission rejected",
+      "reject",
+    );
     try {
-      await client.v2.session.prompt({
-        sessionID: session.id,
-        prompt: { text: WRITE },
-        delivery: "queue",
-      });
-      const ask = await nextPermissionAsk(live, session.id);
-      await live.close();
-      await client.v2.session.permission.reply({
-        sessionID: session.id,
-        requestID: ask.data.id,
-        reply: "reject",
-      });
       // A rejection stops the run after tool.failed: no step.ended or step.failed follows, so
       // the end is read as tool.failed, and a next prompt shows the session is free again.
       const rejected = await durable.untilType("session.next.tool.failed");
