@@ -21,11 +21,7 @@ export const apiSteerMidTurn = scenario({
   async run(context) {
     const { client, session, durable } = await openApiSession(context, "steer mid turn");
     try {
-      const first = await client.v2.session.prompt({
-        sessionID: session.id,
-        prompt: { text: "[[slow 40 50]]" },
-        delivery: "queue",
-      });
+      const first = await queuePrompt(client, session.id, "[[slow 40 50]]");
       // The durable stream has no deltas, but text.started comes as the first token streams,
       // about two seconds before this text ends.
       await durable.untilType("session.next.text.started");
@@ -94,19 +90,11 @@ export const apiQueueBehindTurn = scenario({
   async run(context) {
     const { client, session, durable } = await openApiSession(context, "queue behind turn");
     try {
-      const first = await client.v2.session.prompt({
-        sessionID: session.id,
-        prompt: { text: "[[slow 20 30]]" },
-        delivery: "queue",
-      });
+      const first = await queuePrompt(client, session.id, "[[slow 20 30]]");
       // Sent once the first turn streams. Sent straight after the first admission instead, it
       // races the first delivery (prompted): either may take the next seq.
       await durable.untilType("session.next.text.started");
-      const second = await client.v2.session.prompt({
-        sessionID: session.id,
-        prompt: { text: "[[reply second]]" },
-        delivery: "queue",
-      });
+      const second = await queuePrompt(client, session.id, "[[reply second]]");
       await durable.settled();
       return { first, second, events: durable.items };
     } finally {

@@ -19,11 +19,7 @@ export const apiInterruptMidTool = scenario({
         (item) =>
           isType(item, "session.next.step.ended") || isType(item, "session.next.step.failed"),
       );
-      const after = await client.v2.session.prompt({
-        sessionID: session.id,
-        prompt: { text: "[[reply after]]" },
-        delivery: "queue",
-      });
+      const after = await queuePrompt(client, session.id, "[[reply after]]");
       await durable.settled();
       return { interrupted, after, events: durable.items };
     } finally {

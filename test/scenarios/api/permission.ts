@@ -155,11 +155,7 @@ export const apiPermissionRejected = scenario({
       // A rejection stops the run after tool.failed: no step.ended or step.failed follows, so
       // the end is read as tool.failed, and a next prompt shows the session is free again.
       const rejected = await durable.untilType("session.next.tool.failed");
-      const after = await client.v2.session.prompt({
-        sessionID: session.id,
-        prompt: { text: "[[reply after]]" },
-        delivery: "queue",
-      });
+      const after = await queuePrompt(client, session.id, "[[reply after]]");
       await durable.settled();
       return {
         sessionID: session.id,
