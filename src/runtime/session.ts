@@ -16,6 +16,7 @@ import {
   normalizeApiEvent,
 } from "../events/normalize-api.js";
 import { endingOf, turnIdFor } from "../events/turn-state.js";
+import { withDeadline } from "../util/abort.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { EventLog } from "./event-log.js";
 import { Turn } from "./turn.js";
@@ -186,24 +187,22 @@ export class Session {
 
   /** Waits (bounded) for the live stream; past the bound the turn still runs, with fewer deltas. */
   async #whenLive(signal: AbortSignal | undefined): Promise<void> {
-    const bound = new AbortController();
-    const timer = setTimeout(() => bound.abort(), LIVE_READY_TIMEOUT_MS);
+    const deadline = withDeadline("waiting for the live stream", LIVE_READY_TIMEOUT_MS, signal);
     try {
       await Promise.race([
         this.#liveReady,
-        new Promise<void>((resolve) => bound.signal.addEventListener("abort", () => resolve())),
-        new Promise<never>((_, reject) => {
-          if (signal?.aborted) reject(new AbortError("send"));
-          signal?.addEventListener("abort", () => reject(new AbortError("send")), { once: true });
-        }),
+        new Promise<void>((resolve) =>
+          deadline.signal.addEventListener("abort", () => resolve(), { once: true }),
+        ),
       ]);
-      if (bound.signal.aborted) {
-        this.#logger.warn("the live stream is not connected yet; deltas may be missed", {
-          sessionId: this.id,
-        });
-      }
     } finally {
-      clearTimeout(timer);
+      deadline.dispose();
+    }
+    if (signal?.aborted) throw new AbortError("send", { cause: signal.reason });
+    if (deadline.signal.aborted) {
+      this.#logger.warn("the live stream is not connected yet; deltas may be missed", {
+        sessionId: this.id,
+      });
     }
   }
 
