@@ -4,6 +4,7 @@ import {
   type CanonicalEvent,
   type CanonicalEventOf,
   type CanonicalType,
+  type ErrorInfo,
   isDurableType,
   type NativeOrigin,
   type Usage,
@@ -79,4 +80,13 @@ export function textOfContent(content: readonly unknown[]): string {
         : "",
     )
     .join("");
+}
+
+/** OpenCode's `{name, data: {message}}` error objects as canonical error info. */
+export function errorInfoOf(error: unknown): ErrorInfo {
+  const value = (error ?? {}) as { name?: unknown; data?: { message?: unknown } };
+  const kind = typeof value.name === "string" ? value.name : "UnknownError";
+  const message =
+    typeof value.data?.message === "string" ? value.data.message : JSON.stringify(error);
+  return { kind, message };
 }

@@ -13,7 +13,7 @@
  */
 import type { Parsed } from "../protocol/common.js";
 import type { LegacyEvent } from "../protocol/legacy/events.js";
-import { canonical, type Origin, usageOf } from "./build.js";
+import { canonical, errorInfoOf, type Origin, usageOf } from "./build.js";
 import type { CanonicalEvent, CanonicalEventOf, CanonicalType, ErrorInfo } from "./canonical.js";
 import type { Normalized } from "./normalize-api.js";
 import {
@@ -36,10 +36,20 @@ export interface LegacyNormalizerState extends TurnState {
   readonly parts: ReadonlyMap<string, PartSeen>;
   /** Part types by id, to route deltas (text or reasoning). */
   readonly partTypes: ReadonlyMap<string, string>;
-  /** User messages admitted and not yet answered, oldest first. */
+  /** User messages admitted and not yet answered (message ids), oldest first. */
   readonly waiting: readonly string[];
+  /**
+   * Bridge input ids of prompts sent and not yet seen, oldest first: the legacy server names
+   * no input id when it takes a prompt, so the next user message seen takes the next one.
+   * `announced`: the runtime already published `input.admitted` for it.
+   */
+  readonly expected: readonly { inputId: string; announced: boolean }[];
+  /** The input id of each user message (its bridge id when one was expected, else its own). */
+  readonly inputOf: ReadonlyMap<string, string>;
+  /** Tool calls that started and have not settled, by part id. */
+  readonly openTools: ReadonlyMap<string, string>;
   /** The session error seen in the running turn, if any. */
-  readonly error: { name: string; error: ErrorInfo } | undefined;
+  readonly error: ErrorInfo | undefined;
   readonly busy: boolean;
 }
 
@@ -51,9 +61,34 @@ export function initialLegacyState(sessionId: string): LegacyNormalizerState {
     parts: new Map(),
     partTypes: new Map(),
     waiting: [],
+    expected: [],
+    inputOf: new Map(),
+    openTools: new Map(),
     error: undefined,
     busy: false,
   };
+}
+
+/** A prompt is about to be sent: the next user message seen is input `inputId`. */
+export function legacyPromptSent(
+  state: LegacyNormalizerState,
+  inputId: string,
+  announced: boolean,
+): LegacyNormalizerState {
+  return { ...state, expected: [...state.expected, { inputId, announced }] };
+}
+
+/** The prompt for `inputId` was not taken (the request failed): expect it no longer. */
+export function legacyPromptFailed(
+  state: LegacyNormalizerState,
+  inputId: string,
+): LegacyNormalizerState {
+  return { ...state, expected: state.expected.filter((entry) => entry.inputId !== inputId) };
+}
+
+/** The runtime ended the running turn itself: forget it and what waited for it. */
+export function legacyTurnAbandoned(state: LegacyNormalizerState): LegacyNormalizerState {
+  return { ...state, turn: undefined, waiting: [], error: undefined, openTools: new Map() };
 }
 
 /** Normalises one parsed legacy event of the session. Pure. */
@@ -78,9 +113,11 @@ export function normalizeLegacyEvent(
     emit("native.unknown", { nativeType: parsed.event.type, raw: parsed.event });
     return { state: next, events };
   };
+  const inputOf = (messageId: string): string => next.inputOf.get(messageId) ?? messageId;
   const startTurnIfIdle = (): void => {
     if (next.turn !== undefined) return;
-    const inputId = next.waiting[0];
+    const first = next.waiting[0];
+    const inputId = first === undefined ? undefined : inputOf(first);
     next = startTurn(next, inputId ?? native.id ?? `turn@${at}`) as LegacyNormalizerState;
     emit("turn.started", inputId === undefined ? {} : { inputId });
   };
@@ -97,7 +134,7 @@ export function normalizeLegacyEvent(
         if (next.waiting.includes(parentId)) {
           startTurnIfIdle();
           next = { ...next, waiting: next.waiting.filter((id) => id !== parentId) };
-          emit("input.delivered", { inputId: parentId });
+          emit("input.delivered", { inputId: inputOf(parentId) });
         }
       }
       return { state: next, events };
@@ -108,17 +145,25 @@ export function normalizeLegacyEvent(
       if (part.type === "text" && role === "user") {
         if (next.parts.has(part.id) || part.synthetic) return { state: next, events };
         next = remember(next, part.id, "text-ended", "text");
-        next = { ...next, waiting: [...next.waiting, part.messageID] };
+        const [alias, ...expected] = next.expected;
+        const inputId = alias?.inputId ?? part.messageID;
+        next = {
+          ...next,
+          expected,
+          inputOf: new Map(next.inputOf).set(part.messageID, inputId),
+          waiting: [...next.waiting, part.messageID],
+        };
+        if (alias?.announced) return { state: next, events };
         const delivery = next.busy ? "steer" : "queue";
         events.push(
           canonical(
             {
               ...origin(),
-              turnId: delivery === "steer" && next.turn ? next.turn.id : turnIdFor(part.messageID),
+              turnId: delivery === "steer" && next.turn ? next.turn.id : turnIdFor(inputId),
             },
             events.length,
             "input.admitted",
-            { inputId: part.messageID, text: part.text, delivery },
+            { inputId, text: part.text, delivery },
           ),
         );
         return { state: next, events };
@@ -181,6 +226,10 @@ export function normalizeLegacyEvent(
               stepId: part.messageID,
             });
             next = remember(next, part.id, "running", "tool");
+            next = { ...next, openTools: new Map(next.openTools).set(part.id, part.callID) };
+          }
+          if (status === "completed" || status === "error") {
+            next = { ...next, openTools: without(next.openTools, part.id) };
           }
           if (status === "completed" && seen !== "done") {
             emit("tool.succeeded", {
@@ -222,9 +271,9 @@ export function normalizeLegacyEvent(
     case "session.idle":
       return endTurn();
     case "session.error": {
-      const error = describeSessionError(event.properties.error);
+      const error = errorInfoOf(event.properties.error);
       next = { ...next, error };
-      emit("session.error", { error: error.error });
+      emit("session.error", { error });
       return { state: next, events };
     }
     case "session.updated":
@@ -280,13 +329,23 @@ export function normalizeLegacyEvent(
     const turn = next.turn;
     next = { ...next, busy: false };
     if (turn === undefined) return { state: next, events };
+    // An abort idles the session before the running tool settles; its late snapshot would
+    // land outside the turn. The turn's tools end with it, as on the /api surface.
+    for (const [partId, callId] of next.openTools) {
+      emit("tool.failed", {
+        callId,
+        error: { kind: "interrupted", message: "Tool execution interrupted" },
+      });
+      next = remember(next, partId, "done", "tool");
+    }
+    next = { ...next, openTools: new Map() };
     const error = next.error;
     const ending =
       error === undefined
         ? endingOf(turn, "completed")
-        : error.name === "MessageAbortedError"
+        : error.kind === "MessageAbortedError"
           ? endingOf(turn, "interrupted", { reason: "aborted" })
-          : endingOf(turn, "failed", { reason: "session-error", error: error.error });
+          : endingOf(turn, "failed", { reason: "session-error", error });
     emit("turn.ended", ending);
     next = { ...next, turn: undefined, error: undefined };
     return { state: next, events };
@@ -306,10 +365,9 @@ function remember(
   };
 }
 
-function describeSessionError(error: unknown): { name: string; error: ErrorInfo } {
-  const value = (error ?? {}) as { name?: unknown; data?: { message?: unknown } };
-  const name = typeof value.name === "string" ? value.name : "UnknownError";
-  const message =
-    typeof value.data?.message === "string" ? value.data.message : JSON.stringify(error);
-  return { name, error: { kind: name, message } };
+function without<V>(map: ReadonlyMap<string, V>, key: string): ReadonlyMap<string, V> {
+  if (!map.has(key)) return map;
+  const copy = new Map(map);
+  copy.delete(key);
+  return copy;
 }

@@ -1,34 +1,24 @@
 /**
- * A live OpenCode session on the serve backend: `send` with an explicit delivery, the turns
+ * A live session, on whichever backend runs it: `send` with an explicit delivery, the turns
  * it joins or starts, interrupt, model switch, and the canonical event stream (kept events
- * from a seq, then live ones). One pump reads the merged native streams, normalises them,
- * numbers and keeps the durable events, and hands each to its turn.
+ * from a seq, then live ones). The backend publishes canonical events; the session numbers
+ * and keeps them, hands each to its turn, watches for stalls, and holds back queued inputs
+ * where the backend has no queue of its own.
  */
-import { mergedSessionStream } from "../backends/serve/merged-stream.js";
-import type { OpencodeClient } from "../client/opencode-client.js";
-import { AbortError, UsageError } from "../errors.js";
+import { randomUUID } from "node:crypto";
+import type { BackendContext, SessionBackend } from "../backends/backend.js";
+import type { Capabilities } from "../backends/capabilities.js";
+import { UsageError } from "../errors.js";
 import { canonical } from "../events/build.js";
-import type { CanonicalEvent } from "../events/canonical.js";
-import {
-  type ApiNormalizerState,
-  apiInterruptRequested,
-  initialApiState,
-  normalizeApiEvent,
-} from "../events/normalize-api.js";
-import { endingOf, turnIdFor } from "../events/turn-state.js";
-import { withDeadline } from "../util/abort.js";
+import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../events/canonical.js";
+import { turnIdFor } from "../events/turn-state.js";
+import { describeError } from "../util/describe-error.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { EventLog } from "./event-log.js";
 import { Turn } from "./turn.js";
 import { DEFAULT_WATCHDOG, type Stall, Watchdog, type WatchdogBounds } from "./watchdog.js";
 
 export type Delivery = "steer" | "queue";
-
-/** Quiet time after an interrupted tool before asking whether the run stopped. */
-const STOP_CHECK_DELAY_MS = 1_000;
-
-/** How long `send` waits for the live stream before prompting anyway. */
-const LIVE_READY_TIMEOUT_MS = 5_000;
 
 export interface SendOptions {
   /** Required: the server's own default (steer) is never assumed. */
@@ -43,54 +33,85 @@ export interface SessionOptions {
   directory: string;
   logger?: Logger;
   watchdog?: Partial<WatchdogBounds>;
-  /** Bound on silence before a stream counts as dropped (default 30 s). */
-  idleTimeoutMs?: number;
+  /**
+   * What `steer` does while a turn runs on a backend that cannot steer (`subprocess`):
+   * `queue` (default) makes it the next turn, `supersede` interrupts the running turn and
+   * runs it right after.
+   */
+  steerFallback?: "queue" | "supersede";
+}
+
+/** Makes the backend of a session, given what the runtime hands every backend. */
+export type BackendFactory = (context: BackendContext) => SessionBackend;
+
+interface HeldInput {
+  inputId: string;
+  text: string;
+  options: SendOptions;
 }
 
 export class Session {
   readonly id: string;
   readonly directory: string;
-  readonly #client: OpencodeClient;
+  readonly #backend: SessionBackend;
   readonly #logger: Logger;
+  readonly #steerFallback: "queue" | "supersede";
   readonly #log = new EventLog();
   readonly #turns = new Map<string, Turn>();
   /** Turn that each input belongs to, once known. */
   readonly #inputs = new Map<string, Turn>();
-  readonly #stop = new AbortController();
   readonly #watchdog: Watchdog;
-  #state: ApiNormalizerState;
+  /** The turn between its `turn.started` and `turn.ended`. */
+  #running: string | undefined;
   #inStep = false;
   /** Tools called and not finished: a tool may run for minutes, which is not a stall. */
   readonly #runningTools = new Set<string>();
-  #pump: Promise<void> | undefined;
-  #stopCheck: NodeJS.Timeout | undefined;
-  #liveConnected: () => void = () => {};
-  /** Resolves once the live stream is connected: deltas of a prompt sent earlier would be lost. */
-  readonly #liveReady = new Promise<void>((resolve) => {
-    this.#liveConnected = resolve;
-  });
+  /** Inputs handed to the backend that no turn has taken yet, oldest first. */
+  readonly #awaiting: string[] = [];
+  /** Queued inputs the runtime holds back because the backend has no queue. */
+  readonly #held: HeldInput[] = [];
+  #releasing = false;
+  #closed = false;
 
-  constructor(client: OpencodeClient, id: string, options: SessionOptions) {
+  constructor(id: string, backend: BackendFactory, options: SessionOptions) {
     this.id = id;
     this.directory = options.directory;
-    this.#client = client;
     this.#logger = options.logger ?? silentLogger;
-    this.#state = initialApiState(id);
+    this.#steerFallback = options.steerFallback ?? "queue";
     this.#watchdog = new Watchdog({ ...DEFAULT_WATCHDOG, ...options.watchdog }, (stall) =>
       this.#stalled(stall),
     );
-    this.#pump = this.#run(options.idleTimeoutMs);
+    this.#backend = backend({
+      sessionId: id,
+      directory: options.directory,
+      logger: this.#logger,
+      sink: (event) => this.#dispatch(event),
+    });
+  }
+
+  /** What the backend of this session can do; what it cannot is emulated or refused. */
+  get capabilities(): Capabilities {
+    return this.#backend.capabilities;
+  }
+
+  get backend(): SessionBackend["kind"] {
+    return this.#backend.kind;
+  }
+
+  /** The OpenCode session id (a subprocess session has one only after its first turn). */
+  get upstreamId(): string | undefined {
+    return this.#backend.upstreamId;
   }
 
   /** The turn that is running now, if any. */
   get runningTurn(): Turn | undefined {
-    const id = this.#state.turn?.id;
-    return id === undefined ? undefined : this.#turnById(id);
+    return this.#running === undefined ? undefined : this.#turnById(this.#running);
   }
 
   /**
    * Sends an input. `steer` joins the running turn (the same Turn object is returned) and
-   * starts one when idle; `queue` becomes the next turn.
+   * starts one when idle; `queue` becomes the next turn. Where the backend cannot steer,
+   * `steer` is queued or supersedes the running turn (`steerFallback`).
    */
   async send(text: string, options: SendOptions): Promise<Turn> {
     if (options.delivery !== "steer" && options.delivery !== "queue") {
@@ -98,49 +119,47 @@ export class Session {
         `delivery must be "steer" or "queue", got ${JSON.stringify(options.delivery)}`,
       );
     }
-    await this.#whenLive(options.signal);
+    if (this.#closed) throw new UsageError(`session ${this.id} is closed; open it again to send`);
+    await this.#backend.ready(options.signal);
+    const capabilities = this.#backend.capabilities;
+    const busy = this.#running !== undefined || this.#awaiting.length > 0 || this.#held.length > 0;
+    if (busy && options.delivery === "steer" && !capabilities.nativeSteer) {
+      const supersede = this.#steerFallback === "supersede";
+      const turn = this.#hold(text, options, supersede ? "front" : "back");
+      if (supersede && this.#running !== undefined) await this.interrupt(options);
+      return turn;
+    }
+    if (busy && options.delivery === "queue" && !capabilities.nativeQueue) {
+      return this.#hold(text, options, "back");
+    }
     const running = this.runningTurn;
-    const admitted = await this.#client.v2.session.prompt(
-      {
-        sessionID: this.id,
-        prompt: {
-          text,
-          ...(options.files === undefined ? {} : { files: options.files.map((uri) => ({ uri })) }),
-          ...(options.agents === undefined
-            ? {}
-            : { agents: options.agents.map((name) => ({ name })) }),
-        },
-        delivery: options.delivery,
-      },
-      { directory: this.directory, ...(options.signal ? { signal: options.signal } : {}) },
-    );
-    // The durable stream may have brought the admission first; it names the turn.
-    const known = this.#inputs.get(admitted.id);
+    const { inputId } = await this.#backend.prompt({
+      text,
+      delivery: options.delivery,
+      ...attachments(options),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    // The stream may have brought the admission first; it names the turn.
+    const known = this.#inputs.get(inputId);
     if (known !== undefined) return known;
     const turn =
       options.delivery === "steer" && running !== undefined && running.state !== "ended"
         ? running
-        : this.#turnById(turnIdFor(admitted.id));
-    this.#inputs.set(admitted.id, turn);
+        : this.#turnById(turnIdFor(inputId));
+    this.#inputs.set(inputId, turn);
+    if (turn !== running) this.#awaiting.push(inputId);
     this.#watchdog.update(this.#phase());
     return turn;
   }
 
   /** Interrupts the running turn; it ends `interrupted` and the session stays usable. */
   async interrupt(options: { signal?: AbortSignal } = {}): Promise<void> {
-    this.#state = apiInterruptRequested(this.#state);
-    await this.#client.v2.session.interrupt(
-      { sessionID: this.id },
-      { directory: this.directory, ...(options.signal ? { signal: options.signal } : {}) },
-    );
+    await this.#backend.interrupt(options.signal);
   }
 
   /** Switches the model for the next steps. */
   async switchModel(model: { providerID: string; modelID: string }): Promise<void> {
-    await this.#client.v2.session.switchModel(
-      { sessionID: this.id, model: { providerID: model.providerID, id: model.modelID } },
-      { directory: this.directory },
-    );
+    await this.#backend.switchModel(model);
   }
 
   /** Kept events after `after` (a bridge seq), then live ones; ends when the session closes. */
@@ -155,118 +174,118 @@ export class Session {
 
   /** Stops following the session (the upstream session is kept). */
   async close(): Promise<void> {
+    this.#closed = true;
     this.#watchdog.stop();
-    clearTimeout(this.#stopCheck);
-    this.#stop.abort();
-    await this.#pump;
+    await this.#backend.close();
     this.#log.close();
   }
 
-  async #run(idleTimeoutMs: number | undefined): Promise<void> {
-    const stream = mergedSessionStream(this.#client, {
-      sessionId: this.id,
-      after: 0,
-      signal: this.#stop.signal,
-      directory: this.directory,
-      logger: this.#logger,
-      onLiveConnected: () => this.#liveConnected(),
-      ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
+  /** Keeps a queued input back until the session is free, and says so on the stream. */
+  #hold(text: string, options: SendOptions, where: "front" | "back"): Turn {
+    const inputId = `in_${randomUUID()}`;
+    const turn = this.#turnById(turnIdFor(inputId));
+    this.#inputs.set(inputId, turn);
+    const held = { inputId, text, options };
+    if (where === "front") this.#held.unshift(held);
+    else this.#held.push(held);
+    this.#publish(turn.id, "runtime.queue", "input.admitted", {
+      inputId,
+      text,
+      delivery: "queue",
+      ...(options.files === undefined ? {} : { files: options.files }),
     });
-    try {
-      for await (const { parsed } of stream) {
-        const result = normalizeApiEvent(this.#state, parsed);
-        this.#state = result.state;
-        for (const event of result.events) this.#dispatch(event);
-      }
-    } catch (error) {
-      if (!(error instanceof AbortError)) {
-        this.#logger.error("the session's event streams failed", { sessionId: this.id, error });
-      }
-    }
+    return turn;
   }
 
-  /** Waits (bounded) for the live stream; past the bound the turn still runs, with fewer deltas. */
-  async #whenLive(signal: AbortSignal | undefined): Promise<void> {
-    const deadline = withDeadline("waiting for the live stream", LIVE_READY_TIMEOUT_MS, signal);
-    try {
-      await Promise.race([
-        this.#liveReady,
-        new Promise<void>((resolve) =>
-          deadline.signal.addEventListener("abort", () => resolve(), { once: true }),
-        ),
-      ]);
-    } finally {
-      deadline.dispose();
-    }
-    if (signal?.aborted) throw new AbortError("send", { cause: signal.reason });
-    if (deadline.signal.aborted) {
-      this.#logger.warn("the live stream is not connected yet; deltas may be missed", {
-        sessionId: this.id,
+  /** Hands the next held input to the backend once no turn runs and none waits to start. */
+  #releaseHeld(): void {
+    if (this.#closed || this.#releasing || this.#running !== undefined) return;
+    if (this.#awaiting.length > 0) return;
+    const next = this.#held.shift();
+    if (next === undefined) return;
+    this.#releasing = true;
+    this.#awaiting.push(next.inputId);
+    this.#watchdog.update(this.#phase());
+    void this.#backend
+      .prompt({
+        text: next.text,
+        delivery: "queue",
+        inputId: next.inputId,
+        announced: true,
+        ...attachments(next.options),
+      })
+      .catch((error: unknown) => this.#failHeld(next.inputId, error))
+      .finally(() => {
+        this.#releasing = false;
+        this.#releaseHeld();
       });
-    }
+  }
+
+  /** A held input could not be sent: its turn starts and fails, so whoever waits on it hears. */
+  #failHeld(inputId: string, error: unknown): void {
+    if (this.#closed) return;
+    this.#logger.warn("a queued input could not be sent", { sessionId: this.id, error });
+    removeFrom(this.#awaiting, inputId);
+    const turnId = turnIdFor(inputId);
+    this.#publish(turnId, "runtime.queue", "turn.started", { inputId });
+    this.#publish(turnId, "runtime.queue", "turn.ended", {
+      outcome: "failed",
+      reason: "send-failed",
+      error: { kind: "send-failed", message: describeError(error) },
+      text: "",
+    });
   }
 
   #dispatch(event: CanonicalEvent): void {
     const stored = this.#log.append(event);
-    if (event.type === "step.started") this.#inStep = true;
-    if (event.type === "step.ended" || event.type === "step.failed") this.#inStep = false;
-    if (event.type === "tool.called") this.#runningTools.add(event.data.callId);
-    if (event.type === "tool.succeeded" || event.type === "tool.failed") {
-      this.#runningTools.delete(event.data.callId);
-    }
-    if (event.type === "turn.ended") {
-      this.#inStep = false;
-      this.#runningTools.clear();
-    }
+    this.#track(event);
     const turn = event.turnId === undefined ? undefined : this.#turnById(event.turnId);
     if ((event.type === "input.admitted" || event.type === "input.delivered") && turn) {
       this.#inputs.set(event.data.inputId, turn);
     }
     turn?.push(stored);
     this.#watchdog.update(this.#phase());
-    this.#watchStoppedRun();
+    if (event.type === "turn.ended") this.#releaseHeld();
   }
 
-  /**
-   * After an interrupt, 1.18 usually ends the step; but a run stopped by a rejected permission
-   * ends with no event at all. If nothing comes for a moment, ask the server whether the
-   * session still runs, and end the turn `interrupted` if it does not.
-   */
-  #watchStoppedRun(): void {
-    clearTimeout(this.#stopCheck);
-    this.#stopCheck = undefined;
-    if (!this.#state.turn?.interrupting) return;
-    this.#stopCheck = setTimeout(() => {
-      void this.#endIfStopped();
-    }, STOP_CHECK_DELAY_MS);
-    this.#stopCheck.unref();
-  }
-
-  async #endIfStopped(): Promise<void> {
-    const turn = this.#state.turn;
-    if (!turn?.interrupting) return;
-    try {
-      const active = await this.#client.v2.session.active({ directory: this.directory });
-      if (this.id in active || this.#state.turn !== turn) return;
-      this.#logger.info("the interrupted run stopped without a step end", { sessionId: this.id });
-      this.#dispatch(
-        canonical(this.#watchdogOrigin(turn.id), 0, "turn.ended", endingOf(turn, "interrupted")),
-      );
-      this.#state = { ...this.#state, turn: undefined };
-      this.#inStep = false;
-      this.#watchdog.update(this.#phase());
-    } catch (error) {
-      this.#logger.warn("could not ask whether the session still runs", {
-        sessionId: this.id,
-        error,
-      });
+  /** Follows what runs, from the events alone: the watchdog and the queue decide on it. */
+  #track(event: CanonicalEvent): void {
+    switch (event.type) {
+      case "turn.started":
+        this.#running = event.turnId;
+        if (event.data.inputId !== undefined) removeFrom(this.#awaiting, event.data.inputId);
+        return;
+      case "input.delivered":
+        removeFrom(this.#awaiting, event.data.inputId);
+        return;
+      case "step.started":
+        this.#inStep = true;
+        return;
+      case "step.ended":
+      case "step.failed":
+        this.#inStep = false;
+        return;
+      case "tool.called":
+        this.#runningTools.add(event.data.callId);
+        return;
+      case "tool.succeeded":
+      case "tool.failed":
+        this.#runningTools.delete(event.data.callId);
+        return;
+      case "turn.ended":
+        if (this.#running === event.turnId) this.#running = undefined;
+        this.#inStep = false;
+        this.#runningTools.clear();
+        return;
+      default:
+        return;
     }
   }
 
   #phase(): "idle" | "waiting-for-step" | "in-step" {
     if (this.#runningTools.size > 0) return "idle";
     if (this.#inStep) return "in-step";
-    const waiting = this.#state.pending.size > 0 || this.#state.turn !== undefined;
+    const waiting = this.#awaiting.length > 0 || this.#running !== undefined;
     return waiting ? "waiting-for-step" : "idle";
   }
 
@@ -279,52 +298,52 @@ export class Session {
     return turn;
   }
 
-  /** The watchdog fired: end the turn `failed` / `stalled`, and stop the server's run. */
+  /** The watchdog fired: end the turn `failed` / `stalled`, and stop the upstream run. */
   #stalled(stall: Stall): void {
-    const running = this.#state.turn;
-    const pendingInput = [...this.#state.pending.keys()][0];
+    const pendingInput = this.#awaiting[0];
     const turnId =
-      running?.id ?? (pendingInput === undefined ? undefined : turnIdFor(pendingInput));
+      this.#running ?? (pendingInput === undefined ? undefined : turnIdFor(pendingInput));
     if (turnId === undefined) return;
     this.#logger.warn("turn stalled", { sessionId: this.id, turnId, kind: stall.kind });
-    const ending = running
-      ? endingOf(running, "failed", {
-          reason: "stalled",
-          error: { kind: "stalled", message: stall.hint },
-        })
-      : {
-          outcome: "failed" as const,
-          reason: "stalled",
-          error: { kind: "stalled", message: stall.hint },
-          text: "",
-        };
-    if (!running && pendingInput !== undefined) {
+    this.#backend.abandonTurn();
+    if (this.#running === undefined && pendingInput !== undefined) {
       // The input never started a turn: open one so that exactly one start meets one end.
-      this.#dispatch(
-        canonical(this.#watchdogOrigin(turnId), 0, "turn.started", { inputId: pendingInput }),
-      );
+      this.#publish(turnId, "watchdog", "turn.started", { inputId: pendingInput });
     }
-    this.#dispatch(canonical(this.#watchdogOrigin(turnId), 1, "turn.ended", ending));
-    this.#state = { ...this.#state, turn: undefined, pending: new Map() };
-    this.#inStep = false;
-    this.#watchdog.stop();
-    void this.#client.v2.session
-      .interrupt({ sessionID: this.id }, { directory: this.directory })
-      .catch((error: unknown) =>
-        this.#logger.warn("interrupt after a stall failed", { sessionId: this.id, error }),
-      );
+    this.#awaiting.length = 0;
+    this.#publish(turnId, "watchdog", "turn.ended", {
+      outcome: "failed",
+      reason: "stalled",
+      error: { kind: "stalled", message: stall.hint },
+      text: this.#turnById(turnId).partialText(),
+    });
   }
 
-  #watchdogOrigin(turnId: string) {
-    return {
+  /** Publishes an event the runtime itself originates (not derived from a native one). */
+  #publish<T extends CanonicalType>(
+    turnId: string,
+    source: string,
+    type: T,
+    data: CanonicalEventOf<T>["data"],
+  ): void {
+    const origin = {
       sessionId: this.id,
       turnId,
       at: Date.now(),
-      native: {
-        backend: "serve" as const,
-        type: "watchdog",
-        id: `watchdog_${turnId}_${this.#log.lastSeq}`,
-      },
+      native: { backend: this.#backend.kind, type: source, id: `${source}_${turnId}_${type}` },
     };
+    this.#dispatch(canonical(origin, 0, type, data));
   }
+}
+
+function attachments(options: SendOptions) {
+  return {
+    ...(options.files === undefined ? {} : { files: options.files }),
+    ...(options.agents === undefined ? {} : { agents: options.agents }),
+  };
+}
+
+function removeFrom(list: string[], value: string): void {
+  const index = list.indexOf(value);
+  if (index >= 0) list.splice(index, 1);
 }

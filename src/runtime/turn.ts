@@ -54,6 +54,16 @@ export class Turn {
     }
   }
 
+  /** The texts of the latest step that finished one: what the turn has said so far. */
+  partialText(): string {
+    const texts = this.#events.filter((event) => event.type === "text.ended");
+    const lastStep = texts.at(-1)?.data.stepId;
+    return texts
+      .filter((event) => event.data.stepId === lastStep)
+      .map((event) => event.data.text)
+      .join("");
+  }
+
   /** @internal The session hands the turn its events. */
   push(event: CanonicalEvent): void {
     if (this.#result !== undefined) return;

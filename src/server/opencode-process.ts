@@ -130,7 +130,8 @@ function readLines(
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
-function trackLiveGroup(pid: number): void {
+/** Registers a process group to be signalled if this process exits without stopping it. */
+export function trackLiveGroup(pid: number): void {
   liveGroups.add(pid);
   if (exitHookInstalled) return;
   exitHookInstalled = true;
@@ -145,6 +146,6 @@ function trackLiveGroup(pid: number): void {
   });
 }
 
-function untrackLiveGroup(pid: number | undefined): void {
+export function untrackLiveGroup(pid: number | undefined): void {
   if (pid !== undefined) liveGroups.delete(pid);
 }

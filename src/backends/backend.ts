@@ -1,0 +1,62 @@
+/**
+ * What the runtime needs from a way of running turns. A backend owns the upstream side of
+ * one session (its native streams, prompting, interrupting) and hands every canonical event
+ * it derives to the runtime's sink; the runtime owns everything that is the same for all of
+ * them (numbering, turns, the watchdog, the queue it emulates where a backend has none).
+ */
+import type { CanonicalEvent, ModelRef } from "../events/canonical.js";
+import type { Logger } from "../util/logger.js";
+import type { Capabilities } from "./capabilities.js";
+
+export type BackendKind = "serve" | "serve-legacy" | "subprocess";
+
+export const BACKEND_KINDS: readonly BackendKind[] = ["serve", "serve-legacy", "subprocess"];
+
+/** One input handed to the backend. */
+export interface PromptRequest {
+  text: string;
+  /** How the input was sent; a backend without native steer never gets `steer` while busy. */
+  delivery: "steer" | "queue";
+  /**
+   * The bridge's id for the input, when the runtime minted one (inputs it held back, and
+   * backends whose server names no input id). The backend must use it as the `inputId`.
+   */
+  inputId?: string;
+  /** The runtime already published `input.admitted` for it (it held the input back). */
+  announced?: boolean;
+  files?: string[];
+  agents?: string[];
+  signal?: AbortSignal;
+}
+
+export interface SessionBackend {
+  readonly kind: BackendKind;
+  readonly capabilities: Capabilities;
+  /** The upstream OpenCode session id, once there is one (a subprocess session has none before its first turn). */
+  readonly upstreamId: string | undefined;
+  /** Resolves once the native streams are connected: what a prompt sent earlier does could be missed. */
+  ready(signal?: AbortSignal): Promise<void>;
+  /** Hands an input upstream; resolves with its input id once the server took it. */
+  prompt(request: PromptRequest): Promise<{ inputId: string }>;
+  /** Asks the upstream run to stop; the backend publishes the turn's end. */
+  interrupt(signal?: AbortSignal): Promise<void>;
+  /** The model of the following steps (or turns). */
+  switchModel(model: ModelRef, signal?: AbortSignal): Promise<void>;
+  /**
+   * The runtime ended the running turn itself (the watchdog fired): forget it, so that late
+   * native events do not end it twice, and stop the upstream run.
+   */
+  abandonTurn(): void;
+  /** Stops following the session; the upstream session is kept. */
+  close(): Promise<void>;
+}
+
+/** What the runtime gives a backend when it makes one. */
+export interface BackendContext {
+  /** The bridge's id of the session: every event the backend publishes carries it. */
+  sessionId: string;
+  directory: string;
+  /** Receives each canonical event, in order. */
+  sink: (event: CanonicalEvent) => void;
+  logger: Logger;
+}

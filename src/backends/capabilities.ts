@@ -1,0 +1,97 @@
+/**
+ * What each backend can do, in one object per backend. The runtime reads it to decide what to
+ * emulate (a queue) and what to refuse; clients read it instead of guessing; the README's
+ * table is generated from it (`npm run docs:capabilities`).
+ */
+import type { BackendKind } from "./backend.js";
+
+export interface Capabilities {
+  /** Text and reasoning arrive as `*.delta` events while they are written. */
+  streamingDeltas: boolean;
+  /** A `steer` input joins the running turn (otherwise it is queued or supersedes the turn). */
+  nativeSteer: boolean;
+  /** The server keeps a queue of inputs (otherwise the runtime holds them). */
+  nativeQueue: boolean;
+  /** Events missed while disconnected are fetched again from the server's own cursor. */
+  durableResume: boolean;
+  /** Permission asks reach the client and wait for its answer. */
+  permissions: boolean;
+  /** The `question` tool's questions reach the client and wait for its answer. */
+  questions: boolean;
+  /** Image attachments reach the model. */
+  images: boolean;
+  /** The `task` tool's child sessions can be followed. */
+  subagents: boolean;
+  /** After an interrupt the same upstream session takes the next input. */
+  interruptKeepsSession: boolean;
+}
+
+/** Every capability's name and what it means, in table order. */
+export const CAPABILITY_DESCRIPTIONS: Readonly<Record<keyof Capabilities, string>> = {
+  streamingDeltas: "streaming deltas",
+  nativeSteer: "native steer (joins the running turn)",
+  nativeQueue: "native queue (else held by the runtime)",
+  durableResume: "durable resume from the server",
+  permissions: "interactive permission asks",
+  questions: "questions",
+  images: "images",
+  subagents: "subagents",
+  interruptKeepsSession: "interrupt keeps the session",
+};
+
+export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> = {
+  serve: {
+    streamingDeltas: true,
+    nativeSteer: true,
+    nativeQueue: true,
+    durableResume: true,
+    permissions: true,
+    questions: true,
+    images: true,
+    // 1.18.33's /api runtime has no `task` tool ("Unknown tool: task").
+    subagents: false,
+    interruptKeepsSession: true,
+  },
+  "serve-legacy": {
+    streamingDeltas: true,
+    // A prompt into a busy session is answered in a further step of the same busy period.
+    nativeSteer: true,
+    nativeQueue: false,
+    // `/event` has no cursor: what is missed while disconnected is gone.
+    durableResume: false,
+    permissions: true,
+    questions: true,
+    images: true,
+    subagents: true,
+    interruptKeepsSession: true,
+  },
+  subprocess: {
+    // `opencode run --format json` prints each part once it is whole.
+    streamingDeltas: false,
+    nativeSteer: false,
+    nativeQueue: false,
+    durableResume: false,
+    // Without `--auto` every ask is rejected; with it every ask is allowed. Nobody is asked.
+    permissions: false,
+    questions: false,
+    images: true,
+    subagents: false,
+    interruptKeepsSession: true,
+  },
+};
+
+/** A Markdown table of the capabilities of every backend (the README shows it). */
+export function capabilityTable(): string {
+  const kinds = Object.keys(BACKEND_CAPABILITIES) as BackendKind[];
+  const rows = (Object.keys(CAPABILITY_DESCRIPTIONS) as (keyof Capabilities)[]).map(
+    (key) =>
+      `| ${CAPABILITY_DESCRIPTIONS[key]} | ${kinds
+        .map((kind) => (BACKEND_CAPABILITIES[kind][key] ? "yes" : "no"))
+        .join(" | ")} |`,
+  );
+  return [
+    `| capability | ${kinds.map((kind) => `\`${kind}\``).join(" | ")} |`,
+    `|---|${kinds.map(() => "---").join("|")}|`,
+    ...rows,
+  ].join("\n");
+}

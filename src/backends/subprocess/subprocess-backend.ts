@@ -1,0 +1,204 @@
+/**
+ * The `subprocess` backend: one `opencode run --format json` per turn, each continuing the
+ * same OpenCode session with `--session`. It needs no server, which makes it the known-good
+ * path a bad day falls back to. It cannot steer or queue (the runtime holds inputs), prints
+ * whole parts only (no deltas), and answers permission asks itself: rejected, or allowed with
+ * `autoApprove` (`--auto`). An interrupt kills the process group; the session goes on.
+ */
+import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { UsageError } from "../../errors.js";
+import { canonical } from "../../events/build.js";
+import type { ModelRef } from "../../events/canonical.js";
+import type { Normalized } from "../../events/normalize-api.js";
+import {
+  initialRunState,
+  normalizeRunLine,
+  type RunNormalizerState,
+  runEnded,
+  runStarted,
+} from "../../events/normalize-run.js";
+import { parseRunLine } from "../../protocol/run/events.js";
+import { describeError } from "../../util/describe-error.js";
+import type { BackendContext, PromptRequest, SessionBackend } from "../backend.js";
+import { BACKEND_CAPABILITIES } from "../capabilities.js";
+import type { RunEnvironment } from "./run-environment.js";
+import { RunProcess } from "./run-process.js";
+
+export interface SubprocessBackendOptions {
+  model: ModelRef;
+  /** Allow every permission ask that the config does not deny (`--auto`). Default: reject them. */
+  autoApprove?: boolean;
+  /** Continue this OpenCode session instead of starting one with the first turn. */
+  upstreamId?: string;
+}
+
+interface CurrentRun {
+  process: RunProcess;
+  interrupted: boolean;
+  /** Settles once the turn's end has been published. */
+  finished: Promise<void>;
+}
+
+export class SubprocessBackend implements SessionBackend {
+  readonly kind = "subprocess" as const;
+  readonly capabilities = BACKEND_CAPABILITIES.subprocess;
+  readonly #environment: RunEnvironment;
+  readonly #context: BackendContext;
+  readonly #autoApprove: boolean;
+  #model: ModelRef;
+  #state: RunNormalizerState;
+  #current: CurrentRun | undefined;
+  #closed = false;
+
+  constructor(
+    environment: RunEnvironment,
+    context: BackendContext,
+    options: SubprocessBackendOptions,
+  ) {
+    this.#environment = environment;
+    this.#context = context;
+    this.#model = options.model;
+    this.#autoApprove = options.autoApprove === true;
+    this.#state = initialRunState(context.sessionId, options.upstreamId);
+  }
+
+  get upstreamId(): string | undefined {
+    return this.#state.upstreamId;
+  }
+
+  async ready(): Promise<void> {}
+
+  async prompt(request: PromptRequest): Promise<{ inputId: string }> {
+    if (this.#closed) throw new UsageError("the session is closed");
+    const files = (request.files ?? []).map(localPathOf);
+    if (request.agents !== undefined && request.agents.length > 0) {
+      throw new UsageError(
+        "the subprocess backend cannot mention agents in a prompt; use the serve backends",
+      );
+    }
+    // The runtime holds inputs while a turn runs; a run still settling is waited for.
+    await this.#current?.finished;
+    const inputId = request.inputId ?? `in_${randomUUID()}`;
+    this.#apply(
+      runStarted(this.#state, inputId, {
+        text: request.text,
+        announced: request.announced === true,
+        ...(request.files === undefined ? {} : { files: request.files }),
+      }),
+    );
+    this.#spawn(request.text, files);
+    return { inputId };
+  }
+
+  async interrupt(): Promise<void> {
+    const current = this.#current;
+    if (current === undefined) return;
+    current.interrupted = true;
+    await current.process.stop();
+    await current.finished;
+  }
+
+  async switchModel(model: ModelRef): Promise<void> {
+    this.#model = model;
+    this.#context.sink(
+      canonical(
+        {
+          sessionId: this.#context.sessionId,
+          turnId: undefined,
+          at: Date.now(),
+          native: { backend: this.kind, type: "model.switch", id: `model_${randomUUID()}` },
+        },
+        0,
+        "model.switched",
+        { model },
+      ),
+    );
+  }
+
+  abandonTurn(): void {
+    this.#state = { ...this.#state, turn: undefined };
+    void this.#current?.process.stop();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const current = this.#current;
+    if (current === undefined) return;
+    current.interrupted = true;
+    await current.process.stop();
+    await current.finished;
+  }
+
+  #spawn(text: string, files: string[]): void {
+    const args = ["run", "--format", "json", "--thinking"];
+    args.push("--model", `${this.#model.providerID}/${this.#model.modelID}`);
+    if (this.#state.upstreamId !== undefined) args.push("--session", this.#state.upstreamId);
+    if (this.#autoApprove) args.push("--auto");
+    for (const file of files) args.push("--file", file);
+    // After `--` a prompt that starts with a dash is still the message.
+    args.push("--", text);
+    this.#context.logger.debug("spawning opencode run", { args: args.slice(0, -1) });
+    const process = new RunProcess({
+      binary: this.#environment.binary,
+      args,
+      cwd: this.#context.directory,
+      env: this.#environment.env,
+      logger: this.#context.logger,
+      onLine: (line) => this.#line(line),
+    });
+    const current: CurrentRun = {
+      process,
+      interrupted: false,
+      finished: process.ended.then((end) => {
+        const stderrTail =
+          end.spawnError === undefined
+            ? end.stderrTail
+            : [`could not run ${this.#environment.binary}: ${describeError(end.spawnError)}`];
+        this.#apply(
+          runEnded(this.#state, {
+            code: end.code,
+            signal: end.signal,
+            interrupted: current.interrupted,
+            stderrTail,
+          }),
+        );
+        if (this.#current === current) this.#current = undefined;
+      }),
+    };
+    this.#current = current;
+  }
+
+  #line(line: string): void {
+    if (line.trim() === "") return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      // Not ours to drop: a plugin or a warning printed to stdout reaches the stream as is.
+      raw = { type: "stdout.text", text: line };
+    }
+    try {
+      this.#apply(normalizeRunLine(this.#state, parseRunLine(raw)));
+    } catch (error) {
+      this.#context.logger.warn("an opencode run line could not be read", {
+        error: describeError(error),
+        line: line.slice(0, 200),
+      });
+    }
+  }
+
+  #apply(result: Normalized<RunNormalizerState>): void {
+    this.#state = result.state;
+    for (const event of result.events) this.#context.sink(event);
+  }
+}
+
+/** `opencode run --file` takes paths: a `file://` URI becomes one; anything else is refused. */
+function localPathOf(uri: string): string {
+  if (uri.startsWith("file://")) return fileURLToPath(uri);
+  throw new UsageError(
+    `the subprocess backend attaches local files only (file:// URIs), got ${JSON.stringify(uri.slice(0, 40))}; ` +
+      "write the data to a file first or use a serve backend",
+  );
+}
