@@ -8,6 +8,8 @@ import type { BackendKind } from "./backend.js";
 export interface Capabilities {
   /** Text and reasoning arrive as `*.delta` events while they are written. */
   streamingDeltas: boolean;
+  /** A tool call is seen while it runs (otherwise only once it settled: one cut short is never seen). */
+  liveToolCalls: boolean;
   /** A `steer` input joins the running turn (otherwise it is queued or supersedes the turn). */
   nativeSteer: boolean;
   /** The server keeps a queue of inputs (otherwise the runtime holds them). */
@@ -29,6 +31,7 @@ export interface Capabilities {
 /** Every capability's name and what it means, in table order. */
 export const CAPABILITY_DESCRIPTIONS: Readonly<Record<keyof Capabilities, string>> = {
   streamingDeltas: "streaming deltas",
+  liveToolCalls: "tool calls seen while they run",
   nativeSteer: "native steer (joins the running turn)",
   nativeQueue: "native queue (else held by the runtime)",
   durableResume: "durable resume from the server",
@@ -42,6 +45,7 @@ export const CAPABILITY_DESCRIPTIONS: Readonly<Record<keyof Capabilities, string
 export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> = {
   serve: {
     streamingDeltas: true,
+    liveToolCalls: true,
     nativeSteer: true,
     nativeQueue: true,
     durableResume: true,
@@ -54,6 +58,7 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
   },
   "serve-legacy": {
     streamingDeltas: true,
+    liveToolCalls: true,
     // A prompt into a busy session is answered in a further step of the same busy period.
     nativeSteer: true,
     nativeQueue: false,
@@ -68,6 +73,7 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
   subprocess: {
     // `opencode run --format json` prints each part once it is whole.
     streamingDeltas: false,
+    liveToolCalls: false,
     nativeSteer: false,
     nativeQueue: false,
     durableResume: false,

@@ -82,11 +82,30 @@ export function textOfContent(content: readonly unknown[]): string {
     .join("");
 }
 
+/** Canonical error kinds of OpenCode's named errors; other names are kept as they are. */
+const KIND_BY_ERROR_NAME: Readonly<Record<string, string>> = {
+  APIError: "provider",
+  ProviderAuthError: "provider-auth",
+  MessageAbortedError: "aborted",
+  MessageOutputLengthError: "output-length",
+};
+
 /** OpenCode's `{name, data: {message}}` error objects as canonical error info. */
 export function errorInfoOf(error: unknown): ErrorInfo {
   const value = (error ?? {}) as { name?: unknown; data?: { message?: unknown } };
-  const kind = typeof value.name === "string" ? value.name : "UnknownError";
+  const name = typeof value.name === "string" ? value.name : "UnknownError";
+  const kind = KIND_BY_ERROR_NAME[name] ?? name;
   const message =
     typeof value.data?.message === "string" ? value.data.message : JSON.stringify(error);
   return { kind, message };
+}
+
+/** Appends canonical events to `events`, each numbered by its place among them. */
+export type Emit = <T extends CanonicalType>(type: T, data: CanonicalEventOf<T>["data"]) => void;
+
+/** An `Emit` into `events`; `origin` is read at each call (the turn may change in between). */
+export function emitterInto(events: CanonicalEvent[], origin: () => Origin): Emit {
+  return (type, data) => {
+    events.push(canonical(origin(), events.length, type, data));
+  };
 }

@@ -150,7 +150,11 @@ export function normalizeApiEvent(
       return { state: next as ApiNormalizerState, events };
     }
     case "session.next.step.failed": {
-      const error = { kind: event.data.error.type, message: event.data.error.message };
+      // 1.18 types every failed model call "unknown"; canonically it is a provider failure.
+      const error = {
+        kind: event.data.error.type === "unknown" ? "provider" : event.data.error.type,
+        message: event.data.error.message,
+      };
       const events = [
         canonical(origin(state), 0, "step.failed", {
           stepId: event.data.assistantMessageID,
@@ -237,11 +241,14 @@ export function normalizeApiEvent(
         output: textOfContent(event.data.content),
       });
     case "session.next.tool.failed": {
-      const error = { kind: event.data.error.type, message: event.data.error.message };
       // 1.18 reports an interrupted tool only by this message; the turn ends with its step.
-      const next = INTERRUPTED_TOOL.test(error.message)
-        ? updateTurn(state, { interrupting: true })
-        : state;
+      const interrupted = INTERRUPTED_TOOL.test(event.data.error.message);
+      const type = event.data.error.type;
+      const error = {
+        kind: interrupted ? "interrupted" : type === "unknown" ? "tool" : type,
+        message: event.data.error.message,
+      };
+      const next = interrupted ? updateTurn(state, { interrupting: true }) : state;
       return one(
         next,
         canonical(origin(state), 0, "tool.failed", { callId: event.data.callID, error }),

@@ -8,14 +8,17 @@
  *
  * Turn rule: a turn starts when the session turns busy (or a step starts) while none runs, and
  * ends at the next idle (`session.idle` or `session.status` idle): `interrupted` after a
- * `MessageAbortedError`, `failed` after another session error, else `completed`. Snapshots
- * that arrive after that idle (an aborted tool settling) belong to no turn.
+ * `MessageAbortedError`, `failed` after another session error, else `completed`. The shape
+ * matches the `/api` surface (`step-endings.ts`): a session error in a turn fails its step, and
+ * an abort fails the running tools and ends the step before the turn ends — the server idles
+ * before the aborted tool settles, and that late snapshot is then ignored.
  */
 import type { Parsed } from "../protocol/common.js";
 import type { LegacyEvent } from "../protocol/legacy/events.js";
-import { canonical, errorInfoOf, type Origin, usageOf } from "./build.js";
+import { canonical, emitterInto, errorInfoOf, type Origin, usageOf } from "./build.js";
 import type { CanonicalEvent, CanonicalEventOf, CanonicalType, ErrorInfo } from "./canonical.js";
 import type { Normalized } from "./normalize-api.js";
+import { emitInterruptedWork, emitStepFailure } from "./step-endings.js";
 import {
   addTurnText,
   addTurnUsage,
@@ -50,6 +53,10 @@ export interface LegacyNormalizerState extends TurnState {
   readonly openTools: ReadonlyMap<string, string>;
   /** The session error seen in the running turn, if any. */
   readonly error: ErrorInfo | undefined;
+  /** The step (assistant message) started and not finished. */
+  readonly openStep: string | undefined;
+  /** The latest assistant message: the step a failure belongs to when none is open. */
+  readonly lastAssistant: string | undefined;
   readonly busy: boolean;
 }
 
@@ -65,6 +72,8 @@ export function initialLegacyState(sessionId: string): LegacyNormalizerState {
     inputOf: new Map(),
     openTools: new Map(),
     error: undefined,
+    openStep: undefined,
+    lastAssistant: undefined,
     busy: false,
   };
 }
@@ -88,7 +97,14 @@ export function legacyPromptFailed(
 
 /** The runtime ended the running turn itself: forget it and what waited for it. */
 export function legacyTurnAbandoned(state: LegacyNormalizerState): LegacyNormalizerState {
-  return { ...state, turn: undefined, waiting: [], error: undefined, openTools: new Map() };
+  return {
+    ...state,
+    turn: undefined,
+    waiting: [],
+    error: undefined,
+    openTools: new Map(),
+    openStep: undefined,
+  };
 }
 
 /** Normalises one parsed legacy event of the session. Pure. */
@@ -106,11 +122,15 @@ export function normalizeLegacyEvent(
   let next: LegacyNormalizerState = state;
   const events: CanonicalEvent[] = [];
   const origin = (): Origin => ({ sessionId: state.sessionId, turnId: next.turn?.id, at, native });
-  const emit = <T extends CanonicalType>(type: T, data: CanonicalEventOf<T>["data"]): void => {
-    events.push(canonical(origin(), events.length, type, data));
-  };
+  const emit = emitterInto(events, origin);
+  // Session metadata (`session.updated`, `session.diff`, …) is not part of any turn.
+  const sessionLevel = parsed.event.type.startsWith("session.");
+  const emitOutsideTurn = emitterInto(events, () => ({ ...origin(), turnId: undefined }));
   const unknown = (): Normalized<LegacyNormalizerState> => {
-    emit("native.unknown", { nativeType: parsed.event.type, raw: parsed.event });
+    (sessionLevel ? emitOutsideTurn : emit)("native.unknown", {
+      nativeType: parsed.event.type,
+      raw: parsed.event,
+    });
     return { state: next, events };
   };
   const inputOf = (messageId: string): string => next.inputOf.get(messageId) ?? messageId;
@@ -130,6 +150,7 @@ export function normalizeLegacyEvent(
       if (next.roles.has(info.id)) return { state: next, events };
       next = { ...next, roles: new Map(next.roles).set(info.id, info.role) };
       if (info.role === "assistant") {
+        next = { ...next, lastAssistant: info.id };
         const parentId = info.parentID;
         if (next.waiting.includes(parentId)) {
           startTurnIfIdle();
@@ -171,11 +192,12 @@ export function normalizeLegacyEvent(
       switch (part.type) {
         case "step-start":
           startTurnIfIdle();
+          next = { ...next, openStep: part.messageID };
           emit("step.started", { stepId: part.messageID });
           return { state: next, events };
         case "step-finish": {
           const usage = usageOf(part.tokens, part.cost);
-          next = addTurnUsage(next, usage) as LegacyNormalizerState;
+          next = { ...(addTurnUsage(next, usage) as LegacyNormalizerState), openStep: undefined };
           emit("step.ended", { stepId: part.messageID, finish: part.reason, usage });
           return { state: next, events };
         }
@@ -219,6 +241,10 @@ export function normalizeLegacyEvent(
             (status === "running" || status === "completed" || status === "error") &&
             (seen === undefined || seen === "pending")
           ) {
+            emit("tool.input.ended", {
+              callId: part.callID,
+              input: JSON.stringify(part.state.input),
+            });
             emit("tool.called", {
               callId: part.callID,
               tool: part.tool,
@@ -272,15 +298,23 @@ export function normalizeLegacyEvent(
       return endTurn();
     case "session.error": {
       const error = errorInfoOf(event.properties.error);
-      next = { ...next, error };
-      emit("session.error", { error });
+      const turn = next.turn;
+      if (turn === undefined) {
+        emit("session.error", { error });
+        return { state: next, events };
+      }
+      // An abort is the interrupt's own signal, not a failure; the idle that follows ends the turn.
+      if (error.kind !== "aborted") {
+        emitStepFailure(emit, next.openStep, next.lastAssistant ?? `${turn.id}/step`, error);
+      }
+      next = { ...next, error, openStep: error.kind === "aborted" ? next.openStep : undefined };
       return { state: next, events };
     }
     case "session.updated":
-      emit("session.updated", { title: event.properties.info.title });
+      emitOutsideTurn("session.updated", { title: event.properties.info.title });
       return { state: next, events };
     case "session.created":
-      emit("session.created", {
+      emitOutsideTurn("session.created", {
         title: event.properties.info.title,
         directory: event.properties.info.directory,
       });
@@ -329,25 +363,25 @@ export function normalizeLegacyEvent(
     const turn = next.turn;
     next = { ...next, busy: false };
     if (turn === undefined) return { state: next, events };
-    // An abort idles the session before the running tool settles; its late snapshot would
-    // land outside the turn. The turn's tools end with it, as on the /api surface.
-    for (const [partId, callId] of next.openTools) {
-      emit("tool.failed", {
-        callId,
-        error: { kind: "interrupted", message: "Tool execution interrupted" },
-      });
-      next = remember(next, partId, "done", "tool");
-    }
-    next = { ...next, openTools: new Map() };
     const error = next.error;
+    if (error?.kind === "aborted") {
+      emitInterruptedWork(emit, next.openStep, next.openTools.values());
+      for (const partId of next.openTools.keys()) next = remember(next, partId, "done", "tool");
+    }
     const ending =
       error === undefined
         ? endingOf(turn, "completed")
-        : error.kind === "MessageAbortedError"
-          ? endingOf(turn, "interrupted", { reason: "aborted" })
-          : endingOf(turn, "failed", { reason: "session-error", error });
+        : error.kind === "aborted"
+          ? endingOf(turn, "interrupted")
+          : endingOf(turn, "failed", { reason: "step-failed", error });
     emit("turn.ended", ending);
-    next = { ...next, turn: undefined, error: undefined };
+    next = {
+      ...next,
+      turn: undefined,
+      error: undefined,
+      openTools: new Map(),
+      openStep: undefined,
+    };
     return { state: next, events };
   }
 }

@@ -7,9 +7,10 @@
  */
 import type { Parsed } from "../protocol/common.js";
 import type { RunLine } from "../protocol/run/events.js";
-import { canonical, errorInfoOf, type Origin, usageOf } from "./build.js";
+import { emitterInto, errorInfoOf, type Origin, usageOf } from "./build.js";
 import type { CanonicalEvent, CanonicalEventOf, CanonicalType, ErrorInfo } from "./canonical.js";
 import type { Normalized } from "./normalize-api.js";
+import { emitInterruptedWork, emitStepFailure } from "./step-endings.js";
 import {
   addTurnText,
   addTurnUsage,
@@ -27,13 +28,22 @@ export interface RunNormalizerState extends TurnState {
   readonly error: ErrorInfo | undefined;
   /** Lines of the running turn so far: a base for event ids that do not repeat. */
   readonly lines: number;
+  /** The step started and not finished. */
+  readonly openStep: string | undefined;
 }
 
 // OpenCode's message when an ask was rejected (without `--auto` every ask is).
 const REJECTED_PERMISSION = /rejected permission/i;
 
 export function initialRunState(sessionId: string, upstreamId?: string): RunNormalizerState {
-  return { ...initialTurnState, sessionId, upstreamId, error: undefined, lines: 0 };
+  return {
+    ...initialTurnState,
+    sessionId,
+    upstreamId,
+    error: undefined,
+    lines: 0,
+    openStep: undefined,
+  };
 }
 
 /** The process for `inputId` was spawned: its turn starts. */
@@ -42,10 +52,15 @@ export function runStarted(
   inputId: string,
   input: { text: string; announced: boolean; files?: string[] },
 ): Normalized<RunNormalizerState> {
-  const next = { ...(startTurn(state, inputId) as RunNormalizerState), error: undefined, lines: 0 };
+  const next: RunNormalizerState = {
+    ...(startTurn(state, inputId) as RunNormalizerState),
+    error: undefined,
+    lines: 0,
+    openStep: undefined,
+  };
   const events: CanonicalEvent[] = [];
   const origin = originOf(next, "process.spawned", Date.now(), `${next.turn?.id}/spawn`);
-  const emit = emitter(events, origin);
+  const emit = emitterInto(events, () => origin);
   if (!input.announced) {
     emit("input.admitted", {
       inputId,
@@ -73,11 +88,14 @@ export function runEnded(state: RunNormalizerState, exit: RunExit): Normalized<R
   const turn = state.turn;
   if (turn === undefined) return { state, events: [] };
   const events: CanonicalEvent[] = [];
-  const emit = emitter(events, originOf(state, "process.exited", Date.now(), `${turn.id}/exit`));
+  const origin = originOf(state, "process.exited", Date.now(), `${turn.id}/exit`);
+  const emit = emitterInto(events, () => origin);
   if (exit.interrupted) {
-    emit("turn.ended", endingOf(turn, "interrupted", { reason: "aborted" }));
+    // The process prints a tool only once it settled: a tool cut short was never seen.
+    emitInterruptedWork(emit, state.openStep, []);
+    emit("turn.ended", endingOf(turn, "interrupted"));
   } else if (state.error !== undefined) {
-    emit("turn.ended", endingOf(turn, "failed", { reason: "session-error", error: state.error }));
+    emit("turn.ended", endingOf(turn, "failed", { reason: "step-failed", error: state.error }));
   } else if (exit.code !== 0) {
     const how =
       exit.signal === null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
@@ -95,7 +113,7 @@ export function runEnded(state: RunNormalizerState, exit: RunExit): Normalized<R
   } else {
     emit("turn.ended", endingOf(turn, "completed"));
   }
-  return { state: { ...state, turn: undefined, error: undefined }, events };
+  return { state: { ...state, turn: undefined, error: undefined, openStep: undefined }, events };
 }
 
 /** Normalises one parsed output line of the running process. Pure. */
@@ -112,7 +130,8 @@ export function normalizeRunLine(
   };
   const events: CanonicalEvent[] = [];
   const id = `${state.turn?.id ?? "noturn"}/${next.lines}`;
-  const emit = emitter(events, originOf(next, parsed.event.type, at, id));
+  const origin = originOf(next, parsed.event.type, at, id);
+  const emit = emitterInto(events, () => origin);
   if (!parsed.known) {
     emit("native.unknown", { nativeType: parsed.event.type, raw: parsed.event });
     return { state: next, events };
@@ -120,11 +139,12 @@ export function normalizeRunLine(
   const line = parsed.event;
   switch (line.type) {
     case "step_start":
+      next = { ...next, openStep: line.part.messageID };
       emit("step.started", { stepId: line.part.messageID });
       break;
     case "step_finish": {
       const usage = usageOf(line.part.tokens, line.part.cost);
-      next = addTurnUsage(next, usage) as RunNormalizerState;
+      next = { ...(addTurnUsage(next, usage) as RunNormalizerState), openStep: undefined };
       emit("step.ended", { stepId: line.part.messageID, finish: line.part.reason, usage });
       break;
     }
@@ -145,6 +165,7 @@ export function normalizeRunLine(
     case "tool_use": {
       const { callID: callId, tool, state: toolState } = line.part;
       emit("tool.input.started", { callId, tool, stepId: line.part.messageID });
+      emit("tool.input.ended", { callId, input: JSON.stringify(toolState.input) });
       emit("tool.called", { callId, tool, input: toolState.input, stepId: line.part.messageID });
       if (toolState.status === "completed") {
         emit("tool.succeeded", {
@@ -163,8 +184,12 @@ export function normalizeRunLine(
     }
     case "error": {
       const error = errorInfoOf(line.error);
-      next = { ...next, error };
-      emit("session.error", { error });
+      if (next.turn === undefined) {
+        emit("session.error", { error });
+        break;
+      }
+      emitStepFailure(emit, next.openStep, `${next.turn.id}/step-${next.lines}`, error);
+      next = { ...next, error, openStep: undefined };
       break;
     }
   }
@@ -177,11 +202,5 @@ function originOf(state: RunNormalizerState, type: string, at: number, id: strin
     turnId: state.turn?.id,
     at,
     native: { backend: "subprocess", type, id },
-  };
-}
-
-function emitter(events: CanonicalEvent[], origin: Origin) {
-  return <T extends CanonicalType>(type: T, data: CanonicalEventOf<T>["data"]): void => {
-    events.push(canonical(origin, events.length, type, data));
   };
 }
