@@ -8,7 +8,7 @@
 import type { Parsed } from "../protocol/common.js";
 import type { RunLine } from "../protocol/run/events.js";
 import { emitterInto, errorInfoOf, type Origin, usageOf } from "./build.js";
-import type { CanonicalEvent, CanonicalEventOf, CanonicalType, ErrorInfo } from "./canonical.js";
+import type { CanonicalEvent, ErrorInfo } from "./canonical.js";
 import type { Normalized } from "./normalize-api.js";
 import { emitInterruptedWork, emitStepFailure } from "./step-endings.js";
 import {

@@ -12,11 +12,12 @@ interface CliRun {
   stderr: string;
 }
 
-function ocb(args: string[]): Promise<CliRun> {
+function ocb(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", "src/cli/ocb.ts", ...args], {
       detached: true, // its own group, so a leftover server can be swept with it
       stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...env },
     });
     trackProcess(child.pid, "ocb run (cli e2e)");
     let stdout = "";
@@ -68,5 +69,43 @@ describe("ocb run", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/provider\/model/);
     expect(run.stderr).not.toMatch(/at .*\.ts:\d+/); // no stack trace
+  });
+
+  it("runs the turn with `opencode run` under --backend subprocess", async () => {
+    const run = await ocb([
+      "run",
+      "--demo",
+      "--json",
+      "--backend",
+      "subprocess",
+      "[[reply via run]]",
+    ]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const events = run.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; native?: { backend: string } });
+    expect(events.map((event) => event.native?.backend)).toContain("subprocess");
+    expect(events.at(-1)).toMatchObject({ type: "turn.ended", data: { text: "via run" } });
+  });
+
+  it("takes the backend from OCB_BACKEND", async () => {
+    const run = await ocb(["run", "--demo", "--json", "[[reply via legacy]]"], {
+      OCB_BACKEND: "serve-legacy",
+    });
+    expect(run.code).toBe(0);
+    const events = run.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; native?: { backend: string } });
+    expect(events.map((event) => event.native?.backend)).toContain("serve-legacy");
+  });
+
+  it("refuses an unknown backend, naming the choices, with exit code 2", async () => {
+    const run = await ocb(["run", "--demo", "hi"], { OCB_BACKEND: "telepathy" });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/OCB_BACKEND must be one of serve, serve-legacy, subprocess/);
+    expect(run.stderr).not.toMatch(/at .*\.ts:\d+/);
   });
 });

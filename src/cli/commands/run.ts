@@ -1,5 +1,5 @@
 /**
- * `ocb run "prompt"`: one turn through a managed server, streamed to the terminal (or as
+ * `ocb run "prompt"`: one turn on the chosen backend (a managed server by default), streamed to the terminal (or as
  * canonical NDJSON with --json). Exit code 0 completed, 1 failed, 130 interrupted. The first
  * Ctrl-C interrupts the turn; a second one exits at once.
  */
@@ -7,12 +7,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
+import { BACKEND_KINDS } from "../../backends/backend.js";
 import { UsageError } from "../../errors.js";
-import { Bridge, parseModel } from "../../runtime/bridge.js";
+import { Bridge, chooseBackend, parseModel } from "../../runtime/bridge.js";
 import { readConfigFile } from "../config-file.js";
 import { TurnPrinter } from "../turn-printer.js";
 
 interface RunOptions {
+  backend?: string;
   model?: string;
   dir?: string;
   config?: string;
@@ -42,6 +44,10 @@ export function registerRunCommand(program: Command): void {
     .option("--config <file>", "OpenCode config file (JSON) merged into the managed server's")
     .option("--json", "print canonical events as NDJSON, one per line")
     .option("--demo", "use the built-in scripted model (offline, no credentials)")
+    .option(
+      "--backend <backend>",
+      `how the turn runs: ${BACKEND_KINDS.join(", ")} (default: $OCB_BACKEND, else serve)`,
+    )
     .action(async (prompt: string | undefined, options: RunOptions) => {
       process.exitCode = await run(prompt ?? (options.demo ? DEMO_PROMPT : ""), options);
     });
@@ -50,6 +56,7 @@ export function registerRunCommand(program: Command): void {
 async function run(prompt: string, options: RunOptions): Promise<number> {
   if (prompt.trim() === "")
     throw new UsageError("the prompt is empty; say what the turn should do");
+  const backend = chooseBackend(options.backend);
   const model = options.model === undefined ? undefined : parseModel(options.model);
   const config = options.config === undefined ? undefined : readConfigFile(options.config);
   const scratch = options.demo && options.dir === undefined;
@@ -72,6 +79,7 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
   try {
     bridge = await Bridge.start({
       directory,
+      backend,
       ...(options.demo ? { demo: true } : {}),
       ...(model === undefined ? {} : { model }),
       ...(config === undefined ? {} : { config }),

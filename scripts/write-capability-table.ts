@@ -1,0 +1,11 @@
+/**
+ * Writes the backend capability table (from `BACKEND_CAPABILITIES`) into README.md between its
+ * markers: `npm run docs:capabilities`. A test fails when the README and the code disagree.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { capabilityTable } from "../src/backends/capabilities.js";
+import { replaceCapabilityTable } from "../src/backends/capability-table-markers.js";
+
+const path = new URL("../README.md", import.meta.url);
+writeFileSync(path, replaceCapabilityTable(readFileSync(path, "utf8"), capabilityTable()));
+process.stdout.write("README.md: capability table written\n");

@@ -1,0 +1,160 @@
+/**
+ * The runtime's own rules, over an in-memory backend that publishes canonical events the way
+ * a backend without a queue or steer does (the subprocess backend's shape). Not end to end:
+ * the parity suite runs the real backends.
+ */
+import { describe, expect, it } from "vitest";
+import type { BackendContext, PromptRequest, SessionBackend } from "../backends/backend.js";
+import { BACKEND_CAPABILITIES } from "../backends/capabilities.js";
+import { canonical } from "../events/build.js";
+import type { CanonicalEventOf, CanonicalType } from "../events/canonical.js";
+import { turnIdFor } from "../events/turn-state.js";
+import { Session } from "./session.js";
+
+class QueuelessBackend implements SessionBackend {
+  readonly kind = "subprocess" as const;
+  readonly capabilities = BACKEND_CAPABILITIES.subprocess;
+  readonly upstreamId = "ses_fake";
+  readonly prompts: PromptRequest[] = [];
+  interrupts = 0;
+  running: string | undefined;
+  failNextPrompt: Error | undefined;
+  #count = 0;
+
+  constructor(readonly context: BackendContext) {}
+
+  async ready(): Promise<void> {}
+
+  async prompt(request: PromptRequest): Promise<{ inputId: string }> {
+    if (this.failNextPrompt) {
+      const error = this.failNextPrompt;
+      this.failNextPrompt = undefined;
+      throw error;
+    }
+    this.prompts.push(request);
+    const inputId = request.inputId ?? `in_${++this.#count}`;
+    const turnId = turnIdFor(inputId);
+    if (!request.announced) {
+      this.emit(turnId, "input.admitted", { inputId, text: request.text, delivery: "queue" });
+    }
+    this.emit(turnId, "turn.started", { inputId });
+    this.running = turnId;
+    return { inputId };
+  }
+
+  /** Ends the running turn the way a backend does. */
+  end(outcome: "completed" | "interrupted"): void {
+    const turnId = this.running;
+    if (turnId === undefined) throw new Error("no turn runs");
+    this.running = undefined;
+    this.emit(turnId, "turn.ended", { outcome, text: "" });
+  }
+
+  async interrupt(): Promise<void> {
+    this.interrupts++;
+    this.end("interrupted");
+  }
+
+  async switchModel(): Promise<void> {}
+  abandonTurn(): void {}
+  async close(): Promise<void> {}
+
+  emit<T extends CanonicalType>(turnId: string, type: T, data: CanonicalEventOf<T>["data"]) {
+    const origin = {
+      sessionId: this.context.sessionId,
+      turnId,
+      at: 0,
+      native: { backend: this.kind, type, id: `${turnId}/${type}` },
+    };
+    this.context.sink(canonical(origin, 0, type, data));
+  }
+}
+
+function session(options: { steerFallback?: "queue" | "supersede" } = {}) {
+  let backend: QueuelessBackend | undefined;
+  const created = new Session(
+    "ocb_test",
+    (context) => {
+      backend = new QueuelessBackend(context);
+      return backend;
+    },
+    { directory: "/tmp", ...options },
+  );
+  if (backend === undefined) throw new Error("no backend made");
+  return { session: created, backend };
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("Session on a backend without a queue", () => {
+  it("holds a queued input while a turn runs and sends it when the turn ends", async () => {
+    const { session: s, backend } = session();
+    const first = await s.send("one", { delivery: "queue" });
+    const second = await s.send("two", { delivery: "queue" });
+    expect(second).not.toBe(first);
+    expect(backend.prompts.map((prompt) => prompt.text)).toEqual(["one"]);
+    // The held input is on the stream at once, as admitted to its own (pending) turn.
+    expect(s.transcript().at(-1)).toMatchObject({
+      type: "input.admitted",
+      turnId: second.id,
+      data: { text: "two", delivery: "queue" },
+    });
+    expect(second.state).toBe("pending");
+    backend.end("completed");
+    await flush();
+    expect(backend.prompts.map((prompt) => [prompt.text, prompt.announced])).toEqual([
+      ["one", undefined],
+      ["two", true],
+    ]);
+    expect(second.state).toBe("running");
+    // Announced once only: one admission per input.
+    const admitted = s.transcript().filter((event) => event.type === "input.admitted");
+    expect(admitted).toHaveLength(2);
+    await s.close();
+  });
+
+  it("queues a steer by default, and supersedes the running turn when told to", async () => {
+    const queued = session();
+    const first = await queued.session.send("one", { delivery: "queue" });
+    const steer = await queued.session.send("now", { delivery: "steer" });
+    expect(steer).not.toBe(first);
+    expect(queued.backend.interrupts).toBe(0);
+
+    const superseding = session({ steerFallback: "supersede" });
+    const running = await superseding.session.send("one", { delivery: "queue" });
+    await superseding.session.send("later", { delivery: "queue" });
+    const now = await superseding.session.send("now", { delivery: "steer" });
+    await flush();
+    expect(superseding.backend.interrupts).toBe(1);
+    expect((await running.done()).outcome).toBe("interrupted");
+    // The superseding input runs next, ahead of what was already queued.
+    expect(superseding.backend.prompts.map((prompt) => prompt.text)).toEqual(["one", "now"]);
+    expect(now.state).toBe("running");
+    await queued.session.close();
+    await superseding.session.close();
+  });
+
+  it("ends a held input's turn failed when it cannot be sent, and goes on with the next", async () => {
+    const { session: s, backend } = session();
+    await s.send("one", { delivery: "queue" });
+    const doomed = await s.send("two", { delivery: "queue" });
+    const after = await s.send("three", { delivery: "queue" });
+    backend.failNextPrompt = new Error("server went away");
+    backend.end("completed");
+    const result = await doomed.done();
+    expect(result).toMatchObject({ outcome: "failed", reason: "send-failed" });
+    expect(result.error?.message).toContain("server went away");
+    await flush();
+    expect(after.state).toBe("running");
+    await s.close();
+  });
+
+  it("refuses a delivery it does not know, and sends on a closed session", async () => {
+    const { session: s } = session();
+    await expect(s.send("x", { delivery: "now" as "queue" })).rejects.toThrow(
+      /delivery must be "steer" or "queue"/,
+    );
+    await s.close();
+    await expect(s.send("x", { delivery: "queue" })).rejects.toThrow(/closed/);
+  });
+});
