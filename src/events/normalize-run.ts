@@ -126,7 +126,8 @@ export function normalizeRunLine(
   let next: RunNormalizerState = {
     ...state,
     lines: state.lines + 1,
-    upstreamId: state.upstreamId ?? (typeof raw.sessionID === "string" ? raw.sessionID : undefined),
+    // The latest line's: were a run ever to start a session of its own, it would show.
+    upstreamId: typeof raw.sessionID === "string" ? raw.sessionID : state.upstreamId,
   };
   const events: CanonicalEvent[] = [];
   const id = `${state.turn?.id ?? "noturn"}/${next.lines}`;
