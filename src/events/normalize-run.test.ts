@@ -221,13 +221,14 @@ describe("normalize-run: pure cases", () => {
     expect(events.map((event) => event.type)).toEqual(["turn.started", "input.delivered"]);
   });
 
-  it("takes the upstream id from the first line's sessionID and keeps it", () => {
+  it("takes the upstream id from the lines' sessionID, the latest one winning", () => {
     const driver = new Driver();
     driver.start();
     expect(driver.state.upstreamId).toBeUndefined();
     driver.line(stepStart);
     expect(driver.state.upstreamId).toBe("ses_upstream");
+    // Were a run to start a session of its own, the session would follow it (and show it).
     driver.line({ ...stepStart, sessionID: "ses_other" });
-    expect(driver.state.upstreamId).toBe("ses_upstream");
+    expect(driver.state.upstreamId).toBe("ses_other");
   });
 });
