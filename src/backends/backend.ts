@@ -4,6 +4,7 @@
  * it derives to the runtime's sink; the runtime owns everything that is the same for all of
  * them (numbering, turns, the watchdog, the queue it emulates where a backend has none).
  */
+import { randomUUID } from "node:crypto";
 import type { CanonicalEvent, ModelRef } from "../events/canonical.js";
 import type { Logger } from "../util/logger.js";
 import type { Capabilities } from "./capabilities.js";
@@ -59,4 +60,9 @@ export interface BackendContext {
   /** Receives each canonical event, in order. */
   sink: (event: CanonicalEvent) => void;
   logger: Logger;
+}
+
+/** A bridge-minted input id, for inputs whose server names none (or not yet). */
+export function mintInputId(): string {
+  return `in_${randomUUID()}`;
 }

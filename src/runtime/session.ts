@@ -5,8 +5,7 @@
  * and keeps them, hands each to its turn, watches for stalls, and holds back queued inputs
  * where the backend has no queue of its own.
  */
-import { randomUUID } from "node:crypto";
-import type { BackendContext, SessionBackend } from "../backends/backend.js";
+import { type BackendContext, mintInputId, type SessionBackend } from "../backends/backend.js";
 import type { Capabilities } from "../backends/capabilities.js";
 import { UsageError } from "../errors.js";
 import { canonical } from "../events/build.js";
@@ -182,7 +181,7 @@ export class Session {
 
   /** Keeps a queued input back until the session is free, and says so on the stream. */
   #hold(text: string, options: SendOptions, where: "front" | "back"): Turn {
-    const inputId = `in_${randomUUID()}`;
+    const inputId = mintInputId();
     const turn = this.#turnById(turnIdFor(inputId));
     this.#inputs.set(inputId, turn);
     const held = { inputId, text, options };

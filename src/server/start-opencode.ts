@@ -12,12 +12,12 @@ import { describeError } from "../util/describe-error.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { findFreePort, isPortFree } from "./free-port.js";
 import { basicAuthHeader, HEALTH_PATH, type HealthStatus, waitForHealth } from "./health.js";
-import { createIsolatedDirs, writeGlobalConfig } from "./isolated-dirs.js";
 import { LogTail, SecretRedactor } from "./log-tail.js";
 import { ManagedServer } from "./managed-server.js";
 import { OpencodeProcess, type ProcessEnd } from "./opencode-process.js";
+import { prepareOpencodeEnv } from "./prepared-env.js";
 import { resolveOpencodeBinary } from "./resolve-binary.js";
-import { buildServerEnv, serverUsername } from "./server-env.js";
+import { serverUsername } from "./server-env.js";
 import type { OpencodeServerHandle } from "./server-handle.js";
 
 /** How long `startOpencode` waits by default; cold starts of 9-20 s have been reported. */
@@ -78,18 +78,13 @@ export async function launchOpencode(
   const binary = options.binary ?? resolveOpencodeBinary();
   const password = choosePassword(options.password, logger);
 
-  const dirs = options.inheritUserConfig ? undefined : await createIsolatedDirs();
+  const { env, dirs } = await prepareOpencodeEnv({
+    inheritUserConfig: options.inheritUserConfig,
+    env: options.env,
+    password,
+    config: options.config,
+  });
   try {
-    const env = buildServerEnv({
-      baseEnv: process.env,
-      isolatedEnv: dirs?.env,
-      extraEnv: options.env,
-      password,
-      config: options.config,
-    });
-    if (dirs !== undefined && env.OPENCODE_CONFIG_CONTENT !== undefined) {
-      await writeGlobalConfig(dirs, env.OPENCODE_CONFIG_CONTENT);
-    }
     const username = serverUsername(env);
     const redactor = new SecretRedactor(
       password === undefined ? [] : [{ value: password, username }],

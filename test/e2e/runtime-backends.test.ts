@@ -8,11 +8,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { Bridge, type BridgeOptions } from "../../src/runtime/bridge.js";
-import type { Turn } from "../../src/runtime/turn.js";
 import { trackProcess } from "../support/process-tracker.js";
 import { processesIn } from "../support/processes-in.js";
+import { collectTurn, untilTurnEvent } from "../support/turn-events.js";
 
 let bridge: Bridge | undefined;
 let directory: string | undefined;
@@ -34,25 +33,14 @@ afterEach(async () => {
   directory = undefined;
 });
 
-async function collect(turn: Turn): Promise<CanonicalEvent[]> {
-  const events: CanonicalEvent[] = [];
-  for await (const event of turn.events()) events.push(event);
-  return events;
-}
-
-async function until(turn: Turn, predicate: (event: CanonicalEvent) => boolean): Promise<void> {
-  for await (const event of turn.events()) if (predicate(event)) return;
-  throw new Error("the turn ended before the awaited event");
-}
-
 describe("the serve-legacy backend", () => {
   it("steers mid-turn: one turn, the same object, the steer delivered inside it", async () => {
     const session = await (await start({ backend: "serve-legacy" })).createSession();
     const first = await session.send("[[slow 30 40]]", { delivery: "queue" });
-    await until(first, (event) => event.type === "text.delta");
+    await untilTurnEvent(first, (event) => event.type === "text.delta");
     const steered = await session.send("[[reply steered]]", { delivery: "steer" });
     expect(steered).toBe(first);
-    const events = await collect(first);
+    const events = await collectTurn(first);
     expect(events.filter((event) => event.type === "input.delivered")).toHaveLength(2);
     expect(events.filter((event) => event.type === "turn.ended")).toHaveLength(1);
     expect(await first.done()).toMatchObject({ outcome: "completed", text: "steered" });
@@ -80,7 +68,7 @@ describe("the subprocess backend", () => {
       '[[tool bash {"command":"sleep 30","description":"wait"}]] [[then never]]',
       { delivery: "queue" },
     );
-    await until(first, (event) => event.type === "step.started");
+    await untilTurnEvent(first, (event) => event.type === "step.started");
     const now = await session.send("[[reply superseded]]", { delivery: "steer" });
     expect(now).not.toBe(first);
     expect(await first.done()).toMatchObject({ outcome: "interrupted" });

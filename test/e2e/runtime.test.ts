@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { Bridge } from "../../src/runtime/bridge.js";
-import type { Turn } from "../../src/runtime/turn.js";
 import { trackProcess } from "../support/process-tracker.js";
+import { collectTurn, untilTurnEvent } from "../support/turn-events.js";
 
 let bridge: Bridge;
 let directory: string;
@@ -29,23 +29,11 @@ afterAll(async () => {
   rmSync(directory, { recursive: true, force: true });
 });
 
-async function collect(turn: Turn): Promise<CanonicalEvent[]> {
-  const events: CanonicalEvent[] = [];
-  for await (const event of turn.events()) events.push(event);
-  return events;
-}
-
-/** Reads the turn's events until `predicate` holds (the turn goes on). */
-async function until(turn: Turn, predicate: (event: CanonicalEvent) => boolean): Promise<void> {
-  for await (const event of turn.events()) if (predicate(event)) return;
-  throw new Error("the turn ended before the awaited event");
-}
-
 describe("the runtime on the serve backend", () => {
   it("runs a text turn: deltas as they come, the whole text at the end", async () => {
     const session = await bridge.createSession({ title: "text" });
     const turn = await session.send("[[slow 5 20]]", { delivery: "queue" });
-    const events = await collect(turn);
+    const events = await collectTurn(turn);
     const result = await turn.done();
     expect(result).toMatchObject({ outcome: "completed", text: "tok1 tok2 tok3 tok4 tok5" });
     const types = events.map((event) => event.type);
@@ -67,7 +55,7 @@ describe("the runtime on the serve backend", () => {
   it("runs a tool turn", async () => {
     const session = await bridge.createSession({ title: "tool" });
     const turn = await session.send('[[tool bash {"command":"echo hi"}]]', { delivery: "queue" });
-    const events = await collect(turn);
+    const events = await collectTurn(turn);
     const called = events.find((event) => event.type === "tool.called");
     expect(called?.data).toMatchObject({ tool: "bash", input: { command: "echo hi" } });
     const succeeded = events.find((event) => event.type === "tool.succeeded");
@@ -79,10 +67,10 @@ describe("the runtime on the serve backend", () => {
   it("steers mid-turn: one turn, the same object, the steer delivered inside it", async () => {
     const session = await bridge.createSession({ title: "steer" });
     const first = await session.send("[[slow 30 40]]", { delivery: "queue" });
-    await until(first, (event) => event.type === "text.delta");
+    await untilTurnEvent(first, (event) => event.type === "text.delta");
     const steered = await session.send("[[reply steered]]", { delivery: "steer" });
     expect(steered).toBe(first);
-    const events = await collect(first);
+    const events = await collectTurn(first);
     const delivered = events.filter((event) => event.type === "input.delivered");
     expect(delivered).toHaveLength(2);
     expect(events.filter((event) => event.type === "turn.ended")).toHaveLength(1);
@@ -93,7 +81,7 @@ describe("the runtime on the serve backend", () => {
   it("queues behind a running turn: two turns, in order", async () => {
     const session = await bridge.createSession({ title: "queue" });
     const first = await session.send("[[slow 20 30]]", { delivery: "queue" });
-    await until(first, (event) => event.type === "text.delta");
+    await untilTurnEvent(first, (event) => event.type === "text.delta");
     const second = await session.send("[[reply second]]", { delivery: "queue" });
     expect(second).not.toBe(first);
     expect(second.state).toBe("pending");
@@ -108,7 +96,7 @@ describe("the runtime on the serve backend", () => {
   it("interrupts mid-tool: the turn ends interrupted, the next send works", async () => {
     const session = await bridge.createSession({ title: "interrupt" });
     const turn = await session.send('[[tool bash {"command":"sleep 30"}]]', { delivery: "queue" });
-    await until(turn, (event) => event.type === "tool.called");
+    await untilTurnEvent(turn, (event) => event.type === "tool.called");
     await session.interrupt();
     expect(await turn.done()).toMatchObject({ outcome: "interrupted" });
     const next = await session.send("[[reply after]]", { delivery: "queue" });
@@ -120,7 +108,7 @@ describe("the runtime on the serve backend", () => {
     const session = await bridge.createSession({ title: "switch" });
     await session.switchModel({ providerID: "demo", modelID: "demo-2" });
     const turn = await session.send("[[reply switched]]", { delivery: "queue" });
-    const events = await collect(turn);
+    const events = await collectTurn(turn);
     const step = events.find((event) => event.type === "step.started");
     expect(step?.data).toMatchObject({ model: { providerID: "demo", modelID: "demo-2" } });
     expect(await turn.done()).toMatchObject({ outcome: "completed", text: "switched" });
@@ -134,7 +122,7 @@ describe("the runtime on the serve backend", () => {
     expect(result).toMatchObject({ outcome: "failed", reason: "stalled" });
     // A model that never answers never starts a step on 1.18: the no-step bound catches it.
     expect(result.error?.message).toMatch(/no step started within 4 s: the model did not answer/);
-    const events = await collect(turn);
+    const events = await collectTurn(turn);
     expect(events.filter((event) => event.type === "turn.ended")).toHaveLength(1);
     await session.close();
   });

@@ -6,22 +6,11 @@ import { setTimeout as delay } from "node:timers/promises";
 import { expect } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import type { Bridge } from "../../src/runtime/bridge.js";
-import type { Turn } from "../../src/runtime/turn.js";
+import { collectTurn, untilTurnEvent } from "../support/turn-events.js";
 
 export interface ParityScenario {
   name: string;
   run(bridge: Bridge): Promise<CanonicalEvent[][]>;
-}
-
-async function collect(turn: Turn): Promise<CanonicalEvent[]> {
-  const events: CanonicalEvent[] = [];
-  for await (const event of turn.events()) events.push(event);
-  return events;
-}
-
-async function until(turn: Turn, predicate: (event: CanonicalEvent) => boolean): Promise<void> {
-  for await (const event of turn.events()) if (predicate(event)) return;
-  throw new Error("the turn ended before the awaited event");
 }
 
 export const PARITY_SCENARIOS: readonly ParityScenario[] = [
@@ -30,7 +19,7 @@ export const PARITY_SCENARIOS: readonly ParityScenario[] = [
     async run(bridge) {
       const session = await bridge.createSession({ title: "parity text" });
       const turn = await session.send("[[reply parity pong]]", { delivery: "queue" });
-      const events = await collect(turn);
+      const events = await collectTurn(turn);
       expect(await turn.done()).toMatchObject({ outcome: "completed", text: "parity pong" });
       await session.close();
       return [events];
@@ -44,7 +33,7 @@ export const PARITY_SCENARIOS: readonly ParityScenario[] = [
         '[[tool bash {"command":"echo parity","description":"say parity"}]] [[then tool done]]',
         { delivery: "queue" },
       );
-      const events = await collect(turn);
+      const events = await collectTurn(turn);
       expect(await turn.done()).toMatchObject({ outcome: "completed", text: "tool done" });
       await session.close();
       return [events];
@@ -58,14 +47,14 @@ export const PARITY_SCENARIOS: readonly ParityScenario[] = [
         '[[tool bash {"command":"sleep 30","description":"wait"}]] [[then never]]',
         { delivery: "queue" },
       );
-      await until(turn, (event) => event.type === "step.started");
+      await untilTurnEvent(turn, (event) => event.type === "step.started");
       // Let the tool start: the subprocess backend prints a tool only once it has settled.
       await delay(1_500);
       await session.interrupt();
-      const events = await collect(turn);
+      const events = await collectTurn(turn);
       expect(await turn.done()).toMatchObject({ outcome: "interrupted" });
       const next = await session.send("[[reply after]]", { delivery: "queue" });
-      const nextEvents = await collect(next);
+      const nextEvents = await collectTurn(next);
       expect(await next.done()).toMatchObject({ outcome: "completed", text: "after" });
       await session.close();
       return [events, nextEvents];
@@ -78,7 +67,10 @@ export const PARITY_SCENARIOS: readonly ParityScenario[] = [
       const first = await session.send("[[slow 3 150]]", { delivery: "queue" });
       const second = await session.send("[[reply second]]", { delivery: "queue" });
       expect(second).not.toBe(first);
-      const [firstEvents, secondEvents] = await Promise.all([collect(first), collect(second)]);
+      const [firstEvents, secondEvents] = await Promise.all([
+        collectTurn(first),
+        collectTurn(second),
+      ]);
       expect(await first.done()).toMatchObject({ outcome: "completed", text: "tok1 tok2 tok3" });
       expect(await second.done()).toMatchObject({ outcome: "completed", text: "second" });
       const firstEnd = firstEvents.at(-1)?.seq ?? 0;
@@ -96,7 +88,7 @@ export const PARITY_SCENARIOS: readonly ParityScenario[] = [
         '[[error 400 {"error":{"message":"parity bad request","type":"invalid_request_error"}}]]',
         { delivery: "queue" },
       );
-      const events = await collect(turn);
+      const events = await collectTurn(turn);
       const result = await turn.done();
       expect(result.outcome).toBe("failed");
       expect(result.error?.message).toContain("parity bad request");

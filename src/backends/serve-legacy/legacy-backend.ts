@@ -6,10 +6,8 @@
  * with part snapshots diffed into canonical events; an interrupt is `abort`. The model is
  * named on every prompt, so a switch applies from the next input on.
  */
-import { randomUUID } from "node:crypto";
 import type { OpencodeClient } from "../../client/opencode-client.js";
 import { AbortError } from "../../errors.js";
-import { canonical } from "../../events/build.js";
 import type { ModelRef } from "../../events/canonical.js";
 import {
   initialLegacyState,
@@ -21,9 +19,15 @@ import {
 } from "../../events/normalize-legacy.js";
 import { legacyEventSessionId } from "../../protocol/legacy/events.js";
 import type { PartInput } from "../../protocol/legacy/session.js";
-import type { BackendContext, PromptRequest, SessionBackend } from "../backend.js";
+import {
+  type BackendContext,
+  mintInputId,
+  type PromptRequest,
+  type SessionBackend,
+} from "../backend.js";
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LiveReadiness } from "../live-readiness.js";
+import { modelSwitchedEvent } from "../model-switched.js";
 import { filePartOf } from "./file-part.js";
 
 export interface LegacyBackendOptions {
@@ -59,7 +63,7 @@ export class LegacyBackend implements SessionBackend {
   }
 
   async prompt(request: PromptRequest): Promise<{ inputId: string }> {
-    const inputId = request.inputId ?? `in_${randomUUID()}`;
+    const inputId = request.inputId ?? mintInputId();
     const parts: PartInput[] = [{ type: "text", text: request.text }];
     for (const uri of request.files ?? []) parts.push(filePartOf(uri));
     for (const name of request.agents ?? []) parts.push({ type: "agent", name });
@@ -83,19 +87,7 @@ export class LegacyBackend implements SessionBackend {
 
   async switchModel(model: ModelRef): Promise<void> {
     this.#model = model;
-    this.#context.sink(
-      canonical(
-        {
-          sessionId: this.upstreamId,
-          turnId: undefined,
-          at: Date.now(),
-          native: { backend: this.kind, type: "model.switch", id: `model_${randomUUID()}` },
-        },
-        0,
-        "model.switched",
-        { model },
-      ),
-    );
+    this.#context.sink(modelSwitchedEvent(this.upstreamId, this.kind, model));
   }
 
   abandonTurn(): void {

@@ -4,13 +4,9 @@
  * the user's own setup stays out), the config written where every surface reads it.
  */
 import { UsageError } from "../../errors.js";
-import {
-  createIsolatedDirs,
-  type IsolatedDirs,
-  writeGlobalConfig,
-} from "../../server/isolated-dirs.js";
+import type { IsolatedDirs } from "../../server/isolated-dirs.js";
+import { prepareOpencodeEnv } from "../../server/prepared-env.js";
 import { resolveOpencodeBinary } from "../../server/resolve-binary.js";
-import { buildServerEnv } from "../../server/server-env.js";
 
 export interface RunEnvironmentOptions {
   config?: Record<string, unknown>;
@@ -34,23 +30,13 @@ export class RunEnvironment {
   static async create(options: RunEnvironmentOptions = {}): Promise<RunEnvironment> {
     const binary = options.binary ?? resolveOpencodeBinary();
     if (binary.trim() === "") throw new UsageError("binary must not be empty");
-    const dirs = options.inheritUserConfig ? undefined : await createIsolatedDirs();
-    try {
-      const env = buildServerEnv({
-        baseEnv: process.env,
-        isolatedEnv: dirs?.env,
-        extraEnv: options.env,
-        password: undefined,
-        config: options.config,
-      });
-      if (dirs !== undefined && env.OPENCODE_CONFIG_CONTENT !== undefined) {
-        await writeGlobalConfig(dirs, env.OPENCODE_CONFIG_CONTENT);
-      }
-      return new RunEnvironment(binary, env, dirs);
-    } catch (error) {
-      await dirs?.remove();
-      throw error;
-    }
+    const { env, dirs } = await prepareOpencodeEnv({
+      inheritUserConfig: options.inheritUserConfig,
+      env: options.env,
+      password: undefined,
+      config: options.config,
+    });
+    return new RunEnvironment(binary, env, dirs);
   }
 
   /** Removes the isolated dirs (the sessions in them go too). */

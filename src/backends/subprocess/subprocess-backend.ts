@@ -5,10 +5,8 @@
  * whole parts only (no deltas), and answers permission asks itself: rejected, or allowed with
  * `autoApprove` (`--auto`). An interrupt kills the process group; the session goes on.
  */
-import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { UsageError } from "../../errors.js";
-import { canonical } from "../../events/build.js";
 import type { ModelRef } from "../../events/canonical.js";
 import type { Normalized } from "../../events/normalize-api.js";
 import {
@@ -20,8 +18,14 @@ import {
 } from "../../events/normalize-run.js";
 import { parseRunLine } from "../../protocol/run/events.js";
 import { describeError } from "../../util/describe-error.js";
-import type { BackendContext, PromptRequest, SessionBackend } from "../backend.js";
+import {
+  type BackendContext,
+  mintInputId,
+  type PromptRequest,
+  type SessionBackend,
+} from "../backend.js";
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
+import { modelSwitchedEvent } from "../model-switched.js";
 import type { RunEnvironment } from "./run-environment.js";
 import { RunProcess } from "./run-process.js";
 
@@ -79,7 +83,7 @@ export class SubprocessBackend implements SessionBackend {
     }
     // The runtime holds inputs while a turn runs; a run still settling is waited for.
     await this.#current?.finished;
-    const inputId = request.inputId ?? `in_${randomUUID()}`;
+    const inputId = request.inputId ?? mintInputId();
     this.#apply(
       runStarted(this.#state, inputId, {
         text: request.text,
@@ -101,19 +105,7 @@ export class SubprocessBackend implements SessionBackend {
 
   async switchModel(model: ModelRef): Promise<void> {
     this.#model = model;
-    this.#context.sink(
-      canonical(
-        {
-          sessionId: this.#context.sessionId,
-          turnId: undefined,
-          at: Date.now(),
-          native: { backend: this.kind, type: "model.switch", id: `model_${randomUUID()}` },
-        },
-        0,
-        "model.switched",
-        { model },
-      ),
-    );
+    this.#context.sink(modelSwitchedEvent(this.#context.sessionId, this.kind, model));
   }
 
   abandonTurn(): void {

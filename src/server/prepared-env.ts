@@ -1,0 +1,38 @@
+/**
+ * The environment an OpenCode process of ours runs with (`serve` or `run`), and the isolated
+ * dirs behind it: with isolation, fresh XDG roots whose global config file holds the config
+ * (the `/api` catalog reads only that file, not `OPENCODE_CONFIG_CONTENT`).
+ */
+import { createIsolatedDirs, type IsolatedDirs, writeGlobalConfig } from "./isolated-dirs.js";
+import { buildServerEnv } from "./server-env.js";
+
+export interface PreparedEnv {
+  env: Record<string, string>;
+  /** The isolated dirs, to remove when done; `undefined` with the user's own config. */
+  dirs: IsolatedDirs | undefined;
+}
+
+export async function prepareOpencodeEnv(options: {
+  inheritUserConfig?: boolean | undefined;
+  env?: Record<string, string> | undefined;
+  password: string | undefined;
+  config?: Record<string, unknown> | undefined;
+}): Promise<PreparedEnv> {
+  const dirs = options.inheritUserConfig ? undefined : await createIsolatedDirs();
+  try {
+    const env = buildServerEnv({
+      baseEnv: process.env,
+      isolatedEnv: dirs?.env,
+      extraEnv: options.env,
+      password: options.password,
+      config: options.config,
+    });
+    if (dirs !== undefined && env.OPENCODE_CONFIG_CONTENT !== undefined) {
+      await writeGlobalConfig(dirs, env.OPENCODE_CONFIG_CONTENT);
+    }
+    return { env, dirs };
+  } catch (error) {
+    await dirs?.remove();
+    throw error;
+  }
+}
