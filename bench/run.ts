@@ -1,16 +1,20 @@
 /**
- * `npm run bench`: three figures, each a ratio against a baseline run in the same process.
+ * `npm run bench`: four figures, each a ratio against a baseline run in the same process.
  *   (a) normaliser throughput against bare `JSON.parse` of the same lines;
  *   (b) the latency the bridge adds per text delta, against a raw SSE reader;
- *   (c) a short turn through the bridge against the same turn over raw `fetch`.
- * Options: --events N (a), --latency-turns N (b), --runs N (c), --only a,b,c.
+ *   (c) a short turn through the bridge against the same turn over raw `fetch`;
+ *   (d) the same short tool turn on each backend, against `serve`.
+ * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
+ * --only a,b,c,d.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import type { BackendKind } from "../src/backends/backend.js";
 import { normalizeApiEvent } from "../src/events/normalize-api.js";
 import { Bridge } from "../src/runtime/bridge.js";
+import { type BackendResult, benchBackends, type WithBridge } from "./backends.js";
 import { benchDeltaLatency, type DeltaLatencyResult } from "./delta-latency.js";
 import { benchNormalizer, type NormalizerResult } from "./normalizer.js";
 import { benchShortTurns, type ShortTurnResult } from "./short-turn.js";
@@ -25,7 +29,8 @@ const { values } = parseArgs({
     events: { type: "string", default: "200000" },
     "latency-turns": { type: "string", default: "5" },
     runs: { type: "string", default: "10" },
-    only: { type: "string", default: "a,b,c" },
+    "backend-runs": { type: "string", default: "5" },
+    only: { type: "string", default: "a,b,c,d" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -37,30 +42,87 @@ const positive = (name: string, text: string): number => {
 const events = positive("events", values.events);
 const latencyTurns = positive("latency-turns", values["latency-turns"]);
 const runs = positive("runs", values.runs);
+const backendRuns = positive("backend-runs", values["backend-runs"]);
 
-let starting: Promise<Bridge> | undefined;
-let directory: string | undefined;
+/** A bridge being started or running, and its temp dir. */
+interface OpenBridge {
+  starting: Promise<Bridge>;
+  directory: string;
+  /** Set by the first `stop`; later calls share it. */
+  stopping?: Promise<void>;
+}
+
+/** Bridges not stopped yet: the cleanup stops them when the bench is abandoned. */
+const open = new Set<OpenBridge>();
 /** Aborts a server start that is still under way when the bench is abandoned. */
 const startAbort = new AbortController();
 
+const withBridge: WithBridge = async (backend, use) => {
+  startAbort.signal.throwIfAborted();
+  const directory = mkdtempSync(join(tmpdir(), "ocb-bench-"));
+  note(`starting the bridge (demo model, ${backend})`);
+  const bridge: OpenBridge = { directory, starting: startBridge(backend, directory) };
+  open.add(bridge);
+  try {
+    const started = await bridge.starting;
+    note(
+      started.backend === "subprocess"
+        ? "bridge up: opencode run per turn"
+        : `bridge up: ${started.server.url}, opencode serve pid ${started.server.pid ?? "?"}`,
+    );
+    return await use(started, directory);
+  } finally {
+    await stop(bridge);
+  }
+};
+
+function startBridge(backend: BackendKind, directory: string): Promise<Bridge> {
+  return Bridge.start({
+    directory,
+    demo: true,
+    backend,
+    server: { startupTimeoutMs: 60_000, signal: startAbort.signal },
+    // A model that never answers fails the turn instead of holding the bench; on `subprocess`
+    // the wait for the first step includes booting `opencode run`, which a busy machine slows.
+    watchdog: {
+      admitTimeoutMs: backend === "subprocess" ? 25_000 : 10_000,
+      silenceTimeoutMs: 10_000,
+    },
+    modelReadyTimeoutMs: 30_000,
+  });
+}
+
+function stop(bridge: OpenBridge): Promise<void> {
+  bridge.stopping ??= closeAndRemove(bridge);
+  return bridge.stopping;
+}
+
+async function closeAndRemove(bridge: OpenBridge): Promise<void> {
+  try {
+    // A start under way either fails on the abort or gives a bridge that must be closed too.
+    const current = await bridge.starting.catch(() => undefined);
+    if (current !== undefined) {
+      const pid = current.backend === "subprocess" ? undefined : current.server.pid;
+      await current.close();
+      if (pid !== undefined && isAlive(pid)) note(`warning: opencode serve ${pid} still runs`);
+    }
+  } finally {
+    rmSync(bridge.directory, { recursive: true, force: true });
+    open.delete(bridge);
+  }
+}
+
 let cleaning: Promise<void> | undefined;
 
-/** Stops the server and removes the temp dir; every call shares the one cleanup. */
+/** Stops every bridge still open and removes its temp dir; every call shares the one cleanup. */
 function cleanUp(): Promise<void> {
-  cleaning ??= stopAndRemove();
+  cleaning ??= stopAll();
   return cleaning;
 }
 
-async function stopAndRemove(): Promise<void> {
+async function stopAll(): Promise<void> {
   startAbort.abort();
-  // A start under way either fails on the abort or gives a bridge that must be closed too.
-  const current = await starting?.catch(() => undefined);
-  if (current !== undefined) {
-    const pid = current.server.pid;
-    await current.close();
-    if (pid !== undefined && isAlive(pid)) note(`warning: opencode serve ${pid} still runs`);
-  }
-  if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
+  await Promise.all([...open].map(stop));
 }
 
 function isAlive(pid: number): boolean {
@@ -101,42 +163,43 @@ async function main(): Promise<string[]> {
   let normalizer: NormalizerResult | undefined;
   let latency: DeltaLatencyResult | undefined;
   let shortTurns: ShortTurnResult[] | undefined;
+  let backends: BackendResult[] | undefined;
 
   if (only.has("a")) normalizer = benchNormalizer({ events, runs: 7, warmups: 2 });
 
   if (only.has("b") || only.has("c")) {
-    directory = mkdtempSync(join(tmpdir(), "ocb-bench-"));
-    note("starting the bridge (demo model)");
-    starting = Bridge.start({
-      directory,
-      demo: true,
-      server: { startupTimeoutMs: 60_000, signal: startAbort.signal },
-      // A model that never answers fails the turn instead of holding the bench.
-      watchdog: { admitTimeoutMs: 10_000, silenceTimeoutMs: 10_000 },
-      modelReadyTimeoutMs: 30_000,
+    // (b) and (c) compare with raw `/api` calls: the `serve` backend, whatever OCB_BACKEND says.
+    await withBridge("serve", async (bridge, directory) => {
+      if (only.has("b")) {
+        latency = await benchDeltaLatency(bridge, directory, {
+          turns: latencyTurns,
+          tokens: 200,
+          delayMs: 5,
+          timeoutMs: TURN_TIMEOUT_MS,
+        });
+      }
+      if (only.has("c")) {
+        shortTurns = await benchShortTurns(bridge, directory, {
+          runs,
+          warmups: 1,
+          timeoutMs: TURN_TIMEOUT_MS,
+        });
+      }
     });
-    const bridge = await starting;
-    note(`bridge up: ${bridge.server.url}, opencode serve pid ${bridge.server.pid ?? "?"}`);
-    if (only.has("b")) {
-      latency = await benchDeltaLatency(bridge, directory, {
-        turns: latencyTurns,
-        tokens: 200,
-        delayMs: 5,
-        timeoutMs: TURN_TIMEOUT_MS,
-      });
-    }
-    if (only.has("c")) {
-      shortTurns = await benchShortTurns(bridge, directory, {
-        runs,
-        warmups: 1,
-        timeoutMs: TURN_TIMEOUT_MS,
-      });
-    }
+  }
+
+  if (only.has("d")) {
+    backends = await benchBackends(withBridge, {
+      runs: backendRuns,
+      warmups: 1,
+      timeoutMs: TURN_TIMEOUT_MS,
+    });
   }
 
   if (normalizer !== undefined) lines.push(...normalizerLines(normalizer));
   if (latency !== undefined) lines.push(latencyLine(latency));
   if (shortTurns !== undefined) lines.push(shortTurnLine(shortTurns));
+  if (backends !== undefined) lines.push(...backendLines(backends));
   return lines;
 }
 
@@ -176,6 +239,22 @@ function shortTurnLine(results: readonly ShortTurnResult[]): string {
   });
   const n = results[0]?.bridgeMs.length ?? 0;
   return `(c) short turn      ${parts.join("   ")}  (median of ${n})`;
+}
+
+function backendLines(results: readonly BackendResult[]): string[] {
+  const serveMs = median(results.find((result) => result.backend === "serve")?.ms ?? []);
+  const n = results[0]?.ms.length ?? 0;
+  const rows = results.map((result) => {
+    const ms = median(result.ms);
+    return (
+      `                    ${result.backend.padEnd(12)}  p50 ${formatMs(ms).padStart(8)}  ` +
+      `p90 ${formatMs(percentile(result.ms, 90)).padStart(8)}  ${formatRatio(ms / serveMs)}`
+    );
+  });
+  return [
+    `(d) backends        tool turn, send → done, n=${n} each; ratio = median / serve median`,
+    ...rows,
+  ];
 }
 
 try {

@@ -57,7 +57,8 @@ export async function benchShortTurns(
   return results;
 }
 
-async function viaBridge(bridge: Bridge, text: string, timeoutMs: number): Promise<number> {
+/** One turn on a fresh session, send → done in ms; throws unless it completed. */
+export async function viaBridge(bridge: Bridge, text: string, timeoutMs: number): Promise<number> {
   const session = await withTimeout(
     bridge.createSession({ title: "bench short turn" }),
     timeoutMs,
