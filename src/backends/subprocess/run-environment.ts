@@ -3,6 +3,7 @@
  * isolation as a managed server (its own XDG roots, so sessions continue from run to run and
  * the user's own setup stays out), the config written where every surface reads it.
  */
+import { accessSync, constants, statSync } from "node:fs";
 import { UsageError } from "../../errors.js";
 import type { IsolatedDirs } from "../../server/isolated-dirs.js";
 import { prepareOpencodeEnv } from "../../server/prepared-env.js";
@@ -29,7 +30,7 @@ export class RunEnvironment {
 
   static async create(options: RunEnvironmentOptions = {}): Promise<RunEnvironment> {
     const binary = options.binary ?? resolveOpencodeBinary();
-    if (binary.trim() === "") throw new UsageError("binary must not be empty");
+    checkRunnable(binary);
     const { env, dirs } = await prepareOpencodeEnv({
       inheritUserConfig: options.inheritUserConfig,
       env: options.env,
@@ -42,5 +43,24 @@ export class RunEnvironment {
   /** Removes the isolated dirs (the sessions in them go too). */
   async close(): Promise<void> {
     await this.#dirs?.remove();
+  }
+}
+
+/** Every turn spawns the binary: say now, not at the first turn, when it cannot run. */
+function checkRunnable(binary: string): void {
+  let problem: string | undefined;
+  try {
+    if (!statSync(binary).isFile()) problem = "is not a file";
+    else accessSync(binary, constants.X_OK);
+  } catch (error) {
+    problem =
+      (error as NodeJS.ErrnoException).code === "ENOENT"
+        ? "does not exist"
+        : "is not executable (chmod +x it)";
+  }
+  if (problem !== undefined) {
+    throw new UsageError(
+      `the opencode binary ${JSON.stringify(binary)} ${problem}; pass the right \`binary\` or set OPENCODE_BIN`,
+    );
   }
 }
