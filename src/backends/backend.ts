@@ -37,6 +37,8 @@ export interface SessionBackend {
   readonly upstreamId: string | undefined;
   /** Resolves once the native streams are connected: what a prompt sent earlier does could be missed. */
   ready(signal?: AbortSignal): Promise<void>;
+  /** Throws a UsageError for an input this backend cannot take (before anything is sent). */
+  check(request: Omit<PromptRequest, "signal">): void;
   /** Hands an input upstream; resolves with its input id once the server took it. */
   prompt(request: PromptRequest): Promise<{ inputId: string }>;
   /** Asks the upstream run to stop; the backend publishes the turn's end. */
@@ -45,9 +47,9 @@ export interface SessionBackend {
   switchModel(model: ModelRef, signal?: AbortSignal): Promise<void>;
   /**
    * The runtime ended the running turn itself (the watchdog fired): forget it, so that late
-   * native events do not end it twice, and stop the upstream run.
+   * native events do not end it twice, and stop the upstream run. Resolves once it is stopped.
    */
-  abandonTurn(): void;
+  abandonTurn(): Promise<void>;
   /** Stops following the session; the upstream session is kept. */
   close(): Promise<void>;
 }

@@ -67,7 +67,9 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     permissions: true,
     questions: true,
     images: true,
-    subagents: true,
+    // The task tool's child sessions run (their events are on the same stream) but are not
+    // followed yet: their asks do not reach the client.
+    subagents: false,
     interruptKeepsSession: true,
   },
   subprocess: {

@@ -236,6 +236,7 @@ export function normalizeLegacyEvent(
               stepId: part.messageID,
             });
             next = remember(next, part.id, "pending", "tool");
+            next = { ...next, openTools: new Map(next.openTools).set(part.id, part.callID) };
           }
           if (
             (status === "running" || status === "completed" || status === "error") &&
@@ -252,7 +253,6 @@ export function normalizeLegacyEvent(
               stepId: part.messageID,
             });
             next = remember(next, part.id, "running", "tool");
-            next = { ...next, openTools: new Map(next.openTools).set(part.id, part.callID) };
           }
           if (status === "completed" || status === "error") {
             next = { ...next, openTools: without(next.openTools, part.id) };

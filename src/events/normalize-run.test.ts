@@ -194,8 +194,10 @@ describe("normalize-run: pure cases", () => {
       interrupted: false,
       stderrTail: ["starting", "Error: the database is locked"],
     });
-    expect(events.map((event) => event.type)).toEqual(["turn.ended"]);
-    const data = (events[0] as CanonicalEventOf<"turn.ended">).data;
+    // The step the crash cut short fails with it, then the turn.
+    expect(events.map((event) => event.type)).toEqual(["step.failed", "turn.ended"]);
+    expect(events[0]?.data).toMatchObject({ error: { kind: "process-exited" } });
+    const data = (events[1] as CanonicalEventOf<"turn.ended">).data;
     expect(data).toMatchObject({
       outcome: "failed",
       reason: "process-exited",

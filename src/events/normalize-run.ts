@@ -100,16 +100,13 @@ export function runEnded(state: RunNormalizerState, exit: RunExit): Normalized<R
     const how =
       exit.signal === null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
     const tail = exit.stderrTail?.slice(-5).join("\n");
-    emit(
-      "turn.ended",
-      endingOf(turn, "failed", {
-        reason: "process-exited",
-        error: {
-          kind: "process-exited",
-          message: `opencode run ${how}${tail ? `: ${tail}` : ""}`,
-        },
-      }),
-    );
+    const error = {
+      kind: "process-exited",
+      message: `opencode run ${how}${tail ? `: ${tail}` : ""}`,
+    };
+    // A step cut short by the crash fails with it.
+    if (state.openStep !== undefined) emit("step.failed", { stepId: state.openStep, error });
+    emit("turn.ended", endingOf(turn, "failed", { reason: "process-exited", error }));
   } else {
     emit("turn.ended", endingOf(turn, "completed"));
   }

@@ -19,6 +19,8 @@ class QueuelessBackend implements SessionBackend {
   interrupts = 0;
   running: string | undefined;
   failNextPrompt: Error | undefined;
+  /** Admit but do not start (a model that never answers). */
+  silent = false;
   #count = 0;
 
   constructor(readonly context: BackendContext) {}
@@ -37,6 +39,7 @@ class QueuelessBackend implements SessionBackend {
     if (!request.announced) {
       this.emit(turnId, "input.admitted", { inputId, text: request.text, delivery: "queue" });
     }
+    if (this.silent) return { inputId };
     this.emit(turnId, "turn.started", { inputId });
     this.running = turnId;
     return { inputId };
@@ -56,7 +59,8 @@ class QueuelessBackend implements SessionBackend {
   }
 
   async switchModel(): Promise<void> {}
-  abandonTurn(): void {}
+  check(): void {}
+  async abandonTurn(): Promise<void> {}
   async close(): Promise<void> {}
 
   emit<T extends CanonicalType>(turnId: string, type: T, data: CanonicalEventOf<T>["data"]) {
@@ -70,7 +74,9 @@ class QueuelessBackend implements SessionBackend {
   }
 }
 
-function session(options: { steerFallback?: "queue" | "supersede" } = {}) {
+function session(
+  options: { steerFallback?: "queue" | "supersede"; watchdog?: { admitTimeoutMs: number } } = {},
+) {
   let backend: QueuelessBackend | undefined;
   const created = new Session(
     "ocb_test",
@@ -156,5 +162,44 @@ describe("Session on a backend without a queue", () => {
     );
     await s.close();
     await expect(s.send("x", { delivery: "queue" })).rejects.toThrow(/closed/);
+  });
+
+  it("takes concurrent sends one at a time: the second is held, not run beside the first", async () => {
+    const { session: s, backend } = session();
+    const [first, second] = await Promise.all([
+      s.send("one", { delivery: "queue" }),
+      s.send("two", { delivery: "queue" }),
+    ]);
+    expect(second).not.toBe(first);
+    expect(backend.prompts.map((prompt) => prompt.text)).toEqual(["one"]);
+    await s.close();
+  });
+
+  it("on close, ends the running turn and the held ones failed, so nobody waits forever", async () => {
+    const { session: s } = session();
+    const running = await s.send("one", { delivery: "queue" });
+    const held = await s.send("two", { delivery: "queue" });
+    await s.close();
+    expect(await running.done()).toMatchObject({ outcome: "failed", reason: "session-closed" });
+    expect(await held.done()).toMatchObject({ outcome: "failed", reason: "session-closed" });
+  });
+
+  it("after a stall, drops the stalled turn's late events and sends the next input", async () => {
+    const { session: s, backend } = session({ watchdog: { admitTimeoutMs: 30 } });
+    backend.silent = true;
+    const stalled = await s.send("one", { delivery: "queue" });
+    const next = await s.send("two", { delivery: "queue" });
+    expect(await stalled.done()).toMatchObject({ outcome: "failed", reason: "stalled" });
+    backend.silent = false;
+    // The stalled run's own start and end, arriving late, change nothing.
+    backend.emit(stalled.id, "turn.started", { inputId: "late" });
+    backend.emit(stalled.id, "turn.ended", { outcome: "completed", text: "late" });
+    const ends = s
+      .transcript()
+      .filter((event) => event.turnId === stalled.id && event.type === "turn.ended");
+    expect(ends).toHaveLength(1);
+    await flush();
+    expect(next.state).toBe("running");
+    await s.close();
   });
 });

@@ -11,6 +11,8 @@ import { UsageError } from "../errors.js";
 import { canonical } from "../events/build.js";
 import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../events/canonical.js";
 import { turnIdFor } from "../events/turn-state.js";
+import { withDeadline } from "../util/abort.js";
+import { ChangeNotifier } from "../util/change-notifier.js";
 import { describeError } from "../util/describe-error.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { EventLog } from "./event-log.js";
@@ -39,6 +41,9 @@ export interface SessionOptions {
    */
   steerFallback?: "queue" | "supersede";
 }
+
+/** How long `send` waits for the stream to say which turn an input joined. */
+const ADMISSION_TIMEOUT_MS = 5_000;
 
 /** Makes the backend of a session, given what the runtime hands every backend. */
 export type BackendFactory = (context: BackendContext) => SessionBackend;
@@ -71,6 +76,14 @@ export class Session {
   readonly #held: HeldInput[] = [];
   #releasing = false;
   #closed = false;
+  /** Sends run one at a time: each decides on the state the previous one left. */
+  #sending: Promise<void> = Promise.resolve();
+  /** Wakes whoever waits for an input's admission. */
+  readonly #changes = new ChangeNotifier();
+  /** Turns the watchdog ended: late native events of theirs are dropped. */
+  readonly #abandoned = new Set<string>();
+  /** The backend is stopping an abandoned run: held inputs wait for it. */
+  #abandoning: Promise<void> | undefined;
 
   constructor(id: string, backend: BackendFactory, options: SessionOptions) {
     this.id = id;
@@ -84,7 +97,7 @@ export class Session {
       sessionId: id,
       directory: options.directory,
       logger: this.#logger,
-      sink: (event) => this.#dispatch(event),
+      sink: (event) => this.#fromBackend(event),
     });
   }
 
@@ -118,8 +131,25 @@ export class Session {
         `delivery must be "steer" or "queue", got ${JSON.stringify(options.delivery)}`,
       );
     }
-    if (this.#closed) throw new UsageError(`session ${this.id} is closed; open it again to send`);
+    this.#throwIfClosed();
+    // What the backend cannot take is refused now, not when a held input is released.
+    this.#backend.check({ text, delivery: options.delivery, ...attachments(options) });
+    const previous = this.#sending;
+    let done: () => void = () => {};
+    this.#sending = new Promise((resolve) => {
+      done = resolve;
+    });
+    try {
+      await previous;
+      return await this.#sendNow(text, options);
+    } finally {
+      done();
+    }
+  }
+
+  async #sendNow(text: string, options: SendOptions): Promise<Turn> {
     await this.#backend.ready(options.signal);
+    this.#throwIfClosed();
     const capabilities = this.#backend.capabilities;
     const busy = this.#running !== undefined || this.#awaiting.length > 0 || this.#held.length > 0;
     if (busy && options.delivery === "steer" && !capabilities.nativeSteer) {
@@ -138,9 +168,20 @@ export class Session {
       ...attachments(options),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    // The stream may have brought the admission first; it names the turn.
-    const known = this.#inputs.get(inputId);
-    if (known !== undefined) return known;
+    // The admission event names the turn (a steer that came too late starts its own).
+    const known = await this.#admitted(inputId, options.signal);
+    if (known !== undefined) {
+      // Admitted but not started yet: the session is busy with it until its turn starts.
+      if (known.state === "pending" && !this.#awaiting.includes(inputId)) {
+        this.#awaiting.push(inputId);
+        this.#watchdog.update(this.#phase());
+      }
+      return known;
+    }
+    this.#logger.warn("no admission seen for the input; guessing its turn", {
+      sessionId: this.id,
+      inputId,
+    });
     const turn =
       options.delivery === "steer" && running !== undefined && running.state !== "ended"
         ? running
@@ -149,6 +190,31 @@ export class Session {
     if (turn !== running) this.#awaiting.push(inputId);
     this.#watchdog.update(this.#phase());
     return turn;
+  }
+
+  /** The turn the stream says `inputId` belongs to, once it says so (bounded). */
+  async #admitted(inputId: string, signal: AbortSignal | undefined): Promise<Turn | undefined> {
+    const deadline = withDeadline(
+      "waiting for the input's admission",
+      ADMISSION_TIMEOUT_MS,
+      signal,
+    );
+    try {
+      for (;;) {
+        const turn = this.#inputs.get(inputId);
+        if (turn !== undefined || this.#closed) return turn;
+        await this.#changes.wait(deadline.signal, "waiting for the input's admission");
+      }
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      return undefined; // the bound passed: the caller guesses
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  #throwIfClosed(): void {
+    if (this.#closed) throw new UsageError(`session ${this.id} is closed; open it again to send`);
   }
 
   /** Interrupts the running turn; it ends `interrupted` and the session stays usable. */
@@ -171,11 +237,33 @@ export class Session {
     return this.#log.durable();
   }
 
-  /** Stops following the session (the upstream session is kept). */
+  /**
+   * Stops following the session (the upstream session is kept). Held inputs never ran: their
+   * turns end `failed` (`session-closed`); so does a turn still running, which nobody follows
+   * any more (on a server it may go on upstream).
+   */
   async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
     this.#watchdog.stop();
+    await this.#sending;
     await this.#backend.close();
+    const closed = (turnId: string) =>
+      this.#publish(turnId, "runtime.close", "turn.ended", {
+        outcome: "failed",
+        reason: "session-closed",
+        error: {
+          kind: "session-closed",
+          message: "the session was closed before the turn ended; it may go on upstream",
+        },
+        text: this.#turnById(turnId).partialText(),
+      });
+    if (this.#running !== undefined) closed(this.#running);
+    for (const held of this.#held.splice(0)) {
+      const turnId = turnIdFor(held.inputId);
+      this.#publish(turnId, "runtime.close", "turn.started", { inputId: held.inputId });
+      closed(turnId);
+    }
     this.#log.close();
   }
 
@@ -198,7 +286,7 @@ export class Session {
 
   /** Hands the next held input to the backend once no turn runs and none waits to start. */
   #releaseHeld(): void {
-    if (this.#closed || this.#releasing || this.#running !== undefined) return;
+    if (this.#closed || this.#releasing || this.#abandoning || this.#running !== undefined) return;
     if (this.#awaiting.length > 0) return;
     const next = this.#held.shift();
     if (next === undefined) return;
@@ -235,6 +323,18 @@ export class Session {
     });
   }
 
+  /** An event from the backend: dropped when it belongs to a turn the runtime already ended. */
+  #fromBackend(event: CanonicalEvent): void {
+    if (event.turnId !== undefined && this.#abandoned.has(event.turnId)) {
+      this.#logger.debug("dropped a late event of a stalled turn", {
+        sessionId: this.id,
+        type: event.type,
+      });
+      return;
+    }
+    this.#dispatch(event);
+  }
+
   #dispatch(event: CanonicalEvent): void {
     const stored = this.#log.append(event);
     this.#track(event);
@@ -243,29 +343,36 @@ export class Session {
       this.#inputs.set(event.data.inputId, turn);
     }
     turn?.push(stored);
+    this.#changes.notify();
+    if (this.#closed) return;
     this.#watchdog.update(this.#phase());
     if (event.type === "turn.ended") this.#releaseHeld();
   }
 
   /** Follows what runs, from the events alone: the watchdog and the queue decide on it. */
   #track(event: CanonicalEvent): void {
+    if (event.type === "turn.started") {
+      this.#running = event.turnId;
+      this.#inStep = false;
+      this.#runningTools.clear();
+      if (event.data.inputId !== undefined) removeFrom(this.#awaiting, event.data.inputId);
+      return;
+    }
+    // Steps and tools outside the running turn (an aborted tool settling late) change nothing.
+    const inRunningTurn = event.turnId !== undefined && event.turnId === this.#running;
     switch (event.type) {
-      case "turn.started":
-        this.#running = event.turnId;
-        if (event.data.inputId !== undefined) removeFrom(this.#awaiting, event.data.inputId);
-        return;
       case "input.delivered":
         removeFrom(this.#awaiting, event.data.inputId);
         return;
       case "step.started":
-        this.#inStep = true;
+        this.#inStep = inRunningTurn;
         return;
       case "step.ended":
       case "step.failed":
         this.#inStep = false;
         return;
       case "tool.called":
-        this.#runningTools.add(event.data.callId);
+        if (inRunningTurn) this.#runningTools.add(event.data.callId);
         return;
       case "tool.succeeded":
       case "tool.failed":
@@ -283,7 +390,9 @@ export class Session {
 
   #phase(): "idle" | "waiting-for-step" | "in-step" {
     if (this.#runningTools.size > 0) return "idle";
-    if (this.#inStep) return "in-step";
+    // Without live tool calls a step is silent while its tools run, for as long as they take;
+    // the process's exit ends the turn (an interrupt stops a hung one).
+    if (this.#inStep) return this.#backend.capabilities.liveToolCalls ? "in-step" : "idle";
     const waiting = this.#awaiting.length > 0 || this.#running !== undefined;
     return waiting ? "waiting-for-step" : "idle";
   }
@@ -304,12 +413,22 @@ export class Session {
       this.#running ?? (pendingInput === undefined ? undefined : turnIdFor(pendingInput));
     if (turnId === undefined) return;
     this.#logger.warn("turn stalled", { sessionId: this.id, turnId, kind: stall.kind });
-    this.#backend.abandonTurn();
+    this.#abandoned.add(turnId);
+    // Held inputs wait until the upstream run is stopped, or they would join it.
+    this.#abandoning = this.#backend
+      .abandonTurn()
+      .catch((error: unknown) =>
+        this.#logger.warn("stopping the stalled run failed", { sessionId: this.id, error }),
+      )
+      .finally(() => {
+        this.#abandoning = undefined;
+        this.#releaseHeld();
+      });
     if (this.#running === undefined && pendingInput !== undefined) {
       // The input never started a turn: open one so that exactly one start meets one end.
       this.#publish(turnId, "watchdog", "turn.started", { inputId: pendingInput });
+      removeFrom(this.#awaiting, pendingInput);
     }
-    this.#awaiting.length = 0;
     this.#publish(turnId, "watchdog", "turn.ended", {
       outcome: "failed",
       reason: "stalled",

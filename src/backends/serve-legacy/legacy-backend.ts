@@ -17,8 +17,11 @@ import {
   legacyTurnAbandoned,
   normalizeLegacyEvent,
 } from "../../events/normalize-legacy.js";
-import { legacyEventSessionId } from "../../protocol/legacy/events.js";
+import type { Parsed } from "../../protocol/common.js";
+import { type LegacyEvent, legacyEventSessionId } from "../../protocol/legacy/events.js";
 import type { PartInput } from "../../protocol/legacy/session.js";
+import { withDeadline } from "../../util/abort.js";
+import { ChangeNotifier } from "../../util/change-notifier.js";
 import {
   type BackendContext,
   mintInputId,
@@ -29,6 +32,9 @@ import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LiveReadiness } from "../live-readiness.js";
 import { modelSwitchedEvent } from "../model-switched.js";
 import { filePartOf } from "./file-part.js";
+
+/** How long a prompt waits for its user message on the stream. */
+const SEEN_TIMEOUT_MS = 5_000;
 
 export interface LegacyBackendOptions {
   /** The model every prompt names. */
@@ -48,6 +54,8 @@ export class LegacyBackend implements SessionBackend {
   #model: ModelRef;
   #state: LegacyNormalizerState;
   #pump: Promise<void>;
+  /** Wakes prompts waiting for their user message. */
+  readonly #changes = new ChangeNotifier();
 
   constructor(client: OpencodeClient, context: BackendContext, options: LegacyBackendOptions) {
     this.upstreamId = context.sessionId;
@@ -62,11 +70,13 @@ export class LegacyBackend implements SessionBackend {
     return this.#live.wait(signal, this.#context);
   }
 
+  check(request: Omit<PromptRequest, "signal">): void {
+    partsOf(request);
+  }
+
   async prompt(request: PromptRequest): Promise<{ inputId: string }> {
     const inputId = request.inputId ?? mintInputId();
-    const parts: PartInput[] = [{ type: "text", text: request.text }];
-    for (const uri of request.files ?? []) parts.push(filePartOf(uri));
-    for (const name of request.agents ?? []) parts.push({ type: "agent", name });
+    const parts = partsOf(request);
     // Expected before the request: the user message can be published before the answer.
     this.#state = legacyPromptSent(this.#state, inputId, request.announced === true);
     try {
@@ -78,7 +88,30 @@ export class LegacyBackend implements SessionBackend {
       this.#state = legacyPromptFailed(this.#state, inputId);
       throw error;
     }
+    await this.#seen(inputId, request.signal);
     return { inputId };
+  }
+
+  /**
+   * Waits (bounded) until the server's user message for `inputId` has been seen. Inputs are
+   * matched to user messages in order, so one that never shows up must stop being expected,
+   * or every later input would be matched to the message before its own.
+   */
+  async #seen(inputId: string, signal: AbortSignal | undefined): Promise<void> {
+    const expected = () => this.#state.expected.some((entry) => entry.inputId === inputId);
+    const deadline = withDeadline("waiting for the prompt's user message", SEEN_TIMEOUT_MS, signal);
+    try {
+      while (expected()) await this.#changes.wait(deadline.signal, "waiting for the user message");
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      this.#state = legacyPromptFailed(this.#state, inputId);
+      this.#context.logger.warn("the server took the prompt but published no user message for it", {
+        sessionId: this.upstreamId,
+        inputId,
+      });
+    } finally {
+      deadline.dispose();
+    }
   }
 
   async interrupt(signal?: AbortSignal): Promise<void> {
@@ -90,21 +123,59 @@ export class LegacyBackend implements SessionBackend {
     this.#context.sink(modelSwitchedEvent(this.upstreamId, this.kind, model));
   }
 
-  abandonTurn(): void {
+  async abandonTurn(): Promise<void> {
     this.#state = legacyTurnAbandoned(this.#state);
-    void this.#client.session
-      .abort({ sessionID: this.upstreamId }, this.#callOptions(undefined))
-      .catch((error: unknown) =>
-        this.#context.logger.warn("abort after a stall failed", {
-          sessionId: this.upstreamId,
-          error,
-        }),
-      );
+    await this.#client.session.abort({ sessionID: this.upstreamId }, this.#callOptions(undefined));
   }
 
   async close(): Promise<void> {
     this.#stop.abort();
     await this.#pump;
+  }
+
+  /** One native event through the normaliser; a failure costs that event, not the stream. */
+  #apply(parsed: Parsed<LegacyEvent>): void {
+    try {
+      const result = normalizeLegacyEvent(this.#state, parsed);
+      this.#state = result.state;
+      for (const canonicalEvent of result.events) this.#context.sink(canonicalEvent);
+    } catch (error) {
+      this.#context.logger.error("a legacy event could not be handled", {
+        sessionId: this.upstreamId,
+        type: parsed.event.type,
+        error,
+      });
+    } finally {
+      this.#changes.notify();
+    }
+  }
+
+  /**
+   * `/event` has no cursor: what was sent while disconnected is lost. If the turn's end was
+   * among it, the session is idle now; end the turn as the missed idle would have.
+   */
+  async #afterReconnect(): Promise<void> {
+    if (this.#state.turn === undefined) return;
+    try {
+      const statuses = await this.#client.session.status(this.#callOptions(this.#stop.signal));
+      if (statuses[this.upstreamId]?.type === "busy" || this.#state.turn === undefined) return;
+      this.#context.logger.warn(
+        "the turn ended while the event stream was down; events were missed",
+        {
+          sessionId: this.upstreamId,
+        },
+      );
+      this.#apply({
+        known: true,
+        event: { type: "session.idle", properties: { sessionID: this.upstreamId } },
+      } as Parsed<LegacyEvent>);
+    } catch (error) {
+      if (error instanceof AbortError) return;
+      this.#context.logger.warn("could not ask the session's status after a reconnect", {
+        sessionId: this.upstreamId,
+        error,
+      });
+    }
   }
 
   #callOptions(signal: AbortSignal | undefined) {
@@ -117,17 +188,17 @@ export class LegacyBackend implements SessionBackend {
       directory: this.#context.directory,
       ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
     });
+    let connections = 0;
     try {
       for await (const parsed of events) {
         const event = parsed.event as { type: string } & Record<string, unknown>;
         if (event.type === "server.connected") {
           this.#live.connected();
+          if (connections++ > 0) void this.#afterReconnect();
           continue;
         }
         if (legacyEventSessionId(event) !== this.upstreamId) continue;
-        const result = normalizeLegacyEvent(this.#state, parsed);
-        this.#state = result.state;
-        for (const canonicalEvent of result.events) this.#context.sink(canonicalEvent);
+        this.#apply(parsed);
       }
     } catch (error) {
       if (!(error instanceof AbortError)) {
@@ -138,4 +209,12 @@ export class LegacyBackend implements SessionBackend {
       }
     }
   }
+}
+
+/** A legacy prompt's parts; throws a UsageError for an attachment it cannot send. */
+function partsOf(request: Omit<PromptRequest, "signal">): PartInput[] {
+  const parts: PartInput[] = [{ type: "text", text: request.text }];
+  for (const uri of request.files ?? []) parts.push(filePartOf(uri));
+  for (const name of request.agents ?? []) parts.push({ type: "agent", name });
+  return parts;
 }

@@ -51,6 +51,8 @@ export class ServeBackend implements SessionBackend {
     return this.#live.wait(signal, this.#context);
   }
 
+  check(): void {}
+
   async prompt(request: PromptRequest): Promise<{ inputId: string }> {
     const admitted = await this.#client.v2.session.prompt(
       {
@@ -84,16 +86,12 @@ export class ServeBackend implements SessionBackend {
     );
   }
 
-  abandonTurn(): void {
+  async abandonTurn(): Promise<void> {
     this.#state = { ...this.#state, turn: undefined, pending: new Map() };
-    void this.#client.v2.session
-      .interrupt({ sessionID: this.upstreamId }, this.#callOptions(undefined))
-      .catch((error: unknown) =>
-        this.#context.logger.warn("interrupt after a stall failed", {
-          sessionId: this.upstreamId,
-          error,
-        }),
-      );
+    await this.#client.v2.session.interrupt(
+      { sessionID: this.upstreamId },
+      this.#callOptions(undefined),
+    );
   }
 
   async close(): Promise<void> {

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { LineSplitter, LogTail, SecretRedactor } from "../../server/log-tail.js";
 import { trackLiveGroup, untrackLiveGroup } from "../../server/opencode-process.js";
-import { terminateProcessGroup } from "../../server/process-group.js";
+import { isProcessGroupAlive, terminateProcessGroup } from "../../server/process-group.js";
 import type { Logger } from "../../util/logger.js";
 
 export interface RunProcessEnd {
@@ -43,6 +43,7 @@ export class RunProcess {
       windowsHide: true,
     });
     this.pid = child.pid;
+    let reading = true;
     if (this.pid !== undefined) trackLiveGroup(this.pid);
     const tail = new LogTail(50);
     const stderr = new LineSplitter(new SecretRedactor([]), (line) => {
@@ -53,7 +54,10 @@ export class RunProcess {
     const stdoutDone = new Promise<void>((resolve) => {
       if (child.stdout === null) return resolve();
       const lines = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY });
-      lines.on("line", options.onLine);
+      // Lines after the end (a leftover background process) belong to no turn.
+      lines.on("line", (line) => {
+        if (reading) options.onLine(line);
+      });
       lines.once("close", () => resolve());
     });
     this.#exited = new Promise<{
@@ -67,10 +71,18 @@ export class RunProcess {
       });
     });
     this.ended = this.#exited.then(async (exit) => {
-      untrackLiveGroup(this.pid);
       // A tool's shell that inherited stdout could keep it open: read on only briefly.
       await Promise.race([stdoutDone, new Promise((done) => setTimeout(done, 500).unref())]);
+      reading = false;
       stderr.end();
+      // What a tool left running in the background goes with the run (nothing outlives it).
+      if (this.pid !== undefined && isProcessGroupAlive(this.pid)) {
+        await terminateProcessGroup(this.pid, Promise.resolve(), { graceMs: 1_000 }).catch(
+          (error: unknown) =>
+            options.logger.warn("could not stop what the run left behind", { error }),
+        );
+      }
+      untrackLiveGroup(this.pid);
       return { ...(exit as RunProcessEnd), stderrTail: tail.snapshot() };
     });
   }

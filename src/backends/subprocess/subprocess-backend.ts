@@ -73,16 +73,15 @@ export class SubprocessBackend implements SessionBackend {
 
   async ready(): Promise<void> {}
 
+  check(request: Omit<PromptRequest, "signal">): void {
+    filesOf(request);
+  }
+
   async prompt(request: PromptRequest): Promise<{ inputId: string }> {
-    if (this.#closed) throw new UsageError("the session is closed");
-    const files = (request.files ?? []).map(localPathOf);
-    if (request.agents !== undefined && request.agents.length > 0) {
-      throw new UsageError(
-        "the subprocess backend cannot mention agents in a prompt; use the serve backends",
-      );
-    }
+    const files = filesOf(request);
     // The runtime holds inputs while a turn runs; a run still settling is waited for.
     await this.#current?.finished;
+    if (this.#closed) throw new UsageError("the session is closed");
     const inputId = request.inputId ?? mintInputId();
     this.#apply(
       runStarted(this.#state, inputId, {
@@ -108,9 +107,12 @@ export class SubprocessBackend implements SessionBackend {
     this.#context.sink(modelSwitchedEvent(this.#context.sessionId, this.kind, model));
   }
 
-  abandonTurn(): void {
+  async abandonTurn(): Promise<void> {
     this.#state = { ...this.#state, turn: undefined };
-    void this.#current?.process.stop();
+    const current = this.#current;
+    if (current === undefined) return;
+    await current.process.stop();
+    await current.finished;
   }
 
   async close(): Promise<void> {
@@ -131,32 +133,50 @@ export class SubprocessBackend implements SessionBackend {
     // After `--` a prompt that starts with a dash is still the message.
     args.push("--", text);
     this.#context.logger.debug("spawning opencode run", { args: args.slice(0, -1) });
-    const process = new RunProcess({
-      binary: this.#environment.binary,
-      args,
-      cwd: this.#context.directory,
-      env: this.#environment.env,
-      logger: this.#context.logger,
-      onLine: (line) => this.#line(line),
-    });
+    let process: RunProcess;
+    try {
+      process = new RunProcess({
+        binary: this.#environment.binary,
+        args,
+        cwd: this.#context.directory,
+        env: this.#environment.env,
+        logger: this.#context.logger,
+        onLine: (line) => this.#line(line),
+      });
+    } catch (error) {
+      // spawn() throws at once for what it refuses outright (an argument too long, a NUL byte).
+      this.#apply(
+        runEnded(this.#state, {
+          code: null,
+          signal: null,
+          interrupted: false,
+          stderrTail: [`could not start opencode run: ${describeError(error)}`],
+        }),
+      );
+      return;
+    }
     const current: CurrentRun = {
       process,
       interrupted: false,
-      finished: process.ended.then((end) => {
-        const stderrTail =
-          end.spawnError === undefined
-            ? end.stderrTail
-            : [`could not run ${this.#environment.binary}: ${describeError(end.spawnError)}`];
-        this.#apply(
-          runEnded(this.#state, {
-            code: end.code,
-            signal: end.signal,
-            interrupted: current.interrupted,
-            stderrTail,
-          }),
-        );
-        if (this.#current === current) this.#current = undefined;
-      }),
+      finished: process.ended
+        .then((end) => {
+          const stderrTail =
+            end.spawnError === undefined
+              ? end.stderrTail
+              : [`could not run ${this.#environment.binary}: ${describeError(end.spawnError)}`];
+          this.#apply(
+            runEnded(this.#state, {
+              code: end.code,
+              signal: end.signal,
+              interrupted: current.interrupted,
+              stderrTail,
+            }),
+          );
+          if (this.#current === current) this.#current = undefined;
+        })
+        .catch((error: unknown) =>
+          this.#context.logger.error("the end of an opencode run could not be handled", { error }),
+        ),
     };
     this.#current = current;
   }
@@ -184,6 +204,16 @@ export class SubprocessBackend implements SessionBackend {
     this.#state = result.state;
     for (const event of result.events) this.#context.sink(event);
   }
+}
+
+/** The paths to attach; throws a UsageError for what `opencode run` cannot take. */
+function filesOf(request: Omit<PromptRequest, "signal">): string[] {
+  if (request.agents !== undefined && request.agents.length > 0) {
+    throw new UsageError(
+      "the subprocess backend cannot mention agents in a prompt; use the serve backends",
+    );
+  }
+  return (request.files ?? []).map(localPathOf);
 }
 
 /** `opencode run --file` takes paths: a `file://` URI becomes one; anything else is refused. */
