@@ -30,6 +30,14 @@ export interface PromptRequest {
   signal?: AbortSignal;
 }
 
+/** An answer to a permission ask. */
+export interface PermissionReply {
+  requestId: string;
+  reply: "once" | "always" | "reject";
+  /** With `reject`: tells the model why (OpenCode passes it on). */
+  message?: string;
+}
+
 export interface SessionBackend {
   readonly kind: BackendKind;
   readonly capabilities: Capabilities;
@@ -43,6 +51,12 @@ export interface SessionBackend {
   prompt(request: PromptRequest): Promise<{ inputId: string }>;
   /** Asks the upstream run to stop; the backend publishes the turn's end. */
   interrupt(signal?: AbortSignal): Promise<void>;
+  /** Answers a permission ask (the server's `permission.replied`, or the backend's own, follows). */
+  replyPermission(reply: PermissionReply, signal?: AbortSignal): Promise<void>;
+  /** Answers a question: the chosen labels, one list per question asked. */
+  answerQuestion(requestId: string, answers: string[][], signal?: AbortSignal): Promise<void>;
+  /** Declines a question. */
+  rejectQuestion(requestId: string, signal?: AbortSignal): Promise<void>;
   /** The model of the following steps (or turns). */
   switchModel(model: ModelRef, signal?: AbortSignal): Promise<void>;
   /**

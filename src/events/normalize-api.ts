@@ -267,6 +267,37 @@ export function normalizeApiEvent(
       return emit("compaction.started", { reason: event.data.reason });
     case "session.next.compaction.ended":
       return emit("compaction.ended", { reason: event.data.reason });
+    case "permission.v2.asked": {
+      const { id, action, resources, save, source, metadata } = event.data;
+      return emit("permission.asked", {
+        requestId: id,
+        permission: action,
+        patterns: resources,
+        ...(save === undefined ? {} : { always: save }),
+        ...(source?.callID === undefined ? {} : { callId: source.callID }),
+        ...(typeof metadata?.diff === "string" ? { diff: metadata.diff } : {}),
+      });
+    }
+    case "permission.v2.replied": {
+      const reply = event.data.reply;
+      if (reply !== "once" && reply !== "always" && reply !== "reject") {
+        return emit("native.unknown", { nativeType: event.type, raw: event });
+      }
+      return emit("permission.replied", { requestId: event.data.requestID, reply });
+    }
+    case "question.v2.asked":
+      return emit("question.asked", {
+        requestId: event.data.id,
+        questions: event.data.questions,
+        ...(event.data.tool === undefined ? {} : { callId: event.data.tool.callID }),
+      });
+    case "question.v2.replied":
+      return emit("question.replied", {
+        requestId: event.data.requestID,
+        ...(event.data.answers === undefined ? {} : { answers: event.data.answers }),
+      });
+    case "question.v2.rejected":
+      return emit("question.rejected", { requestId: event.data.requestID });
     case "session.next.agent.switched":
     case "session.next.synthetic":
       // Known to the wire schema, with no canonical counterpart yet: kept, not dropped.

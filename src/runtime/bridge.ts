@@ -19,7 +19,8 @@ import { demoProviderConfig } from "../testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../testing/scripted-model/index.js";
 import { HttpTransport } from "../transport/http-transport.js";
 import { type Logger, silentLogger } from "../util/logger.js";
-import { Session } from "./session.js";
+import { type PermissionPreset, permissionConfig } from "./permission-presets.js";
+import { type AskTimeout, Session } from "./session.js";
 import type { WatchdogBounds } from "./watchdog.js";
 
 export interface ModelChoice {
@@ -40,6 +41,14 @@ export interface BridgeOptions {
   autoApprove?: boolean;
   /** What `steer` does while a turn runs on a backend that cannot steer (default `queue`). */
   steerFallback?: "queue" | "supersede";
+  /**
+   * Which tool calls wait for an answer (`session.replyPermission`): `ask` (edits and shell
+   * commands), `allow-all`, `read-only` (edits and shell commands refused), or an OpenCode
+   * `permission` config object. Default: the server's own config.
+   */
+  permissions?: PermissionPreset | Record<string, unknown>;
+  /** Answers asks nobody answered in time (default: they wait). */
+  askTimeout?: AskTimeout;
   /** Run the built-in scripted model as provider `demo` and use it by default. */
   demo?: boolean;
   /** Default model of new sessions (`demo/demo-1` with `demo`). */
@@ -125,6 +134,11 @@ export class Bridge {
           "the subprocess backend runs no server; drop `attach` or pick a serve backend",
         );
       }
+      if (options.permissions !== undefined) {
+        throw new UsageError(
+          "permissions cannot be set on an attached server (its config is its own); set them there",
+        );
+      }
       const server = await attachOpencode(options.attach.url, {
         ...(options.attach.password === undefined ? {} : { password: options.attach.password }),
       });
@@ -136,9 +150,13 @@ export class Bridge {
     }
     const model = options.demo ? await startScriptedModel({ logger }) : undefined;
     try {
-      const config = model
-        ? { ...options.config, ...demoProviderConfig(model.url) }
-        : (options.config ?? {});
+      const config = {
+        ...options.config,
+        ...(model === undefined ? {} : demoProviderConfig(model.url)),
+        ...(options.permissions === undefined
+          ? {}
+          : { permission: permissionConfig(options.permissions) }),
+      };
       if (kind === "subprocess") {
         const { binary, env, inheritUserConfig } = options.server ?? {};
         const environment = await RunEnvironment.create({
@@ -191,6 +209,7 @@ export class Bridge {
       ...(this.#options.steerFallback === undefined
         ? {}
         : { steerFallback: this.#options.steerFallback }),
+      ...(this.#options.askTimeout === undefined ? {} : { askTimeout: this.#options.askTimeout }),
     };
     let session: Session;
     if (runner.kind === "subprocess") {

@@ -60,6 +60,9 @@ class QueuelessBackend implements SessionBackend {
 
   async switchModel(): Promise<void> {}
   check(): void {}
+  async replyPermission(): Promise<void> {}
+  async answerQuestion(): Promise<void> {}
+  async rejectQuestion(): Promise<void> {}
   async abandonTurn(): Promise<void> {}
   async close(): Promise<void> {}
 

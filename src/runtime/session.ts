@@ -30,6 +30,21 @@ export interface SendOptions {
   signal?: AbortSignal;
 }
 
+/** An ask waiting for an answer. */
+export interface PendingAsk {
+  kind: "permission" | "question";
+  requestId: string;
+  turnId?: string;
+  /** The `permission.asked` / `question.asked` event (patterns, diff, questions, …). */
+  event: CanonicalEvent;
+}
+
+/** Answers asks nobody answered in time: permissions with `permission` (default `reject`), questions rejected. */
+export interface AskTimeout {
+  afterMs: number;
+  permission?: "once" | "reject";
+}
+
 export interface SessionOptions {
   directory: string;
   logger?: Logger;
@@ -40,6 +55,8 @@ export interface SessionOptions {
    * runs it right after.
    */
   steerFallback?: "queue" | "supersede";
+  /** Answers asks left unanswered this long (default: they wait for as long as it takes). */
+  askTimeout?: AskTimeout;
 }
 
 /** How long `send` waits for the stream to say which turn an input joined. */
@@ -75,6 +92,10 @@ export class Session {
   /** Queued inputs the runtime holds back because the backend has no queue. */
   readonly #held: HeldInput[] = [];
   #releasing = false;
+  /** Asks waiting for an answer, by request id. */
+  readonly #asks = new Map<string, PendingAsk>();
+  readonly #askTimeout: AskTimeout | undefined;
+  readonly #askTimers = new Map<string, NodeJS.Timeout>();
   #closed = false;
   /** Sends run one at a time: each decides on the state the previous one left. */
   #sending: Promise<void> = Promise.resolve();
@@ -90,6 +111,7 @@ export class Session {
     this.directory = options.directory;
     this.#logger = options.logger ?? silentLogger;
     this.#steerFallback = options.steerFallback ?? "queue";
+    this.#askTimeout = options.askTimeout;
     this.#watchdog = new Watchdog({ ...DEFAULT_WATCHDOG, ...options.watchdog }, (stall) =>
       this.#stalled(stall),
     );
@@ -217,6 +239,69 @@ export class Session {
     if (this.#closed) throw new UsageError(`session ${this.id} is closed; open it again to send`);
   }
 
+  /** Asks waiting for an answer, oldest first (a UI shows them; the turn waits on them). */
+  get pendingAsks(): PendingAsk[] {
+    return [...this.#asks.values()];
+  }
+
+  /**
+   * Answers a permission ask: `once` allows this call, `always` also the same kind of call for
+   * the rest of the session, `reject` refuses it (the tool fails; `message` tells the model why).
+   */
+  async replyPermission(
+    requestId: string,
+    reply: "once" | "always" | "reject",
+    options: { message?: string; signal?: AbortSignal } = {},
+  ): Promise<void> {
+    if (reply !== "once" && reply !== "always" && reply !== "reject") {
+      throw new UsageError(
+        `reply must be "once", "always" or "reject", got ${JSON.stringify(reply)}`,
+      );
+    }
+    this.#pendingAsk(requestId, "permission");
+    await this.#backend.replyPermission(
+      { requestId, reply, ...(options.message === undefined ? {} : { message: options.message }) },
+      options.signal,
+    );
+  }
+
+  /** Answers a question ask: the chosen option labels (or free text), one list per question. */
+  async answerQuestion(
+    requestId: string,
+    answers: string[][],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
+    const valid =
+      Array.isArray(answers) &&
+      answers.every(
+        (answer) => Array.isArray(answer) && answer.every((x) => typeof x === "string"),
+      );
+    if (!valid) {
+      throw new UsageError(
+        'answers is one list of strings per question asked, for example [["yes"]]',
+      );
+    }
+    this.#pendingAsk(requestId, "question");
+    await this.#backend.answerQuestion(requestId, answers, options.signal);
+  }
+
+  /** Declines a question ask (the question tool fails; the model is told). */
+  async rejectQuestion(requestId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    this.#pendingAsk(requestId, "question");
+    await this.#backend.rejectQuestion(requestId, options.signal);
+  }
+
+  #pendingAsk(requestId: string, kind: PendingAsk["kind"]): void {
+    this.#throwIfClosed();
+    const ask = this.#asks.get(requestId);
+    if (ask?.kind !== kind) {
+      throw new UsageError(
+        `no ${kind} ask ${JSON.stringify(requestId)} is waiting in session ${this.id} ` +
+          "(answered already, or not one of this session's)",
+      );
+    }
+  }
+
   /** Interrupts the running turn; it ends `interrupted` and the session stays usable. */
   async interrupt(options: { signal?: AbortSignal } = {}): Promise<void> {
     await this.#backend.interrupt(options.signal);
@@ -246,6 +331,8 @@ export class Session {
     if (this.#closed) return;
     this.#closed = true;
     this.#watchdog.stop();
+    for (const timer of this.#askTimers.values()) clearTimeout(timer);
+    this.#askTimers.clear();
     await this.#sending;
     await this.#backend.close();
     const closed = (turnId: string) =>
@@ -349,8 +436,72 @@ export class Session {
     if (event.type === "turn.ended") this.#releaseHeld();
   }
 
+  /** Keeps the asks waiting for an answer, and answers them by the timeout policy. */
+  #trackAsks(event: CanonicalEvent): void {
+    switch (event.type) {
+      case "permission.asked":
+      case "question.asked": {
+        const kind = event.type === "permission.asked" ? "permission" : "question";
+        const ask: PendingAsk = {
+          kind,
+          requestId: event.data.requestId,
+          ...(event.turnId === undefined ? {} : { turnId: event.turnId }),
+          event,
+        };
+        this.#asks.set(ask.requestId, ask);
+        this.#armAskTimeout(ask);
+        return;
+      }
+      case "permission.replied":
+      case "question.replied":
+      case "question.rejected":
+        this.#asks.delete(event.data.requestId);
+        clearTimeout(this.#askTimers.get(event.data.requestId));
+        this.#askTimers.delete(event.data.requestId);
+        return;
+      case "turn.ended":
+        // A run that ended (interrupted, failed) takes its unanswered asks with it.
+        for (const [id, ask] of this.#asks) {
+          if (ask.turnId === event.turnId) {
+            this.#asks.delete(id);
+            clearTimeout(this.#askTimers.get(id));
+            this.#askTimers.delete(id);
+          }
+        }
+        return;
+      default:
+        return;
+    }
+  }
+
+  #armAskTimeout(ask: PendingAsk): void {
+    const policy = this.#askTimeout;
+    if (policy === undefined || this.#closed) return;
+    const timer = setTimeout(() => {
+      this.#askTimers.delete(ask.requestId);
+      if (!this.#asks.has(ask.requestId)) return;
+      const seconds = Math.round(policy.afterMs / 1000);
+      this.#logger.info("answering an ask nobody answered", {
+        sessionId: this.id,
+        requestId: ask.requestId,
+      });
+      const answered =
+        ask.kind === "permission"
+          ? this.replyPermission(ask.requestId, policy.permission ?? "reject", {
+              message: `no answer within ${seconds} s`,
+            })
+          : this.rejectQuestion(ask.requestId);
+      answered.catch((error: unknown) =>
+        this.#logger.warn("answering an ask on timeout failed", { sessionId: this.id, error }),
+      );
+    }, policy.afterMs);
+    timer.unref();
+    this.#askTimers.set(ask.requestId, timer);
+  }
+
   /** Follows what runs, from the events alone: the watchdog and the queue decide on it. */
   #track(event: CanonicalEvent): void {
+    this.#trackAsks(event);
     if (event.type === "turn.started") {
       this.#running = event.turnId;
       this.#inStep = false;

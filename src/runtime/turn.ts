@@ -35,6 +35,28 @@ export class Turn {
     return this.#events.some((event) => event.type === "turn.started") ? "running" : "pending";
   }
 
+  /**
+   * Asks of this turn still waiting for an answer (`permission.asked` / `question.asked`
+   * events): while there are some, the turn waits on the user.
+   */
+  get waitingFor(): CanonicalEvent[] {
+    if (this.#result !== undefined) return [];
+    const answered = new Set(
+      this.#events.flatMap((event) =>
+        event.type === "permission.replied" ||
+        event.type === "question.replied" ||
+        event.type === "question.rejected"
+          ? [event.data.requestId]
+          : [],
+      ),
+    );
+    return this.#events.filter(
+      (event) =>
+        (event.type === "permission.asked" || event.type === "question.asked") &&
+        !answered.has(event.data.requestId),
+    );
+  }
+
   /** The turn's outcome, final text and usage, once it has ended. */
   done(): Promise<TurnResult> {
     return this.#done;

@@ -25,6 +25,7 @@ import { ChangeNotifier } from "../../util/change-notifier.js";
 import {
   type BackendContext,
   mintInputId,
+  type PermissionReply,
   type PromptRequest,
   type SessionBackend,
 } from "../backend.js";
@@ -112,6 +113,26 @@ export class LegacyBackend implements SessionBackend {
     } finally {
       deadline.dispose();
     }
+  }
+
+  // The server publishes `permission.replied` / `question.replied` / `question.rejected` itself.
+  async replyPermission(reply: PermissionReply, signal?: AbortSignal): Promise<void> {
+    await this.#client.permission.reply(
+      {
+        requestID: reply.requestId,
+        reply: reply.reply,
+        ...(reply.message === undefined ? {} : { message: reply.message }),
+      },
+      this.#callOptions(signal),
+    );
+  }
+
+  async answerQuestion(requestId: string, answers: string[][], signal?: AbortSignal) {
+    await this.#client.question.reply({ requestID: requestId, answers }, this.#callOptions(signal));
+  }
+
+  async rejectQuestion(requestId: string, signal?: AbortSignal): Promise<void> {
+    await this.#client.question.reject({ requestID: requestId }, this.#callOptions(signal));
   }
 
   async interrupt(signal?: AbortSignal): Promise<void> {

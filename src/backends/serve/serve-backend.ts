@@ -6,7 +6,7 @@
 import type { OpencodeClient } from "../../client/opencode-client.js";
 import { AbortError } from "../../errors.js";
 import { canonical } from "../../events/build.js";
-import type { ModelRef } from "../../events/canonical.js";
+import type { CanonicalEvent, CanonicalEventOf, ModelRef } from "../../events/canonical.js";
 import {
   type ApiNormalizerState,
   apiInterruptRequested,
@@ -14,10 +14,16 @@ import {
   normalizeApiEvent,
 } from "../../events/normalize-api.js";
 import { endingOf } from "../../events/turn-state.js";
-import type { BackendContext, PromptRequest, SessionBackend } from "../backend.js";
+import { AnsweredAsks } from "../answered-asks.js";
+import type { BackendContext, PermissionReply, PromptRequest, SessionBackend } from "../backend.js";
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LiveReadiness } from "../live-readiness.js";
+import { diffOfToolCall } from "../permission-diff.js";
+import { ToolCalls } from "../tool-calls.js";
 import { mergedSessionStream } from "./merged-stream.js";
+
+/** How long an ask waits for its tool call's input (it comes on the other connection). */
+const TOOL_INPUT_WAIT_MS = 2_000;
 
 /** Quiet time after an interrupted tool before asking whether the run stopped. */
 const STOP_CHECK_DELAY_MS = 1_000;
@@ -38,12 +44,15 @@ export class ServeBackend implements SessionBackend {
   #state: ApiNormalizerState;
   #pump: Promise<void>;
   #stopCheck: NodeJS.Timeout | undefined;
+  readonly #answered: AnsweredAsks;
+  readonly #calls = new ToolCalls();
 
   constructor(client: OpencodeClient, context: BackendContext, options: ServeBackendOptions = {}) {
     this.upstreamId = context.sessionId;
     this.#client = client;
     this.#context = context;
     this.#state = initialApiState(context.sessionId);
+    this.#answered = new AnsweredAsks(context.sessionId, this.kind);
     this.#pump = this.#run(options.idleTimeoutMs);
   }
 
@@ -100,6 +109,74 @@ export class ServeBackend implements SessionBackend {
     await this.#pump;
   }
 
+  /** Publishes an event: a permission ask once it carries its diff, a reply only once. */
+  #publish(event: CanonicalEvent): void {
+    if (!this.#answered.keep(event)) return;
+    if (event.type === "tool.called") this.#calls.called(event.data.callId, event.data);
+    if (event.type === "permission.asked" && event.data.diff === undefined) {
+      void this.#withDiff(event).then((enriched) => this.#context.sink(enriched));
+      return;
+    }
+    this.#context.sink(event);
+  }
+
+  /**
+   * 1.18's `/api` asks carry no diff: compute it from the tool call's input (which may arrive
+   * a moment after the ask: the two come on different connections) and the file on disk.
+   */
+  async #withDiff(
+    event: CanonicalEventOf<"permission.asked">,
+  ): Promise<CanonicalEventOf<"permission.asked">> {
+    const callId = event.data.callId;
+    if (callId === undefined) return event;
+    try {
+      const call = await this.#calls.input(callId, TOOL_INPUT_WAIT_MS);
+      if (call === undefined) return event;
+      const diff = await diffOfToolCall(this.#context.directory, call.tool, call.input);
+      return diff === undefined ? event : { ...event, data: { ...event.data, ...diff } };
+    } catch (error) {
+      this.#context.logger.warn("could not compute the diff of a permission ask", { error });
+      return event;
+    }
+  }
+
+  async replyPermission(reply: PermissionReply, signal?: AbortSignal): Promise<void> {
+    await this.#client.v2.session.permission.reply(
+      {
+        sessionID: this.upstreamId,
+        requestID: reply.requestId,
+        reply: reply.reply,
+        ...(reply.message === undefined ? {} : { message: reply.message }),
+      },
+      this.#callOptions(signal),
+    );
+    this.#publishReply("permission.replied", { requestId: reply.requestId, reply: reply.reply });
+  }
+
+  async answerQuestion(requestId: string, answers: string[][], signal?: AbortSignal) {
+    await this.#client.v2.session.question.reply(
+      { sessionID: this.upstreamId, requestID: requestId, answers },
+      this.#callOptions(signal),
+    );
+    this.#publishReply("question.replied", { requestId, answers });
+  }
+
+  async rejectQuestion(requestId: string, signal?: AbortSignal): Promise<void> {
+    await this.#client.v2.session.question.reject(
+      { sessionID: this.upstreamId, requestID: requestId },
+      this.#callOptions(signal),
+    );
+    this.#publishReply("question.rejected", { requestId });
+  }
+
+  #publishReply<T extends "permission.replied" | "question.replied" | "question.rejected">(
+    type: T,
+    data: CanonicalEventOf<T>["data"],
+  ): void {
+    const event = this.#answered.replied(type, data, this.#state.turn?.id);
+    if (event !== undefined) this.#context.sink(event);
+  }
+
   #callOptions(signal: AbortSignal | undefined) {
     return { directory: this.#context.directory, ...(signal ? { signal } : {}) };
   }
@@ -118,7 +195,7 @@ export class ServeBackend implements SessionBackend {
       for await (const { parsed } of stream) {
         const result = normalizeApiEvent(this.#state, parsed);
         this.#state = result.state;
-        for (const event of result.events) this.#context.sink(event);
+        for (const event of result.events) this.#publish(event);
         this.#watchStoppedRun();
       }
     } catch (error) {

@@ -37,6 +37,10 @@ export interface SubprocessBackendOptions {
   upstreamId?: string;
 }
 
+const NOTHING_TO_ANSWER =
+  "the subprocess backend asks nobody: `opencode run` rejects every permission ask (or allows " +
+  "it with autoApprove) and has no questions; use a serve backend to answer asks";
+
 interface CurrentRun {
   process: RunProcess;
   interrupted: boolean;
@@ -92,6 +96,18 @@ export class SubprocessBackend implements SessionBackend {
     );
     this.#spawn(request.text, files);
     return { inputId };
+  }
+
+  async replyPermission(): Promise<void> {
+    throw new UsageError(NOTHING_TO_ANSWER);
+  }
+
+  async answerQuestion(): Promise<void> {
+    throw new UsageError(NOTHING_TO_ANSWER);
+  }
+
+  async rejectQuestion(): Promise<void> {
+    throw new UsageError(NOTHING_TO_ANSWER);
   }
 
   async interrupt(): Promise<void> {

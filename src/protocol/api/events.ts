@@ -21,6 +21,16 @@ const event = <T extends string, D extends z.ZodRawShape>(type: T, data: D) =>
     data: z.looseObject({ timestamp: z.number(), sessionID: z.string(), ...data }),
   });
 
+/** The live-only asks: no timestamp, and `id` in `data` is the request id. */
+const ask = <T extends string, D extends z.ZodRawShape>(type: T, data: D) =>
+  z.looseObject({
+    id: z.string(),
+    type: z.literal(type),
+    durable: Durable.optional(), // never present: asks are live-only
+    location: LocationRef.optional(),
+    data: z.looseObject({ sessionID: z.string(), ...data }),
+  });
+
 const message = { assistantMessageID: z.string() };
 const Prompt = z.looseObject({ text: z.string(), files: z.array(z.unknown()).optional() });
 
@@ -136,6 +146,28 @@ export const apiEventSchemas = {
     messageID: z.string(),
     text: z.string(),
   }),
+  "permission.v2.asked": ask("permission.v2.asked", {
+    id: z.string(),
+    action: z.string(),
+    resources: z.array(z.string()),
+    save: z.array(z.string()).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    source: z.looseObject({ callID: z.string().optional() }).optional(),
+  }),
+  "permission.v2.replied": ask("permission.v2.replied", {
+    requestID: z.string(),
+    reply: z.string(),
+  }),
+  "question.v2.asked": ask("question.v2.asked", {
+    id: z.string(),
+    questions: z.array(z.unknown()),
+    tool: z.looseObject({ callID: z.string() }).optional(),
+  }),
+  "question.v2.replied": ask("question.v2.replied", {
+    requestID: z.string(),
+    answers: z.array(z.unknown()).optional(),
+  }),
+  "question.v2.rejected": ask("question.v2.rejected", { requestID: z.string() }),
 } as const;
 
 type Schemas = typeof apiEventSchemas;
