@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { CanonicalEvent, ModelRef } from "../events/canonical.js";
 import type { Logger } from "../util/logger.js";
+import type { Attachment } from "./attachments.js";
 import type { Capabilities } from "./capabilities.js";
 
 export type BackendKind = "serve" | "serve-legacy" | "subprocess";
@@ -25,7 +26,8 @@ export interface PromptRequest {
   inputId?: string;
   /** The runtime already published `input.admitted` for it (it held the input back). */
   announced?: boolean;
-  files?: string[];
+  /** Resolved attachments (`resolveAttachments`): inside the directory, sized, typed. */
+  files?: Attachment[];
   agents?: string[];
   signal?: AbortSignal;
 }

@@ -189,6 +189,9 @@ export function normalizeLegacyEvent(
         );
         return { state: next, events };
       }
+      // A user message's other parts (files, agent mentions) are the input's own: the runtime
+      // records them on its `input.admitted` (as references, not the bytes of a data URL).
+      if (role === "user") return { state: next, events };
       switch (part.type) {
         case "step-start":
           startTurnIfIdle();

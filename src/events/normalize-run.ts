@@ -50,7 +50,7 @@ export function initialRunState(sessionId: string, upstreamId?: string): RunNorm
 export function runStarted(
   state: RunNormalizerState,
   inputId: string,
-  input: { text: string; announced: boolean; files?: string[] },
+  input: { text: string; announced: boolean },
 ): Normalized<RunNormalizerState> {
   const next: RunNormalizerState = {
     ...(startTurn(state, inputId) as RunNormalizerState),
@@ -66,7 +66,6 @@ export function runStarted(
       inputId,
       text: input.text,
       delivery: "queue",
-      ...(input.files === undefined ? {} : { files: input.files }),
     });
   }
   emit("turn.started", { inputId });

@@ -5,6 +5,11 @@
  * and keeps them, hands each to its turn, watches for stalls, and holds back queued inputs
  * where the backend has no queue of its own.
  */
+import {
+  type Attachment,
+  type AttachmentSpec,
+  resolveAttachments,
+} from "../backends/attachments.js";
 import { type BackendContext, mintInputId, type SessionBackend } from "../backends/backend.js";
 import type { Capabilities } from "../backends/capabilities.js";
 import { UsageError } from "../errors.js";
@@ -24,8 +29,12 @@ export type Delivery = "steer" | "queue";
 export interface SendOptions {
   /** Required: the server's own default (steer) is never assumed. */
   delivery: Delivery;
-  /** Attachments as URIs the server can read (`file://…`, `data:…`). */
-  files?: string[];
+  /**
+   * Attachments: local paths (inside the session directory), http(s) or data: URLs, or raw
+   * data with a MIME type. Checked and read before anything is sent; the transcript keeps
+   * their references (paths, URLs), not their bytes.
+   */
+  files?: AttachmentSpec[];
   agents?: string[];
   signal?: AbortSignal;
 }
@@ -57,6 +66,8 @@ export interface SessionOptions {
   steerFallback?: "queue" | "supersede";
   /** Answers asks left unanswered this long (default: they wait for as long as it takes). */
   askTimeout?: AskTimeout;
+  /** Largest attachment accepted (default 10 MiB). */
+  maxAttachmentBytes?: number;
 }
 
 /** How long `send` waits for the stream to say which turn an input joined. */
@@ -65,10 +76,18 @@ const ADMISSION_TIMEOUT_MS = 5_000;
 /** Makes the backend of a session, given what the runtime hands every backend. */
 export type BackendFactory = (context: BackendContext) => SessionBackend;
 
+/** An input as the session handles it: attachments resolved, delivery checked. */
+interface Input {
+  text: string;
+  delivery: Delivery;
+  files?: Attachment[];
+  agents?: string[];
+  signal?: AbortSignal;
+}
+
 interface HeldInput {
   inputId: string;
-  text: string;
-  options: SendOptions;
+  input: Input;
 }
 
 export class Session {
@@ -92,6 +111,9 @@ export class Session {
   /** Queued inputs the runtime holds back because the backend has no queue. */
   readonly #held: HeldInput[] = [];
   #releasing = false;
+  /** The input being handed to the backend now (sends run one at a time). */
+  #inFlight: { text: string; refs: string[] } | undefined;
+  readonly #maxAttachmentBytes: number | undefined;
   /** Asks waiting for an answer, by request id. */
   readonly #asks = new Map<string, PendingAsk>();
   readonly #askTimeout: AskTimeout | undefined;
@@ -112,6 +134,7 @@ export class Session {
     this.#logger = options.logger ?? silentLogger;
     this.#steerFallback = options.steerFallback ?? "queue";
     this.#askTimeout = options.askTimeout;
+    this.#maxAttachmentBytes = options.maxAttachmentBytes;
     this.#watchdog = new Watchdog({ ...DEFAULT_WATCHDOG, ...options.watchdog }, (stall) =>
       this.#stalled(stall),
     );
@@ -154,8 +177,24 @@ export class Session {
       );
     }
     this.#throwIfClosed();
+    const files =
+      options.files === undefined
+        ? undefined
+        : await resolveAttachments(options.files, {
+            directory: this.directory,
+            ...(this.#maxAttachmentBytes === undefined
+              ? {}
+              : { maxBytes: this.#maxAttachmentBytes }),
+          });
+    const input: Input = {
+      text,
+      delivery: options.delivery,
+      ...(files === undefined ? {} : { files }),
+      ...(options.agents === undefined ? {} : { agents: options.agents }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    };
     // What the backend cannot take is refused now, not when a held input is released.
-    this.#backend.check({ text, delivery: options.delivery, ...attachments(options) });
+    this.#backend.check({ text, delivery: input.delivery, ...attachments(input) });
     const previous = this.#sending;
     let done: () => void = () => {};
     this.#sending = new Promise((resolve) => {
@@ -163,35 +202,39 @@ export class Session {
     });
     try {
       await previous;
-      return await this.#sendNow(text, options);
+      return await this.#sendNow(input);
     } finally {
       done();
     }
   }
 
-  async #sendNow(text: string, options: SendOptions): Promise<Turn> {
+  async #sendNow(input: Input): Promise<Turn> {
+    const options = input;
     await this.#backend.ready(options.signal);
     this.#throwIfClosed();
     const capabilities = this.#backend.capabilities;
     const busy = this.#running !== undefined || this.#awaiting.length > 0 || this.#held.length > 0;
     if (busy && options.delivery === "steer" && !capabilities.nativeSteer) {
       const supersede = this.#steerFallback === "supersede";
-      const turn = this.#hold(text, options, supersede ? "front" : "back");
+      const turn = this.#hold(input, supersede ? "front" : "back");
       if (supersede && this.#running !== undefined) await this.interrupt(options);
       return turn;
     }
     if (busy && options.delivery === "queue" && !capabilities.nativeQueue) {
-      return this.#hold(text, options, "back");
+      return this.#hold(input, "back");
     }
     const running = this.runningTurn;
-    const { inputId } = await this.#backend.prompt({
-      text,
-      delivery: options.delivery,
-      ...attachments(options),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
-    // The admission event names the turn (a steer that came too late starts its own).
-    const known = await this.#admitted(inputId, options.signal);
+    // Sends run one at a time, so the admission of this text while it is in flight is its own.
+    this.#inFlight = { text: input.text, refs: (input.files ?? []).map((file) => file.ref) };
+    let inputId: string;
+    let known: Turn | undefined;
+    try {
+      ({ inputId } = await this.#backend.prompt(input));
+      // The admission event names the turn (a steer that came too late starts its own).
+      known = await this.#admitted(inputId, options.signal);
+    } finally {
+      this.#inFlight = undefined;
+    }
     if (known !== undefined) {
       // Admitted but not started yet: the session is busy with it until its turn starts.
       if (known.state === "pending" && !this.#awaiting.includes(inputId)) {
@@ -355,18 +398,20 @@ export class Session {
   }
 
   /** Keeps a queued input back until the session is free, and says so on the stream. */
-  #hold(text: string, options: SendOptions, where: "front" | "back"): Turn {
+  #hold(input: Input, where: "front" | "back"): Turn {
     const inputId = mintInputId();
     const turn = this.#turnById(turnIdFor(inputId));
     this.#inputs.set(inputId, turn);
-    const held = { inputId, text, options };
+    // The caller's signal was for the send; a held input outlives it.
+    const { signal: _signal, ...kept } = input;
+    const held = { inputId, input: kept };
     if (where === "front") this.#held.unshift(held);
     else this.#held.push(held);
     this.#publish(turn.id, "runtime.queue", "input.admitted", {
       inputId,
-      text,
+      text: input.text,
       delivery: "queue",
-      ...(options.files === undefined ? {} : { files: options.files }),
+      ...(input.files === undefined ? {} : { files: input.files.map((file) => file.ref) }),
     });
     return turn;
   }
@@ -382,11 +427,11 @@ export class Session {
     this.#watchdog.update(this.#phase());
     void this.#backend
       .prompt({
-        text: next.text,
+        text: next.input.text,
         delivery: "queue",
         inputId: next.inputId,
         announced: true,
-        ...attachments(next.options),
+        ...attachments(next.input),
       })
       .catch((error: unknown) => this.#failHeld(next.inputId, error))
       .finally(() => {
@@ -419,7 +464,16 @@ export class Session {
       });
       return;
     }
-    this.#dispatch(event);
+    this.#dispatch(this.#withAttachmentRefs(event));
+  }
+
+  /** The admission of the input in flight, with the references of its attachments. */
+  #withAttachmentRefs(event: CanonicalEvent): CanonicalEvent {
+    const inFlight = this.#inFlight;
+    if (event.type !== "input.admitted" || inFlight === undefined) return event;
+    if (inFlight.refs.length === 0 || event.data.files !== undefined) return event;
+    if (event.data.text !== inFlight.text) return event;
+    return { ...event, data: { ...event.data, files: inFlight.refs } };
   }
 
   #dispatch(event: CanonicalEvent): void {
@@ -605,7 +659,7 @@ export class Session {
   }
 }
 
-function attachments(options: SendOptions) {
+function attachments(options: Pick<Input, "files" | "agents">) {
   return {
     ...(options.files === undefined ? {} : { files: options.files }),
     ...(options.agents === undefined ? {} : { agents: options.agents }),

@@ -32,7 +32,6 @@ import {
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LiveReadiness } from "../live-readiness.js";
 import { modelSwitchedEvent } from "../model-switched.js";
-import { filePartOf } from "./file-part.js";
 
 /** How long a prompt waits for its user message on the stream. */
 const SEEN_TIMEOUT_MS = 5_000;
@@ -235,7 +234,9 @@ export class LegacyBackend implements SessionBackend {
 /** A legacy prompt's parts; throws a UsageError for an attachment it cannot send. */
 function partsOf(request: Omit<PromptRequest, "signal">): PartInput[] {
   const parts: PartInput[] = [{ type: "text", text: request.text }];
-  for (const uri of request.files ?? []) parts.push(filePartOf(uri));
+  for (const file of request.files ?? []) {
+    parts.push({ type: "file", mime: file.mime, url: file.uri, filename: file.name });
+  }
   for (const name of request.agents ?? []) parts.push({ type: "agent", name });
   return parts;
 }

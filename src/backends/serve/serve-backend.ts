@@ -68,7 +68,9 @@ export class ServeBackend implements SessionBackend {
         sessionID: this.upstreamId,
         prompt: {
           text: request.text,
-          ...(request.files === undefined ? {} : { files: request.files.map((uri) => ({ uri })) }),
+          ...(request.files === undefined
+            ? {}
+            : { files: request.files.map((file) => ({ uri: file.uri, name: file.name })) }),
           ...(request.agents === undefined
             ? {}
             : { agents: request.agents.map((name) => ({ name })) }),

@@ -5,7 +5,6 @@
  * whole parts only (no deltas), and answers permission asks itself: rejected, or allowed with
  * `autoApprove` (`--auto`). An interrupt kills the process group; the session goes on.
  */
-import { fileURLToPath } from "node:url";
 import { UsageError } from "../../errors.js";
 import type { ModelRef } from "../../events/canonical.js";
 import type { Normalized } from "../../events/normalize-api.js";
@@ -91,7 +90,6 @@ export class SubprocessBackend implements SessionBackend {
       runStarted(this.#state, inputId, {
         text: request.text,
         announced: request.announced === true,
-        ...(request.files === undefined ? {} : { files: request.files }),
       }),
     );
     this.#spawn(request.text, files);
@@ -229,14 +227,11 @@ function filesOf(request: Omit<PromptRequest, "signal">): string[] {
       "the subprocess backend cannot mention agents in a prompt; use the serve backends",
     );
   }
-  return (request.files ?? []).map(localPathOf);
-}
-
-/** `opencode run --file` takes paths: a `file://` URI becomes one; anything else is refused. */
-function localPathOf(uri: string): string {
-  if (uri.startsWith("file://")) return fileURLToPath(uri);
-  throw new UsageError(
-    `the subprocess backend attaches local files only (file:// URIs), got ${JSON.stringify(uri.slice(0, 40))}; ` +
-      "write the data to a file first or use a serve backend",
-  );
+  return (request.files ?? []).map((file) => {
+    if (file.path !== undefined) return file.path;
+    throw new UsageError(
+      `the subprocess backend attaches local files only, got ${JSON.stringify(file.ref.slice(0, 60))}; ` +
+        "write the data to a file in the session directory first, or use a serve backend",
+    );
+  });
 }
