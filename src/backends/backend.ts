@@ -77,6 +77,8 @@ export interface BackendContext {
   directory: string;
   /** Receives each canonical event, in order. */
   sink: (event: CanonicalEvent) => void;
+  /** Receives the canonical events of a subagent's child session (their `sessionId` is the child's). */
+  childSink: (event: CanonicalEvent) => void;
   logger: Logger;
 }
 

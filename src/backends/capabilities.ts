@@ -67,9 +67,8 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     permissions: true,
     questions: true,
     images: true,
-    // The task tool's child sessions run (their events are on the same stream) but are not
-    // followed yet: their asks do not reach the client.
-    subagents: false,
+    // Child sessions come on the same `/event` stream; their asks surface on the parent's turn.
+    subagents: true,
     interruptKeepsSession: true,
   },
   subprocess: {

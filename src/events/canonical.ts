@@ -72,9 +72,17 @@ export interface DurableEventData {
     always?: string[];
     diff?: string;
     files?: string[];
+    /** Set when a subagent's child session asks: the ask surfaces on the parent's turn. */
+    childSessionId?: string;
   };
   "permission.replied": { requestId: string; reply: "once" | "always" | "reject" };
-  "question.asked": { requestId: string; questions: unknown[]; callId?: string };
+  "question.asked": {
+    requestId: string;
+    questions: unknown[];
+    callId?: string;
+    /** Set when a subagent's child session asks. */
+    childSessionId?: string;
+  };
   "question.replied": { requestId: string; answers?: unknown[] };
   "question.rejected": { requestId: string };
   "subagent.started": {

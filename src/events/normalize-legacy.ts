@@ -51,6 +51,8 @@ export interface LegacyNormalizerState extends TurnState {
   readonly inputOf: ReadonlyMap<string, string>;
   /** Tool calls that started and have not settled, by part id. */
   readonly openTools: ReadonlyMap<string, string>;
+  /** The child session of each `task` call whose subagent started, by call id. */
+  readonly subagents: ReadonlyMap<string, string>;
   /** The session error seen in the running turn, if any. */
   readonly error: ErrorInfo | undefined;
   /** The step (assistant message) started and not finished. */
@@ -71,6 +73,7 @@ export function initialLegacyState(sessionId: string): LegacyNormalizerState {
     expected: [],
     inputOf: new Map(),
     openTools: new Map(),
+    subagents: new Map(),
     error: undefined,
     openStep: undefined,
     lastAssistant: undefined,
@@ -257,8 +260,36 @@ export function normalizeLegacyEvent(
             });
             next = remember(next, part.id, "running", "tool");
           }
+          const childSessionId =
+            part.state.status === "pending" ? undefined : part.state.metadata?.sessionId;
+          if (
+            part.tool === "task" &&
+            typeof childSessionId === "string" &&
+            !next.subagents.has(part.callID)
+          ) {
+            const { subagent_type: agent, description } = part.state.input;
+            emit("subagent.started", {
+              callId: part.callID,
+              childSessionId,
+              ...(typeof agent === "string" ? { agent } : {}),
+              ...(typeof description === "string" ? { description } : {}),
+            });
+            next = { ...next, subagents: new Map(next.subagents).set(part.callID, childSessionId) };
+          }
           if (status === "completed" || status === "error") {
             next = { ...next, openTools: without(next.openTools, part.id) };
+          }
+          const child = next.subagents.get(part.callID);
+          if (
+            child !== undefined &&
+            (status === "completed" || status === "error") &&
+            seen !== "done"
+          ) {
+            emit("subagent.ended", {
+              callId: part.callID,
+              childSessionId: child,
+              result: part.state.status === "completed" ? part.state.output : part.state.error,
+            });
           }
           if (status === "completed" && seen !== "done") {
             emit("tool.succeeded", {

@@ -39,6 +39,13 @@ export interface SendOptions {
   signal?: AbortSignal;
 }
 
+/** A subagent's child session, as its parent session follows it. */
+export interface ChildSession {
+  readonly id: string;
+  events(options?: { after?: number; signal?: AbortSignal }): AsyncIterable<CanonicalEvent>;
+  transcript(): CanonicalEvent[];
+}
+
 /** An ask waiting for an answer. */
 export interface PendingAsk {
   kind: "permission" | "question";
@@ -97,6 +104,8 @@ export class Session {
   readonly #logger: Logger;
   readonly #steerFallback: "queue" | "supersede";
   readonly #log = new EventLog();
+  /** The canonical events of subagents' child sessions, by child session id. */
+  readonly #childLogs = new Map<string, EventLog>();
   readonly #turns = new Map<string, Turn>();
   /** Turn that each input belongs to, once known. */
   readonly #inputs = new Map<string, Turn>();
@@ -143,6 +152,7 @@ export class Session {
       directory: options.directory,
       logger: this.#logger,
       sink: (event) => this.#fromBackend(event),
+      childSink: (event) => this.#childLog(event.sessionId).append(event),
     });
   }
 
@@ -282,6 +292,43 @@ export class Session {
     if (this.#closed) throw new UsageError(`session ${this.id} is closed; open it again to send`);
   }
 
+  /**
+   * A subagent's child session (`subagent.started` names it): its own canonical events, kept
+   * and then live, like `events()`. Its asks also appear on this session's turn.
+   */
+  child(childSessionId: string): ChildSession {
+    const known =
+      this.#childLogs.has(childSessionId) ||
+      this.#log
+        .durable()
+        .some(
+          (event) =>
+            event.type === "subagent.started" && event.data.childSessionId === childSessionId,
+        );
+    if (!known) {
+      throw new UsageError(
+        `${JSON.stringify(childSessionId)} is not a child session of ${this.id}; ` +
+          "take the id from a subagent.started event",
+      );
+    }
+    const log = this.#childLog(childSessionId);
+    return {
+      id: childSessionId,
+      events: (options = {}) => log.read(options.after ?? 0, options.signal),
+      transcript: () => log.durable(),
+    };
+  }
+
+  #childLog(childSessionId: string): EventLog {
+    let log = this.#childLogs.get(childSessionId);
+    if (log === undefined) {
+      log = new EventLog();
+      this.#childLogs.set(childSessionId, log);
+      if (this.#closed) log.close();
+    }
+    return log;
+  }
+
   /** Asks waiting for an answer, oldest first (a UI shows them; the turn waits on them). */
   get pendingAsks(): PendingAsk[] {
     return [...this.#asks.values()];
@@ -395,6 +442,7 @@ export class Session {
       closed(turnId);
     }
     this.#log.close();
+    for (const log of this.#childLogs.values()) log.close();
   }
 
   /** Keeps a queued input back until the session is free, and says so on the stream. */

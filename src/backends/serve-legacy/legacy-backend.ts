@@ -32,6 +32,7 @@ import {
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LiveReadiness } from "../live-readiness.js";
 import { modelSwitchedEvent } from "../model-switched.js";
+import { ChildSessions } from "./child-sessions.js";
 
 /** How long a prompt waits for its user message on the stream. */
 const SEEN_TIMEOUT_MS = 5_000;
@@ -54,6 +55,7 @@ export class LegacyBackend implements SessionBackend {
   #model: ModelRef;
   #state: LegacyNormalizerState;
   #pump: Promise<void>;
+  readonly #children: ChildSessions;
   /** Wakes prompts waiting for their user message. */
   readonly #changes = new ChangeNotifier();
 
@@ -63,6 +65,16 @@ export class LegacyBackend implements SessionBackend {
     this.#context = context;
     this.#model = options.model;
     this.#state = initialLegacyState(context.sessionId);
+    this.#children = new ChildSessions(context.sessionId, {
+      events: context.childSink,
+      // A child's ask surfaces on the parent's running turn: the parent's run waits on it.
+      ask: (event) => {
+        const { turnId: _childTurn, ...rest } = event;
+        const turnId = this.#state.turn?.id;
+        context.sink({ ...rest, sessionId: context.sessionId, ...(turnId ? { turnId } : {}) });
+      },
+      logger: context.logger,
+    });
     this.#pump = this.#run(options.idleTimeoutMs);
   }
 
@@ -217,8 +229,9 @@ export class LegacyBackend implements SessionBackend {
           if (connections++ > 0) void this.#afterReconnect();
           continue;
         }
-        if (legacyEventSessionId(event) !== this.upstreamId) continue;
-        this.#apply(parsed);
+        const sessionId = legacyEventSessionId(event);
+        if (sessionId === this.upstreamId) this.#apply(parsed);
+        else if (sessionId !== undefined) this.#children.apply(sessionId, parsed);
       }
     } catch (error) {
       if (!(error instanceof AbortError)) {
