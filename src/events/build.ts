@@ -109,3 +109,12 @@ export function emitterInto(events: CanonicalEvent[], origin: () => Origin): Emi
     events.push(canonical(origin(), events.length, type, data));
   };
 }
+
+// OpenCode's message for a tool call whose permission was refused ("The user rejected
+// permission to use this specific tool call.").
+const REJECTED_PERMISSION = /rejected permission/i;
+
+/** The canonical kind of a tool's error message: `permission-rejected` or `tool`. */
+export function toolErrorKind(message: string): "permission-rejected" | "tool" {
+  return REJECTED_PERMISSION.test(message) ? "permission-rejected" : "tool";
+}

@@ -15,7 +15,14 @@
  */
 import type { Parsed } from "../protocol/common.js";
 import type { LegacyEvent } from "../protocol/legacy/events.js";
-import { canonical, emitterInto, errorInfoOf, type Origin, usageOf } from "./build.js";
+import {
+  canonical,
+  emitterInto,
+  errorInfoOf,
+  type Origin,
+  toolErrorKind,
+  usageOf,
+} from "./build.js";
 import type { CanonicalEvent, ErrorInfo } from "./canonical.js";
 import type { Normalized } from "./normalize-api.js";
 import { emitInterruptedWork, emitStepFailure } from "./step-endings.js";
@@ -301,7 +308,7 @@ export function normalizeLegacyEvent(
           } else if (status === "error" && seen !== "done") {
             emit("tool.failed", {
               callId: part.callID,
-              error: { kind: "tool", message: part.state.error },
+              error: { kind: toolErrorKind(part.state.error), message: part.state.error },
             });
             next = remember(next, part.id, "done", "tool");
           }

@@ -7,7 +7,7 @@
  */
 import type { Parsed } from "../protocol/common.js";
 import type { RunLine } from "../protocol/run/events.js";
-import { emitterInto, errorInfoOf, type Origin, usageOf } from "./build.js";
+import { emitterInto, errorInfoOf, type Origin, toolErrorKind, usageOf } from "./build.js";
 import type { CanonicalEvent, ErrorInfo } from "./canonical.js";
 import type { Normalized } from "./normalize-api.js";
 import { emitInterruptedWork, emitStepFailure } from "./step-endings.js";
@@ -31,9 +31,6 @@ export interface RunNormalizerState extends TurnState {
   /** The step started and not finished. */
   readonly openStep: string | undefined;
 }
-
-// OpenCode's message when an ask was rejected (without `--auto` every ask is).
-const REJECTED_PERMISSION = /rejected permission/i;
 
 export function initialRunState(sessionId: string, upstreamId?: string): RunNormalizerState {
   return {
@@ -171,10 +168,10 @@ export function normalizeRunLine(
           ...(toolState.title === undefined ? {} : { title: toolState.title }),
         });
       } else {
-        const rejected = REJECTED_PERMISSION.test(toolState.error);
+        // Without `--auto` every ask is rejected: the tool fails with OpenCode's message.
         emit("tool.failed", {
           callId,
-          error: { kind: rejected ? "permission-rejected" : "tool", message: toolState.error },
+          error: { kind: toolErrorKind(toolState.error), message: toolState.error },
         });
       }
       break;

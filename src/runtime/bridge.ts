@@ -49,6 +49,12 @@ export interface BridgeOptions {
   permissions?: PermissionPreset | Record<string, unknown>;
   /** Answers asks nobody answered in time (default: they wait). */
   askTimeout?: AskTimeout;
+  /**
+   * After a refused permission the model is told and the run goes on (default true; OpenCode's
+   * `experimental.continue_loop_on_deny`). On 1.18.33's `/api` surface only a refusal with a
+   * `message` goes on; one without stops the run (the turn ends `interrupted`).
+   */
+  continueAfterReject?: boolean;
   /** Run the built-in scripted model as provider `demo` and use it by default. */
   demo?: boolean;
   /** Default model of new sessions (`demo/demo-1` with `demo`). */
@@ -156,6 +162,10 @@ export class Bridge {
         ...(options.permissions === undefined
           ? {}
           : { permission: permissionConfig(options.permissions) }),
+        experimental: {
+          continue_loop_on_deny: options.continueAfterReject ?? true,
+          ...(options.config?.experimental as Record<string, unknown> | undefined),
+        },
       };
       if (kind === "subprocess") {
         const { binary, env, inheritUserConfig } = options.server ?? {};

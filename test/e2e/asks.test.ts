@@ -71,15 +71,20 @@ for (const backend of ["serve", "serve-legacy"] as const) {
       await session.close();
     });
 
-    it("a rejected write fails the tool and leaves no file; the session goes on", async () => {
+    it("a rejected write fails the tool and leaves no file; the turn goes on", async () => {
       const session = await bridge.createSession();
-      const turn = await write(session, "rejected.txt");
+      const turn = await write(session, "rejected.txt", "told no");
       const ask = await nextAsk(turn, "permission.asked");
       await session.replyPermission(ask.data.requestId, "reject", { message: "not now" });
       const events = await collectTurn(turn);
       const failed = events.find((event) => event.type === "tool.failed");
-      expect(failed?.data).toMatchObject({ callId: ask.data.callId });
+      expect(failed?.data).toMatchObject({
+        callId: ask.data.callId,
+        error: { kind: "permission-rejected" },
+      });
       expect(existsSync(join(directory, "rejected.txt"))).toBe(false);
+      // The model is told ("not now") and goes on.
+      expect(await turn.done()).toMatchObject({ outcome: "completed", text: "told no" });
       const next = await session.send("[[reply still here]]", { delivery: "queue" });
       expect(await next.done()).toMatchObject({ outcome: "completed", text: "still here" });
       await session.close();

@@ -46,6 +46,9 @@ export class ServeBackend implements SessionBackend {
   #stopCheck: NodeJS.Timeout | undefined;
   readonly #answered: AnsweredAsks;
   readonly #calls = new ToolCalls();
+  /** The tool call each permission ask is about, and the calls whose ask was refused. */
+  readonly #askCalls = new Map<string, string>();
+  readonly #refusedCalls = new Set<string>();
 
   constructor(client: OpencodeClient, context: BackendContext, options: ServeBackendOptions = {}) {
     this.upstreamId = context.sessionId;
@@ -114,6 +117,16 @@ export class ServeBackend implements SessionBackend {
   /** Publishes an event: a permission ask once it carries its diff, a reply only once. */
   #publish(event: CanonicalEvent): void {
     if (!this.#answered.keep(event)) return;
+    if (event.type === "permission.asked" && event.data.callId !== undefined) {
+      this.#askCalls.set(event.data.requestId, event.data.callId);
+    }
+    // 1.18's `/api` fails a refused call as "interrupted"; it was the user's refusal.
+    if (event.type === "tool.failed" && this.#refusedCalls.has(event.data.callId)) {
+      event = {
+        ...event,
+        data: { ...event.data, error: { ...event.data.error, kind: "permission-rejected" } },
+      };
+    }
     if (event.type === "tool.called") this.#calls.called(event.data.callId, event.data);
     if (event.type === "permission.asked" && event.data.diff === undefined) {
       void this.#withDiff(event).then((enriched) => this.#context.sink(enriched));
@@ -143,15 +156,23 @@ export class ServeBackend implements SessionBackend {
   }
 
   async replyPermission(reply: PermissionReply, signal?: AbortSignal): Promise<void> {
-    await this.#client.v2.session.permission.reply(
-      {
-        sessionID: this.upstreamId,
-        requestID: reply.requestId,
-        reply: reply.reply,
-        ...(reply.message === undefined ? {} : { message: reply.message }),
-      },
-      this.#callOptions(signal),
-    );
+    // Noted before the call: the tool's failure can arrive before the call's answer.
+    const callId = this.#askCalls.get(reply.requestId);
+    if (reply.reply === "reject" && callId !== undefined) this.#refusedCalls.add(callId);
+    try {
+      await this.#client.v2.session.permission.reply(
+        {
+          sessionID: this.upstreamId,
+          requestID: reply.requestId,
+          reply: reply.reply,
+          ...(reply.message === undefined ? {} : { message: reply.message }),
+        },
+        this.#callOptions(signal),
+      );
+    } catch (error) {
+      if (callId !== undefined) this.#refusedCalls.delete(callId);
+      throw error;
+    }
     this.#publishReply("permission.replied", { requestId: reply.requestId, reply: reply.reply });
   }
 
