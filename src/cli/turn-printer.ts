@@ -55,6 +55,34 @@ export class TurnPrinter {
           `✗ ${this.#tools.get(event.data.callId) ?? "tool"} failed: ${oneLine(event.data.error.message)}`,
         );
         return;
+      case "permission.asked": {
+        const { permission, patterns, childSessionId } = event.data;
+        const what = patterns.length > 0 ? `: ${oneLine(patterns.join(", "))}` : "";
+        const who = childSessionId === undefined ? "" : ` (subagent ${childSessionId})`;
+        this.#line(`? permission ${permission}${what}${who}, waiting for an answer`);
+        return;
+      }
+      case "permission.replied": {
+        const reply = event.data.reply;
+        this.#line(reply === "reject" ? "✗ permission rejected" : `✓ permission allowed ${reply}`);
+        return;
+      }
+      case "question.asked": {
+        const [first, ...more] = event.data.questions.map(questionText);
+        const rest = more.length > 0 ? ` (+${more.length} more)` : "";
+        this.#line(`? question: ${oneLine(first ?? "")}${rest}, waiting for an answer`);
+        return;
+      }
+      case "question.replied": {
+        const answers = (event.data.answers ?? []).map(answerText).filter(Boolean);
+        this.#line(
+          `✓ question answered${answers.length > 0 ? `: ${oneLine(answers.join("; "))}` : ""}`,
+        );
+        return;
+      }
+      case "question.rejected":
+        this.#line("✗ question declined");
+        return;
       case "retry":
         this.#line(`(retry ${event.data.attempt}: ${event.data.error.message})`);
         return;
@@ -67,6 +95,11 @@ export class TurnPrinter {
       default:
         return;
     }
+  }
+
+  /** Ends the current line, if one was started (before someone else writes to the same output). */
+  endLine(): void {
+    this.#newline();
   }
 
   #text(text: string): void {
@@ -94,6 +127,20 @@ export function describeUsage(usage: Usage): string {
     .filter(Boolean)
     .join(", ");
   return `tokens in ${input}, out ${output}${extra ? `, ${extra}` : ""}; cost $${usage.cost.toFixed(4)}`;
+}
+
+/** The text of a question as the model asked it. */
+function questionText(question: unknown): string {
+  if (typeof question === "object" && question !== null && "question" in question) {
+    if (typeof question.question === "string") return question.question;
+  }
+  return JSON.stringify(question);
+}
+
+/** One question's answer: its chosen labels (or whatever the server sent). */
+function answerText(answer: unknown): string {
+  if (Array.isArray(answer)) return answer.map(String).join(", ");
+  return typeof answer === "string" ? answer : JSON.stringify(answer);
 }
 
 function oneLine(text: string): string {

@@ -1,15 +1,22 @@
 /**
  * `ocb run "prompt"`: one turn on the chosen backend (a managed server by default), streamed to the terminal (or as
  * canonical NDJSON with --json). Exit code 0 completed, 1 failed, 130 interrupted. The first
- * Ctrl-C interrupts the turn; a second one exits at once.
+ * Ctrl-C interrupts the turn; a second one exits at once. Permission asks and questions are
+ * put to the terminal, answered by `--approve`, or (stdin not a terminal) rejected.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { BACKEND_KINDS } from "../../backends/backend.js";
 import { UsageError } from "../../errors.js";
 import { Bridge, chooseBackend, parseModel } from "../../runtime/bridge.js";
+import {
+  PERMISSION_PRESETS,
+  type PermissionPreset,
+  permissionConfig,
+} from "../../runtime/permission-presets.js";
+import { APPROVE_MODES, type ApproveMode, AskAnswerer } from "../ask-answerer.js";
 import { readConfigFile } from "../config-file.js";
 import { TurnPrinter } from "../turn-printer.js";
 
@@ -20,6 +27,9 @@ interface RunOptions {
   config?: string;
   json?: boolean;
   demo?: boolean;
+  approve?: string;
+  permissions?: string;
+  file: string[];
 }
 
 const EXIT = { completed: 0, failed: 1, interrupted: 130 } as const;
@@ -48,6 +58,22 @@ export function registerRunCommand(program: Command): void {
       "--backend <backend>",
       `how the turn runs: ${BACKEND_KINDS.join(", ")} (default: $OCB_BACKEND, else serve)`,
     )
+    .option(
+      "--approve <all|none>",
+      "answer asks without asking: all allows every permission ask once, none rejects it " +
+        "(questions are declined either way); default: ask at the terminal, else reject",
+    )
+    .option(
+      "--permissions <preset>",
+      `which tool calls ask first: ${Object.keys(PERMISSION_PRESETS).join(", ")} (default: the config's)`,
+    )
+    .option(
+      "--file <path>",
+      "attach a file (repeatable): a path (relative to the current directory) inside the " +
+        "project directory, or an http(s) or data: URL",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .action(async (prompt: string | undefined, options: RunOptions) => {
       process.exitCode = await run(prompt ?? (options.demo ? DEMO_PROMPT : ""), options);
     });
@@ -59,12 +85,29 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
   const backend = chooseBackend(options.backend);
   const model = options.model === undefined ? undefined : parseModel(options.model);
   const config = options.config === undefined ? undefined : readConfigFile(options.config);
+  const approve = parseApprove(options.approve);
+  const permissions = options.permissions as PermissionPreset | undefined;
+  if (permissions !== undefined) permissionConfig(permissions); // refuses an unknown name now
   const scratch = options.demo && options.dir === undefined;
+  const files = options.file.map(fromWorkingDirectory);
+  if (scratch && files.some((file) => !/^(https?|data):/i.test(file))) {
+    throw new UsageError(
+      "--demo without --dir runs in a fresh temp directory, so no local file can be attached; " +
+        "pass --dir with the directory that holds the file",
+    );
+  }
+  if (backend === "subprocess" && permissions === "ask" && approve !== "all") {
+    console.error(
+      "ocb: the subprocess backend cannot ask anyone: `opencode run` rejects every permission " +
+        "ask itself (pass --approve all to allow them)",
+    );
+  }
   const directory = scratch
     ? mkdtempSync(join(tmpdir(), "ocb-demo-"))
     : resolve(options.dir ?? ".");
 
   let bridge: Bridge | undefined;
+  let asks: AskAnswerer | undefined;
   let interrupts = 0;
   let onSignal: () => void = () => {};
   const interruptRequested = new Promise<void>((resolve) => {
@@ -83,21 +126,63 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
       ...(options.demo ? { demo: true } : {}),
       ...(model === undefined ? {} : { model }),
       ...(config === undefined ? {} : { config }),
+      ...(permissions === undefined ? {} : { permissions }),
+      ...(backend === "subprocess" && approve === "all" ? { autoApprove: true } : {}),
     });
     const session = await bridge.createSession({ title: prompt.slice(0, 60) });
-    const turn = await session.send(prompt, { delivery: "queue" });
+    const turn = await session.send(prompt, {
+      delivery: "queue",
+      ...(files.length === 0 ? {} : { files }),
+    });
     void interruptRequested.then(() => session.interrupt().catch(() => {}));
+    // An ask still open when the turn ends (interrupted, stalled) is not waited on any longer.
+    const turnEnded = new AbortController();
+    void turn.done().then(() => turnEnded.abort());
+    // With --json, stdout carries the events alone: prompts and notices go to stderr.
+    const promptOutput = options.json ? process.stderr : process.stdout;
+    asks = new AskAnswerer({
+      approve,
+      terminal: process.stdin.isTTY
+        ? {
+            input: process.stdin,
+            output: promptOutput,
+            color: promptOutput.isTTY && !process.env.NO_COLOR,
+            onInterrupt: onSignal,
+          }
+        : undefined,
+      notice: (line) => console.error(line),
+    });
     const printer = new TurnPrinter(process.stdout);
     for await (const event of turn.events()) {
+      const ask = event.type === "permission.asked" || event.type === "question.asked";
       if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+      else if (ask && asks.interactive)
+        printer.endLine(); // the prompt shows the ask in full
       else printer.print(event);
+      if (ask) await asks.answer(session, event, turnEnded.signal);
     }
     const result = await turn.done();
     return EXIT[result.outcome];
   } finally {
+    asks?.close();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await bridge?.close();
     if (scratch) rmSync(directory, { recursive: true, force: true });
   }
+}
+
+function parseApprove(value: string | undefined): ApproveMode | undefined {
+  if (value === undefined || (APPROVE_MODES as readonly string[]).includes(value)) {
+    return value as ApproveMode | undefined;
+  }
+  throw new UsageError(
+    `--approve must be one of ${APPROVE_MODES.join(", ")}, got ${JSON.stringify(value)}`,
+  );
+}
+
+/** A URL as it is; a path as the shell means it, relative to the working directory. */
+function fromWorkingDirectory(file: string): string {
+  const url = /^[a-z][a-z0-9+.-]+:/i.test(file);
+  return url || file.trim() === "" || isAbsolute(file) ? file : resolve(file);
 }
