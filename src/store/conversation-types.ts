@@ -1,0 +1,85 @@
+/** The shape of a materialised conversation: plain objects and arrays, JSON all the way down. */
+import type { DurableEventData, ErrorInfo, Outcome, Usage } from "../events/canonical.js";
+
+export interface Conversation {
+  sessionId: string;
+  messages: Message[];
+  /** The seq of the last stored event folded in (0 for none). */
+  lastSeq: number;
+}
+
+export type Message = UserMessage | AssistantMessage;
+
+/** An input the server admitted. */
+export interface UserMessage {
+  role: "user";
+  inputId: string;
+  /** The turn it started or joined, once known. */
+  turnId?: string;
+  text: string;
+  files?: string[];
+  /** Why it was dropped before it reached the model. */
+  cancelled?: string;
+}
+
+/** Everything one turn produced. */
+export interface AssistantMessage {
+  role: "assistant";
+  turnId: string;
+  parts: Part[];
+  /** Absent while the turn runs. */
+  outcome?: Outcome;
+  usage?: Usage;
+  error?: ErrorInfo;
+}
+
+export type Part =
+  | TextPart
+  | ReasoningPart
+  | ToolPart
+  | PermissionPart
+  | QuestionPart
+  | SubagentPart;
+
+/** `text` is empty until the part has ended (deltas are not folded in). */
+export interface TextPart {
+  type: "text";
+  partId: string;
+  text: string;
+}
+
+export interface ReasoningPart {
+  type: "reasoning";
+  partId: string;
+  text: string;
+}
+
+/** A tool call in its latest state; `input` is `{}` until the call is parsed. */
+export interface ToolPart {
+  type: "tool";
+  callId: string;
+  tool: string;
+  input: Record<string, unknown>;
+  state: "running" | "succeeded" | "failed";
+  output?: string;
+  title?: string;
+  error?: ErrorInfo;
+}
+
+/** An approval asked for, with the reply once given. */
+export type PermissionPart = {
+  type: "permission";
+  reply?: "once" | "always" | "reject";
+} & DurableEventData["permission.asked"];
+
+export type QuestionPart = {
+  type: "question";
+  state: "asked" | "replied" | "rejected";
+  answers?: unknown[];
+} & DurableEventData["question.asked"];
+
+export type SubagentPart = {
+  type: "subagent";
+  state: "running" | "ended";
+  result?: string;
+} & DurableEventData["subagent.started"];

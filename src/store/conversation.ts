@@ -1,0 +1,247 @@
+/**
+ * A session's transcript as a conversation: the user's inputs and, per turn, one assistant
+ * message with its parts in the order they began. A pure reducer over the durable canonical
+ * events, so that a conversation saved at some seq and fed the events after it equals one
+ * built from the start. Plain objects and arrays only: it survives `JSON.stringify`.
+ */
+import { UsageError } from "../errors.js";
+import { assertNever, type CanonicalEvent } from "../events/canonical.js";
+import type {
+  Conversation,
+  Message,
+  Part,
+  PermissionPart,
+  QuestionPart,
+  ReasoningPart,
+  SubagentPart,
+  TextPart,
+  ToolPart,
+  UserMessage,
+} from "./conversation-types.js";
+import {
+  findUser,
+  joinTurn,
+  updateAssistant,
+  updatePart,
+  updateUser,
+  upsertPart,
+} from "./message-updates.js";
+
+export type * from "./conversation-types.js";
+
+export function emptyConversation(sessionId: string): Conversation {
+  return { sessionId, messages: [], lastSeq: 0 };
+}
+
+/**
+ * The conversation of `events` (one session's, in seq order). The session id is the first
+ * event's unless given.
+ */
+export function conversationOf(
+  events: readonly CanonicalEvent[],
+  sessionId: string | undefined = events[0]?.sessionId,
+): Conversation {
+  if (sessionId === undefined) {
+    throw new UsageError("conversationOf: no events to take the session id from; pass it");
+  }
+  return events.reduce(reduceConversation, emptyConversation(sessionId));
+}
+
+/**
+ * `conversation` with `event` folded in. Never mutates either; returns `conversation` itself
+ * when nothing changes (ephemeral events, other sessions' events).
+ */
+export function reduceConversation(
+  conversation: Conversation,
+  event: CanonicalEvent,
+): Conversation {
+  if (!event.durable || event.sessionId !== conversation.sessionId) return conversation;
+  const messages = foldMessages(conversation.messages, event);
+  const lastSeq = Math.max(conversation.lastSeq, event.seq ?? 0);
+  if (messages === conversation.messages && lastSeq === conversation.lastSeq) return conversation;
+  return { sessionId: conversation.sessionId, messages, lastSeq };
+}
+
+function foldMessages(messages: Message[], event: CanonicalEvent): Message[] {
+  const turnId = event.turnId;
+  switch (event.type) {
+    case "input.admitted": {
+      if (findUser(messages, event.data.inputId) !== undefined) return messages;
+      const { inputId, text, files } = event.data;
+      const user: UserMessage = {
+        role: "user",
+        inputId,
+        ...(turnId === undefined ? {} : { turnId }),
+        text,
+        ...(files === undefined ? {} : { files }),
+      };
+      return [...messages, user];
+    }
+    case "input.delivered":
+      return turnId === undefined ? messages : joinTurn(messages, event.data.inputId, turnId);
+    case "input.cancelled":
+      return updateUser(messages, event.data.inputId, (user) => ({
+        ...user,
+        cancelled: event.data.reason,
+      }));
+    case "turn.started": {
+      if (turnId === undefined) return messages;
+      const inputId = event.data.inputId;
+      const joined = inputId === undefined ? messages : joinTurn(messages, inputId, turnId);
+      return updateAssistant(joined, turnId, (assistant) => assistant);
+    }
+    case "turn.ended": {
+      const { outcome, usage, error } = event.data;
+      return updateAssistant(messages, turnId, (assistant) => ({
+        ...assistant,
+        outcome,
+        ...(usage === undefined ? {} : { usage }),
+        ...(error === undefined ? {} : { error }),
+      }));
+    }
+    case "step.started":
+    case "step.ended":
+    case "step.failed":
+      return updateAssistant(messages, turnId, (assistant) => assistant);
+    case "text.started":
+    case "text.ended": {
+      const { partId } = event.data;
+      const text = event.type === "text.ended" ? event.data.text : undefined;
+      return upsertPart(messages, turnId, isText(partId), (part) =>
+        withText(part ?? { type: "text", partId, text: "" }, text),
+      );
+    }
+    case "reasoning.started":
+    case "reasoning.ended": {
+      const { partId } = event.data;
+      const text = event.type === "reasoning.ended" ? event.data.text : undefined;
+      return upsertPart(messages, turnId, isReasoning(partId), (part) =>
+        withText(part ?? { type: "reasoning", partId, text: "" }, text),
+      );
+    }
+    case "tool.input.started":
+    case "tool.called": {
+      const { callId, tool } = event.data;
+      const input = event.type === "tool.called" ? event.data.input : undefined;
+      return upsertPart(messages, turnId, isTool(callId), (part) => ({
+        ...(part ?? { type: "tool", callId, tool, input: {}, state: "running" }),
+        tool,
+        ...(input === undefined ? {} : { input }),
+      }));
+    }
+    case "tool.succeeded": {
+      const { output, title } = event.data;
+      return updatePart(messages, isTool(event.data.callId), (part) => ({
+        ...part,
+        state: "succeeded",
+        output,
+        ...(title === undefined ? {} : { title }),
+      }));
+    }
+    case "tool.failed":
+      return updatePart(messages, isTool(event.data.callId), (part) => ({
+        ...part,
+        state: "failed",
+        error: event.data.error,
+      }));
+    case "permission.asked":
+      return upsertPart(
+        messages,
+        turnId,
+        isPermission(event.data.requestId),
+        (part) => part ?? { type: "permission", ...event.data },
+      );
+    case "permission.replied":
+      return updatePart(messages, isPermission(event.data.requestId), (part) => ({
+        ...part,
+        reply: event.data.reply,
+      }));
+    case "question.asked":
+      return upsertPart(
+        messages,
+        turnId,
+        isQuestion(event.data.requestId),
+        (part) => part ?? { type: "question", state: "asked", ...event.data },
+      );
+    case "question.replied": {
+      const { answers } = event.data;
+      return updatePart(messages, isQuestion(event.data.requestId), (part) => ({
+        ...part,
+        state: "replied",
+        ...(answers === undefined ? {} : { answers }),
+      }));
+    }
+    case "question.rejected":
+      return updatePart(messages, isQuestion(event.data.requestId), (part) => ({
+        ...part,
+        state: "rejected",
+      }));
+    case "subagent.started":
+      return upsertPart(
+        messages,
+        turnId,
+        isSubagent(event.data.callId),
+        (part) => part ?? { type: "subagent", state: "running", ...event.data },
+      );
+    case "subagent.ended": {
+      const { result } = event.data;
+      return updatePart(messages, isSubagent(event.data.callId), (part) => ({
+        ...part,
+        state: "ended",
+        ...(result === undefined ? {} : { result }),
+      }));
+    }
+    // The transcript keeps these; the conversation has no place for them.
+    case "tool.input.ended":
+    case "session.created":
+    case "session.updated":
+    case "session.error":
+    case "file.edited":
+    case "model.switched":
+    case "retry":
+    case "compaction.started":
+    case "compaction.ended":
+    case "native.unknown":
+      return messages;
+    // Ephemeral: filtered out before the switch.
+    case "text.delta":
+    case "reasoning.delta":
+    case "tool.input.delta":
+    case "tool.progress":
+    case "usage.updated":
+      return messages;
+    default:
+      return assertNever(event);
+  }
+}
+
+/** The whole text arrives with the part's end; its start has none yet. */
+function withText<P extends TextPart | ReasoningPart>(part: P, text: string | undefined): P {
+  return text === undefined ? part : { ...part, text };
+}
+
+function isText(partId: string) {
+  return (part: Part): part is TextPart => part.type === "text" && part.partId === partId;
+}
+
+function isReasoning(partId: string) {
+  return (part: Part): part is ReasoningPart => part.type === "reasoning" && part.partId === partId;
+}
+
+function isTool(callId: string) {
+  return (part: Part): part is ToolPart => part.type === "tool" && part.callId === callId;
+}
+
+function isPermission(requestId: string) {
+  return (part: Part): part is PermissionPart =>
+    part.type === "permission" && part.requestId === requestId;
+}
+
+function isQuestion(requestId: string) {
+  return (part: Part): part is QuestionPart =>
+    part.type === "question" && part.requestId === requestId;
+}
+
+function isSubagent(callId: string) {
+  return (part: Part): part is SubagentPart => part.type === "subagent" && part.callId === callId;
+}

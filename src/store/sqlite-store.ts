@@ -1,0 +1,216 @@
+/**
+ * The transcript store on SQLite (better-sqlite3): one file per bridge, WAL so that readers
+ * never wait for the writer, events kept as JSON text under (session_id, seq).
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { OpencodeBridgeError, UsageError } from "../errors.js";
+import type { CanonicalEvent } from "../events/canonical.js";
+import { describeError } from "../util/describe-error.js";
+import { migrate } from "./migrations.js";
+import { eventOfBody, sessionOfRow } from "./sqlite-rows.js";
+import type { ReadOptions, SessionRecord, Store } from "./store.js";
+
+/** The path that keeps the store in memory only (for tests and throwaway bridges). */
+export const IN_MEMORY = ":memory:";
+
+export class SqliteStore implements Store {
+  /** The file (or `:memory:`) this store was opened on. */
+  readonly path: string;
+  readonly #db: Database.Database;
+  readonly #sql: ReturnType<typeof prepare>;
+  readonly #append: (
+    sessionId: string,
+    events: readonly CanonicalEvent[],
+    cursor: string | undefined,
+  ) => CanonicalEvent[];
+  readonly #deleteSession: (id: string) => void;
+
+  private constructor(path: string, db: Database.Database) {
+    this.path = path;
+    this.#db = db;
+    const sql = prepare(db);
+    this.#sql = sql;
+    // IMMEDIATE: the last seq is read and the next ones written under one write lock, so that
+    // two processes appending to the same file cannot both take the same seq.
+    const append = db.transaction(
+      (sessionId: string, events: readonly CanonicalEvent[], cursor: string | undefined) => {
+        if (cursor !== undefined) sql.saveCursor.run(sessionId, cursor);
+        let seq = this.lastSeq(sessionId);
+        const stored: CanonicalEvent[] = [];
+        for (const event of events) {
+          const numbered = { ...event, seq: seq + 1 } as CanonicalEvent;
+          const body = JSON.stringify(numbered);
+          // No change: the session already has this event id (a re-delivery), and it keeps
+          // the seq it was first stored with.
+          if (sql.insertEvent.run(sessionId, seq + 1, event.id, event.type, body).changes === 0) {
+            continue;
+          }
+          seq += 1;
+          stored.push(numbered);
+        }
+        return stored;
+      },
+    );
+    this.#append = append.immediate;
+    this.#deleteSession = db.transaction((id: string) => {
+      sql.deleteEvents.run(id);
+      sql.deleteCursor.run(id);
+      sql.deleteSession.run(id);
+    }).immediate;
+  }
+
+  /**
+   * Opens (creating it and its directory when missing) the store at `path`, or an in-memory
+   * one for `:memory:`, and brings its schema up to date. A path that cannot be opened, or a
+   * store written by a newer opencode-bridge, fails with `UsageError`.
+   */
+  static open(path: string): SqliteStore {
+    const db = openDatabase(path);
+    try {
+      migrate(db, path);
+      return new SqliteStore(path, db);
+    } catch (error) {
+      db.close();
+      if (error instanceof OpencodeBridgeError) throw error;
+      throw cannotOpen(path, error);
+    }
+  }
+
+  append(sessionId: string, events: readonly CanonicalEvent[], cursor?: string): CanonicalEvent[] {
+    const durable = events.filter((event) => event.durable);
+    for (const event of durable) {
+      if (event.sessionId !== sessionId) {
+        throw new UsageError(
+          `event ${event.id} belongs to session ${event.sessionId}, not ${sessionId}: append ` +
+            "each session's events under its own id",
+        );
+      }
+    }
+    if (durable.length === 0 && cursor === undefined) return [];
+    return this.#append(sessionId, durable, cursor);
+  }
+
+  read(sessionId: string, options: ReadOptions = {}): CanonicalEvent[] {
+    const after = options.after ?? 0;
+    const limit = options.limit ?? -1;
+    if (!Number.isSafeInteger(after) || after < 0) {
+      throw new UsageError(`read: after must be a seq (an integer >= 0), not ${after}`);
+    }
+    if (options.limit !== undefined && (!Number.isSafeInteger(limit) || limit < 0)) {
+      throw new UsageError(`read: limit must be an integer >= 0, not ${limit}`);
+    }
+    const where = `${this.path}, session ${sessionId}`;
+    // A negative LIMIT is SQLite's "no limit".
+    return this.#sql.readEvents
+      .all(sessionId, after, limit)
+      .map((body) => eventOfBody(body, where));
+  }
+
+  lastSeq(sessionId: string): number {
+    const seq = this.#sql.lastSeq.get(sessionId);
+    return typeof seq === "number" ? seq : 0;
+  }
+
+  cursor(sessionId: string): string | undefined {
+    const cursor = this.#sql.cursor.get(sessionId);
+    return typeof cursor === "string" ? cursor : undefined;
+  }
+
+  saveSession(record: SessionRecord): void {
+    for (const field of ["createdAt", "updatedAt"] as const) {
+      if (!Number.isSafeInteger(record[field])) {
+        throw new UsageError(`session ${record.id}: ${field} must be whole milliseconds`);
+      }
+    }
+    this.#sql.saveSession.run({
+      id: record.id,
+      backend: record.backend,
+      upstream_id: record.upstreamId ?? null,
+      directory: record.directory,
+      title: record.title ?? null,
+      state: record.state,
+      created_at: record.createdAt,
+      updated_at: record.updatedAt,
+    });
+  }
+
+  session(id: string): SessionRecord | undefined {
+    const row = this.#sql.session.get(id);
+    return row === undefined ? undefined : sessionOfRow(row, this.path);
+  }
+
+  sessions(): SessionRecord[] {
+    return this.#sql.sessions.all().map((row) => sessionOfRow(row, this.path));
+  }
+
+  deleteSession(id: string): void {
+    this.#deleteSession(id);
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}
+
+function openDatabase(path: string): Database.Database {
+  let db: Database.Database | undefined;
+  try {
+    if (path !== IN_MEMORY && path !== "") mkdirSync(dirname(path), { recursive: true });
+    db = new Database(path);
+    // The first statement reads the file's header: a file that is not a database fails here.
+    db.pragma("journal_mode = WAL");
+    // With WAL, NORMAL loses at most the last commits on a power cut, never consistency.
+    db.pragma("synchronous = NORMAL");
+    return db;
+  } catch (error) {
+    db?.close();
+    throw cannotOpen(path, error);
+  }
+}
+
+function cannotOpen(path: string, error: unknown): UsageError {
+  return new UsageError(
+    `cannot open the transcript store ${path}: ${describeError(error)}. Give the path of a ` +
+      `SQLite file (created when missing) in a directory this process can write, or ${IN_MEMORY}`,
+    { cause: error },
+  );
+}
+
+function prepare(db: Database.Database) {
+  return {
+    insertEvent: db.prepare<[string, number, string, string, string]>(
+      `INSERT INTO events (session_id, seq, event_id, type, body) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (session_id, event_id) DO NOTHING`,
+    ),
+    readEvents: db
+      .prepare<[string, number, number]>(
+        "SELECT body FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+      )
+      .pluck(),
+    lastSeq: db
+      .prepare<[string]>("SELECT coalesce(max(seq), 0) FROM events WHERE session_id = ?")
+      .pluck(),
+    saveCursor: db.prepare<[string, string]>(
+      `INSERT INTO cursors (session_id, cursor) VALUES (?, ?)
+       ON CONFLICT (session_id) DO UPDATE SET cursor = excluded.cursor`,
+    ),
+    cursor: db.prepare<[string]>("SELECT cursor FROM cursors WHERE session_id = ?").pluck(),
+    saveSession: db.prepare<[Record<string, string | number | null>]>(
+      `INSERT INTO sessions
+         (id, backend, upstream_id, directory, title, state, created_at, updated_at)
+       VALUES
+         (@id, @backend, @upstream_id, @directory, @title, @state, @created_at, @updated_at)
+       ON CONFLICT (id) DO UPDATE SET
+         backend = excluded.backend, upstream_id = excluded.upstream_id,
+         directory = excluded.directory, title = excluded.title, state = excluded.state,
+         created_at = excluded.created_at, updated_at = excluded.updated_at`,
+    ),
+    session: db.prepare<[string]>("SELECT * FROM sessions WHERE id = ?"),
+    sessions: db.prepare<[]>("SELECT * FROM sessions ORDER BY created_at, id"),
+    deleteEvents: db.prepare<[string]>("DELETE FROM events WHERE session_id = ?"),
+    deleteCursor: db.prepare<[string]>("DELETE FROM cursors WHERE session_id = ?"),
+    deleteSession: db.prepare<[string]>("DELETE FROM sessions WHERE id = ?"),
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * The durable transcript store: each session's durable canonical events, numbered, beside the
+ * upstream cursor they were read up to, and the sessions' own records. One interface so that
+ * the runtime does not care which database keeps them (SQLite today, Postgres later).
+ */
+import type { CanonicalEvent } from "../events/canonical.js";
+
+/** What the bridge remembers about one of its sessions. */
+export interface SessionRecord {
+  /** The bridge's session id (the `sessionId` of its events). */
+  id: string;
+  /** The backend kind that drives it (`serve`, `serve-legacy`, `subprocess`, …). */
+  backend: string;
+  /** The OpenCode session id, once there is one. */
+  upstreamId?: string;
+  directory: string;
+  title?: string;
+  /** `released` keeps the upstream session for later; `killed` ended it for good. */
+  state: "open" | "released" | "killed";
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A page of a session's transcript. */
+export interface ReadOptions {
+  /** Only events with a greater `seq` (default 0: from the start). */
+  after?: number;
+  /** At most this many events (default: all). */
+  limit?: number;
+}
+
+export interface Store {
+  /**
+   * Keeps the durable events of `events` (ephemeral ones are dropped), numbering them after the
+   * session's last `seq`, and saves `cursor` (the upstream position they were read up to) in the
+   * same transaction, so that the cursor never runs ahead of or behind what is stored. An event
+   * whose `id` the session already has is skipped, so that a re-delivery after a resume does not
+   * duplicate. Returns the events it stored, as stored (with `seq`).
+   */
+  append(sessionId: string, events: readonly CanonicalEvent[], cursor?: string): CanonicalEvent[];
+  /** The session's stored events in `seq` order. */
+  read(sessionId: string, options?: ReadOptions): CanonicalEvent[];
+  /** The session's last stored `seq` (0 when it has none). */
+  lastSeq(sessionId: string): number;
+  /** The upstream cursor saved with the session's last append that gave one. */
+  cursor(sessionId: string): string | undefined;
+
+  /** Inserts or replaces the record with the same id. */
+  saveSession(record: SessionRecord): void;
+  session(id: string): SessionRecord | undefined;
+  /** Every record, oldest first. */
+  sessions(): SessionRecord[];
+  /** Forgets the session: its record, its events and its cursor. */
+  deleteSession(id: string): void;
+
+  close(): void;
+}
