@@ -110,11 +110,16 @@ export function emitterInto(events: CanonicalEvent[], origin: () => Origin): Emi
   };
 }
 
-// OpenCode's message for a tool call whose permission was refused ("The user rejected
-// permission to use this specific tool call.").
+// OpenCode's messages for a call the user refused: "The user rejected permission to use this
+// specific tool call." and, for the question tool, "The user dismissed this question".
 const REJECTED_PERMISSION = /rejected permission/i;
+const DISMISSED_QUESTION = /dismissed this question/i;
 
-/** The canonical kind of a tool's error message: `permission-rejected` or `tool`. */
-export function toolErrorKind(message: string): "permission-rejected" | "tool" {
-  return REJECTED_PERMISSION.test(message) ? "permission-rejected" : "tool";
+export type ToolErrorKind = "permission-rejected" | "question-rejected" | "tool";
+
+/** The canonical kind of a tool's error message. */
+export function toolErrorKind(message: string): ToolErrorKind {
+  if (REJECTED_PERMISSION.test(message)) return "permission-rejected";
+  if (DISMISSED_QUESTION.test(message)) return "question-rejected";
+  return "tool";
 }

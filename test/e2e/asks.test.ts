@@ -122,7 +122,9 @@ for (const backend of ["serve", "serve-legacy"] as const) {
       await session.rejectQuestion(second.data.requestId);
       const rejectedEvents = await collectTurn(rejected);
       expect(types(rejectedEvents)).toContain("question.rejected");
-      expect(types(rejectedEvents)).toContain("tool.failed");
+      expect(rejectedEvents.find((event) => event.type === "tool.failed")?.data).toMatchObject({
+        error: { kind: "question-rejected" },
+      });
       await expect(session.answerQuestion(second.data.requestId, [["a"]])).rejects.toThrow(
         /no question ask .* is waiting/,
       );

@@ -5,7 +5,7 @@
  */
 import type { OpencodeClient } from "../../client/opencode-client.js";
 import { AbortError } from "../../errors.js";
-import { canonical } from "../../events/build.js";
+import { canonical, type ToolErrorKind } from "../../events/build.js";
 import type { CanonicalEvent, CanonicalEventOf, ModelRef } from "../../events/canonical.js";
 import {
   type ApiNormalizerState,
@@ -46,9 +46,9 @@ export class ServeBackend implements SessionBackend {
   #stopCheck: NodeJS.Timeout | undefined;
   readonly #answered: AnsweredAsks;
   readonly #calls = new ToolCalls();
-  /** The tool call each permission ask is about, and the calls whose ask was refused. */
+  /** The tool call each ask is about, and the calls whose ask was refused (and how). */
   readonly #askCalls = new Map<string, string>();
-  readonly #refusedCalls = new Set<string>();
+  readonly #refusedCalls = new Map<string, ToolErrorKind>();
 
   constructor(client: OpencodeClient, context: BackendContext, options: ServeBackendOptions = {}) {
     this.upstreamId = context.sessionId;
@@ -117,15 +117,21 @@ export class ServeBackend implements SessionBackend {
   /** Publishes an event: a permission ask once it carries its diff, a reply only once. */
   #publish(event: CanonicalEvent): void {
     if (!this.#answered.keep(event)) return;
-    if (event.type === "permission.asked" && event.data.callId !== undefined) {
+    if (
+      (event.type === "permission.asked" || event.type === "question.asked") &&
+      event.data.callId !== undefined
+    ) {
       this.#askCalls.set(event.data.requestId, event.data.callId);
     }
     // 1.18's `/api` fails a refused call as "interrupted"; it was the user's refusal.
-    if (event.type === "tool.failed" && this.#refusedCalls.has(event.data.callId)) {
-      event = {
-        ...event,
-        data: { ...event.data, error: { ...event.data.error, kind: "permission-rejected" } },
-      };
+    if (event.type === "tool.failed") {
+      const refused = this.#refusedCalls.get(event.data.callId);
+      if (refused !== undefined) {
+        event = {
+          ...event,
+          data: { ...event.data, error: { ...event.data.error, kind: refused } },
+        };
+      }
     }
     if (event.type === "tool.called") this.#calls.called(event.data.callId, event.data);
     if (event.type === "permission.asked" && event.data.diff === undefined) {
@@ -158,7 +164,9 @@ export class ServeBackend implements SessionBackend {
   async replyPermission(reply: PermissionReply, signal?: AbortSignal): Promise<void> {
     // Noted before the call: the tool's failure can arrive before the call's answer.
     const callId = this.#askCalls.get(reply.requestId);
-    if (reply.reply === "reject" && callId !== undefined) this.#refusedCalls.add(callId);
+    if (reply.reply === "reject" && callId !== undefined) {
+      this.#refusedCalls.set(callId, "permission-rejected");
+    }
     try {
       await this.#client.v2.session.permission.reply(
         {
@@ -185,10 +193,17 @@ export class ServeBackend implements SessionBackend {
   }
 
   async rejectQuestion(requestId: string, signal?: AbortSignal): Promise<void> {
-    await this.#client.v2.session.question.reject(
-      { sessionID: this.upstreamId, requestID: requestId },
-      this.#callOptions(signal),
-    );
+    const callId = this.#askCalls.get(requestId);
+    if (callId !== undefined) this.#refusedCalls.set(callId, "question-rejected");
+    try {
+      await this.#client.v2.session.question.reject(
+        { sessionID: this.upstreamId, requestID: requestId },
+        this.#callOptions(signal),
+      );
+    } catch (error) {
+      if (callId !== undefined) this.#refusedCalls.delete(callId);
+      throw error;
+    }
     this.#publishReply("question.rejected", { requestId });
   }
 

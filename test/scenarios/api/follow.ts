@@ -1,16 +1,15 @@
 /**
  * What the `/api` scenarios share: typed picks from a read event list, following a session's
- * durable stream until it settles, the live stream for what only it carries (permission asks),
- * and the two 204 operations.
+ * durable stream until it settles, the live stream for what only it carries (the asks, whose
+ * helpers are in `asks.ts`), and the two 204 operations.
  */
-import { z } from "zod";
 import type { OpencodeClient } from "../../../src/client/opencode-client.js";
 import {
   type ApiEvent,
   type ApiEventType,
   apiEventSessionId,
 } from "../../../src/protocol/api/events.js";
-import { type Parsed, parseWire } from "../../../src/protocol/common.js";
+import type { Parsed } from "../../../src/protocol/common.js";
 import { PullReader } from "../../support/streams.js";
 import type { ScenarioContext } from "../scenario.js";
 import { clientFor, DEMO_MODEL_V2, endsTurn, openDurableEvents } from "../turns.js";
@@ -84,35 +83,6 @@ export async function openLiveEvents(client: OpencodeClient) {
     of: (sessionID: string) =>
       reader.items.filter((item) => apiEventSessionId(item.event) === sessionID),
   });
-}
-
-/**
- * `permission.v2.asked`: a tool asks before it acts. 1.18.33 publishes it on the live stream
- * only (never on the durable one); `source` names the tool call that waits.
- */
-export const PermissionAsked = z.looseObject({
-  type: z.literal("permission.v2.asked"),
-  data: z.looseObject({
-    id: z.string(),
-    sessionID: z.string(),
-    action: z.string(),
-    resources: z.array(z.string()),
-    save: z.array(z.string()).optional(),
-    source: z.looseObject({ type: z.string(), messageID: z.string(), callID: z.string() }),
-  }),
-});
-export type PermissionAsked = z.infer<typeof PermissionAsked>;
-
-/** Reads the live stream until `sessionID`'s next permission ask, validated. */
-export async function nextPermissionAsk(
-  live: Awaited<ReturnType<typeof openLiveEvents>>,
-  sessionID: string,
-): Promise<PermissionAsked> {
-  const read = await live.until(
-    (item) =>
-      item.event.type === "permission.v2.asked" && apiEventSessionId(item.event) === sessionID,
-  );
-  return parseWire(PermissionAsked, read.at(-1)?.event, "permission.v2.asked");
 }
 
 /** Creates an `/api` session on the demo model and opens its durable stream. */

@@ -5,6 +5,7 @@ import { apiQueueBehindTurn, apiSteerMidTool, apiSteerMidTurn } from "./delivery
 import { apiInterruptMidTool } from "./interrupt.js";
 import { apiPermissionOnce, apiPermissionRejected } from "./permission.js";
 import { apiProviderError } from "./provider-error.js";
+import { apiQuestionAnswered, apiQuestionRejected } from "./question.js";
 
 /*
  * No api-subagent: OpenCode 1.18.33's /api runtime offers the model a fixed set of built-in
@@ -20,4 +21,6 @@ export const apiScenarios: readonly Scenario[] = [
   apiProviderError as Scenario,
   apiPermissionOnce as Scenario,
   apiPermissionRejected as Scenario,
+  apiQuestionAnswered as Scenario,
+  apiQuestionRejected as Scenario,
 ];

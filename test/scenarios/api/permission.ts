@@ -5,15 +5,15 @@
  */
 import { expect } from "vitest";
 import { type ScenarioContext, scenario } from "../scenario.js";
-import { clientFor, DEMO_MODEL_V2, typesOf } from "../turns.js";
 import {
-  eventsOf,
-  followSession,
-  nextPermissionAsk,
-  openLiveEvents,
+  checkAnsweredRun,
+  checkRejectedRun,
+  followRejected,
+  followToSettled,
+  PERMISSION_ASK,
   type PermissionAsked,
-  queuePrompt,
-} from "./follow.js";
+  promptAskAndAnswer,
+} from "./asks.js";
 
 const PERMISSION_CONFIG = { permission: { edit: "ask" } };
 
@@ -23,19 +23,6 @@ const PERMISSION_CONFIG = { permission: { edit: "ask" } };
  * temp directory, which the recorder could not replace once the scripted model splits it.
  */
 const WRITE = '[[tool write {"path":"hello.txt","content":"hello"}]]';
-
-/** Live events up to the ask: the turn's own, in order (deltas included). */
-const LIVE_UP_TO_ASK = [
-  "session.next.prompt.admitted",
-  "session.next.prompted",
-  "session.next.step.started",
-  "session.next.tool.input.started",
-  "session.next.tool.input.delta",
-  "session.next.tool.input.delta",
-  "session.next.tool.input.ended",
-  "session.next.tool.called",
-  "permission.v2.asked",
-];
 
 function checkAsk(ask: PermissionAsked, sessionID: string, callID: string | undefined): void {
   expect(ask.data).toMatchObject({
@@ -47,38 +34,11 @@ function checkAsk(ask: PermissionAsked, sessionID: string, callID: string | unde
   });
 }
 
-/**
- * Creates a session, opens the live stream (the ask is only there) and the durable one,
- * prompts the write, waits for its permission ask, and answers it with `reply`.
- */
-async function writeAskedAndAnswered(
-  context: ScenarioContext,
-  title: string,
-  reply: "once" | "reject",
-) {
-  const client = clientFor(context);
-  const session = await client.v2.session.create({
-    model: DEMO_MODEL_V2,
-    location: { directory: context.directory },
-    title,
-  });
-  const live = await openLiveEvents(client);
-  const durable = followSession(client, session.id);
-  try {
-    await queuePrompt(client, session.id, WRITE);
-    const ask = await nextPermissionAsk(live, session.id);
-    await live.close();
-    await client.v2.session.permission.reply({
-      sessionID: session.id,
-      requestID: ask.data.id,
-      reply,
-    });
-    return { client, session, live, durable, ask };
-  } catch (error) {
-    await live.close();
-    await durable.close();
-    throw error;
-  }
+/** Prompts the write, waits for its permission ask on the live stream, and answers `reply`. */
+function writeAskedAndAnswered(context: ScenarioContext, title: string, reply: "once" | "reject") {
+  return promptAskAndAnswer(context, title, WRITE, PERMISSION_ASK, (client, sessionID, requestID) =>
+    client.v2.session.permission.reply({ sessionID, requestID, reply }),
+  );
 }
 
 export const apiPermissionOnce = scenario({
@@ -88,54 +48,17 @@ export const apiPermissionOnce = scenario({
     "edit: ask; write asks on the live stream (permission.v2.asked), reply once, the tool succeeds and the turn ends",
   config: PERMISSION_CONFIG,
   async run(context) {
-    const { session, live, durable, ask } = await writeAskedAndAnswered(
-      context,
-      "permission once",
-      "once",
-    );
-    try {
-      await durable.settled();
-      return { sessionID: session.id, ask, live: live.of(session.id), events: durable.items };
-    } finally {
-      await live.close();
-      await durable.close();
-    }
+    return followToSettled(await writeAskedAndAnswered(context, "permission once", "once"));
   },
-  check({ sessionID, ask, live, events }) {
-    expect(typesOf(live)).toEqual(LIVE_UP_TO_ASK);
-    expect(typesOf(events)).toEqual([
-      "session.next.prompt.admitted",
-      "session.next.prompted",
-      "session.next.step.started",
-      "session.next.tool.input.started",
-      "session.next.tool.input.ended",
-      "session.next.tool.called",
-      "session.next.tool.success",
-      "session.next.step.ended",
-      "session.next.step.started",
-      "session.next.text.started",
-      "session.next.text.ended",
-      "session.next.step.ended",
-    ]);
-    const [called] = eventsOf(events, "session.next.tool.called");
-    const [success] = eventsOf(events, "session.next.tool.success");
-    checkAsk(ask, sessionID, called?.data.callID);
-    expect(ask.data.source.messageID).toBe(called?.data.assistantMessageID);
-    expect(called?.data).toMatchObject({
-      tool: "write",
+  check(result) {
+    const called = checkAnsweredRun(result, "permission.v2.asked", {
+      name: "write",
       input: { path: "hello.txt", content: "hello" },
+      content: [{ type: "text", text: "Created file successfully: hello.txt" }],
+      text: "tool write returned: Created file successfully: hello.txt",
     });
-    expect(success?.data.callID).toBe(called?.data.callID);
-    expect(success?.data.content).toEqual([
-      { type: "text", text: "Created file successfully: hello.txt" },
-    ]);
-    expect(eventsOf(events, "session.next.step.ended").map((event) => event.data.finish)).toEqual([
-      "tool-calls",
-      "stop",
-    ]);
-    expect(eventsOf(events, "session.next.text.ended").map((event) => event.data.text)).toEqual([
-      "tool write returned: Created file successfully: hello.txt",
-    ]);
+    checkAsk(result.ask, result.sessionID, called?.data.callID);
+    expect(result.ask.data.source.messageID).toBe(called?.data.assistantMessageID);
   },
 });
 
@@ -146,62 +69,10 @@ export const apiPermissionRejected = scenario({
     "edit: ask; reject: the tool fails as interrupted and the run stops with no step end; the next prompt runs normally",
   config: PERMISSION_CONFIG,
   async run(context) {
-    const { client, session, live, durable, ask } = await writeAskedAndAnswered(
-      context,
-      "permission rejected",
-      "reject",
-    );
-    try {
-      // A rejection stops the run after tool.failed: no step.ended or step.failed follows, so
-      // the end is read as tool.failed, and a next prompt shows the session is free again.
-      const rejected = await durable.untilType("session.next.tool.failed");
-      const after = await queuePrompt(client, session.id, "[[reply after]]");
-      await durable.settled();
-      return {
-        sessionID: session.id,
-        ask,
-        live: live.of(session.id),
-        rejected,
-        after,
-        events: durable.items,
-      };
-    } finally {
-      await live.close();
-      await durable.close();
-    }
+    return followRejected(await writeAskedAndAnswered(context, "permission rejected", "reject"));
   },
-  check({ sessionID, ask, live, rejected, after, events }) {
-    expect(typesOf(live)).toEqual(LIVE_UP_TO_ASK);
-    expect(typesOf(rejected)).toEqual([
-      "session.next.prompt.admitted",
-      "session.next.prompted",
-      "session.next.step.started",
-      "session.next.tool.input.started",
-      "session.next.tool.input.ended",
-      "session.next.tool.called",
-      "session.next.tool.failed",
-    ]);
-    // Straight after tool.failed the next prompt: the rejected step never ended.
-    expect(typesOf(events).slice(rejected.length)).toEqual([
-      "session.next.prompt.admitted",
-      "session.next.prompted",
-      "session.next.step.started",
-      "session.next.text.started",
-      "session.next.text.ended",
-      "session.next.step.ended",
-    ]);
-    const [called] = eventsOf(events, "session.next.tool.called");
-    const [failed] = eventsOf(events, "session.next.tool.failed");
-    checkAsk(ask, sessionID, called?.data.callID);
-    expect(failed?.data.callID).toBe(called?.data.callID);
-    expect(failed?.data.error).toEqual({ type: "unknown", message: "Tool execution interrupted" });
-    expect(eventsOf(events, "session.next.tool.success")).toEqual([]);
-    expect(eventsOf(events, "session.next.prompted").at(-1)?.data.messageID).toBe(after.id);
-    expect(eventsOf(events, "session.next.step.ended").map((event) => event.data.finish)).toEqual([
-      "stop",
-    ]);
-    expect(eventsOf(events, "session.next.text.ended").map((event) => event.data.text)).toEqual([
-      "after",
-    ]);
+  check(result) {
+    const called = checkRejectedRun(result, "permission.v2.asked");
+    checkAsk(result.ask, result.sessionID, called?.data.callID);
   },
 });

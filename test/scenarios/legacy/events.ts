@@ -3,14 +3,18 @@
  * picking tool states, texts and errors out of what was read. They live here, beside the
  * scenarios, because only tests need them.
  */
+import { expect } from "vitest";
 import type { OpencodeClient } from "../../../src/client/opencode-client.js";
 import type { Parsed } from "../../../src/protocol/common.js";
 import type { LegacyEvent, LegacyEventType } from "../../../src/protocol/legacy/events.js";
 import type { Part } from "../../../src/protocol/legacy/parts.js";
-import type { MessageWithParts } from "../../../src/protocol/legacy/session.js";
+import type {
+  MessageWithParts,
+  SessionCreateRequest,
+} from "../../../src/protocol/legacy/session.js";
 import { ReplayTransport } from "../../../src/transport/transcript/replay-transport.js";
 import type { ScenarioContext } from "../scenario.js";
-import { DEMO_MODEL, isLegacy, type openLegacyEvents } from "../turns.js";
+import { clientFor, DEMO_MODEL, isLegacy, openLegacyEvents, typesOf } from "../turns.js";
 
 export type LegacyItem = Parsed<LegacyEvent>;
 export type LegacyEvents = Awaited<ReturnType<typeof openLegacyEvents>>;
@@ -132,4 +136,94 @@ export function indexOfTextPart(items: readonly LegacyItem[], text: string): num
       item.event.properties.part.type === "text" &&
       item.event.properties.part.text === text,
   );
+}
+
+/** The asks a tool call can wait on, and the events their answers publish. */
+type AskType = "permission.asked" | "question.asked";
+type AnswerType = "permission.replied" | "question.replied" | "question.rejected";
+
+/**
+ * Opens `/event`, creates a session with `create`, prompts `text`, reads as far as the
+ * session's ask of `type`, answers it with `answer` (whose result comes back as `answered`),
+ * and reads until the session goes idle. Returns the session's events read and its messages.
+ */
+export async function promptAskAndAnswer<T extends AskType, Answer>(
+  context: ScenarioContext,
+  create: SessionCreateRequest,
+  text: string,
+  type: T,
+  answer: (client: OpencodeClient, asked: LegacyEventOf<T>) => Promise<Answer>,
+) {
+  const client = clientFor(context);
+  const stream = await openLegacyEvents(client);
+  try {
+    const session = await client.session.create(create);
+    await promptText(client, session.id, text);
+    const [asked] = eventsOf(await stream.until((item) => isLegacy(item, type, session.id)), type);
+    if (asked === undefined) throw new Error(`${type} did not parse`);
+    const answered = await answer(client, asked);
+    await stream.idle(session.id);
+    const events = stream.of(session.id);
+    await stream.close();
+    const messages = await client.session.messages({ sessionID: session.id });
+    return { answered, events, messages };
+  } finally {
+    await stream.close();
+  }
+}
+
+/**
+ * Checks a turn whose one `tool` call asked first (`ask.type`) and was answered: the ask names
+ * that call and was the one request pending (`pending`, listed before answering); the answer
+ * (`answered`, its call's result) was accepted and published as `ask.answer` with
+ * `ask.properties` (besides the session and request ids), after the ask and before the tool
+ * settled; the session went idle with no error; and the turn ended as `outcome` says: a tool
+ * that went on completes and a second step replies `outcome.text`; a rejection fails the tool
+ * and ends the turn there (finish `tool-calls`, no error, no further model call). Returns the
+ * ask and the tool part's last snapshot, for the tool's own checks.
+ */
+export function checkAnsweredAsk<T extends AskType>(
+  result: {
+    events: LegacyItem[];
+    messages: MessageWithParts[];
+    pending: readonly { id: string }[];
+    answered: boolean;
+  },
+  tool: string,
+  ask: { type: T; answer: AnswerType; properties: Record<string, unknown> },
+  outcome: { text: string } | "rejected",
+): { asked: LegacyEventOf<T> | undefined; last: ToolPart | undefined } {
+  const { events, messages, pending, answered } = result;
+  const [asked] = eventsOf(events, ask.type);
+  const request = (asked as LegacyEventOf<AskType> | undefined)?.properties;
+  const last = toolSnapshots(events, tool).at(-1);
+  expect(request?.tool).toEqual({ messageID: last?.messageID, callID: last?.callID });
+  expect(pending.map((pended) => pended.id)).toEqual([request?.id]);
+  expect(answered).toBe(true);
+  expect(eventsOf(events, ask.answer).map((event) => event.properties)).toEqual([
+    { sessionID: request?.sessionID, requestID: request?.id, ...ask.properties },
+  ]);
+  const at = (found: (item: LegacyItem) => boolean) => events.findIndex(found);
+  const askedAt = at((item) => item.event.type === ask.type);
+  const answerAt = at((item) => item.event.type === ask.answer);
+  const settledAt = at((item) => {
+    const status = toolPartIn(item, tool)?.state.status;
+    return status === "completed" || status === "error";
+  });
+  expect([askedAt > -1, askedAt < answerAt, answerAt < settledAt]).toEqual([true, true, true]);
+  expect(typesOf(events).at(-1)).toBe("session.idle");
+  expect(eventsOf(events, "session.error")).toEqual([]);
+  if (outcome === "rejected") {
+    expect(toolStatuses(events, tool)).toEqual(["pending", "running", "error"]);
+    expect(rolesOf(messages)).toEqual(["user", "assistant"]);
+    const assistant = messages[1]?.info;
+    expect(assistant?.role === "assistant" && assistant.finish).toBe("tool-calls");
+    expect(assistant?.role === "assistant" && assistant.error).toBeUndefined();
+    expect(assistantTexts(messages)).toEqual([]);
+  } else {
+    expect(toolStatuses(events, tool)).toEqual(["pending", "running", "completed"]);
+    expect(rolesOf(messages)).toEqual(["user", "assistant", "assistant"]);
+    expect(assistantTexts(messages)).toEqual([outcome.text]);
+  }
+  return { asked, last };
 }

@@ -4,6 +4,7 @@ import { legacyBashTool } from "./bash-tool.js";
 import { legacyInterruptMidTool } from "./interrupt-mid-tool.js";
 import { legacyPermissionOnce, legacyPermissionRejected } from "./permission.js";
 import { legacyProviderError } from "./provider-error.js";
+import { legacyQuestionAnswered, legacyQuestionRejected } from "./question.js";
 import { legacySteerMidTurn } from "./steer-mid-turn.js";
 import { legacySubagent } from "./subagent.js";
 
@@ -11,6 +12,8 @@ export const legacyScenarios: readonly Scenario[] = [
   legacyBashTool as Scenario,
   legacyPermissionOnce as Scenario,
   legacyPermissionRejected as Scenario,
+  legacyQuestionAnswered as Scenario,
+  legacyQuestionRejected as Scenario,
   legacySteerMidTurn as Scenario,
   legacyInterruptMidTool as Scenario,
   legacyProviderError as Scenario,
