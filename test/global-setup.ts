@@ -1,6 +1,7 @@
 /**
  * Suite-wide guard: after all tests, no process a test started (and recorded with
  * `trackProcess`) may still be alive. Survivors are killed and the run fails, naming them.
+ * Also points the user's data directory (where bridges keep their store) at a temp dir.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +11,11 @@ import { isRunning, PID_DIR_ENV } from "./support/process-tracker.js";
 export function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), "ocb-test-pids-"));
   process.env[PID_DIR_ENV] = dir;
+  // Bridges keep transcripts in the user's data directory by default: never the real one here.
+  const data = mkdtempSync(join(tmpdir(), "ocb-test-data-"));
+  process.env.XDG_DATA_HOME = data;
   return () => {
+    rmSync(data, { recursive: true, force: true });
     const survivors: string[] = [];
     for (const file of readdirSync(dir)) {
       for (const line of readFileSync(join(dir, file), "utf8").split("\n")) {

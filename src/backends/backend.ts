@@ -77,6 +77,11 @@ export interface BackendContext {
   directory: string;
   /** Receives each canonical event, in order. */
   sink: (event: CanonicalEvent) => void;
+  /**
+   * An adopted session (the bridge restarted): the events kept so far and the upstream cursor
+   * they were read up to. A backend with durable resume carries on from there.
+   */
+  resume?: { events: readonly CanonicalEvent[]; cursor: string | undefined };
   /** Receives the canonical events of a subagent's child session (their `sessionId` is the child's). */
   childSink: (event: CanonicalEvent) => void;
   logger: Logger;

@@ -12,15 +12,19 @@ import { SubprocessBackend } from "../backends/subprocess/subprocess-backend.js"
 import { OpencodeClient } from "../client/opencode-client.js";
 import { waitForModel } from "../client/wait-for-model.js";
 import { UsageError } from "../errors.js";
+import type { CanonicalEvent } from "../events/canonical.js";
 import { attachOpencode } from "../server/attach-opencode.js";
 import type { OpencodeServerHandle } from "../server/server-handle.js";
 import { type StartOpencodeOptions, startOpencode } from "../server/start-opencode.js";
+import { defaultStorePath } from "../store/default-store-path.js";
+import { SqliteStore } from "../store/sqlite-store.js";
+import type { SessionRecord, Store } from "../store/store.js";
 import { demoProviderConfig } from "../testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../testing/scripted-model/index.js";
 import { HttpTransport } from "../transport/http-transport.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { type PermissionPreset, permissionConfig } from "./permission-presets.js";
-import { type AskTimeout, Session } from "./session.js";
+import { type AskTimeout, type BackendFactory, Session } from "./session.js";
 import type { WatchdogBounds } from "./watchdog.js";
 
 export interface ModelChoice {
@@ -67,6 +71,13 @@ export interface BridgeOptions {
   attach?: { url: string; password?: string };
   logger?: Logger;
   watchdog?: Partial<WatchdogBounds>;
+  /**
+   * Where transcripts and session records are kept: a `Store`, a file path, or `:memory:`
+   * (default: `store.db` in the user's data directory, `$XDG_DATA_HOME/opencode-bridge/`).
+   */
+  store?: Store | string;
+  /** Releases a session left idle this long (its upstream session is kept; default: never). */
+  idleReleaseMs?: number;
   /** Bound on the /api model catalog listing the model before a session's first prompt (30 s). */
   modelReadyTimeoutMs?: number;
 }
@@ -109,7 +120,17 @@ export class Bridge {
   readonly #sessions = new Set<Session>();
   readonly #readyModels = new Set<string>();
 
-  private constructor(runner: Runner, model: ScriptedModel | undefined, options: BridgeOptions) {
+  readonly #store: Store;
+  readonly #ownsStore: boolean;
+
+  private constructor(
+    runner: Runner,
+    model: ScriptedModel | undefined,
+    options: BridgeOptions,
+    store: { store: Store; owned: boolean },
+  ) {
+    this.#store = store.store;
+    this.#ownsStore = store.owned;
     this.backend = runner.kind;
     this.#runner = runner;
     this.#model = model;
@@ -132,64 +153,13 @@ export class Bridge {
    * with `demo`, the scripted model too.
    */
   static async start(options: BridgeOptions): Promise<Bridge> {
-    const logger = options.logger ?? silentLogger;
     const kind = chooseBackend(options.backend);
-    if (options.attach !== undefined) {
-      if (kind === "subprocess") {
-        throw new UsageError(
-          "the subprocess backend runs no server; drop `attach` or pick a serve backend",
-        );
-      }
-      if (options.permissions !== undefined) {
-        throw new UsageError(
-          "permissions cannot be set on an attached server (its config is its own); set them there",
-        );
-      }
-      const server = await attachOpencode(options.attach.url, {
-        ...(options.attach.password === undefined ? {} : { password: options.attach.password }),
-      });
-      return new Bridge(
-        { kind, server, client: clientOf(server, options, logger) },
-        undefined,
-        options,
-      );
-    }
-    const model = options.demo ? await startScriptedModel({ logger }) : undefined;
+    const store = openStore(options.store);
     try {
-      const config = {
-        ...options.config,
-        ...(model === undefined ? {} : demoProviderConfig(model.url)),
-        ...(options.permissions === undefined
-          ? {}
-          : { permission: permissionConfig(options.permissions) }),
-        experimental: {
-          continue_loop_on_deny: options.continueAfterReject ?? true,
-          ...(options.config?.experimental as Record<string, unknown> | undefined),
-        },
-      };
-      if (kind === "subprocess") {
-        const { binary, env, inheritUserConfig } = options.server ?? {};
-        const environment = await RunEnvironment.create({
-          config,
-          ...(binary === undefined ? {} : { binary }),
-          ...(env === undefined ? {} : { env }),
-          ...(inheritUserConfig === undefined ? {} : { inheritUserConfig }),
-        });
-        return new Bridge({ kind, environment }, model, options);
-      }
-      const server = await startOpencode({
-        ...options.server,
-        directory: options.directory,
-        config,
-        logger,
-      });
-      return new Bridge(
-        { kind, server, client: clientOf(server, options, logger) },
-        model,
-        options,
-      );
+      const { runner, model } = await launch(options, kind);
+      return new Bridge(runner, model, options, store);
     } catch (error) {
-      await model?.close();
+      if (store.owned) store.store.close();
       throw error;
     }
   }
@@ -212,33 +182,15 @@ export class Bridge {
     const directory = options.directory ?? this.#options.directory;
     const model = options.model ?? this.defaultModel;
     const runner = this.#runner;
-    const sessionOptions = {
-      directory,
-      logger: this.#logger,
-      ...(this.#options.watchdog === undefined ? {} : { watchdog: this.#options.watchdog }),
-      ...(this.#options.steerFallback === undefined
-        ? {}
-        : { steerFallback: this.#options.steerFallback }),
-      ...(this.#options.askTimeout === undefined ? {} : { askTimeout: this.#options.askTimeout }),
-    };
-    let session: Session;
+    let id: string;
     if (runner.kind === "subprocess") {
-      const autoApprove = this.#options.autoApprove === true;
-      session = new Session(
-        `ocb_${randomUUID()}`,
-        (context) => new SubprocessBackend(runner.environment, context, { model, autoApprove }),
-        sessionOptions,
-      );
+      id = `ocb_${randomUUID()}`;
     } else if (runner.kind === "serve-legacy") {
       const info = await runner.client.session.create(
         options.title === undefined ? {} : { title: options.title },
         { directory },
       );
-      session = new Session(
-        info.id,
-        (context) => new LegacyBackend(runner.client, context, { model }),
-        sessionOptions,
-      );
+      id = info.id;
     } else {
       await this.#modelReady(runner.client, directory, model);
       const info = await runner.client.v2.session.create(
@@ -249,20 +201,159 @@ export class Bridge {
         },
         { directory },
       );
-      session = new Session(
-        info.id,
-        (context) => new ServeBackend(runner.client, context),
-        sessionOptions,
+      id = info.id;
+    }
+    const now = Date.now();
+    this.#store.saveSession({
+      id,
+      backend: runner.kind,
+      ...(runner.kind === "subprocess" ? {} : { upstreamId: id }),
+      directory,
+      ...(options.title === undefined ? {} : { title: options.title }),
+      state: "open",
+      createdAt: now,
+      updatedAt: now,
+    });
+    return this.#follow(id, directory, model, undefined);
+  }
+
+  /**
+   * Follows a session kept in the store again (after a restart of the bridge, or one that was
+   * released): its kept events are read back, and on `serve` a turn that was running carries on
+   * from the stored cursor and ends once. Other backends cannot replay what they missed: a turn
+   * left running ends `failed` (`bridge-restarted`).
+   */
+  async openSession(id: string, options: { model?: ModelChoice } = {}): Promise<Session> {
+    const record = this.#store.session(id);
+    if (record === undefined) {
+      throw new UsageError(
+        `no session ${JSON.stringify(id)} in the store; list them with \`ocb sessions\``,
       );
     }
+    if (record.backend !== this.backend) {
+      throw new UsageError(
+        `session ${id} runs on the ${record.backend} backend, this bridge on ${this.backend}; ` +
+          `start the bridge with backend "${record.backend}" to open it`,
+      );
+    }
+    if (record.state === "killed")
+      throw new UsageError(`session ${id} was killed; it cannot be opened`);
+    const open = [...this.#sessions].find((session) => session.id === id);
+    if (open !== undefined) return open;
+    this.#store.saveSession({ ...record, state: "open", updatedAt: Date.now() });
+    const resume = { events: this.#store.read(id), cursor: this.#store.cursor(id) };
+    return this.#follow(
+      id,
+      record.directory,
+      options.model ?? this.defaultModel,
+      resume,
+      record.upstreamId,
+    );
+  }
+
+  /** The sessions kept in the store, oldest first. */
+  sessions(): SessionRecord[] {
+    return this.#store.sessions();
+  }
+
+  /** Stops following a session and frees what it holds; the upstream session is kept (`openSession` takes it up again). */
+  async releaseSession(session: Session): Promise<void> {
+    await session.close();
+    this.#sessions.delete(session);
+    this.#markSession(session, "released");
+  }
+
+  /** Stops following a session and deletes it upstream for good; its transcript stays in the store. */
+  async killSession(session: Session): Promise<void> {
+    await session.interrupt().catch(() => {});
+    await session.close();
+    this.#sessions.delete(session);
+    const runner = this.#runner;
+    if (runner.kind !== "subprocess" && session.upstreamId !== undefined) {
+      await runner.client.session.delete(
+        { sessionID: session.upstreamId },
+        { directory: session.directory },
+      );
+    }
+    this.#markSession(session, "killed");
+  }
+
+  #markSession(session: Session, state: SessionRecord["state"]): void {
+    const record = this.#store.session(session.id);
+    if (record === undefined) return;
+    this.#store.saveSession({
+      ...record,
+      ...(session.upstreamId === undefined ? {} : { upstreamId: session.upstreamId }),
+      state,
+      updatedAt: Date.now(),
+    });
+  }
+
+  #follow(
+    id: string,
+    directory: string,
+    model: ModelChoice,
+    resume: { events: CanonicalEvent[]; cursor: string | undefined } | undefined,
+    upstreamId?: string,
+  ): Session {
+    const runner = this.#runner;
+    const factory: BackendFactory =
+      runner.kind === "subprocess"
+        ? (context) =>
+            new SubprocessBackend(runner.environment, context, {
+              model,
+              autoApprove: this.#options.autoApprove === true,
+              ...(upstreamId === undefined ? {} : { upstreamId }),
+            })
+        : runner.kind === "serve-legacy"
+          ? (context) => new LegacyBackend(runner.client, context, { model })
+          : (context) => new ServeBackend(runner.client, context);
+    const session = new Session(id, factory, {
+      directory,
+      logger: this.#logger,
+      store: this.#store,
+      ...(resume === undefined ? {} : { resume }),
+      ...(this.#options.watchdog === undefined ? {} : { watchdog: this.#options.watchdog }),
+      ...(this.#options.steerFallback === undefined
+        ? {}
+        : { steerFallback: this.#options.steerFallback }),
+      ...(this.#options.askTimeout === undefined ? {} : { askTimeout: this.#options.askTimeout }),
+    });
     this.#sessions.add(session);
+    this.#watchIdle(session);
     return session;
+  }
+
+  /** Releases a session left idle for `idleReleaseMs` (checked every tenth of it). */
+  #watchIdle(session: Session): void {
+    const after = this.#options.idleReleaseMs;
+    if (after === undefined) return;
+    const timer = setInterval(
+      () => {
+        if (!this.#sessions.has(session)) {
+          clearInterval(timer);
+          return;
+        }
+        const idleSince = session.idleSince;
+        if (idleSince !== undefined && Date.now() - idleSince >= after) {
+          clearInterval(timer);
+          void this.releaseSession(session).catch((error: unknown) =>
+            this.#logger.warn("releasing an idle session failed", { sessionId: session.id, error }),
+          );
+        }
+      },
+      Math.max(50, Math.floor(after / 10)),
+    );
+    timer.unref();
   }
 
   /** Stops following every session, then stops the server (or removes the run dirs) and the demo model. */
   async close(): Promise<void> {
-    await Promise.allSettled([...this.#sessions].map((session) => session.close()));
+    const sessions = [...this.#sessions];
+    await Promise.allSettled(sessions.map((session) => session.close()));
+    for (const session of sessions) this.#markSession(session, "released");
     this.#sessions.clear();
+    if (this.#ownsStore) this.#store.close();
     if (this.#runner.kind === "subprocess") await this.#runner.environment.close();
     else await this.#runner.server.close();
     await this.#model?.close();
@@ -293,4 +384,71 @@ function clientOf(server: OpencodeServerHandle, options: BridgeOptions, logger: 
     new HttpTransport({ url: server.url, password: server.password, logger }),
     { directory: options.directory },
   );
+}
+
+/** Starts (or attaches to) the server, or prepares `opencode run`; with `demo`, the scripted model too. */
+async function launch(
+  options: BridgeOptions,
+  kind: BackendKind,
+): Promise<{ runner: Runner; model: ScriptedModel | undefined }> {
+  const logger = options.logger ?? silentLogger;
+  if (options.attach !== undefined) {
+    if (kind === "subprocess") {
+      throw new UsageError(
+        "the subprocess backend runs no server; drop `attach` or pick a serve backend",
+      );
+    }
+    if (options.permissions !== undefined) {
+      throw new UsageError(
+        "permissions cannot be set on an attached server (its config is its own); set them there",
+      );
+    }
+    const server = await attachOpencode(options.attach.url, {
+      ...(options.attach.password === undefined ? {} : { password: options.attach.password }),
+    });
+    return {
+      runner: { kind, server, client: clientOf(server, options, logger) },
+      model: undefined,
+    };
+  }
+  const model = options.demo ? await startScriptedModel({ logger }) : undefined;
+  try {
+    const config = {
+      ...options.config,
+      ...(model === undefined ? {} : demoProviderConfig(model.url)),
+      ...(options.permissions === undefined
+        ? {}
+        : { permission: permissionConfig(options.permissions) }),
+      experimental: {
+        continue_loop_on_deny: options.continueAfterReject ?? true,
+        ...(options.config?.experimental as Record<string, unknown> | undefined),
+      },
+    };
+    if (kind === "subprocess") {
+      const { binary, env, inheritUserConfig } = options.server ?? {};
+      const environment = await RunEnvironment.create({
+        config,
+        ...(binary === undefined ? {} : { binary }),
+        ...(env === undefined ? {} : { env }),
+        ...(inheritUserConfig === undefined ? {} : { inheritUserConfig }),
+      });
+      return { runner: { kind, environment }, model };
+    }
+    const server = await startOpencode({
+      ...options.server,
+      directory: options.directory,
+      config,
+      logger,
+    });
+    return { runner: { kind, server, client: clientOf(server, options, logger) }, model };
+  } catch (error) {
+    await model?.close();
+    throw error;
+  }
+}
+
+/** The store the options name: one given (kept open), a path or `:memory:` (opened, and closed with the bridge). */
+function openStore(option: BridgeOptions["store"]): { store: Store; owned: boolean } {
+  if (typeof option === "object") return { store: option, owned: false };
+  return { store: SqliteStore.open(option ?? defaultStorePath()), owned: true };
 }

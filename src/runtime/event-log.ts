@@ -1,9 +1,11 @@
 /**
- * A session's canonical events in memory: durable ones numbered and kept, ephemeral ones
- * passed to whoever is listening. Reading from a seq gives the kept events after it, then the
- * live ones, with no gap and no duplicate at the switch (both come from the same array).
+ * A session's canonical events: durable ones numbered and kept (in the store, when there is
+ * one, which numbers them in the same transaction as it saves the upstream cursor), ephemeral
+ * ones passed to whoever is listening. Reading from a seq gives the kept events after it, then
+ * the live ones, with no gap and no duplicate at the switch (both come from the same array).
  */
 import type { CanonicalEvent } from "../events/canonical.js";
+import type { Store } from "../store/store.js";
 import { ChangeNotifier } from "../util/change-notifier.js";
 
 export class EventLog {
@@ -12,10 +14,35 @@ export class EventLog {
   #seq = 0;
   readonly #changes = new ChangeNotifier();
   #closed = false;
+  readonly #store: { store: Store; sessionId: string } | undefined;
 
-  /** Appends an event, numbering it if durable; returns it as stored. */
-  append(event: CanonicalEvent): CanonicalEvent {
-    const stored = event.durable ? ({ ...event, seq: ++this.#seq } as CanonicalEvent) : event;
+  constructor(store?: { store: Store; sessionId: string }) {
+    this.#store = store;
+  }
+
+  /** Events kept before (an adopted session's transcript): read as if appended, not stored again. */
+  seed(events: readonly CanonicalEvent[]): void {
+    for (const event of events) {
+      this.#events.push(event);
+      this.#seq = Math.max(this.#seq, event.seq ?? 0);
+    }
+    this.#changes.notify();
+  }
+
+  /**
+   * Appends an event, numbering (and storing) it if durable, with the upstream `cursor` it was
+   * read at. Returns it as stored, or undefined for a durable event already kept (a resumed
+   * stream delivers again what it had delivered before).
+   */
+  append(event: CanonicalEvent, cursor?: string): CanonicalEvent | undefined {
+    let stored: CanonicalEvent | undefined = event;
+    if (event.durable) {
+      stored = this.#store
+        ? this.#store.store.append(this.#store.sessionId, [event], cursor)[0]
+        : ({ ...event, seq: this.#seq + 1 } as CanonicalEvent);
+      if (stored === undefined) return undefined;
+      this.#seq = stored.seq ?? this.#seq + 1;
+    }
     this.#events.push(stored);
     this.#changes.notify();
     return stored;

@@ -16,6 +16,7 @@ import { UsageError } from "../errors.js";
 import { canonical } from "../events/build.js";
 import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../events/canonical.js";
 import { turnIdFor } from "../events/turn-state.js";
+import type { Store } from "../store/store.js";
 import { withDeadline } from "../util/abort.js";
 import { ChangeNotifier } from "../util/change-notifier.js";
 import { describeError } from "../util/describe-error.js";
@@ -75,6 +76,10 @@ export interface SessionOptions {
   askTimeout?: AskTimeout;
   /** Largest attachment accepted (default 10 MiB). */
   maxAttachmentBytes?: number;
+  /** Where durable events are kept (default: in memory only). */
+  store?: Store;
+  /** Adopting a session kept in the store: its events so far and the upstream cursor. */
+  resume?: { events: readonly CanonicalEvent[]; cursor: string | undefined };
 }
 
 /** How long `send` waits for the stream to say which turn an input joined. */
@@ -103,7 +108,7 @@ export class Session {
   readonly #backend: SessionBackend;
   readonly #logger: Logger;
   readonly #steerFallback: "queue" | "supersede";
-  readonly #log = new EventLog();
+  readonly #log: EventLog;
   /** The canonical events of subagents' child sessions, by child session id. */
   readonly #childLogs = new Map<string, EventLog>();
   readonly #turns = new Map<string, Turn>();
@@ -128,6 +133,7 @@ export class Session {
   readonly #askTimeout: AskTimeout | undefined;
   readonly #askTimers = new Map<string, NodeJS.Timeout>();
   #closed = false;
+  #lastActivity = Date.now();
   /** Sends run one at a time: each decides on the state the previous one left. */
   #sending: Promise<void> = Promise.resolve();
   /** Wakes whoever waits for an input's admission. */
@@ -147,13 +153,44 @@ export class Session {
     this.#watchdog = new Watchdog({ ...DEFAULT_WATCHDOG, ...options.watchdog }, (stall) =>
       this.#stalled(stall),
     );
+    this.#log = new EventLog(
+      options.store === undefined ? undefined : { store: options.store, sessionId: id },
+    );
+    const resume = options.resume;
+    if (resume !== undefined) this.#seed(resume.events);
     this.#backend = backend({
       sessionId: id,
       directory: options.directory,
       logger: this.#logger,
       sink: (event) => this.#fromBackend(event),
       childSink: (event) => this.#childLog(event.sessionId).append(event),
+      ...(resume === undefined ? {} : { resume }),
     });
+    if (resume !== undefined && this.#running !== undefined && !this.capabilities.durableResume) {
+      // What happened upstream while nobody followed is gone on this backend.
+      this.#publish(this.#running, "runtime.adopt", "turn.ended", {
+        outcome: "failed",
+        reason: "bridge-restarted",
+        error: {
+          kind: "bridge-restarted",
+          message: `the bridge restarted while this turn ran; the ${this.#backend.kind} backend cannot replay what it missed`,
+        },
+        text: this.#turnById(this.#running).partialText(),
+      });
+    }
+  }
+
+  /** The kept events of an adopted session: its turns and state as they were. */
+  #seed(events: readonly CanonicalEvent[]): void {
+    this.#log.seed(events);
+    for (const event of events) {
+      this.#track(event);
+      const turn = event.turnId === undefined ? undefined : this.#turnById(event.turnId);
+      if ((event.type === "input.admitted" || event.type === "input.delivered") && turn) {
+        this.#inputs.set(event.data.inputId, turn);
+      }
+      turn?.push(event);
+    }
   }
 
   /** What the backend of this session can do; what it cannot is emulated or refused. */
@@ -168,6 +205,16 @@ export class Session {
   /** The OpenCode session id (a subprocess session has one only after its first turn). */
   get upstreamId(): string | undefined {
     return this.#backend.upstreamId;
+  }
+
+  /** Since when nothing has run or waited (ms since the epoch); undefined while busy. */
+  get idleSince(): number | undefined {
+    const busy =
+      this.#running !== undefined ||
+      this.#awaiting.length > 0 ||
+      this.#held.length > 0 ||
+      this.#asks.size > 0;
+    return busy ? undefined : this.#lastActivity;
   }
 
   /** The turn that is running now, if any. */
@@ -525,7 +572,11 @@ export class Session {
   }
 
   #dispatch(event: CanonicalEvent): void {
-    const stored = this.#log.append(event);
+    this.#lastActivity = Date.now();
+    // The native seq is the upstream cursor (serve's durable stream); kept with the event.
+    const cursor = event.native?.seq === undefined ? undefined : String(event.native.seq);
+    const stored = this.#log.append(event, cursor);
+    if (stored === undefined) return; // delivered again after a resume: kept already
     this.#track(event);
     const turn = event.turnId === undefined ? undefined : this.#turnById(event.turnId);
     if ((event.type === "input.admitted" || event.type === "input.delivered") && turn) {

@@ -37,9 +37,7 @@ it("ends the turn interrupted when a rejected permission stops the run", async (
   const asked = (async () => {
     for await (const event of session.events({ signal: controller.signal })) {
       seen.push(event);
-      if (event.type === "native.unknown" && event.data.nativeType === "permission.v2.asked") {
-        return (event.data.raw as { data: { id: string } }).data.id;
-      }
+      if (event.type === "permission.asked") return event.data.requestId;
     }
     return undefined;
   })();
@@ -49,11 +47,8 @@ it("ends the turn interrupted when a rejected permission stops the run", async (
   const requestID = await asked;
   controller.abort();
   expect(requestID).toMatch(/^per/);
-  await bridge.client.v2.session.permission.reply({
-    sessionID: session.id,
-    requestID: requestID ?? "",
-    reply: "reject",
-  });
+  // Without a message: 1.18's /api stops the run, and publishes no step end.
+  await session.replyPermission(requestID ?? "", "reject");
   const result = await turn.done();
   expect(result.outcome).toBe("interrupted");
   const next = await session.send("[[reply after]]", { delivery: "queue" });

@@ -13,6 +13,7 @@ import {
   initialApiState,
   normalizeApiEvent,
 } from "../../events/normalize-api.js";
+import { apiStateFromEvents } from "../../events/api-state-from-events.js";
 import { endingOf } from "../../events/turn-state.js";
 import { AnsweredAsks } from "../answered-asks.js";
 import type { BackendContext, PermissionReply, PromptRequest, SessionBackend } from "../backend.js";
@@ -45,6 +46,8 @@ export class ServeBackend implements SessionBackend {
   #pump: Promise<void>;
   #stopCheck: NodeJS.Timeout | undefined;
   readonly #answered: AnsweredAsks;
+  /** Where the durable stream starts: 0, or an adopted session's cursor. */
+  readonly #after: number;
   readonly #calls = new ToolCalls();
   /** The tool call each ask is about, and the calls whose ask was refused (and how). */
   readonly #askCalls = new Map<string, string>();
@@ -54,7 +57,13 @@ export class ServeBackend implements SessionBackend {
     this.upstreamId = context.sessionId;
     this.#client = client;
     this.#context = context;
-    this.#state = initialApiState(context.sessionId);
+    // An adopted session carries on from the cursor, with the state its events describe.
+    const resume = context.resume;
+    this.#state =
+      resume === undefined
+        ? initialApiState(context.sessionId)
+        : apiStateFromEvents(context.sessionId, resume.events);
+    this.#after = Number(resume?.cursor ?? 0) || 0;
     this.#answered = new AnsweredAsks(context.sessionId, this.kind);
     this.#pump = this.#run(options.idleTimeoutMs);
   }
@@ -222,7 +231,7 @@ export class ServeBackend implements SessionBackend {
   async #run(idleTimeoutMs: number | undefined): Promise<void> {
     const stream = mergedSessionStream(this.#client, {
       sessionId: this.upstreamId,
-      after: 0,
+      after: this.#after,
       signal: this.#stop.signal,
       directory: this.#context.directory,
       logger: this.#context.logger,

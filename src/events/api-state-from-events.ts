@@ -1,0 +1,55 @@
+/**
+ * The `/api` normaliser's state rebuilt from the canonical events it had produced, so that an
+ * adopted session resumes the durable stream from its cursor instead of from the start: which
+ * inputs wait, which turn runs, and what that turn has used and said so far.
+ */
+import type { CanonicalEvent } from "./canonical.js";
+import { type ApiNormalizerState, initialApiState } from "./normalize-api.js";
+import {
+  addTurnText,
+  addTurnUsage,
+  startTurn,
+  type TurnState,
+  updateTurn,
+  withoutPending,
+  withPending,
+} from "./turn-state.js";
+
+export function apiStateFromEvents(
+  sessionId: string,
+  events: readonly CanonicalEvent[],
+): ApiNormalizerState {
+  let state: TurnState = initialApiState(sessionId);
+  for (const event of events) {
+    switch (event.type) {
+      case "input.admitted":
+        state = withPending(state, event.data.inputId, event.data.delivery);
+        break;
+      case "input.delivered":
+        state = withoutPending(state, event.data.inputId);
+        break;
+      case "turn.started":
+        state = startTurn(state, event.data.inputId ?? event.turnId ?? event.id);
+        if (event.turnId !== undefined && state.turn !== undefined) {
+          state = updateTurn(state, { id: event.turnId });
+        }
+        break;
+      case "step.ended":
+        state = addTurnUsage(state, event.data.usage);
+        break;
+      case "text.ended":
+        state = addTurnText(state, event.data.stepId, event.data.text);
+        break;
+      case "tool.failed":
+        if (event.data.error.kind === "interrupted")
+          state = updateTurn(state, { interrupting: true });
+        break;
+      case "turn.ended":
+        state = { ...state, turn: undefined };
+        break;
+      default:
+        break;
+    }
+  }
+  return { ...state, sessionId };
+}

@@ -1,0 +1,126 @@
+/**
+ * End to end: a bridge process is SIGKILLed mid-turn, and a new bridge on the same store adopts
+ * the session: the turn carries on from the stored cursor and ends once, and the stored
+ * transcript equals that of an uninterrupted run (once ids and times are left out). The
+ * OpenCode server (real 1.18.33 binary, scripted model) outlives the killed bridge: both
+ * bridges attach to it.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { CanonicalEvent } from "../../src/events/canonical.js";
+import { Bridge } from "../../src/runtime/bridge.js";
+import type { OpencodeServerHandle } from "../../src/server/server-handle.js";
+import { startOpencode } from "../../src/server/start-opencode.js";
+import { SqliteStore } from "../../src/store/sqlite-store.js";
+import { demoProviderConfig } from "../../src/testing/demo-provider.js";
+import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
+import { trackProcess } from "../support/process-tracker.js";
+
+const PROMPT = "[[slow 12 250]]";
+const TEXT = Array.from({ length: 12 }, (_, index) => `tok${index + 1}`).join(" ");
+
+let model: ScriptedModel;
+let server: OpencodeServerHandle;
+let root: string;
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), "ocb-adopt-"));
+  model = await startScriptedModel();
+  server = await startOpencode({ directory: root, config: { ...demoProviderConfig(model.url) } });
+  trackProcess(server.pid, "opencode serve (adopt)");
+});
+afterAll(async () => {
+  await server?.close();
+  await model?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Runs the bridge child until it has seen the turn's first delta, then SIGKILLs it. */
+async function killedMidTurn(storePath: string): Promise<string> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "test/support/bridge-child.ts",
+      server.url,
+      server.password ?? "",
+      storePath,
+      root,
+      PROMPT,
+    ],
+    { detached: true, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  trackProcess(child.pid, "bridge child (adopt)");
+  let output = "";
+  let errors = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    errors += chunk.toString();
+  });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const sessionId = await new Promise<string>((resolve, reject) => {
+    const bound = setTimeout(
+      () => reject(new Error(`the bridge child stalled: ${output}${errors}`)),
+      60_000,
+    );
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const id = /session (\S+)/.exec(output)?.[1];
+      if (id !== undefined && output.includes("delta")) {
+        clearTimeout(bound);
+        resolve(id);
+      }
+    });
+    child.once("exit", () => reject(new Error(`the bridge child exited: ${output}${errors}`)));
+  });
+  if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+  await exited;
+  return sessionId;
+}
+
+/** What must agree between runs: types and the data that is not an id or a time. */
+function signature(events: readonly CanonicalEvent[]): string[] {
+  return events.map((event) => {
+    if (event.type === "text.ended") return `${event.type} ${event.data.text}`;
+    if (event.type === "turn.ended")
+      return `${event.type} ${event.data.outcome} ${event.data.text}`;
+    return event.type;
+  });
+}
+
+it("adopts a turn whose bridge was killed: it carries on and ends once, the transcript whole", async () => {
+  const storePath = join(root, "store.db");
+  const sessionId = await killedMidTurn(storePath);
+
+  const bridge = await Bridge.start({
+    directory: root,
+    attach: { url: server.url, password: server.password ?? "" },
+    store: storePath,
+    model: { providerID: "demo", modelID: "demo-1" },
+  });
+  try {
+    const kept = SqliteStore.open(storePath);
+    const before = kept.read(sessionId);
+    kept.close();
+    expect(before.some((event) => event.type === "turn.started")).toBe(true);
+    expect(before.some((event) => event.type === "turn.ended")).toBe(false);
+
+    const session = await bridge.openSession(sessionId);
+    const turn = session.runningTurn;
+    expect(turn).toBeDefined();
+    expect(await turn?.done()).toMatchObject({ outcome: "completed", text: TEXT });
+
+    const adopted = session.transcript();
+    expect(adopted.filter((event) => event.type === "turn.ended")).toHaveLength(1);
+    expect(adopted.map((event) => event.seq)).toEqual(adopted.map((_, index) => index + 1));
+
+    // The same prompt, uninterrupted, on the same server: the same transcript.
+    const reference = await bridge.createSession({ title: "reference" });
+    await (await reference.send(PROMPT, { delivery: "queue" })).done();
+    expect(signature(adopted)).toEqual(signature(reference.transcript()));
+  } finally {
+    await bridge.close();
+  }
+});
