@@ -15,7 +15,8 @@ import { UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { attachOpencode } from "../server/attach-opencode.js";
 import type { OpencodeServerHandle } from "../server/server-handle.js";
-import { type StartOpencodeOptions, startOpencode } from "../server/start-opencode.js";
+import type { StartOpencodeOptions } from "../server/start-opencode.js";
+import { SupervisedServer } from "../server/supervised-server.js";
 import { defaultStorePath } from "../store/default-store-path.js";
 import { SqliteStore } from "../store/sqlite-store.js";
 import type { SessionRecord, Store } from "../store/store.js";
@@ -132,6 +133,14 @@ export class Bridge {
     this.#store = store.store;
     this.#ownsStore = store.owned;
     this.backend = runner.kind;
+    if (runner.kind !== "subprocess" && runner.server instanceof SupervisedServer) {
+      // A crash fails the running turns at once, with the reason; the server then comes back.
+      runner.server.onCrash((exit) => {
+        // The restarted server loads its model catalog anew: wait for it before prompting.
+        this.#readyModels.clear();
+        for (const session of this.#sessions) session.serverExited(exit);
+      });
+    }
     this.#runner = runner;
     this.#model = model;
     this.#options = options;
@@ -312,6 +321,9 @@ export class Bridge {
       directory,
       logger: this.#logger,
       store: this.#store,
+      ...(runner.kind === "serve"
+        ? { beforeSend: () => this.#serverReady(runner, directory, model) }
+        : {}),
       ...(resume === undefined ? {} : { resume }),
       ...(this.#options.watchdog === undefined ? {} : { watchdog: this.#options.watchdog }),
       ...(this.#options.steerFallback === undefined
@@ -364,6 +376,16 @@ export class Bridge {
       throw new UsageError("the subprocess backend has no server or client");
     }
     return this.#runner;
+  }
+
+  /** The server is up (a restart after a crash has finished) and lists the model. */
+  async #serverReady(
+    runner: Extract<Runner, { client: OpencodeClient }>,
+    directory: string,
+    model: ModelChoice,
+  ): Promise<void> {
+    if (runner.server instanceof SupervisedServer) await runner.server.restarted();
+    await this.#modelReady(runner.client, directory, model);
   }
 
   /** A location's /api catalog loads after the server is ready; a prompt before it is lost. */
@@ -434,7 +456,7 @@ async function launch(
       });
       return { runner: { kind, environment }, model };
     }
-    const server = await startOpencode({
+    const server = await SupervisedServer.start({
       ...options.server,
       directory: options.directory,
       config,

@@ -16,6 +16,7 @@ import { UsageError } from "../errors.js";
 import { canonical } from "../events/build.js";
 import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../events/canonical.js";
 import { turnIdFor } from "../events/turn-state.js";
+import type { ServerExit } from "../server/server-handle.js";
 import type { Store } from "../store/store.js";
 import { withDeadline } from "../util/abort.js";
 import { ChangeNotifier } from "../util/change-notifier.js";
@@ -78,6 +79,8 @@ export interface SessionOptions {
   maxAttachmentBytes?: number;
   /** Where durable events are kept (default: in memory only). */
   store?: Store;
+  /** Awaited before each input is sent: the server is up (again) and knows the model. */
+  beforeSend?: () => Promise<void>;
   /** Adopting a session kept in the store: its events so far and the upstream cursor. */
   resume?: { events: readonly CanonicalEvent[]; cursor: string | undefined };
 }
@@ -128,6 +131,7 @@ export class Session {
   /** The input being handed to the backend now (sends run one at a time). */
   #inFlight: { text: string; refs: string[] } | undefined;
   readonly #maxAttachmentBytes: number | undefined;
+  readonly #beforeSend: (() => Promise<void>) | undefined;
   /** Asks waiting for an answer, by request id. */
   readonly #asks = new Map<string, PendingAsk>();
   readonly #askTimeout: AskTimeout | undefined;
@@ -150,6 +154,7 @@ export class Session {
     this.#steerFallback = options.steerFallback ?? "queue";
     this.#askTimeout = options.askTimeout;
     this.#maxAttachmentBytes = options.maxAttachmentBytes;
+    this.#beforeSend = options.beforeSend;
     this.#watchdog = new Watchdog({ ...DEFAULT_WATCHDOG, ...options.watchdog }, (stall) =>
       this.#stalled(stall),
     );
@@ -267,6 +272,7 @@ export class Session {
 
   async #sendNow(input: Input): Promise<Turn> {
     const options = input;
+    await this.#beforeSend?.();
     await this.#backend.ready(options.signal);
     this.#throwIfClosed();
     const capabilities = this.#backend.capabilities;
@@ -708,6 +714,46 @@ export class Session {
       this.#turns.set(id, turn);
     }
     return turn;
+  }
+
+  /**
+   * The server died (it is being restarted): the running turn, an input waiting to start and
+   * the held ones end `failed` (`server-exited`) with the exit and the server's last lines.
+   */
+  serverExited(exit: ServerExit): void {
+    if (this.#closed) return;
+    const how =
+      exit.signal === null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
+    const tail = exit.logTail.slice(-10).join("\n");
+    const error = {
+      kind: "server-exited",
+      message: `opencode serve ${how} during the turn${tail === "" ? "" : `; its last lines:\n${tail}`}`,
+    };
+    const ended = (turnId: string) =>
+      this.#publish(turnId, "server.exit", "turn.ended", {
+        outcome: "failed",
+        reason: "server-exited",
+        error,
+        text: this.#turnById(turnId).partialText(),
+      });
+    const running = this.#running;
+    const waiting = [...this.#awaiting];
+    const held = this.#held.splice(0);
+    if (running !== undefined || waiting.length > 0) {
+      void this.#backend.abandonTurn().catch(() => {}); // its run died with the server
+    }
+    if (running !== undefined) {
+      this.#abandoned.add(running);
+      ended(running);
+    }
+    for (const inputId of [...waiting, ...held.map((entry) => entry.inputId)]) {
+      const turnId = turnIdFor(inputId);
+      if (turnId === running) continue;
+      this.#abandoned.add(turnId);
+      removeFrom(this.#awaiting, inputId);
+      this.#publish(turnId, "server.exit", "turn.started", { inputId });
+      ended(turnId);
+    }
   }
 
   /** The watchdog fired: end the turn `failed` / `stalled`, and stop the upstream run. */

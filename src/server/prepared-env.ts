@@ -17,8 +17,12 @@ export async function prepareOpencodeEnv(options: {
   env?: Record<string, string> | undefined;
   password: string | undefined;
   config?: Record<string, unknown> | undefined;
+  /** Isolated dirs to use again (a restarted server keeps its sessions); default fresh ones. */
+  dirs?: IsolatedDirs | undefined;
 }): Promise<PreparedEnv> {
-  const dirs = options.inheritUserConfig ? undefined : await createIsolatedDirs();
+  const dirs = options.inheritUserConfig
+    ? undefined
+    : (options.dirs ?? (await createIsolatedDirs()));
   try {
     const env = buildServerEnv({
       baseEnv: process.env,
@@ -32,7 +36,7 @@ export async function prepareOpencodeEnv(options: {
     }
     return { env, dirs };
   } catch (error) {
-    await dirs?.remove();
+    if (options.dirs === undefined) await dirs?.remove();
     throw error;
   }
 }

@@ -12,6 +12,7 @@ import { describeError } from "../util/describe-error.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { findFreePort, isPortFree } from "./free-port.js";
 import { basicAuthHeader, HEALTH_PATH, type HealthStatus, waitForHealth } from "./health.js";
+import type { IsolatedDirs } from "./isolated-dirs.js";
 import { LogTail, SecretRedactor } from "./log-tail.js";
 import { ManagedServer } from "./managed-server.js";
 import { OpencodeProcess, type ProcessEnd } from "./opencode-process.js";
@@ -46,6 +47,11 @@ export interface StartOpencodeOptions {
    * true: the server uses the user's own OpenCode config, credentials and sessions.
    */
   inheritUserConfig?: boolean;
+  /**
+   * Isolated dirs to run in again (a restart after a crash keeps the sessions); the caller
+   * owns them: `close()` leaves them in place.
+   */
+  isolatedDirs?: IsolatedDirs;
   /** The `opencode` executable (default: `resolveOpencodeBinary()`). */
   binary?: string;
 }
@@ -78,12 +84,16 @@ export async function launchOpencode(
   const binary = options.binary ?? resolveOpencodeBinary();
   const password = choosePassword(options.password, logger);
 
-  const { env, dirs } = await prepareOpencodeEnv({
+  const prepared = await prepareOpencodeEnv({
+    dirs: options.isolatedDirs,
     inheritUserConfig: options.inheritUserConfig,
     env: options.env,
     password,
     config: options.config,
   });
+  const env = prepared.env;
+  // Dirs given by the caller stay theirs: neither a failed start nor close() removes them.
+  const dirs = options.isolatedDirs === undefined ? prepared.dirs : undefined;
   try {
     const username = serverUsername(env);
     const redactor = new SecretRedactor(

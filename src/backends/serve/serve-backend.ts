@@ -5,6 +5,7 @@
  */
 import type { OpencodeClient } from "../../client/opencode-client.js";
 import { AbortError } from "../../errors.js";
+import { apiStateFromEvents } from "../../events/api-state-from-events.js";
 import { canonical, type ToolErrorKind } from "../../events/build.js";
 import type { CanonicalEvent, CanonicalEventOf, ModelRef } from "../../events/canonical.js";
 import {
@@ -13,7 +14,6 @@ import {
   initialApiState,
   normalizeApiEvent,
 } from "../../events/normalize-api.js";
-import { apiStateFromEvents } from "../../events/api-state-from-events.js";
 import { endingOf } from "../../events/turn-state.js";
 import { AnsweredAsks } from "../answered-asks.js";
 import type { BackendContext, PermissionReply, PromptRequest, SessionBackend } from "../backend.js";

@@ -1,0 +1,153 @@
+/**
+ * A managed server that comes back: when `opencode serve` dies without being asked to, the
+ * listeners hear at once (running turns can fail with the reason and the log tail), and it is
+ * started again in the same isolated dirs (so the sessions are still there), on the same port
+ * with the same password (so clients and their streams, which reconnect by themselves, carry
+ * on), with bounded, backed-off retries.
+ */
+import { randomBytes } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
+import { type Logger, silentLogger } from "../util/logger.js";
+import { createIsolatedDirs, type IsolatedDirs } from "./isolated-dirs.js";
+import type { OpencodeServerHandle, ServerExit } from "./server-handle.js";
+import { type StartOpencodeOptions, startOpencode } from "./start-opencode.js";
+
+export interface RestartPolicy {
+  /** Attempts after one crash before giving up (default 5). */
+  attempts: number;
+  /** First wait before a restart; doubled each attempt (default 500 ms). */
+  initialDelayMs: number;
+}
+
+const DEFAULT_RESTART: RestartPolicy = { attempts: 5, initialDelayMs: 500 };
+
+export class SupervisedServer implements OpencodeServerHandle {
+  #current: OpencodeServerHandle;
+  readonly #options: StartOpencodeOptions;
+  readonly #dirs: IsolatedDirs | undefined;
+  readonly #policy: RestartPolicy;
+  readonly #logger: Logger;
+  readonly #listeners = new Set<(exit: ServerExit) => void>();
+  #closing = false;
+  #restarting: Promise<void> | undefined;
+  /** Resolves when the supervision ends (closed, or restarts gave up). */
+  readonly exited: Promise<ServerExit>;
+  #ended: (exit: ServerExit) => void = () => {};
+
+  private constructor(
+    current: OpencodeServerHandle,
+    options: StartOpencodeOptions,
+    dirs: IsolatedDirs | undefined,
+    policy: RestartPolicy,
+  ) {
+    this.#current = current;
+    this.#options = options;
+    this.#dirs = dirs;
+    this.#policy = policy;
+    this.#logger = options.logger ?? silentLogger;
+    this.exited = new Promise((resolve) => {
+      this.#ended = resolve;
+    });
+    this.#watch(current);
+  }
+
+  static async start(
+    options: StartOpencodeOptions,
+    policy: Partial<RestartPolicy> = {},
+  ): Promise<SupervisedServer> {
+    const dirs = options.inheritUserConfig ? undefined : await createIsolatedDirs();
+    // Fixed across restarts: clients keep using what they were given.
+    const password =
+      options.password === undefined ? randomBytes(24).toString("base64url") : options.password;
+    const fixed = { ...options, password, ...(dirs === undefined ? {} : { isolatedDirs: dirs }) };
+    try {
+      const first = await startOpencode(fixed);
+      const port = Number(new URL(first.url).port);
+      return new SupervisedServer(first, { ...fixed, port }, dirs, {
+        ...DEFAULT_RESTART,
+        ...policy,
+      });
+    } catch (error) {
+      await dirs?.remove();
+      throw error;
+    }
+  }
+
+  get url(): string {
+    return this.#current.url;
+  }
+  get username(): string {
+    return this.#current.username;
+  }
+  get password(): string | undefined {
+    return this.#current.password;
+  }
+  get version(): string | undefined {
+    return this.#current.version;
+  }
+  get pid(): number | undefined {
+    return this.#current.pid;
+  }
+
+  logTail(): string[] {
+    return this.#current.logTail();
+  }
+
+  /** Calls `listener` each time the server dies unasked (before it is restarted). */
+  onCrash(listener: (exit: ServerExit) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Resolves once a restart in progress has finished (or given up). */
+  async restarted(): Promise<void> {
+    await this.#restarting;
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    await this.#restarting?.catch(() => {});
+    await this.#current.close();
+    await this.#dirs?.remove();
+    this.#ended({ code: null, signal: null, logTail: this.#current.logTail(), expected: true });
+  }
+
+  #watch(server: OpencodeServerHandle): void {
+    void server.exited.then((exit) => {
+      if (this.#closing || exit.expected || server !== this.#current) return;
+      for (const listener of this.#listeners) {
+        try {
+          listener(exit);
+        } catch (error) {
+          this.#logger.error("a crash listener failed", { error });
+        }
+      }
+      this.#restarting = this.#restart(exit);
+    });
+  }
+
+  async #restart(crash: ServerExit): Promise<void> {
+    let wait = this.#policy.initialDelayMs;
+    for (let attempt = 1; attempt <= this.#policy.attempts && !this.#closing; attempt++) {
+      await delay(wait);
+      if (this.#closing) return;
+      try {
+        const next = await startOpencode(this.#options);
+        await this.#current.close().catch(() => {});
+        this.#current = next;
+        this.#watch(next);
+        this.#logger.info("opencode serve restarted after a crash", { attempt, url: next.url });
+        return;
+      } catch (error) {
+        this.#logger.warn("restarting opencode serve failed", { attempt, error });
+        wait *= 2;
+      }
+    }
+    if (!this.#closing) {
+      this.#logger.error("opencode serve could not be restarted; giving up", {
+        attempts: this.#policy.attempts,
+      });
+      this.#ended(crash);
+    }
+  }
+}
