@@ -5,7 +5,7 @@
  *   (c) a short turn through the bridge against the same turn over raw `fetch`;
  *   (d) the same short tool turn on each backend, against `serve`.
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
- * --only a,b,c,d.
+ * --store-sessions N (e), --only a,b,c,d,e.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -19,6 +19,7 @@ import { benchDeltaLatency, type DeltaLatencyResult } from "./delta-latency.js";
 import { benchNormalizer, type NormalizerResult } from "./normalizer.js";
 import { benchShortTurns, type ShortTurnResult } from "./short-turn.js";
 import { formatMs, formatRate, formatRatio, median, note, percentile } from "./stats.js";
+import { benchStore, type StoreBenchResult, storeLines } from "./store.js";
 
 /** The whole bench must finish within this, or it cleans up and exits 1. */
 const OVERALL_DEADLINE_MS = 15 * 60_000;
@@ -30,7 +31,8 @@ const { values } = parseArgs({
     "latency-turns": { type: "string", default: "5" },
     runs: { type: "string", default: "10" },
     "backend-runs": { type: "string", default: "5" },
-    only: { type: "string", default: "a,b,c,d" },
+    "store-sessions": { type: "string", default: "10000" },
+    only: { type: "string", default: "a,b,c,d,e" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -43,6 +45,7 @@ const events = positive("events", values.events);
 const latencyTurns = positive("latency-turns", values["latency-turns"]);
 const runs = positive("runs", values.runs);
 const backendRuns = positive("backend-runs", values["backend-runs"]);
+const storeSessions = positive("store-sessions", values["store-sessions"]);
 
 /** A bridge being started or running, and its temp dir. */
 interface OpenBridge {
@@ -89,6 +92,7 @@ function startBridge(backend: BackendKind, directory: string): Promise<Bridge> {
       silenceTimeoutMs: 10_000,
     },
     modelReadyTimeoutMs: 30_000,
+    store: ":memory:",
   });
 }
 
@@ -164,6 +168,7 @@ async function main(): Promise<string[]> {
   let latency: DeltaLatencyResult | undefined;
   let shortTurns: ShortTurnResult[] | undefined;
   let backends: BackendResult[] | undefined;
+  let store: StoreBenchResult | undefined;
 
   if (only.has("a")) normalizer = benchNormalizer({ events, runs: 7, warmups: 2 });
 
@@ -196,10 +201,15 @@ async function main(): Promise<string[]> {
     });
   }
 
+  if (only.has("e")) {
+    store = benchStore({ sessions: storeSessions, eventsPerSession: 100, batch: 5 });
+  }
+
   if (normalizer !== undefined) lines.push(...normalizerLines(normalizer));
   if (latency !== undefined) lines.push(latencyLine(latency));
   if (shortTurns !== undefined) lines.push(shortTurnLine(shortTurns));
   if (backends !== undefined) lines.push(...backendLines(backends));
+  if (store !== undefined) lines.push(...storeLines(store));
   return lines;
 }
 
