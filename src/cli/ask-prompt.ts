@@ -6,6 +6,7 @@
  */
 import { createInterface, type Interface } from "node:readline/promises";
 import type { CanonicalEventOf } from "../events/canonical.js";
+import { ANSI, RESET } from "./ansi.js";
 
 export type PermissionAsk = CanonicalEventOf<"permission.asked">["data"];
 export type QuestionAsk = CanonicalEventOf<"question.asked">["data"];
@@ -28,9 +29,6 @@ interface Question {
   options: { label: string; description: string }[];
   multiple: boolean;
 }
-
-const ANSI = { green: "\x1b[32m", red: "\x1b[31m", cyan: "\x1b[36m", bold: "\x1b[1m" } as const;
-const RESET = "\x1b[0m";
 
 export class AskPrompt {
   readonly #output: NodeJS.WritableStream;

@@ -1,8 +1,12 @@
 #!/usr/bin/env node
 /** `ocb`: the opencode-bridge command line. */
 import { Command } from "commander";
+import { registerExportCommand } from "./commands/export.js";
+import { registerImportCommand } from "./commands/import.js";
 import { registerRunCommand } from "./commands/run.js";
 import { registerServeCommand } from "./commands/serve.js";
+import { registerSessionsCommand } from "./commands/sessions.js";
+import { registerShowCommand } from "./commands/show.js";
 import { runCli } from "./run-cli.js";
 
 const program = new Command()
@@ -12,5 +16,9 @@ const program = new Command()
 
 registerRunCommand(program);
 registerServeCommand(program);
+registerSessionsCommand(program);
+registerShowCommand(program);
+registerExportCommand(program);
+registerImportCommand(program);
 
 await runCli(program, process.argv);

@@ -130,7 +130,7 @@ export function describeUsage(usage: Usage): string {
 }
 
 /** The text of a question as the model asked it. */
-function questionText(question: unknown): string {
+export function questionText(question: unknown): string {
   if (typeof question === "object" && question !== null && "question" in question) {
     if (typeof question.question === "string") return question.question;
   }
@@ -138,12 +138,12 @@ function questionText(question: unknown): string {
 }
 
 /** One question's answer: its chosen labels (or whatever the server sent). */
-function answerText(answer: unknown): string {
+export function answerText(answer: unknown): string {
   if (Array.isArray(answer)) return answer.map(String).join(", ");
   return typeof answer === "string" ? answer : JSON.stringify(answer);
 }
 
-function oneLine(text: string): string {
+export function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > 160 ? `${flat.slice(0, 157)}…` : flat;
 }

@@ -1,49 +1,12 @@
 /**
  * End to end: `ocb run --demo` as a user runs it, a real CLI process with a real server.
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isCanonicalType } from "../../src/events/canonical.js";
-import { trackProcess } from "../support/process-tracker.js";
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function ocb(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/ocb.ts", ...args], {
-      detached: true, // its own group, so a leftover server can be swept with it
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ...env },
-    });
-    trackProcess(child.pid, "ocb run (cli e2e)");
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const bound = setTimeout(() => child.kill("SIGKILL"), 90_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(bound);
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // the whole group is gone already, as it should be
-      }
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+import { type CliRun, ocb } from "../support/ocb-cli.js";
 
 // A 1x1 PNG (the demo provider takes images, not text files).
 const PNG = Buffer.from(

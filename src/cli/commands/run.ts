@@ -16,8 +16,10 @@ import {
   type PermissionPreset,
   permissionConfig,
 } from "../../runtime/permission-presets.js";
+import { wantsColor } from "../ansi.js";
 import { APPROVE_MODES, type ApproveMode, AskAnswerer } from "../ask-answerer.js";
 import { readConfigFile } from "../config-file.js";
+import { STORE_OPTION_HELP } from "../store-access.js";
 import { TurnPrinter } from "../turn-printer.js";
 
 interface RunOptions {
@@ -29,6 +31,7 @@ interface RunOptions {
   demo?: boolean;
   approve?: string;
   permissions?: string;
+  store?: string;
   file: string[];
 }
 
@@ -67,6 +70,7 @@ export function registerRunCommand(program: Command): void {
       "--permissions <preset>",
       `which tool calls ask first: ${Object.keys(PERMISSION_PRESETS).join(", ")} (default: the config's)`,
     )
+    .option("--store <path>", STORE_OPTION_HELP)
     .option(
       "--file <path>",
       "attach a file (repeatable): a path (relative to the current directory) inside the " +
@@ -127,6 +131,7 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
       ...(model === undefined ? {} : { model }),
       ...(config === undefined ? {} : { config }),
       ...(permissions === undefined ? {} : { permissions }),
+      ...(options.store === undefined ? {} : { store: options.store }),
       ...(backend === "subprocess" && approve === "all" ? { autoApprove: true } : {}),
     });
     const session = await bridge.createSession({ title: prompt.slice(0, 60) });
@@ -146,7 +151,7 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
         ? {
             input: process.stdin,
             output: promptOutput,
-            color: promptOutput.isTTY && !process.env.NO_COLOR,
+            color: wantsColor(promptOutput),
             onInterrupt: onSignal,
           }
         : undefined,

@@ -1,0 +1,67 @@
+/** `ocb sessions`: the sessions kept in the transcript store, most recently updated first. */
+import type { Command } from "commander";
+import type { SessionRecord } from "../../store/store.js";
+import { STORE_OPTION_HELP, withStore } from "../store-access.js";
+
+interface SessionsOptions {
+  store?: string;
+  json?: boolean;
+}
+
+/** A session as listed: its record and how many events its transcript holds. */
+export type SessionRow = SessionRecord & { events: number };
+
+export function registerSessionsCommand(program: Command): void {
+  program
+    .command("sessions")
+    .description("list the sessions kept in the transcript store, most recently updated first")
+    .option("--store <path>", STORE_OPTION_HELP)
+    .option("--json", "print one JSON object per session and line (its record and event count)")
+    .action((options: SessionsOptions) => {
+      withStore(options.store, "read", (store, path) => {
+        const rows = store
+          .sessions()
+          // Seqs are dense (1..n) per session, so the last one is the count without a read.
+          .map((record): SessionRow => ({ ...record, events: store.lastSeq(record.id) }))
+          .sort((a, b) => b.updatedAt - a.updatedAt || b.createdAt - a.createdAt);
+        if (options.json) {
+          for (const row of rows) console.log(JSON.stringify(row));
+        } else if (rows.length === 0) {
+          console.log(`no sessions in ${path} yet; \`ocb run\` keeps each one it runs there`);
+        } else {
+          console.log(sessionTable(rows).join("\n"));
+        }
+      });
+    });
+}
+
+/** Aligned columns; the title and directory, the widest, come last. */
+export function sessionTable(rows: readonly SessionRow[]): string[] {
+  const cells = [
+    ["ID", "BACKEND", "STATE", "UPDATED", "EVENTS", "TITLE", "DIRECTORY"],
+    ...rows.map((row) => [
+      row.id,
+      row.backend,
+      row.state,
+      new Date(row.updatedAt).toISOString(),
+      String(row.events),
+      titleCell(row.title),
+      row.directory,
+    ]),
+  ];
+  const widths = cells[0]?.map((_, column) =>
+    Math.max(...cells.map((line) => line[column]?.length ?? 0)),
+  );
+  return cells.map((line) =>
+    line
+      .map((cell, column) =>
+        column === line.length - 1 ? cell : cell.padEnd(widths?.[column] ?? 0),
+      )
+      .join("  "),
+  );
+}
+
+function titleCell(title: string | undefined): string {
+  const flat = (title ?? "-").replace(/\s+/g, " ").trim() || "-";
+  return flat.length > 40 ? `${flat.slice(0, 39)}…` : flat;
+}

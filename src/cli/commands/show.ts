@@ -1,0 +1,28 @@
+/** `ocb show SESSION`: a stored session's conversation, readable in a terminal. */
+import type { Command } from "commander";
+import { conversationOf } from "../../store/conversation.js";
+import { wantsColor } from "../ansi.js";
+import { conversationText, sessionHeading } from "../conversation-text.js";
+import { requireSession, STORE_OPTION_HELP, withStore } from "../store-access.js";
+
+interface ShowOptions {
+  store?: string;
+}
+
+export function registerShowCommand(program: Command): void {
+  program
+    .command("show")
+    .description("print a stored session's conversation: inputs, replies, tool calls, asks")
+    .argument("<session>", "the session id (see `ocb sessions`)")
+    .option("--store <path>", STORE_OPTION_HELP)
+    .action((id: string, options: ShowOptions) => {
+      withStore(options.store, "read", (store, path) => {
+        const record = requireSession(store, id, path, options.store);
+        const textOptions = { color: wantsColor(process.stdout) };
+        const conversation = conversationOf(store.read(id), id);
+        process.stdout.write(
+          `${sessionHeading(record, textOptions)}\n\n${conversationText(conversation, textOptions)}`,
+        );
+      });
+    });
+}

@@ -1,0 +1,48 @@
+/** How the store commands find and open the transcript store, and name a session in it. */
+import { existsSync } from "node:fs";
+import { UsageError } from "../errors.js";
+import { defaultStorePath } from "../store/default-store-path.js";
+import { IN_MEMORY, SqliteStore } from "../store/sqlite-store.js";
+import type { SessionRecord, Store } from "../store/store.js";
+
+export const STORE_OPTION_HELP =
+  "the transcript store, a SQLite file (default: $XDG_DATA_HOME/opencode-bridge/store.db, " +
+  "else ~/.local/share/opencode-bridge/store.db)";
+
+/**
+ * Runs `use` on the store at `path` (default: the bridge's) and closes it. Reading never
+ * creates a file: a store that does not exist yet is read as an empty one.
+ */
+export function withStore<T>(
+  path: string | undefined,
+  mode: "read" | "write",
+  use: (store: Store, path: string) => T,
+): T {
+  const where = path ?? defaultStorePath();
+  const missing = mode === "read" && where !== IN_MEMORY && !existsSync(where);
+  const store = SqliteStore.open(missing ? IN_MEMORY : where);
+  try {
+    return use(store, where);
+  } finally {
+    store.close();
+  }
+}
+
+/** The record of session `id`, or a usage error (exit 2) that says how to list the sessions. */
+export function requireSession(
+  store: Store,
+  id: string,
+  path: string,
+  storeOption: string | undefined,
+): SessionRecord {
+  const record = store.session(id);
+  if (record !== undefined) return record;
+  const list =
+    storeOption === undefined ? "ocb sessions" : `ocb sessions --store ${shellWord(storeOption)}`;
+  throw new UsageError(`no session ${JSON.stringify(id)} in ${path}; list them with \`${list}\``);
+}
+
+/** `word` as it can be pasted into a shell. */
+function shellWord(word: string): string {
+  return /^[\w./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
