@@ -3,7 +3,9 @@
  * or `opencode run` processes), and the sessions on it. With `demo: true` it also runs the
  * built-in scripted model, so it works offline and without credentials.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
+import { resolve } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { BACKEND_KINDS, type BackendKind } from "../backends/backend.js";
 import { ServeBackend } from "../backends/serve/serve-backend.js";
 import { LegacyBackend } from "../backends/serve-legacy/legacy-backend.js";
@@ -14,12 +16,14 @@ import { waitForModel } from "../client/wait-for-model.js";
 import { UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { attachOpencode } from "../server/attach-opencode.js";
+import { isolatedDirsAt } from "../server/isolated-dirs.js";
+import { isProcessGroupAlive, terminateProcessGroup } from "../server/process-group.js";
 import type { OpencodeServerHandle } from "../server/server-handle.js";
 import type { StartOpencodeOptions } from "../server/start-opencode.js";
 import { SupervisedServer } from "../server/supervised-server.js";
 import { defaultStorePath } from "../store/default-store-path.js";
 import { SqliteStore } from "../store/sqlite-store.js";
-import type { SessionRecord, Store } from "../store/store.js";
+import type { ServerRecord, SessionRecord, Store } from "../store/store.js";
 import { demoProviderConfig } from "../testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../testing/scripted-model/index.js";
 import { HttpTransport } from "../transport/http-transport.js";
@@ -165,7 +169,7 @@ export class Bridge {
     const kind = chooseBackend(options.backend);
     const store = openStore(options.store);
     try {
-      const { runner, model } = await launch(options, kind);
+      const { runner, model } = await launch(options, kind, store.store);
       return new Bridge(runner, model, options, store);
     } catch (error) {
       if (store.owned) store.store.close();
@@ -365,9 +369,16 @@ export class Bridge {
     await Promise.allSettled(sessions.map((session) => session.close()));
     for (const session of sessions) this.#markSession(session, "released");
     this.#sessions.clear();
+    if (this.#runner.kind === "subprocess") {
+      await this.#runner.environment.close();
+    } else {
+      const { server } = this.#runner;
+      const key = managedServerKey(this.backend, this.#options.directory);
+      await server.close();
+      // Stopped on purpose: nothing for a successor to take up (unless another bridge's now).
+      if (this.#store.server(key)?.pid === server.pid) this.#store.deleteServer(key);
+    }
     if (this.#ownsStore) this.#store.close();
-    if (this.#runner.kind === "subprocess") await this.#runner.environment.close();
-    else await this.#runner.server.close();
     await this.#model?.close();
   }
 
@@ -412,6 +423,7 @@ function clientOf(server: OpencodeServerHandle, options: BridgeOptions, logger: 
 async function launch(
   options: BridgeOptions,
   kind: BackendKind,
+  store: Store,
 ): Promise<{ runner: Runner; model: ScriptedModel | undefined }> {
   const logger = options.logger ?? silentLogger;
   if (options.attach !== undefined) {
@@ -456,12 +468,12 @@ async function launch(
       });
       return { runner: { kind, environment }, model };
     }
-    const server = await SupervisedServer.start({
-      ...options.server,
-      directory: options.directory,
-      config,
+    const server = await managedServer(
+      store,
+      kind,
+      { ...options.server, directory: options.directory, config, logger },
       logger,
-    });
+    );
     return { runner: { kind, server, client: clientOf(server, options, logger) }, model };
   } catch (error) {
     await model?.close();
@@ -473,4 +485,75 @@ async function launch(
 function openStore(option: BridgeOptions["store"]): { store: Store; owned: boolean } {
   if (typeof option === "object") return { store: option, owned: false };
   return { store: SqliteStore.open(option ?? defaultStorePath()), owned: true };
+}
+
+/**
+ * The managed server: the one a previous bridge on this store left running for the same
+ * directory and config (it was killed before it could stop it; its sessions and running turns
+ * are there to adopt), else a new one. A leftover that cannot be taken up is stopped.
+ */
+async function managedServer(
+  store: Store,
+  kind: BackendKind,
+  options: StartOpencodeOptions,
+  logger: Logger,
+): Promise<SupervisedServer> {
+  const key = managedServerKey(kind, options.directory ?? process.cwd());
+  const configHash = createHash("sha256")
+    .update(JSON.stringify([options.config ?? {}, options.env ?? {}, options.binary ?? ""]))
+    .digest("hex");
+  const previous = store.server(key);
+  let server: SupervisedServer | undefined;
+  if (previous !== undefined && !isProcessAlive(previous.ownerPid)) {
+    if (previous.configHash === configHash) {
+      server = await SupervisedServer.adopt(previous, options);
+      if (server !== undefined) {
+        logger.info("took up the server a previous bridge left running", { url: server.url });
+      }
+    }
+    if (server === undefined) await stopLeftover(previous, logger);
+  }
+  server ??= await SupervisedServer.start(options);
+  const started = server;
+  const remember = () => {
+    if (started.pid === undefined) return;
+    store.saveServer(key, {
+      url: started.url,
+      username: started.username,
+      ...(started.password === undefined ? {} : { password: started.password }),
+      pid: started.pid,
+      ...(started.root === undefined ? {} : { root: started.root }),
+      ownerPid: process.pid,
+      configHash,
+    });
+  };
+  remember();
+  started.onRestart(remember); // a new process after a crash: a successor must find that one
+  return server;
+}
+
+/** Which managed server a store remembers: one per backend kind and directory. */
+export function managedServerKey(kind: BackendKind, directory: string): string {
+  return `managed:${kind}:${resolve(directory)}`;
+}
+
+/** A leftover server of a dead bridge that cannot be taken up: stop it and remove its dirs. */
+async function stopLeftover(record: ServerRecord, logger: Logger): Promise<void> {
+  if (isProcessGroupAlive(record.pid)) {
+    logger.info("stopping a server a previous bridge left running", { pid: record.pid });
+    const gone = (async () => {
+      while (isProcessGroupAlive(record.pid)) await delay(100);
+    })();
+    await terminateProcessGroup(record.pid, gone).catch(() => {});
+  }
+  if (record.root !== undefined) await isolatedDirsAt(record.root).remove();
+}
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }

@@ -21,18 +21,24 @@ export interface IsolatedDirs {
 /** Creates `<os.tmpdir()>/ocb-opencode-XXXXXX` with one subdirectory per XDG root. */
 export async function createIsolatedDirs(): Promise<IsolatedDirs> {
   const root = await mkdtemp(join(tmpdir(), ISOLATED_DIR_PREFIX));
+  const dirs = isolatedDirsAt(root);
+  try {
+    await Promise.all(Object.values(dirs.env).map((dir) => mkdir(dir)));
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    throw error;
+  }
+  return dirs;
+}
+
+/** The isolated dirs under an existing `root` (a server taken up again runs in its old ones). */
+export function isolatedDirsAt(root: string): IsolatedDirs {
   const env = {
     XDG_DATA_HOME: join(root, "data"),
     XDG_CACHE_HOME: join(root, "cache"),
     XDG_CONFIG_HOME: join(root, "config"),
     XDG_STATE_HOME: join(root, "state"),
   };
-  try {
-    await Promise.all(Object.values(env).map((dir) => mkdir(dir)));
-  } catch (error) {
-    await rm(root, { recursive: true, force: true });
-    throw error;
-  }
   let removal: Promise<void> | undefined;
   return {
     root,

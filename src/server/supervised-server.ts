@@ -8,7 +8,8 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { type Logger, silentLogger } from "../util/logger.js";
-import { createIsolatedDirs, type IsolatedDirs } from "./isolated-dirs.js";
+import { AdoptedServer } from "./adopted-server.js";
+import { createIsolatedDirs, type IsolatedDirs, isolatedDirsAt } from "./isolated-dirs.js";
 import type { OpencodeServerHandle, ServerExit } from "./server-handle.js";
 import { type StartOpencodeOptions, startOpencode } from "./start-opencode.js";
 
@@ -28,6 +29,7 @@ export class SupervisedServer implements OpencodeServerHandle {
   readonly #policy: RestartPolicy;
   readonly #logger: Logger;
   readonly #listeners = new Set<(exit: ServerExit) => void>();
+  readonly #restartListeners = new Set<() => void>();
   #closing = false;
   #restarting: Promise<void> | undefined;
   /** Resolves when the supervision ends (closed, or restarts gave up). */
@@ -93,6 +95,44 @@ export class SupervisedServer implements OpencodeServerHandle {
     return this.#current.logTail();
   }
 
+  /**
+   * Takes up a server a previous bridge ran (it was killed before it could stop it), in its
+   * own dirs, port and password; undefined when it is gone or does not answer.
+   */
+  static async adopt(
+    server: { url: string; username: string; password?: string; pid: number; root?: string },
+    options: StartOpencodeOptions,
+    policy: Partial<RestartPolicy> = {},
+  ): Promise<SupervisedServer | undefined> {
+    const dirs = server.root === undefined ? undefined : isolatedDirsAt(server.root);
+    const taken = await AdoptedServer.take({
+      url: server.url,
+      username: server.username,
+      password: server.password,
+      pid: server.pid,
+      dirs,
+    });
+    if (taken === undefined) return undefined;
+    const fixed = {
+      ...options,
+      password: server.password ?? (false as const),
+      port: Number(new URL(server.url).port),
+      ...(dirs === undefined ? {} : { isolatedDirs: dirs }),
+    };
+    return new SupervisedServer(taken, fixed, dirs, { ...DEFAULT_RESTART, ...policy });
+  }
+
+  /** Its isolated dirs' root, when it runs isolated (a successor needs it to take it up). */
+  get root(): string | undefined {
+    return this.#dirs?.root;
+  }
+
+  /** Calls `listener` each time the server has been started again after a crash. */
+  onRestart(listener: () => void): () => void {
+    this.#restartListeners.add(listener);
+    return () => this.#restartListeners.delete(listener);
+  }
+
   /** Calls `listener` each time the server dies unasked (before it is restarted). */
   onCrash(listener: (exit: ServerExit) => void): () => void {
     this.#listeners.add(listener);
@@ -137,6 +177,7 @@ export class SupervisedServer implements OpencodeServerHandle {
         this.#current = next;
         this.#watch(next);
         this.#logger.info("opencode serve restarted after a crash", { attempt, url: next.url });
+        for (const listener of this.#restartListeners) listener();
         return;
       } catch (error) {
         this.#logger.warn("restarting opencode serve failed", { attempt, error });

@@ -49,6 +49,13 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 2,
+    description: "servers: the managed servers bridges run, to take them up after a crash",
+    up(db) {
+      db.exec("CREATE TABLE servers (key TEXT PRIMARY KEY, body TEXT NOT NULL) STRICT;");
+    },
+  },
 ];
 
 /** The schema version a database has (0 when it is new). */

@@ -262,6 +262,29 @@ describe("SqliteStore sessions", () => {
   });
 });
 
+describe("SqliteStore servers", () => {
+  it("remembers a managed server by key until it is deleted", () => {
+    withStore((store) => {
+      const server = {
+        url: "http://127.0.0.1:4096",
+        username: "opencode",
+        password: "secret",
+        pid: 1234,
+        root: "/tmp/ocb-opencode-x",
+        ownerPid: 99,
+        configHash: "abc",
+      };
+      expect(store.server("managed:serve:/p")).toBeUndefined();
+      store.saveServer("managed:serve:/p", server);
+      expect(store.server("managed:serve:/p")).toEqual(server);
+      store.saveServer("managed:serve:/p", { ...server, pid: 5678 });
+      expect(store.server("managed:serve:/p")?.pid).toBe(5678);
+      store.deleteServer("managed:serve:/p");
+      expect(store.server("managed:serve:/p")).toBeUndefined();
+    });
+  });
+});
+
 describe("SqliteStore schema", () => {
   it("gives a new store the current schema version", () => {
     const path = join(dir, "store.db");
@@ -284,7 +307,9 @@ describe("SqliteStore schema", () => {
     raw.close();
     expect(() => SqliteStore.open(path)).toThrow(UsageError);
     expect(() => SqliteStore.open(path)).toThrow(
-      /has schema version 99, but this opencode-bridge knows versions up to 1: a newer opencode-bridge wrote it\. Upgrade/,
+      new RegExp(
+        `has schema version 99, but this opencode-bridge knows versions up to ${MIGRATIONS.length}: a newer opencode-bridge wrote it\\. Upgrade`,
+      ),
     );
     const after = new Database(path, { readonly: true });
     expect(schemaVersion(after)).toBe(99);
@@ -294,7 +319,7 @@ describe("SqliteStore schema", () => {
   it("applies pending migrations in one transaction: a failing one leaves the old schema", () => {
     const db = new Database(IN_MEMORY);
     const failing: Migration = {
-      version: 2,
+      version: MIGRATIONS.length + 1,
       description: "fails half-way",
       up(target) {
         target.exec("CREATE TABLE extra (id TEXT)");
@@ -305,7 +330,7 @@ describe("SqliteStore schema", () => {
     expect(schemaVersion(db)).toBe(0);
     expect(db.prepare("SELECT count(*) FROM sqlite_schema").pluck().get()).toBe(0);
     migrate(db, "test", MIGRATIONS);
-    expect(schemaVersion(db)).toBe(1);
+    expect(schemaVersion(db)).toBe(MIGRATIONS.length);
     db.close();
   });
 });

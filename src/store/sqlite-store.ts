@@ -10,7 +10,7 @@ import type { CanonicalEvent } from "../events/canonical.js";
 import { describeError } from "../util/describe-error.js";
 import { migrate } from "./migrations.js";
 import { eventOfBody, sessionOfRow } from "./sqlite-rows.js";
-import type { ReadOptions, SessionRecord, Store } from "./store.js";
+import type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store.js";
 
 /** The path that keeps the store in memory only (for tests and throwaway bridges). */
 export const IN_MEMORY = ":memory:";
@@ -118,6 +118,24 @@ export class SqliteStore implements Store {
     return typeof cursor === "string" ? cursor : undefined;
   }
 
+  saveServer(key: string, record: ServerRecord): void {
+    this.#sql.saveServer.run(key, JSON.stringify(record));
+  }
+
+  server(key: string): ServerRecord | undefined {
+    const body = this.#sql.server.get(key);
+    if (typeof body !== "string") return undefined;
+    try {
+      return JSON.parse(body) as ServerRecord;
+    } catch {
+      return undefined; // unreadable: as good as none; the bridge starts a new server
+    }
+  }
+
+  deleteServer(key: string): void {
+    this.#sql.deleteServer.run(key);
+  }
+
   saveSession(record: SessionRecord): void {
     for (const field of ["createdAt", "updatedAt"] as const) {
       if (!Number.isSafeInteger(record[field])) {
@@ -212,5 +230,11 @@ function prepare(db: Database.Database) {
     deleteEvents: db.prepare<[string]>("DELETE FROM events WHERE session_id = ?"),
     deleteCursor: db.prepare<[string]>("DELETE FROM cursors WHERE session_id = ?"),
     deleteSession: db.prepare<[string]>("DELETE FROM sessions WHERE id = ?"),
+    saveServer: db.prepare<[string, string]>(
+      `INSERT INTO servers (key, body) VALUES (?, ?)
+       ON CONFLICT (key) DO UPDATE SET body = excluded.body`,
+    ),
+    server: db.prepare<[string]>("SELECT body FROM servers WHERE key = ?").pluck(),
+    deleteServer: db.prepare<[string]>("DELETE FROM servers WHERE key = ?"),
   };
 }

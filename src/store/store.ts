@@ -54,5 +54,25 @@ export interface Store {
   /** Forgets the session: its record, its events and its cursor. */
   deleteSession(id: string): void;
 
+  /** Remembers the managed server a bridge runs under `key`, so that a successor can take it up. */
+  saveServer(key: string, record: ServerRecord): void;
+  server(key: string): ServerRecord | undefined;
+  deleteServer(key: string): void;
+
   close(): void;
+}
+
+/** A managed `opencode serve` as a successor bridge needs it to take it up again. */
+export interface ServerRecord {
+  url: string;
+  username: string;
+  password?: string;
+  /** Leader of the server's process group. */
+  pid: number;
+  /** Its isolated dirs (removed when it is stopped), when it runs isolated. */
+  root?: string;
+  /** The bridge process that runs it: only a server whose bridge is gone is taken up. */
+  ownerPid: number;
+  /** A hash of the config it was started with: a different config starts a new server. */
+  configHash: string;
 }

@@ -17,7 +17,7 @@ import { startOpencode } from "../../src/server/start-opencode.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
-import { trackProcess } from "../support/process-tracker.js";
+import { isRunning, trackProcess } from "../support/process-tracker.js";
 
 const PROMPT = "[[slow 12 250]]";
 const TEXT = Array.from({ length: 12 }, (_, index) => `tok${index + 1}`).join(" ");
@@ -37,20 +37,18 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** Runs the bridge child until it has seen the turn's first delta, then SIGKILLs it. */
-async function killedMidTurn(storePath: string): Promise<string> {
+/**
+ * Runs the bridge child until it has seen the turn's first delta, then SIGKILLs it (its own
+ * process group only: a managed server runs in a group of its own, and outlives it).
+ */
+async function killedMidTurn(
+  storePath: string,
+  directory: string,
+  where: string[],
+): Promise<{ sessionId: string; serverPid: number | undefined }> {
   const child = spawn(
     process.execPath,
-    [
-      "--import",
-      "tsx",
-      "test/support/bridge-child.ts",
-      server.url,
-      server.password ?? "",
-      storePath,
-      root,
-      PROMPT,
-    ],
+    ["--import", "tsx", "test/support/bridge-child.ts", storePath, directory, PROMPT, ...where],
     { detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
   trackProcess(child.pid, "bridge child (adopt)");
@@ -75,9 +73,11 @@ async function killedMidTurn(storePath: string): Promise<string> {
     });
     child.once("exit", () => reject(new Error(`the bridge child exited: ${output}${errors}`)));
   });
+  const serverPid = /server (\d+)/.exec(output)?.[1];
+  if (serverPid !== undefined) trackProcess(Number(serverPid), "opencode serve (adopt, managed)");
   if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
   await exited;
-  return sessionId;
+  return { sessionId, serverPid: serverPid === undefined ? undefined : Number(serverPid) };
 }
 
 /** What must agree between runs: types and the data that is not an id or a time. */
@@ -92,7 +92,11 @@ function signature(events: readonly CanonicalEvent[]): string[] {
 
 it("adopts a turn whose bridge was killed: it carries on and ends once, the transcript whole", async () => {
   const storePath = join(root, "store.db");
-  const sessionId = await killedMidTurn(storePath);
+  const { sessionId } = await killedMidTurn(storePath, root, [
+    "attach",
+    server.url,
+    server.password ?? "",
+  ]);
 
   const bridge = await Bridge.start({
     directory: root,
@@ -123,4 +127,34 @@ it("adopts a turn whose bridge was killed: it carries on and ends once, the tran
   } finally {
     await bridge.close();
   }
+});
+
+it("takes up the managed server a killed bridge left running, adopts its turn, then stops it", async () => {
+  const directory = mkdtempSync(join(root, "managed-"));
+  const storePath = join(directory, "store.db");
+  const { sessionId, serverPid } = await killedMidTurn(storePath, directory, [
+    "managed",
+    model.url,
+  ]);
+  expect(serverPid).toBeDefined();
+  // The killed bridge's server still runs (a process group of its own).
+  expect(isRunning(serverPid ?? 0)).toBe(true);
+
+  const bridge = await Bridge.start({
+    directory,
+    store: storePath,
+    config: { ...demoProviderConfig(model.url) },
+    model: { providerID: "demo", modelID: "demo-1" },
+  });
+  try {
+    expect(bridge.server.pid).toBe(serverPid);
+    const session = await bridge.openSession(sessionId);
+    expect(await session.runningTurn?.done()).toMatchObject({ outcome: "completed", text: TEXT });
+    const ends = session.transcript().filter((event) => event.type === "turn.ended");
+    expect(ends).toHaveLength(1);
+  } finally {
+    await bridge.close();
+  }
+  // Stopped with the bridge that took it up: nothing left running.
+  expect(isRunning(serverPid ?? 0)).toBe(false);
 });

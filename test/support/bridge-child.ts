@@ -1,21 +1,33 @@
 /**
- * A bridge in a process of its own, for tests that kill it: attaches to a server, opens a
- * session on the given store, sends one prompt and reports on stdout (`session <id>`, then
- * `sent`, then `delta` at the first delta), then waits to be killed.
+ * A bridge in a process of its own, for tests that kill it: opens a session on the given store
+ * (attached to a server, or running its own managed one against the given scripted model),
+ * sends one prompt and reports on stdout (`session <id>`, `sent`, then `delta` at the first
+ * delta), then waits to be killed.
+ *
+ *   bridge-child STORE DIRECTORY PROMPT attach URL PASSWORD
+ *   bridge-child STORE DIRECTORY PROMPT managed MODEL_URL
  */
-import { Bridge } from "../../src/runtime/bridge.js";
+import { Bridge, type BridgeOptions } from "../../src/runtime/bridge.js";
+import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 
-const [url, password, storePath, directory, prompt] = process.argv.slice(2);
-if (!url || !password || !storePath || !directory || !prompt) {
-  process.stderr.write("usage: bridge-child URL PASSWORD STORE DIRECTORY PROMPT\n");
+const [storePath, directory, prompt, mode, target, password] = process.argv.slice(2);
+if (!storePath || !directory || !prompt || !target || (mode !== "attach" && mode !== "managed")) {
+  process.stderr.write(
+    "usage: bridge-child STORE DIRECTORY PROMPT attach|managed URL [PASSWORD]\n",
+  );
   process.exit(2);
 }
+const where: Partial<BridgeOptions> =
+  mode === "attach"
+    ? { attach: { url: target, password: password ?? "" } }
+    : { config: { ...demoProviderConfig(target) } };
 const bridge = await Bridge.start({
   directory,
-  attach: { url, password },
   store: storePath,
   model: { providerID: "demo", modelID: "demo-1" },
+  ...where,
 });
+if (mode === "managed") process.stdout.write(`server ${bridge.server.pid}\n`);
 const session = await bridge.createSession({ title: "adopt" });
 process.stdout.write(`session ${session.id}\n`);
 const turn = await session.send(prompt, { delivery: "queue" });

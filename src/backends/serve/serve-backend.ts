@@ -21,6 +21,7 @@ import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LiveReadiness } from "../live-readiness.js";
 import { diffOfToolCall } from "../permission-diff.js";
 import { ToolCalls } from "../tool-calls.js";
+import { DeltaCatchUp } from "./delta-catch-up.js";
 import { mergedSessionStream } from "./merged-stream.js";
 
 /** How long an ask waits for its tool call's input (it comes on the other connection). */
@@ -49,6 +50,7 @@ export class ServeBackend implements SessionBackend {
   /** Where the durable stream starts: 0, or an adopted session's cursor. */
   readonly #after: number;
   readonly #calls = new ToolCalls();
+  readonly #catchUp: DeltaCatchUp;
   /** The tool call each ask is about, and the calls whose ask was refused (and how). */
   readonly #askCalls = new Map<string, string>();
   readonly #refusedCalls = new Map<string, ToolErrorKind>();
@@ -65,6 +67,7 @@ export class ServeBackend implements SessionBackend {
         : apiStateFromEvents(context.sessionId, resume.events);
     this.#after = Number(resume?.cursor ?? 0) || 0;
     this.#answered = new AnsweredAsks(context.sessionId, this.kind);
+    this.#catchUp = new DeltaCatchUp(context.sink);
     this.#pump = this.#run(options.idleTimeoutMs);
   }
 
@@ -121,6 +124,7 @@ export class ServeBackend implements SessionBackend {
     clearTimeout(this.#stopCheck);
     this.#stop.abort();
     await this.#pump;
+    this.#catchUp.flush();
   }
 
   /** Publishes an event: a permission ask once it carries its diff, a reply only once. */
@@ -147,7 +151,7 @@ export class ServeBackend implements SessionBackend {
       void this.#withDiff(event).then((enriched) => this.#context.sink(enriched));
       return;
     }
-    this.#context.sink(event);
+    this.#catchUp.push(event);
   }
 
   /**
