@@ -36,7 +36,8 @@ afterEach(async () => {
 describe("the serve-legacy backend", () => {
   it("steers mid-turn: one turn, the same object, the steer delivered inside it", async () => {
     const session = await (await start({ backend: "serve-legacy" })).createSession();
-    const first = await session.send("[[slow 30 40]]", { delivery: "queue" });
+    // Long enough that a loaded machine still steers into it before it ends.
+    const first = await session.send("[[slow 40 150]]", { delivery: "queue" });
     await untilTurnEvent(first, (event) => event.type === "text.delta");
     const steered = await session.send("[[reply steered]]", { delivery: "steer" });
     expect(steered).toBe(first);
