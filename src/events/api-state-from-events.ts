@@ -15,6 +15,9 @@ import {
   withPending,
 } from "./turn-state.js";
 
+const STOPPING_KINDS = ["interrupted", "permission-rejected", "question-rejected"];
+const RUNTIME_ENDS = ["stalled", "server-exited"];
+
 export function apiStateFromEvents(
   sessionId: string,
   events: readonly CanonicalEvent[],
@@ -41,11 +44,16 @@ export function apiStateFromEvents(
         state = addTurnText(state, event.data.stepId, event.data.text);
         break;
       case "tool.failed":
-        if (event.data.error.kind === "interrupted")
+        // Stored kinds: the serve backend names a refused call's "interrupted" failure so.
+        if (STOPPING_KINDS.includes(event.data.error.kind)) {
           state = updateTurn(state, { interrupting: true });
+        }
         break;
       case "turn.ended":
-        state = { ...state, turn: undefined };
+        // The runtime's own ends (a stall, a crash) also dropped what waited upstream.
+        state = RUNTIME_ENDS.includes(event.data.reason ?? "")
+          ? { ...state, turn: undefined, pending: new Map() }
+          : { ...state, turn: undefined };
         break;
       default:
         break;

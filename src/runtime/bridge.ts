@@ -5,7 +5,6 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import { resolve } from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
 import { BACKEND_KINDS, type BackendKind } from "../backends/backend.js";
 import { ServeBackend } from "../backends/serve/serve-backend.js";
 import { LegacyBackend } from "../backends/serve-legacy/legacy-backend.js";
@@ -15,9 +14,10 @@ import { OpencodeClient } from "../client/opencode-client.js";
 import { waitForModel } from "../client/wait-for-model.js";
 import { UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
+import { AdoptedServer } from "../server/adopted-server.js";
 import { attachOpencode } from "../server/attach-opencode.js";
 import { isolatedDirsAt } from "../server/isolated-dirs.js";
-import { isProcessGroupAlive, terminateProcessGroup } from "../server/process-group.js";
+import { isProcessGroupAlive } from "../server/process-group.js";
 import type { OpencodeServerHandle } from "../server/server-handle.js";
 import type { StartOpencodeOptions } from "../server/start-opencode.js";
 import { SupervisedServer } from "../server/supervised-server.js";
@@ -271,8 +271,8 @@ export class Bridge {
 
   /** Stops following a session and frees what it holds; the upstream session is kept (`openSession` takes it up again). */
   async releaseSession(session: Session): Promise<void> {
+    this.#sessions.delete(session); // not handed out by openSession while it closes
     await session.close();
-    this.#sessions.delete(session);
     this.#markSession(session, "released");
   }
 
@@ -366,9 +366,19 @@ export class Bridge {
   /** Stops following every session, then stops the server (or removes the run dirs) and the demo model. */
   async close(): Promise<void> {
     const sessions = [...this.#sessions];
-    await Promise.allSettled(sessions.map((session) => session.close()));
-    for (const session of sessions) this.#markSession(session, "released");
     this.#sessions.clear();
+    await Promise.allSettled(sessions.map((session) => session.close()));
+    try {
+      for (const session of sessions) this.#markSession(session, "released");
+    } catch (error) {
+      this.#logger.warn("could not mark the sessions released in the store", { error });
+    } finally {
+      await this.#stopRunner();
+    }
+  }
+
+  /** Stops the server (or removes the run dirs), the store it owns and the demo model. */
+  async #stopRunner(): Promise<void> {
     if (this.#runner.kind === "subprocess") {
       await this.#runner.environment.close();
     } else {
@@ -376,7 +386,11 @@ export class Bridge {
       const key = managedServerKey(this.backend, this.#options.directory);
       await server.close();
       // Stopped on purpose: nothing for a successor to take up (unless another bridge's now).
-      if (this.#store.server(key)?.pid === server.pid) this.#store.deleteServer(key);
+      try {
+        if (this.#store.server(key)?.pid === server.pid) this.#store.deleteServer(key);
+      } catch (error) {
+        this.#logger.warn("could not forget the server in the store", { error });
+      }
     }
     if (this.#ownsStore) this.#store.close();
     await this.#model?.close();
@@ -517,15 +531,20 @@ async function managedServer(
   const started = server;
   const remember = () => {
     if (started.pid === undefined) return;
-    store.saveServer(key, {
-      url: started.url,
-      username: started.username,
-      ...(started.password === undefined ? {} : { password: started.password }),
-      pid: started.pid,
-      ...(started.root === undefined ? {} : { root: started.root }),
-      ownerPid: process.pid,
-      configHash,
-    });
+    try {
+      store.saveServer(key, {
+        url: started.url,
+        username: started.username,
+        ...(started.password === undefined ? {} : { password: started.password }),
+        pid: started.pid,
+        ...(started.root === undefined ? {} : { root: started.root }),
+        ownerPid: process.pid,
+        configHash,
+      });
+    } catch (error) {
+      // Costs only the take-up after a crash of this process; the server runs.
+      logger.warn("could not record the server in the store", { error });
+    }
   };
   remember();
   started.onRestart(remember); // a new process after a crash: a successor must find that one
@@ -539,14 +558,22 @@ export function managedServerKey(kind: BackendKind, directory: string): string {
 
 /** A leftover server of a dead bridge that cannot be taken up: stop it and remove its dirs. */
 async function stopLeftover(record: ServerRecord, logger: Logger): Promise<void> {
-  if (isProcessGroupAlive(record.pid)) {
+  // A recorded pid may have been reused since (a reboot): only a group that still answers
+  // as that server, with its password, is signalled.
+  const leftover = await AdoptedServer.take({
+    url: record.url,
+    username: record.username,
+    password: record.password,
+    pid: record.pid,
+    dirs: undefined,
+  });
+  if (leftover !== undefined) {
     logger.info("stopping a server a previous bridge left running", { pid: record.pid });
-    const gone = (async () => {
-      while (isProcessGroupAlive(record.pid)) await delay(100);
-    })();
-    await terminateProcessGroup(record.pid, gone).catch(() => {});
+    await leftover.close().catch(() => {});
   }
-  if (record.root !== undefined) await isolatedDirsAt(record.root).remove();
+  if (record.root !== undefined && !isProcessGroupAlive(record.pid)) {
+    await isolatedDirsAt(record.root).remove();
+  }
 }
 
 function isProcessAlive(pid: number): boolean {

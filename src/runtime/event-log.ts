@@ -15,9 +15,14 @@ export class EventLog {
   readonly #changes = new ChangeNotifier();
   #closed = false;
   readonly #store: { store: Store; sessionId: string } | undefined;
+  readonly #onStoreError: (error: unknown) => void;
 
-  constructor(store?: { store: Store; sessionId: string }) {
+  constructor(
+    store?: { store: Store; sessionId: string },
+    onStoreError: (error: unknown) => void = () => {},
+  ) {
     this.#store = store;
+    this.#onStoreError = onStoreError;
   }
 
   /** Events kept before (an adopted session's transcript): read as if appended, not stored again. */
@@ -37,15 +42,28 @@ export class EventLog {
   append(event: CanonicalEvent, cursor?: string): CanonicalEvent | undefined {
     let stored: CanonicalEvent | undefined = event;
     if (event.durable) {
-      stored = this.#store
-        ? this.#store.store.append(this.#store.sessionId, [event], cursor)[0]
-        : ({ ...event, seq: this.#seq + 1 } as CanonicalEvent);
+      stored = this.#keep(event, cursor);
       if (stored === undefined) return undefined;
       this.#seq = stored.seq ?? this.#seq + 1;
     }
     this.#events.push(stored);
     this.#changes.notify();
     return stored;
+  }
+
+  /**
+   * Stores a durable event; a store that fails (disk full, locked too long, closed) costs the
+   * event its persistence, not the session: it is numbered in memory and the failure reported.
+   */
+  #keep(event: CanonicalEvent, cursor: string | undefined): CanonicalEvent | undefined {
+    const inMemory = () => ({ ...event, seq: this.#seq + 1 }) as CanonicalEvent;
+    if (this.#store === undefined) return inMemory();
+    try {
+      return this.#store.store.append(this.#store.sessionId, [event], cursor)[0];
+    } catch (error) {
+      this.#onStoreError(error);
+      return inMemory();
+    }
   }
 
   /** The last durable seq. */

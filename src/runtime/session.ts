@@ -138,6 +138,8 @@ export class Session {
   readonly #askTimers = new Map<string, NodeJS.Timeout>();
   #closed = false;
   #lastActivity = Date.now();
+  /** Sends between their call and their return (an idle release must wait for them). */
+  #sendsInFlight = 0;
   /** Sends run one at a time: each decides on the state the previous one left. */
   #sending: Promise<void> = Promise.resolve();
   /** Wakes whoever waits for an input's admission. */
@@ -160,6 +162,11 @@ export class Session {
     );
     this.#log = new EventLog(
       options.store === undefined ? undefined : { store: options.store, sessionId: id },
+      (error) =>
+        this.#logger.error("the store could not keep an event; it is kept in memory only", {
+          sessionId: id,
+          error,
+        }),
     );
     const resume = options.resume;
     if (resume !== undefined) this.#seed(resume.events);
@@ -171,6 +178,8 @@ export class Session {
       childSink: (event) => this.#childLog(event.sessionId).append(event),
       ...(resume === undefined ? {} : { resume }),
     });
+    // An adopted turn is watched like any other: silence from a run that died upstream ends it.
+    if (resume !== undefined) this.#watchdog.update(this.#phase());
     if (resume !== undefined && this.#running !== undefined && !this.capabilities.durableResume) {
       // What happened upstream while nobody followed is gone on this backend.
       this.#publish(this.#running, "runtime.adopt", "turn.ended", {
@@ -215,6 +224,7 @@ export class Session {
   /** Since when nothing has run or waited (ms since the epoch); undefined while busy. */
   get idleSince(): number | undefined {
     const busy =
+      this.#sendsInFlight > 0 ||
       this.#running !== undefined ||
       this.#awaiting.length > 0 ||
       this.#held.length > 0 ||
@@ -239,6 +249,15 @@ export class Session {
       );
     }
     this.#throwIfClosed();
+    this.#sendsInFlight++;
+    try {
+      return await this.#sendChecked(text, options);
+    } finally {
+      this.#sendsInFlight--;
+    }
+  }
+
+  async #sendChecked(text: string, options: SendOptions): Promise<Turn> {
     const files =
       options.files === undefined
         ? undefined
@@ -489,9 +508,14 @@ export class Session {
         text: this.#turnById(turnId).partialText(),
       });
     if (this.#running !== undefined) closed(this.#running);
-    for (const held of this.#held.splice(0)) {
-      const turnId = turnIdFor(held.inputId);
-      this.#publish(turnId, "runtime.close", "turn.started", { inputId: held.inputId });
+    const neverStarted = [
+      ...this.#awaiting.splice(0),
+      ...this.#held.splice(0).map((h) => h.inputId),
+    ];
+    for (const inputId of neverStarted) {
+      const turnId = turnIdFor(inputId);
+      if (turnId === this.#running) continue;
+      this.#publish(turnId, "runtime.close", "turn.started", { inputId });
       closed(turnId);
     }
     this.#log.close();
@@ -579,8 +603,11 @@ export class Session {
 
   #dispatch(event: CanonicalEvent): void {
     this.#lastActivity = Date.now();
-    // The native seq is the upstream cursor (serve's durable stream); kept with the event.
-    const cursor = event.native?.seq === undefined ? undefined : String(event.native.seq);
+    // The cursor kept with an event is the native seq *before* the one it came from: one native
+    // event can give several canonical ones (a step's end and the turn's), and a crash between
+    // them must not skip the rest. A resume re-reads that native event; what was kept of it is
+    // dropped by id.
+    const cursor = event.native?.seq === undefined ? undefined : String(event.native.seq - 1);
     const stored = this.#log.append(event, cursor);
     if (stored === undefined) return; // delivered again after a resume: kept already
     this.#track(event);
@@ -723,11 +750,15 @@ export class Session {
   serverExited(exit: ServerExit): void {
     if (this.#closed) return;
     const how =
-      exit.signal === null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
+      exit.signal !== null
+        ? `was killed by ${exit.signal}`
+        : exit.code !== null
+          ? `exited with code ${exit.code}`
+          : "stopped (how is unknown: this bridge did not start it)";
     const tail = exit.logTail.slice(-10).join("\n");
     const error = {
       kind: "server-exited",
-      message: `opencode serve ${how} during the turn${tail === "" ? "" : `; its last lines:\n${tail}`}`,
+      message: `opencode serve ${how}${tail === "" ? "" : `; its last lines:\n${tail}`}`,
     };
     const ended = (turnId: string) =>
       this.#publish(turnId, "server.exit", "turn.ended", {

@@ -105,12 +105,13 @@ export class SupervisedServer implements OpencodeServerHandle {
     policy: Partial<RestartPolicy> = {},
   ): Promise<SupervisedServer | undefined> {
     const dirs = server.root === undefined ? undefined : isolatedDirsAt(server.root);
+    // The supervisor owns the dirs: a restart runs in them after the adopted process is gone.
     const taken = await AdoptedServer.take({
       url: server.url,
       username: server.username,
       password: server.password,
       pid: server.pid,
-      dirs,
+      dirs: undefined,
     });
     if (taken === undefined) return undefined;
     const fixed = {
@@ -166,6 +167,16 @@ export class SupervisedServer implements OpencodeServerHandle {
     });
   }
 
+  #notifyRestarted(): void {
+    for (const listener of this.#restartListeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.#logger.error("a restart listener failed", { error });
+      }
+    }
+  }
+
   async #restart(crash: ServerExit): Promise<void> {
     let wait = this.#policy.initialDelayMs;
     for (let attempt = 1; attempt <= this.#policy.attempts && !this.#closing; attempt++) {
@@ -177,7 +188,7 @@ export class SupervisedServer implements OpencodeServerHandle {
         this.#current = next;
         this.#watch(next);
         this.#logger.info("opencode serve restarted after a crash", { attempt, url: next.url });
-        for (const listener of this.#restartListeners) listener();
+        this.#notifyRestarted();
         return;
       } catch (error) {
         this.#logger.warn("restarting opencode serve failed", { attempt, error });

@@ -43,6 +43,25 @@ describe("DeltaCatchUp", () => {
     expect(out).toEqual(["text.ended", "turn.ended"]);
   });
 
+  it("on flush lets everything go, in order, and holds nothing after", () => {
+    const out: string[] = [];
+    const catchUp = new DeltaCatchUp(
+      (e) => out.push(e.type === "text.delta" ? `delta ${e.data.delta}` : e.type),
+      10_000,
+    );
+    catchUp.push(event("text.ended", { partId: "p1", text: "one" }));
+    catchUp.push(event("turn.ended", { outcome: "completed", text: "one" }));
+    catchUp.push(event("text.delta", { partId: "p2", delta: "two" }));
+    catchUp.push(event("text.ended", { partId: "p2", text: "two" }));
+    catchUp.push(event("turn.ended", { outcome: "completed", text: "two" }));
+    expect(out).toEqual(["text.ended", "delta two"]);
+    catchUp.flush();
+    expect(out).toEqual(["text.ended", "delta two", "turn.ended", "text.ended", "turn.ended"]);
+    catchUp.push(event("text.ended", { partId: "p3", text: "three" }));
+    catchUp.push(event("turn.ended", { outcome: "completed", text: "three" }));
+    expect(out.slice(-2)).toEqual(["text.ended", "turn.ended"]);
+  });
+
   it("passes an end straight through when the deltas are already there", () => {
     const out: string[] = [];
     const catchUp = new DeltaCatchUp((e) => out.push(e.type));

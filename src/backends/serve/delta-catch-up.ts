@@ -13,11 +13,13 @@ export class DeltaCatchUp {
   readonly #out: (event: CanonicalEvent) => void;
   readonly #boundMs: number;
   /** Characters seen in deltas, and the length of the whole text, by part. */
-  #deltas = new Map<string, number>();
+  readonly #deltas = new Map<string, number>();
   #ended = new Map<string, number>();
   /** A held `turn.ended` and every durable event after it, in order. */
   #held: CanonicalEvent[] | undefined;
   #timer: NodeJS.Timeout | undefined;
+  /** After `flush()`: everything passes straight through. */
+  #closed = false;
 
   constructor(out: (event: CanonicalEvent) => void, boundMs = DELTA_CATCH_UP_MS) {
     this.#out = out;
@@ -25,6 +27,10 @@ export class DeltaCatchUp {
   }
 
   push(event: CanonicalEvent): void {
+    if (this.#closed) {
+      this.#out(event);
+      return;
+    }
     if (event.type === "text.delta") {
       const seen = this.#deltas.get(event.data.partId) ?? 0;
       this.#deltas.set(event.data.partId, seen + event.data.delta.length);
@@ -47,8 +53,9 @@ export class DeltaCatchUp {
     if (event.type === "turn.ended") this.#forgetTurn();
   }
 
-  /** Lets everything held go (the session is closing). */
+  /** Lets everything held go, and holds nothing any more (the session is closing). */
   flush(): void {
+    this.#closed = true;
     if (this.#held !== undefined) this.#flush();
   }
 
@@ -69,8 +76,9 @@ export class DeltaCatchUp {
     for (const event of after) this.push(event);
   }
 
+  /** Forgets the ended turn's parts; deltas of parts still going (a next turn's) are kept. */
   #forgetTurn(): void {
-    this.#deltas = new Map();
+    for (const partId of this.#ended.keys()) this.#deltas.delete(partId);
     this.#ended = new Map();
   }
 }

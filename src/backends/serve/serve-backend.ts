@@ -61,11 +61,15 @@ export class ServeBackend implements SessionBackend {
     this.#context = context;
     // An adopted session carries on from the cursor, with the state its events describe.
     const resume = context.resume;
+    this.#after = Number(resume?.cursor ?? 0) || 0;
+    // The state as of the cursor: native events after it are read (and normalised) again.
     this.#state =
       resume === undefined
         ? initialApiState(context.sessionId)
-        : apiStateFromEvents(context.sessionId, resume.events);
-    this.#after = Number(resume?.cursor ?? 0) || 0;
+        : apiStateFromEvents(
+            context.sessionId,
+            resume.events.filter((event) => (event.native?.seq ?? 0) <= this.#after),
+          );
     this.#answered = new AnsweredAsks(context.sessionId, this.kind);
     this.#catchUp = new DeltaCatchUp(context.sink);
     this.#pump = this.#run(options.idleTimeoutMs);
