@@ -1,37 +1,15 @@
 /** A plain text turn, streamed, on each surface. */
 import { expect } from "vitest";
+import { promptToIdle } from "./legacy/events.js";
 import { scenario } from "./scenario.js";
-import {
-  clientFor,
-  DEMO_MODEL,
-  DEMO_MODEL_V2,
-  openDurableEvents,
-  openLegacyEvents,
-  typesOf,
-} from "./turns.js";
+import { clientFor, DEMO_MODEL_V2, openDurableEvents, typesOf } from "./turns.js";
 
 export const legacyTextTurn = scenario({
   name: "legacy-text-turn",
   surface: "legacy",
   description: "prompt_async with a streamed reply; /event deltas and the final text part",
   async run(context) {
-    const client = clientFor(context);
-    const stream = await openLegacyEvents(client);
-    try {
-      const session = await client.session.create({ title: "text turn" });
-      await client.session.promptAsync({
-        sessionID: session.id,
-        model: DEMO_MODEL,
-        parts: [{ type: "text", text: "[[slow 4 10]]" }],
-      });
-      await stream.idle(session.id);
-      const events = stream.of(session.id);
-      await stream.close();
-      const messages = await client.session.messages({ sessionID: session.id });
-      return { events, messages };
-    } finally {
-      await stream.close();
-    }
+    return promptToIdle(context, { title: "text turn" }, [{ type: "text", text: "[[slow 4 10]]" }]);
   },
   check({ events, messages }) {
     const known = events.flatMap((item) => (item.known ? [item.event] : []));

@@ -1,8 +1,11 @@
 /** Helpers scenarios share to run and follow turns on each surface. */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { OpencodeClient } from "../../src/client/opencode-client.js";
 import type { ApiEvent } from "../../src/protocol/api/events.js";
 import type { Parsed } from "../../src/protocol/common.js";
 import type { LegacyEvent } from "../../src/protocol/legacy/events.js";
+import { ReplayTransport } from "../../src/transport/transcript/replay-transport.js";
 import { PullReader } from "../support/streams.js";
 import type { ScenarioContext } from "./scenario.js";
 
@@ -11,6 +14,29 @@ export const DEMO_MODEL_V2 = { providerID: "demo", id: "demo-1" } as const;
 
 export function clientFor(context: ScenarioContext): OpencodeClient {
   return new OpencodeClient(context.transport, { directory: context.directory });
+}
+
+/** True when the scenario runs against a real server (so the filesystem may be checked). */
+export function isLive(context: ScenarioContext): boolean {
+  return !(context.transport instanceof ReplayTransport);
+}
+
+/** What a file in the session directory holds, if it exists. */
+export interface WrittenFile {
+  exists: boolean;
+  content?: string;
+}
+
+/**
+ * The file at `file` (relative to the session directory) as a live run left it; `undefined`
+ * in a replay, which has no file system the server wrote to.
+ */
+export function writtenFile(context: ScenarioContext, file: string): WrittenFile | undefined {
+  if (!isLive(context)) return undefined;
+  const path = join(context.directory, file);
+  return existsSync(path)
+    ? { exists: true, content: readFileSync(path, "utf8") }
+    : { exists: false };
 }
 
 /** The session a legacy event belongs to, if any. */

@@ -10,13 +10,14 @@ import type { OpencodeClient } from "../../../src/client/opencode-client.js";
 import { apiEventSessionId } from "../../../src/protocol/api/events.js";
 import { parseWire } from "../../../src/protocol/common.js";
 import type { ScenarioContext } from "../scenario.js";
-import { typesOf } from "../turns.js";
+import { endsTurn, typesOf } from "../turns.js";
 import {
   eventsOf,
   type followSession,
   openApiSession,
   openLiveEvents,
   queuePrompt,
+  TEXT_TURN,
 } from "./follow.js";
 
 /** `permission.v2.asked`: a tool asks before it acts; `source` names the tool call that waits. */
@@ -113,14 +114,46 @@ interface Answered<Ask> {
   ask: Ask;
 }
 
-/** After an answer the tool goes on with: follows the durable stream until the session settles. */
-export async function followToSettled<Ask>({ session, live, durable, ask }: Answered<Ask>) {
+/**
+ * After an answer the tool goes on with: follows the durable stream until the session
+ * settles (`events`). Then, if `then` is given, prompts it (queued, the session being idle)
+ * and follows it until the session settles again (`next`).
+ */
+export async function followToSettled<Ask>(
+  { client, session, live, durable, ask }: Answered<Ask>,
+  then?: string,
+) {
   try {
     await durable.settled();
-    return { sessionID: session.id, ask, live: live.of(session.id), events: durable.items };
+    const events = [...durable.items];
+    const next =
+      then === undefined ? undefined : await promptWatched(client, session.id, durable, then);
+    return { sessionID: session.id, ask, live: live.of(session.id), events, next };
   } finally {
     await live.close();
     await durable.close();
+  }
+}
+
+/**
+ * Prompts `text` and follows it until the session settles, on the durable stream (`events`)
+ * and on a live stream opened first (`live`, this session's events there): only the live
+ * stream would show an ask.
+ */
+async function promptWatched(
+  client: OpencodeClient,
+  sessionID: string,
+  durable: ReturnType<typeof followSession>,
+  text: string,
+) {
+  const live = await openLiveEvents(client);
+  try {
+    const admitted = await queuePrompt(client, sessionID, text);
+    const events = await durable.settled();
+    await live.until((item) => endsTurn(item) && apiEventSessionId(item.event) === sessionID);
+    return { admitted, events, live: live.of(sessionID) };
+  } finally {
+    await live.close();
   }
 }
 
@@ -158,16 +191,6 @@ const UP_TO_CALL = [
   "session.next.tool.called",
 ];
 
-/** Durable events of a prompt answered with text alone. */
-const TEXT_TURN = [
-  "session.next.prompt.admitted",
-  "session.next.prompted",
-  "session.next.step.started",
-  "session.next.text.started",
-  "session.next.text.ended",
-  "session.next.step.ended",
-];
-
 /** Live events up to the ask: the same, with the tool input's two deltas, then the ask. */
 function liveUpToAsk(askType: string): string[] {
   const deltas = ["session.next.tool.input.delta", "session.next.tool.input.delta"];
@@ -184,9 +207,25 @@ type Rejected = Awaited<ReturnType<typeof followRejected>>;
 export function checkAnsweredRun(
   { live, events }: Pick<Ended, "live" | "events">,
   askType: string,
-  tool: { name: string; input: unknown; content: unknown; text: string },
+  tool: ToolTurn,
 ) {
   expect(typesOf(live)).toEqual(liveUpToAsk(askType));
+  return checkToolTurn(events, tool);
+}
+
+/** A turn's one tool call (`name`, `input`), what it returned, and the reply that follows. */
+export interface ToolTurn {
+  name: string;
+  input: unknown;
+  content: unknown;
+  text: string;
+}
+
+/**
+ * Checks the durable events of a turn whose one tool call succeeds with `tool.content`, and
+ * a second step replies `tool.text`. Returns the call.
+ */
+export function checkToolTurn(events: Ended["events"], tool: ToolTurn) {
   // The tool-calls step ends, and a second step of the same turn replies.
   expect(typesOf(events)).toEqual([
     ...UP_TO_CALL,

@@ -9,6 +9,7 @@ import {
   type ApiEventType,
   apiEventSessionId,
 } from "../../../src/protocol/api/events.js";
+import type { PromptRequest } from "../../../src/protocol/api/session.js";
 import type { Parsed } from "../../../src/protocol/common.js";
 import { PullReader } from "../../support/streams.js";
 import type { ScenarioContext } from "../scenario.js";
@@ -96,7 +97,23 @@ export async function openApiSession(context: ScenarioContext, title: string) {
   return { client, session, durable: followSession(client, session.id) };
 }
 
-/** Prompts with `delivery: queue`, answering what the server admitted. */
-export function queuePrompt(client: OpencodeClient, sessionID: string, text: string) {
-  return client.v2.session.prompt({ sessionID, prompt: { text }, delivery: "queue" });
+/** Prompts `text` (with `files`, if given) with `delivery: queue`, answering what the server admitted. */
+export function queuePrompt(
+  client: OpencodeClient,
+  sessionID: string,
+  text: string,
+  files?: PromptRequest["prompt"]["files"],
+) {
+  const prompt = files === undefined ? { text } : { text, files };
+  return client.v2.session.prompt({ sessionID, prompt, delivery: "queue" });
 }
+
+/** Durable events of a prompt answered with text alone. */
+export const TEXT_TURN = [
+  "session.next.prompt.admitted",
+  "session.next.prompted",
+  "session.next.step.started",
+  "session.next.text.started",
+  "session.next.text.ended",
+  "session.next.step.ended",
+];

@@ -2,8 +2,9 @@
 import type { Scenario } from "../scenario.js";
 import { apiBashTool } from "./bash-tool.js";
 import { apiQueueBehindTurn, apiSteerMidTool, apiSteerMidTurn } from "./delivery.js";
+import { apiImageAttachment } from "./image-attachment.js";
 import { apiInterruptMidTool } from "./interrupt.js";
-import { apiPermissionOnce, apiPermissionRejected } from "./permission.js";
+import { apiPermissionAlways, apiPermissionOnce, apiPermissionRejected } from "./permission.js";
 import { apiProviderError } from "./provider-error.js";
 import { apiQuestionAnswered, apiQuestionRejected } from "./question.js";
 
@@ -21,6 +22,8 @@ export const apiScenarios: readonly Scenario[] = [
   apiProviderError as Scenario,
   apiPermissionOnce as Scenario,
   apiPermissionRejected as Scenario,
+  apiPermissionAlways as Scenario,
   apiQuestionAnswered as Scenario,
   apiQuestionRejected as Scenario,
+  apiImageAttachment as Scenario,
 ];

@@ -10,9 +10,9 @@ import type { LegacyEvent, LegacyEventType } from "../../../src/protocol/legacy/
 import type { Part } from "../../../src/protocol/legacy/parts.js";
 import type {
   MessageWithParts,
+  PartInput,
   SessionCreateRequest,
 } from "../../../src/protocol/legacy/session.js";
-import { ReplayTransport } from "../../../src/transport/transcript/replay-transport.js";
 import type { ScenarioContext } from "../scenario.js";
 import { clientFor, DEMO_MODEL, isLegacy, openLegacyEvents, typesOf } from "../turns.js";
 
@@ -21,18 +21,55 @@ export type LegacyEvents = Awaited<ReturnType<typeof openLegacyEvents>>;
 export type LegacyEventOf<T extends LegacyEventType> = Extract<LegacyEvent, { type: T }>;
 export type ToolPart = Extract<Part, { type: "tool" }>;
 
-/** True when the scenario runs against a real server (so the filesystem may be checked). */
-export function isLive(context: ScenarioContext): boolean {
-  return !(context.transport instanceof ReplayTransport);
+/** Sends one prompt of `parts` with the scripted model, without waiting for the turn. */
+export function promptParts(client: OpencodeClient, sessionID: string, parts: PartInput[]) {
+  return client.session.promptAsync({ sessionID, model: DEMO_MODEL, parts });
 }
 
 /** Sends one text prompt with the scripted model, without waiting for the turn. */
 export function promptText(client: OpencodeClient, sessionID: string, text: string) {
-  return client.session.promptAsync({
-    sessionID,
-    model: DEMO_MODEL,
-    parts: [{ type: "text", text }],
-  });
+  return promptParts(client, sessionID, [{ type: "text", text }]);
+}
+
+/**
+ * Opens `/event`, creates a session with `create`, and lets `drive` prompt and read (it
+ * should read until the session goes idle). Returns what `drive` returned, the session's
+ * events read and, once the stream is closed, its messages.
+ */
+export async function inLegacySession<Driven>(
+  context: ScenarioContext,
+  create: SessionCreateRequest,
+  drive: (client: OpencodeClient, sessionID: string, stream: LegacyEvents) => Promise<Driven>,
+) {
+  const client = clientFor(context);
+  const stream = await openLegacyEvents(client);
+  try {
+    const session = await client.session.create(create);
+    const driven = await drive(client, session.id, stream);
+    const events = stream.of(session.id);
+    await stream.close();
+    const messages = await client.session.messages({ sessionID: session.id });
+    return { driven, events, messages };
+  } finally {
+    await stream.close();
+  }
+}
+
+/** A session prompted once with `parts` and read until it goes idle: its events and messages. */
+export async function promptToIdle(
+  context: ScenarioContext,
+  create: SessionCreateRequest,
+  parts: PartInput[],
+) {
+  const { events, messages } = await inLegacySession(
+    context,
+    create,
+    async (client, sessionID, stream) => {
+      await promptParts(client, sessionID, parts);
+      await stream.idle(sessionID);
+    },
+  );
+  return { events, messages };
 }
 
 /** The known events of `type` among `items`, in order. */
@@ -143,9 +180,10 @@ type AskType = "permission.asked" | "question.asked";
 type AnswerType = "permission.replied" | "question.replied" | "question.rejected";
 
 /**
- * Opens `/event`, creates a session with `create`, prompts `text`, reads as far as the
- * session's ask of `type`, answers it with `answer` (whose result comes back as `answered`),
- * and reads until the session goes idle. Returns the session's events read and its messages.
+ * Creates a session with `create`, prompts `text`, reads as far as the session's ask of
+ * `type`, answers it with `answer` (whose result comes back as `answered`), and reads until
+ * the session goes idle; then, if `then` is given, prompts it and reads until the session
+ * goes idle again. Returns the session's events read and its messages.
  */
 export async function promptAskAndAnswer<T extends AskType, Answer>(
   context: ScenarioContext,
@@ -153,23 +191,25 @@ export async function promptAskAndAnswer<T extends AskType, Answer>(
   text: string,
   type: T,
   answer: (client: OpencodeClient, asked: LegacyEventOf<T>) => Promise<Answer>,
+  then?: string,
 ) {
-  const client = clientFor(context);
-  const stream = await openLegacyEvents(client);
-  try {
-    const session = await client.session.create(create);
-    await promptText(client, session.id, text);
-    const [asked] = eventsOf(await stream.until((item) => isLegacy(item, type, session.id)), type);
-    if (asked === undefined) throw new Error(`${type} did not parse`);
-    const answered = await answer(client, asked);
-    await stream.idle(session.id);
-    const events = stream.of(session.id);
-    await stream.close();
-    const messages = await client.session.messages({ sessionID: session.id });
-    return { answered, events, messages };
-  } finally {
-    await stream.close();
-  }
+  const { driven, events, messages } = await inLegacySession(
+    context,
+    create,
+    async (client, sessionID, stream) => {
+      await promptText(client, sessionID, text);
+      const [asked] = eventsOf(await stream.until((item) => isLegacy(item, type, sessionID)), type);
+      if (asked === undefined) throw new Error(`${type} did not parse`);
+      const answered = await answer(client, asked);
+      await stream.idle(sessionID);
+      if (then !== undefined) {
+        await promptText(client, sessionID, then);
+        await stream.idle(sessionID);
+      }
+      return answered;
+    },
+  );
+  return { answered: driven, events, messages };
 }
 
 /**
