@@ -18,7 +18,6 @@ import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../events/
 import { turnIdFor } from "../events/turn-state.js";
 import type { ServerExit } from "../server/server-handle.js";
 import type { Store } from "../store/store.js";
-import { withDeadline } from "../util/abort.js";
 import { ChangeNotifier } from "../util/change-notifier.js";
 import { describeError } from "../util/describe-error.js";
 import { type Logger, silentLogger } from "../util/logger.js";
@@ -341,23 +340,13 @@ export class Session {
 
   /** The turn the stream says `inputId` belongs to, once it says so (bounded). */
   async #admitted(inputId: string, signal: AbortSignal | undefined): Promise<Turn | undefined> {
-    const deadline = withDeadline(
-      "waiting for the input's admission",
-      ADMISSION_TIMEOUT_MS,
+    // Past the bound the turn is unknown: the caller guesses.
+    await this.#changes.until(() => this.#inputs.has(inputId) || this.#closed, {
+      what: "waiting for the input's admission",
+      timeoutMs: ADMISSION_TIMEOUT_MS,
       signal,
-    );
-    try {
-      for (;;) {
-        const turn = this.#inputs.get(inputId);
-        if (turn !== undefined || this.#closed) return turn;
-        await this.#changes.wait(deadline.signal, "waiting for the input's admission");
-      }
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      return undefined; // the bound passed: the caller guesses
-    } finally {
-      deadline.dispose();
-    }
+    });
+    return this.#inputs.get(inputId);
   }
 
   #throwIfClosed(): void {

@@ -1,5 +1,6 @@
 /** Lets readers of an in-memory sequence wait, abortably, until something is added. */
 import { AbortError } from "../errors.js";
+import { withDeadline } from "./abort.js";
 
 export class ChangeNotifier {
   readonly #wakers = new Set<() => void>();
@@ -28,5 +29,26 @@ export class ChangeNotifier {
       this.#wakers.add(wake);
       signal?.addEventListener("abort", onAbort, { once: true });
     });
+  }
+
+  /**
+   * Waits until `condition()` holds, re-checking at each `notify()`, for at most `timeoutMs`.
+   * Resolves true when it holds, false when the bound passed first; rejects with AbortError
+   * when `signal` fires.
+   */
+  async until(
+    condition: () => boolean,
+    options: { what: string; timeoutMs: number; signal?: AbortSignal | undefined },
+  ): Promise<boolean> {
+    const deadline = withDeadline(options.what, options.timeoutMs, options.signal);
+    try {
+      while (!condition()) await this.wait(deadline.signal, options.what);
+      return true;
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      return false;
+    } finally {
+      deadline.dispose();
+    }
   }
 }

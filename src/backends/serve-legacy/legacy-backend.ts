@@ -20,7 +20,6 @@ import {
 import type { Parsed } from "../../protocol/common.js";
 import { type LegacyEvent, legacyEventSessionId } from "../../protocol/legacy/events.js";
 import type { PartInput } from "../../protocol/legacy/session.js";
-import { withDeadline } from "../../util/abort.js";
 import { ChangeNotifier } from "../../util/change-notifier.js";
 import {
   type BackendContext,
@@ -110,20 +109,16 @@ export class LegacyBackend implements SessionBackend {
    * or every later input would be matched to the message before its own.
    */
   async #seen(inputId: string, signal: AbortSignal | undefined): Promise<void> {
-    const expected = () => this.#state.expected.some((entry) => entry.inputId === inputId);
-    const deadline = withDeadline("waiting for the prompt's user message", SEEN_TIMEOUT_MS, signal);
-    try {
-      while (expected()) await this.#changes.wait(deadline.signal, "waiting for the user message");
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      this.#state = legacyPromptFailed(this.#state, inputId);
-      this.#context.logger.warn("the server took the prompt but published no user message for it", {
-        sessionId: this.upstreamId,
-        inputId,
-      });
-    } finally {
-      deadline.dispose();
-    }
+    const seen = await this.#changes.until(
+      () => !this.#state.expected.some((entry) => entry.inputId === inputId),
+      { what: "waiting for the prompt's user message", timeoutMs: SEEN_TIMEOUT_MS, signal },
+    );
+    if (seen) return;
+    this.#state = legacyPromptFailed(this.#state, inputId);
+    this.#context.logger.warn("the server took the prompt but published no user message for it", {
+      sessionId: this.upstreamId,
+      inputId,
+    });
   }
 
   // The server publishes `permission.replied` / `question.replied` / `question.rejected` itself.
