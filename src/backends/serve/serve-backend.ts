@@ -179,13 +179,8 @@ export class ServeBackend implements SessionBackend {
   }
 
   async replyPermission(reply: PermissionReply, signal?: AbortSignal): Promise<void> {
-    // Noted before the call: the tool's failure can arrive before the call's answer.
-    const callId = this.#askCalls.get(reply.requestId);
-    if (reply.reply === "reject" && callId !== undefined) {
-      this.#refusedCalls.set(callId, "permission-rejected");
-    }
-    try {
-      await this.#client.v2.session.permission.reply(
+    const send = () =>
+      this.#client.v2.session.permission.reply(
         {
           sessionID: this.upstreamId,
           requestID: reply.requestId,
@@ -194,10 +189,9 @@ export class ServeBackend implements SessionBackend {
         },
         this.#callOptions(signal),
       );
-    } catch (error) {
-      if (callId !== undefined) this.#refusedCalls.delete(callId);
-      throw error;
-    }
+    if (reply.reply === "reject")
+      await this.#refusing(reply.requestId, "permission-rejected", send);
+    else await send();
     this.#publishReply("permission.replied", { requestId: reply.requestId, reply: reply.reply });
   }
 
@@ -210,18 +204,28 @@ export class ServeBackend implements SessionBackend {
   }
 
   async rejectQuestion(requestId: string, signal?: AbortSignal): Promise<void> {
-    const callId = this.#askCalls.get(requestId);
-    if (callId !== undefined) this.#refusedCalls.set(callId, "question-rejected");
-    try {
-      await this.#client.v2.session.question.reject(
+    await this.#refusing(requestId, "question-rejected", () =>
+      this.#client.v2.session.question.reject(
         { sessionID: this.upstreamId, requestID: requestId },
         this.#callOptions(signal),
-      );
+      ),
+    );
+    this.#publishReply("question.rejected", { requestId });
+  }
+
+  /**
+   * Sends a refusal of the ask `requestId`, having noted its tool call as refused (`kind`)
+   * first: the call's failure can arrive before the refusal's answer. Undone if it fails.
+   */
+  async #refusing(requestId: string, kind: ToolErrorKind, send: () => Promise<unknown>) {
+    const callId = this.#askCalls.get(requestId);
+    if (callId !== undefined) this.#refusedCalls.set(callId, kind);
+    try {
+      await send();
     } catch (error) {
       if (callId !== undefined) this.#refusedCalls.delete(callId);
       throw error;
     }
-    this.#publishReply("question.rejected", { requestId });
   }
 
   #publishReply<T extends "permission.replied" | "question.replied" | "question.rejected">(
