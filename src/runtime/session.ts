@@ -181,15 +181,12 @@ export class Session {
     if (resume !== undefined) this.#watchdog.update(this.#phase());
     if (resume !== undefined && this.#running !== undefined && !this.capabilities.durableResume) {
       // What happened upstream while nobody followed is gone on this backend.
-      this.#publish(this.#running, "runtime.adopt", "turn.ended", {
-        outcome: "failed",
-        reason: "bridge-restarted",
-        error: {
-          kind: "bridge-restarted",
-          message: `the bridge restarted while this turn ran; the ${this.#backend.kind} backend cannot replay what it missed`,
-        },
-        text: this.#turnById(this.#running).partialText(),
-      });
+      this.#failTurn(
+        this.#running,
+        "runtime.adopt",
+        "bridge-restarted",
+        `the bridge restarted while this turn ran; the ${this.#backend.kind} backend cannot replay what it missed`,
+      );
     }
   }
 
@@ -486,26 +483,17 @@ export class Session {
     this.#askTimers.clear();
     await this.#sending;
     await this.#backend.close();
-    const closed = (turnId: string) =>
-      this.#publish(turnId, "runtime.close", "turn.ended", {
-        outcome: "failed",
-        reason: "session-closed",
-        error: {
-          kind: "session-closed",
-          message: "the session was closed before the turn ended; it may go on upstream",
-        },
-        text: this.#turnById(turnId).partialText(),
-      });
-    if (this.#running !== undefined) closed(this.#running);
+    const message = "the session was closed before the turn ended; it may go on upstream";
+    if (this.#running !== undefined) {
+      this.#failTurn(this.#running, "runtime.close", "session-closed", message);
+    }
     const neverStarted = [
       ...this.#awaiting.splice(0),
       ...this.#held.splice(0).map((h) => h.inputId),
     ];
     for (const inputId of neverStarted) {
-      const turnId = turnIdFor(inputId);
-      if (turnId === this.#running) continue;
-      this.#publish(turnId, "runtime.close", "turn.started", { inputId });
-      closed(turnId);
+      if (turnIdFor(inputId) === this.#running) continue;
+      this.#failTurn(turnIdFor(inputId), "runtime.close", "session-closed", message, inputId);
     }
     this.#log.close();
     for (const log of this.#childLogs.values()) log.close();
@@ -559,14 +547,13 @@ export class Session {
     if (this.#closed) return;
     this.#logger.warn("a queued input could not be sent", { sessionId: this.id, error });
     removeFrom(this.#awaiting, inputId);
-    const turnId = turnIdFor(inputId);
-    this.#publish(turnId, "runtime.queue", "turn.started", { inputId });
-    this.#publish(turnId, "runtime.queue", "turn.ended", {
-      outcome: "failed",
-      reason: "send-failed",
-      error: { kind: "send-failed", message: describeError(error) },
-      text: "",
-    });
+    this.#failTurn(
+      turnIdFor(inputId),
+      "runtime.queue",
+      "send-failed",
+      describeError(error),
+      inputId,
+    );
   }
 
   /** An event from the backend: dropped when it belongs to a turn the runtime already ended. */
@@ -745,17 +732,7 @@ export class Session {
           ? `exited with code ${exit.code}`
           : "stopped (how is unknown: this bridge did not start it)";
     const tail = exit.logTail.slice(-10).join("\n");
-    const error = {
-      kind: "server-exited",
-      message: `opencode serve ${how}${tail === "" ? "" : `; its last lines:\n${tail}`}`,
-    };
-    const ended = (turnId: string) =>
-      this.#publish(turnId, "server.exit", "turn.ended", {
-        outcome: "failed",
-        reason: "server-exited",
-        error,
-        text: this.#turnById(turnId).partialText(),
-      });
+    const message = `opencode serve ${how}${tail === "" ? "" : `; its last lines:\n${tail}`}`;
     const running = this.#running;
     const waiting = [...this.#awaiting];
     const held = this.#held.splice(0);
@@ -764,15 +741,14 @@ export class Session {
     }
     if (running !== undefined) {
       this.#abandoned.add(running);
-      ended(running);
+      this.#failTurn(running, "server.exit", "server-exited", message);
     }
     for (const inputId of [...waiting, ...held.map((entry) => entry.inputId)]) {
       const turnId = turnIdFor(inputId);
       if (turnId === running) continue;
       this.#abandoned.add(turnId);
       removeFrom(this.#awaiting, inputId);
-      this.#publish(turnId, "server.exit", "turn.started", { inputId });
-      ended(turnId);
+      this.#failTurn(turnId, "server.exit", "server-exited", message, inputId);
     }
   }
 
@@ -794,15 +770,30 @@ export class Session {
         this.#abandoning = undefined;
         this.#releaseHeld();
       });
-    if (this.#running === undefined && pendingInput !== undefined) {
-      // The input never started a turn: open one so that exactly one start meets one end.
-      this.#publish(turnId, "watchdog", "turn.started", { inputId: pendingInput });
-      removeFrom(this.#awaiting, pendingInput);
+    const neverStarted = this.#running === undefined ? pendingInput : undefined;
+    if (neverStarted !== undefined) removeFrom(this.#awaiting, neverStarted);
+    this.#failTurn(turnId, "watchdog", "stalled", stall.hint, neverStarted);
+  }
+
+  /**
+   * Ends a turn `failed` for a reason of the runtime's own (its `error.kind` too). An input
+   * that never started a turn (`neverStarted`) gets one opened first, so that exactly one
+   * start meets one end.
+   */
+  #failTurn(
+    turnId: string,
+    source: string,
+    reason: string,
+    message: string,
+    neverStarted?: string,
+  ): void {
+    if (neverStarted !== undefined) {
+      this.#publish(turnId, source, "turn.started", { inputId: neverStarted });
     }
-    this.#publish(turnId, "watchdog", "turn.ended", {
+    this.#publish(turnId, source, "turn.ended", {
       outcome: "failed",
-      reason: "stalled",
-      error: { kind: "stalled", message: stall.hint },
+      reason,
+      error: { kind: reason, message },
       text: this.#turnById(turnId).partialText(),
     });
   }
