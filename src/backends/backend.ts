@@ -9,6 +9,7 @@ import type { CanonicalEvent, ModelRef } from "../events/canonical.js";
 import type { Logger } from "../util/logger.js";
 import type { Attachment } from "./attachments.js";
 import type { Capabilities } from "./capabilities.js";
+import type { DeltaStats } from "./serve/delta-catch-up.js";
 
 export type BackendKind = "serve" | "serve-legacy" | "subprocess";
 
@@ -68,6 +69,8 @@ export interface SessionBackend {
   abandonTurn(): Promise<void>;
   /** Stops following the session; the upstream session is kept. */
   close(): Promise<void>;
+  /** What the backend's deltas could not hand out whole (a backend without deltas has none). */
+  deltaStats?(): DeltaStats;
 }
 
 /** What the runtime gives a backend when it makes one. */

@@ -12,6 +12,7 @@ import {
 } from "../backends/attachments.js";
 import { type BackendContext, mintInputId, type SessionBackend } from "../backends/backend.js";
 import type { Capabilities } from "../backends/capabilities.js";
+import type { DeltaStats } from "../backends/serve/delta-catch-up.js";
 import { UsageError } from "../errors.js";
 import { canonical } from "../events/build.js";
 import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../events/canonical.js";
@@ -82,6 +83,13 @@ export interface SessionOptions {
   beforeSend?: () => Promise<void>;
   /** Adopting a session kept in the store: its events so far and the upstream cursor. */
   resume?: { events: readonly CanonicalEvent[]; cursor: string | undefined };
+}
+
+export type { DeltaStats };
+
+/** What a session could not hand out whole, since it started following its upstream session. */
+export interface SessionStats {
+  deltas: DeltaStats;
 }
 
 /** How long `send` waits for the stream to say which turn an input joined. */
@@ -468,6 +476,11 @@ export class Session {
   /** Durable events kept so far. */
   transcript(): CanonicalEvent[] {
     return this.#log.durable();
+  }
+
+  /** Counts of what the session could not hand out whole (see docs/events.md, "Deltas"). */
+  stats(): SessionStats {
+    return { deltas: this.#backend.deltaStats?.() ?? { incompleteParts: 0, droppedDeltas: 0 } };
   }
 
   /**

@@ -31,6 +31,7 @@ import {
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LiveReadiness } from "../live-readiness.js";
 import { modelSwitchedEvent } from "../model-switched.js";
+import { DeltaCatchUp, type DeltaStats } from "../serve/delta-catch-up.js";
 import { ChildSessions } from "./child-sessions.js";
 
 /** How long a prompt waits for its user message on the stream. */
@@ -57,6 +58,11 @@ export class LegacyBackend implements SessionBackend {
   readonly #children: ChildSessions;
   /** Wakes prompts waiting for their user message. */
   readonly #changes = new ChangeNotifier();
+  /**
+   * One ordered stream: nothing to wait for, but a delta after its part's end is dropped and
+   * counted. The legacy surface streams no tool input.
+   */
+  readonly #deltas: DeltaCatchUp;
 
   constructor(client: OpencodeClient, context: BackendContext, options: LegacyBackendOptions) {
     this.upstreamId = context.sessionId;
@@ -64,6 +70,11 @@ export class LegacyBackend implements SessionBackend {
     this.#context = context;
     this.#model = options.model;
     this.#state = initialLegacyState(context.sessionId);
+    this.#deltas = new DeltaCatchUp(context.sink, {
+      idleMs: 0,
+      kinds: ["text", "reasoning"],
+      logger: context.logger,
+    });
     this.#children = new ChildSessions(context.sessionId, {
       events: context.childSink,
       // A child's ask surfaces on the parent's running turn: the parent's run waits on it.
@@ -158,6 +169,11 @@ export class LegacyBackend implements SessionBackend {
   async close(): Promise<void> {
     this.#stop.abort();
     await this.#pump;
+    this.#deltas.flush();
+  }
+
+  deltaStats(): DeltaStats {
+    return this.#deltas.stats();
   }
 
   /** One native event through the normaliser; a failure costs that event, not the stream. */
@@ -165,7 +181,7 @@ export class LegacyBackend implements SessionBackend {
     try {
       const result = normalizeLegacyEvent(this.#state, parsed);
       this.#state = result.state;
-      for (const canonicalEvent of result.events) this.#context.sink(canonicalEvent);
+      for (const canonicalEvent of result.events) this.#deltas.push(canonicalEvent);
     } catch (error) {
       this.#context.logger.error("a legacy event could not be handled", {
         sessionId: this.upstreamId,

@@ -1,29 +1,189 @@
 /**
- * Deltas come on the live stream, whole texts and the turn's end on the durable one; the two
- * connections are not ordered against each other, so a turn's last deltas often arrive after
- * its end, too late for whoever reads the turn. This holds a `turn.ended` (and what follows
- * it) until the deltas seen cover the turn's ended texts, for a bounded time: a lost delta
- * costs that much latency, never the end.
+ * The delta rule (docs/events.md): every delta of a part comes before the part's `*.ended`,
+ * and whenever the live stream was connected for the whole part, its deltas joined are the
+ * ended value.
+ *
+ * On `serve` the deltas come on the live stream and the parts' starts and ends on the durable
+ * one. The two connections are not ordered against each other: a burst's deltas often land
+ * after its end (even after the turn's), and the live side can run a whole turn ahead. So:
+ * - a delta that comes before its part's `*.started` waits for it, and every delta carries
+ *   the turn its part started in (not whatever turn the normaliser is in when it arrives);
+ * - a part's `*.ended` is held, with every event after it (the durable order is kept: the
+ *   turn's end comes after all its parts' ends), until the deltas handed out join to its
+ *   value; while the live stream keeps delivering, for a bounded time per part. A reconnect
+ *   of the live stream during the part means deltas were lost upstream: then it is not held;
+ * - a delta that comes after its part's end went out is dropped.
+ * What could not be handed out whole is counted (`stats()`) and logged, never lost silently.
+ *
+ * `serve-legacy` has one ordered stream: it uses this with `idleMs: 0` (nothing is held), for
+ * the same counts and the same guarantee that no delta follows its part's end.
  */
-import type { CanonicalEvent } from "../../events/canonical.js";
+import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../../events/canonical.js";
+import { type Logger, silentLogger } from "../../util/logger.js";
 
-export const DELTA_CATCH_UP_MS = 500;
+/** A held end goes once no delta of the session came for this long (the live side stopped short). */
+export const DELTA_IDLE_MS = 1_000;
+
+/** A held end goes at the latest this long after it arrived, however the live side moves. */
+export const DELTA_MAX_HOLD_MS = 15_000;
+
+/** Ended parts remembered (to drop their late deltas); older ones are forgotten. */
+const ENDED_PARTS_KEPT = 1_000;
+
+/** The kinds of part that stream deltas. */
+export type DeltaKind = "text" | "reasoning" | "tool.input";
+
+export const DELTA_KINDS: readonly DeltaKind[] = ["text", "reasoning", "tool.input"];
+
+/** What could not be handed out whole, since the session started. */
+export interface DeltaStats {
+  /**
+   * Parts whose `*.ended` went out while their deltas did not join to its value: the live
+   * stream reconnected during the part, fell behind past the bound, or sent other text.
+   */
+  incompleteParts: number;
+  /**
+   * Deltas not handed out: they came after their part's `*.ended` (or its turn's end) had
+   * gone out, or were still waiting for their part to start when the session closed.
+   */
+  droppedDeltas: number;
+}
+
+export interface DeltaCatchUpOptions {
+  /** See `DELTA_IDLE_MS`; 0: ends are never held (a surface with one ordered stream). */
+  idleMs?: number;
+  /** See `DELTA_MAX_HOLD_MS`. */
+  maxHoldMs?: number;
+  /** The kinds of part whose deltas the surface streams; the others' ends wait for nothing. */
+  kinds?: readonly DeltaKind[];
+  logger?: Logger;
+}
+
+type Phase = "started" | "delta" | "ended";
+
+/** What an event says about a streamed part: which part, and its delta or whole value. */
+interface PartEvent {
+  kind: DeltaKind;
+  id: string;
+  phase: Phase;
+  /** The delta, or the whole value at the end. */
+  text: string;
+}
+
+type PartReader<T extends CanonicalType> = (event: CanonicalEventOf<T>) => PartEvent;
+
+const PART_EVENTS: { [T in CanonicalType]?: PartReader<T> } = {
+  "text.started": (e) => ({ kind: "text", id: e.data.partId, phase: "started", text: "" }),
+  "text.delta": (e) => ({ kind: "text", id: e.data.partId, phase: "delta", text: e.data.delta }),
+  "text.ended": (e) => ({ kind: "text", id: e.data.partId, phase: "ended", text: e.data.text }),
+  "reasoning.started": (e) => ({
+    kind: "reasoning",
+    id: e.data.partId,
+    phase: "started",
+    text: "",
+  }),
+  "reasoning.delta": (e) => ({
+    kind: "reasoning",
+    id: e.data.partId,
+    phase: "delta",
+    text: e.data.delta,
+  }),
+  "reasoning.ended": (e) => ({
+    kind: "reasoning",
+    id: e.data.partId,
+    phase: "ended",
+    text: e.data.text,
+  }),
+  "tool.input.started": (e) => ({
+    kind: "tool.input",
+    id: e.data.callId,
+    phase: "started",
+    text: "",
+  }),
+  "tool.input.delta": (e) => ({
+    kind: "tool.input",
+    id: e.data.callId,
+    phase: "delta",
+    text: e.data.delta,
+  }),
+  "tool.input.ended": (e) => ({
+    kind: "tool.input",
+    id: e.data.callId,
+    phase: "ended",
+    text: e.data.input,
+  }),
+};
+
+function partEventOf(event: CanonicalEvent): PartEvent | undefined {
+  const read = PART_EVENTS[event.type] as ((event: CanonicalEvent) => PartEvent) | undefined;
+  return read?.(event);
+}
+
+/** One streamed part, from its first sign (a delta or its start) to its end going out. */
+interface Part {
+  readonly key: string;
+  /** The live stream's connection count when the part was first seen. */
+  readonly connection: number;
+  started: boolean;
+  /** The turn its start named: its deltas carry it. */
+  turnId: string | undefined;
+  /** Deltas that came before the part started, waiting for it. */
+  early: CanonicalEvent[];
+  /** What the deltas handed out so far join to. */
+  handed: string;
+  /** Its end is waiting in the queue: the value it carries, since when, and its bound's timer. */
+  held: { value: string; since: number; timer: NodeJS.Timeout | undefined } | undefined;
+  /** The bound passed: its end waits no longer. */
+  expired: boolean;
+  /** Its end (or its turn's) went out: later deltas are dropped. */
+  ended: boolean;
+}
+
+/** An event waiting behind a held end; the start or end of a part, if it is one. */
+interface Queued {
+  event: CanonicalEvent;
+  start?: Part;
+  end?: Part;
+}
 
 export class DeltaCatchUp {
   readonly #out: (event: CanonicalEvent) => void;
-  readonly #boundMs: number;
-  /** Characters seen in deltas, and the length of the whole text, by part. */
-  readonly #deltas = new Map<string, number>();
-  #ended = new Map<string, number>();
-  /** A held `turn.ended` and every durable event after it, in order. */
-  #held: CanonicalEvent[] | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #idleMs: number;
+  readonly #maxHoldMs: number;
+  readonly #kinds: ReadonlySet<DeltaKind>;
+  readonly #logger: Logger;
+  readonly #parts = new Map<string, Part>();
+  /** Ended parts' keys, oldest first, to forget the oldest. */
+  readonly #endedKeys: string[] = [];
+  /** Events behind a held end, in order (the first one is a held end, if any is). */
+  readonly #queue: Queued[] = [];
+  /** How often the live stream connected: a part seen under an earlier count lost deltas. */
+  #connections = 0;
+  #lastDeltaAt = 0;
+  readonly #stats: DeltaStats = { incompleteParts: 0, droppedDeltas: 0 };
   /** After `flush()`: everything passes straight through. */
   #closed = false;
 
-  constructor(out: (event: CanonicalEvent) => void, boundMs = DELTA_CATCH_UP_MS) {
+  constructor(out: (event: CanonicalEvent) => void, options: DeltaCatchUpOptions = {}) {
     this.#out = out;
-    this.#boundMs = boundMs;
+    this.#idleMs = options.idleMs ?? DELTA_IDLE_MS;
+    this.#maxHoldMs = options.maxHoldMs ?? DELTA_MAX_HOLD_MS;
+    this.#kinds = new Set(options.kinds ?? DELTA_KINDS);
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  /** A copy of the counts so far. */
+  stats(): DeltaStats {
+    return { ...this.#stats };
+  }
+
+  /**
+   * The live stream (re)connected. What it sent while it was away is gone: parts already
+   * going have lost deltas, so their ends wait for nothing.
+   */
+  liveConnected(): void {
+    this.#connections++;
+    this.#drain();
   }
 
   push(event: CanonicalEvent): void {
@@ -31,54 +191,196 @@ export class DeltaCatchUp {
       this.#out(event);
       return;
     }
-    if (event.type === "text.delta") {
-      const seen = this.#deltas.get(event.data.partId) ?? 0;
-      this.#deltas.set(event.data.partId, seen + event.data.delta.length);
-      this.#out(event);
-      if (this.#held !== undefined && this.#caughtUp()) this.#flush();
+    const partEvent = partEventOf(event);
+    const tracked = partEvent !== undefined && this.#kinds.has(partEvent.kind);
+    if (tracked && partEvent.phase === "delta") {
+      this.#delta(event, this.#part(partEvent));
       return;
     }
-    if (this.#held !== undefined) {
-      this.#held.push(event);
-      return;
+    if (!tracked) {
+      this.#queue.push({ event });
+    } else {
+      const part = this.#part(partEvent);
+      if (partEvent.phase === "ended" && !part.ended && part.held === undefined) {
+        this.#hold(part, partEvent.text);
+        this.#queue.push({ event, end: part });
+      } else if (partEvent.phase === "started" && !part.started) {
+        this.#queue.push({ event, start: part });
+      } else {
+        this.#queue.push({ event });
+      }
     }
-    if (event.type === "text.ended") this.#ended.set(event.data.partId, event.data.text.length);
-    if (event.type === "turn.ended" && !this.#caughtUp()) {
-      this.#held = [event];
-      this.#timer = setTimeout(() => this.#flush(), this.#boundMs);
-      this.#timer.unref();
-      return;
-    }
-    this.#out(event);
-    if (event.type === "turn.ended") this.#forgetTurn();
+    this.#drain();
   }
 
-  /** Lets everything held go, and holds nothing any more (the session is closing). */
+  /** Lets everything held go, drops what waits for a start, and holds nothing any more. */
   flush(): void {
-    this.#closed = true;
-    if (this.#held !== undefined) this.#flush();
-  }
-
-  #caughtUp(): boolean {
-    for (const [partId, length] of this.#ended) {
-      if ((this.#deltas.get(partId) ?? 0) < length) return false;
+    if (this.#closed) return;
+    for (const part of this.#parts.values()) {
+      if (part.held !== undefined) part.expired = true;
     }
-    return true;
+    this.#drain();
+    this.#closed = true;
+    for (const part of this.#parts.values()) {
+      this.#stats.droppedDeltas += part.early.length;
+      part.early = [];
+    }
   }
 
-  #flush(): void {
-    clearTimeout(this.#timer);
-    const held = this.#held ?? [];
-    this.#held = undefined;
-    const [end, ...after] = held;
-    if (end !== undefined) this.#out(end);
-    this.#forgetTurn();
-    for (const event of after) this.push(event);
+  #part(partEvent: PartEvent): Part {
+    const key = `${partEvent.kind} ${partEvent.id}`;
+    let part = this.#parts.get(key);
+    if (part === undefined) {
+      part = {
+        key,
+        connection: this.#connections,
+        started: false,
+        turnId: undefined,
+        early: [],
+        handed: "",
+        held: undefined,
+        expired: false,
+        ended: false,
+      };
+      this.#parts.set(key, part);
+    }
+    return part;
   }
 
-  /** Forgets the ended turn's parts; deltas of parts still going (a next turn's) are kept. */
-  #forgetTurn(): void {
-    for (const partId of this.#ended.keys()) this.#deltas.delete(partId);
-    this.#ended = new Map();
+  #delta(event: CanonicalEvent, part: Part): void {
+    this.#lastDeltaAt = Date.now();
+    if (part.ended) {
+      this.#stats.droppedDeltas++;
+      this.#logger.debug("dropped a delta that came after its part's end", { part: part.key });
+      return;
+    }
+    if (!part.started) {
+      part.early.push(event);
+      return;
+    }
+    this.#handOut(event, part);
+    if (part.held !== undefined && part.handed.length >= part.held.value.length) this.#drain();
   }
+
+  #handOut(event: CanonicalEvent, part: Part): void {
+    part.handed += partEventOf(event)?.text ?? "";
+    this.#out(withTurn(event, part.turnId));
+  }
+
+  /** The part's end arrived: it may have to wait, for a bounded time counted from now. */
+  #hold(part: Part, value: string): void {
+    part.held = { value, since: Date.now(), timer: undefined };
+    if (this.#idleMs > 0) this.#armBound(part, this.#idleMs);
+  }
+
+  #armBound(part: Part, delayMs: number): void {
+    const held = part.held;
+    if (held === undefined) return;
+    held.timer = setTimeout(() => this.#checkBound(part), delayMs);
+    held.timer.unref();
+  }
+
+  /** The bound is on silence: while the session's deltas keep coming, the end keeps waiting (up to the maximum). */
+  #checkBound(part: Part): void {
+    const held = part.held;
+    if (held === undefined || this.#closed) return;
+    const now = Date.now();
+    const quietSince = Math.max(this.#lastDeltaAt, held.since);
+    const deadline = Math.min(quietSince + this.#idleMs, held.since + this.#maxHoldMs);
+    if (now < deadline) {
+      this.#armBound(part, deadline - now);
+      return;
+    }
+    part.expired = true;
+    this.#drain();
+  }
+
+  /** Sends what the queue can let go, in order, up to the first end that must still wait. */
+  #drain(): void {
+    for (;;) {
+      const head = this.#queue[0];
+      if (head === undefined) return;
+      const { event, start, end } = head;
+      if (end?.held !== undefined) {
+        // An end with no start seen (a resumed stream): its part starts here.
+        if (!end.started) this.#start(end, event.turnId);
+        if (!this.#mayEnd(end, end.held.value)) return;
+        this.#queue.shift();
+        this.#end(end, end.held.value);
+        this.#out(event);
+        continue;
+      }
+      this.#queue.shift();
+      this.#out(event);
+      if (start !== undefined) this.#start(start, event.turnId);
+      if (event.type === "turn.ended") this.#endTurn(event.turnId);
+    }
+  }
+
+  #mayEnd(part: Part, value: string): boolean {
+    return (
+      this.#idleMs <= 0 ||
+      part.expired ||
+      part.connection !== this.#connections ||
+      part.handed.length >= value.length
+    );
+  }
+
+  /** The part started: the deltas that waited for it go out now, carrying its turn. */
+  #start(part: Part, turnId: string | undefined): void {
+    part.started = true;
+    part.turnId = turnId;
+    const early = part.early;
+    part.early = [];
+    for (const delta of early) this.#handOut(delta, part);
+  }
+
+  #end(part: Part, value: string): void {
+    clearTimeout(part.held?.timer);
+    if (part.handed !== value) {
+      this.#stats.incompleteParts++;
+      this.#logger.info("a part ended before all its deltas were handed out", {
+        part: part.key,
+        handed: part.handed.length,
+        length: value.length,
+        reason:
+          part.connection !== this.#connections
+            ? "the live stream reconnected during the part"
+            : part.expired
+              ? "the live stream did not catch up in time"
+              : "the deltas differ from the ended value",
+      });
+    }
+    this.#forget(part);
+  }
+
+  /** The turn ended: its parts that never ended (a cut-short step) take no more deltas. */
+  #endTurn(turnId: string | undefined): void {
+    if (turnId === undefined) return;
+    for (const part of this.#parts.values()) {
+      if (part.started && !part.ended && part.turnId === turnId && part.held === undefined) {
+        this.#forget(part);
+      }
+    }
+  }
+
+  /** Keeps only that the part ended (its late deltas are dropped), for the last few parts. */
+  #forget(part: Part): void {
+    part.ended = true;
+    part.held = undefined;
+    part.handed = "";
+    this.#endedKeys.push(part.key);
+    if (this.#endedKeys.length > ENDED_PARTS_KEPT) {
+      const oldest = this.#endedKeys.shift();
+      if (oldest !== undefined) this.#parts.delete(oldest);
+    }
+  }
+}
+
+/** The event as its part's turn: a delta belongs where its part started. */
+function withTurn(event: CanonicalEvent, turnId: string | undefined): CanonicalEvent {
+  if (event.turnId === turnId) return event;
+  if (turnId !== undefined) return { ...event, turnId };
+  const { turnId: _ignored, ...rest } = event;
+  return rest as CanonicalEvent;
 }

@@ -21,7 +21,7 @@ import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LiveReadiness } from "../live-readiness.js";
 import { diffOfToolCall } from "../permission-diff.js";
 import { ToolCalls } from "../tool-calls.js";
-import { DeltaCatchUp } from "./delta-catch-up.js";
+import { DeltaCatchUp, type DeltaStats } from "./delta-catch-up.js";
 import { mergedSessionStream } from "./merged-stream.js";
 
 /** How long an ask waits for its tool call's input (it comes on the other connection). */
@@ -71,7 +71,7 @@ export class ServeBackend implements SessionBackend {
             resume.events.filter((event) => (event.native?.seq ?? 0) <= this.#after),
           );
     this.#answered = new AnsweredAsks(context.sessionId, this.kind);
-    this.#catchUp = new DeltaCatchUp(context.sink);
+    this.#catchUp = new DeltaCatchUp(context.sink, { logger: context.logger });
     this.#pump = this.#run(options.idleTimeoutMs);
   }
 
@@ -129,6 +129,16 @@ export class ServeBackend implements SessionBackend {
     this.#stop.abort();
     await this.#pump;
     this.#catchUp.flush();
+  }
+
+  deltaStats(): DeltaStats {
+    return this.#catchUp.stats();
+  }
+
+  /** The live stream (re)connected: prompts may go, and deltas it missed are not waited for. */
+  #liveConnected(): void {
+    this.#live.connected();
+    this.#catchUp.liveConnected();
   }
 
   /** Publishes an event: a permission ask once it carries its diff, a reply only once. */
@@ -247,7 +257,7 @@ export class ServeBackend implements SessionBackend {
       signal: this.#stop.signal,
       directory: this.#context.directory,
       logger: this.#context.logger,
-      onLiveConnected: () => this.#live.connected(),
+      onLiveConnected: () => this.#liveConnected(),
       ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
     });
     try {
@@ -292,7 +302,8 @@ export class ServeBackend implements SessionBackend {
         sessionId: this.upstreamId,
       });
       this.#state = { ...this.#state, turn: undefined };
-      this.#context.sink(
+      // Behind any part end still held: a turn's end comes after its parts'.
+      this.#catchUp.push(
         canonical(
           {
             sessionId: this.upstreamId,

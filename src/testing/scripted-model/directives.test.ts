@@ -54,6 +54,13 @@ describe("parseDirectives", () => {
     ).toEqual({ kind: "error", status: 429, body: { error: { message: "slow down" } }, times: 2 });
   });
 
+  it("reads chunks", () => {
+    expect(parseDirectives("[[chunks 10]] [[reply hi]]")).toMatchObject({
+      chunks: 10,
+      final: { kind: "reply", text: "hi" },
+    });
+  });
+
   it("reads hang", () => {
     expect(parseDirectives("wait [[hang]]").final).toEqual({ kind: "hang" });
   });
@@ -74,6 +81,9 @@ describe("parseDirectives", () => {
     ["[[error 200]]", /STATUS from 400 to 599/],
     ["[[error 500 twice]]", /times=N/],
     ["[[hang now]]", /no arguments/],
+    ["[[chunks 0]]", /N an integer/],
+    ["[[chunks 10001]]", /N an integer/],
+    ["[[chunks 2]] [[chunks 3]]", /only once/],
     ["[[reply a]] [[hang]]", /only one of/],
     ["[[reasoning a]] [[reasoning b]]", /only once/],
     ["[[reply never closed", /Unclosed/],

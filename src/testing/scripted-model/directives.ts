@@ -17,6 +17,12 @@
  *                             next one, in the order written
  *   [[reasoning TEXT]]        stream TEXT as `reasoning_content` before the
  *                             first answer of the turn
+ *   [[chunks N]]              stream the reply text, the reasoning and each
+ *                             tool's arguments in N chunks each (cut between
+ *                             code points, so a character made of several —
+ *                             an emoji with a modifier, a letter with a
+ *                             combining mark — can be cut; fewer chunks when
+ *                             the text is shorter), all sent at once
  *   [[error STATUS times=N JSONBODY]]
  *                             answer with HTTP STATUS (400-599) and JSONBODY
  *                             (default an OpenAI-style error whose type is
@@ -58,6 +64,8 @@ export interface Script {
   tools: ToolDirective[];
   final?: FinalDirective;
   reasoning?: string;
+  /** `[[chunks N]]`: how many chunks each streamed text is cut into. */
+  chunks?: number;
   /** The user text with every directive removed and trimmed (what the echo repeats). */
   text: string;
 }
@@ -75,9 +83,19 @@ export function defaultErrorBody(status: number): {
   return { error: { message: "scripted provider error", type } };
 }
 
-const directiveNames = new Set(["reply", "then", "slow", "tool", "reasoning", "error", "hang"]);
+const directiveNames = new Set([
+  "reply",
+  "then",
+  "slow",
+  "tool",
+  "reasoning",
+  "chunks",
+  "error",
+  "hang",
+]);
 const close = "]]";
 const maxSlowTokens = 10_000;
+const maxChunks = 10_000;
 const maxDelayMs = 600_000;
 
 interface Span {
@@ -188,6 +206,15 @@ function applyDirective(script: Script, span: Span, source: string): void {
       if (script.reasoning !== undefined) throw bad("give [[reasoning]] only once");
       script.reasoning = args;
       return;
+    case "chunks": {
+      if (script.chunks !== undefined) throw bad("give [[chunks]] only once");
+      const n = parseInteger(args);
+      if (n === undefined || n < 1 || n > maxChunks) {
+        throw bad(`expected [[chunks N]] with N an integer from 1 to ${maxChunks}`);
+      }
+      script.chunks = n;
+      return;
+    }
     case "hang":
       if (args !== "") throw bad("[[hang]] takes no arguments");
       setFinal({ kind: "hang" });

@@ -71,7 +71,9 @@ export function planReply(
   // the messages never carry any other marker we could rely on.
   const sinceUser = messages.slice(userIndex + 1);
   const toolResults = sinceUser.filter((message) => message.role === "tool");
-  const reasoning = toolResults.length === 0 ? chunkText(script.reasoning ?? "") : [];
+  const split = (text: string): string[] =>
+    script.chunks === undefined ? chunkText(text) : chunkCodePoints(text, script.chunks);
+  const reasoning = toolResults.length === 0 ? split(script.reasoning ?? "") : [];
   // A request that offers no tools (OpenCode's title generator) cannot take a
   // tool call, so it skips straight to the final answer.
   const offersTools = (request.tools ?? []).length > 0;
@@ -86,7 +88,10 @@ export function planReply(
       toolCall: {
         id: state.nextToolCallId(),
         name: tool.name,
-        argumentChunks: splitInTwo(tool.arguments),
+        argumentChunks:
+          script.chunks === undefined
+            ? splitInTwo(tool.arguments)
+            : chunkCodePoints(tool.arguments, script.chunks),
       },
       finishReason: "tool_calls",
     };
@@ -107,9 +112,9 @@ export function planReply(
         finishReason: "stop",
       };
     case "reply":
-      return textReply(reasoning, final.text);
+      return textReply(reasoning, split(final.text));
     case undefined:
-      return textReply(reasoning, defaultText(script, messages, toolResults, options));
+      return textReply(reasoning, split(defaultText(script, messages, toolResults, options)));
   }
 }
 
@@ -156,8 +161,8 @@ function toolNameOf(
   return undefined;
 }
 
-function textReply(reasoning: string[], text: string): MessageReply {
-  return { kind: "message", reasoning, content: chunkText(text), delayMs: 0, finishReason: "stop" };
+function textReply(reasoning: string[], content: string[]): MessageReply {
+  return { kind: "message", reasoning, content, delayMs: 0, finishReason: "stop" };
 }
 
 /** Splits text into up to `pieces` chunks at word boundaries; joined they give the text back. */
@@ -167,6 +172,23 @@ export function chunkText(text: string, pieces = 3): string[] {
   const size = Math.ceil(words.length / pieces);
   const chunks: string[] = [];
   for (let at = 0; at < words.length; at += size) chunks.push(words.slice(at, at + size).join(""));
+  return chunks;
+}
+
+/**
+ * Cuts text into `pieces` chunks of about the same number of code points (fewer when the text
+ * has fewer); joined they give the text back. A surrogate pair is never cut, so each chunk is
+ * well-formed UTF-16 and survives JSON.
+ */
+export function chunkCodePoints(text: string, pieces: number): string[] {
+  const points = Array.from(text);
+  const count = Math.min(pieces, points.length);
+  const chunks: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const from = Math.floor((index * points.length) / count);
+    const to = Math.floor(((index + 1) * points.length) / count);
+    chunks.push(points.slice(from, to).join(""));
+  }
   return chunks;
 }
 

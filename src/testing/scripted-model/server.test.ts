@@ -142,6 +142,24 @@ describe("scripted model: replies", () => {
     expect(firstReasoning).toBeLessThan(firstContent);
   });
 
+  it("streams reply, reasoning and tool arguments in [[chunks N]], cut between code points", async () => {
+    await start();
+    const text = "漢字👍🏽e\u0301";
+    const stream = await chat(
+      [user(`[[chunks 4]] [[reasoning ${text}]] [[tool bash {"command":"echo ${text}"}]]`)],
+      [bashTool],
+    );
+    const reasoning = stream.chunks.map((c) => c.choices[0]?.delta.reasoning_content ?? "");
+    expect(reasoning.filter((piece) => piece !== "")).toEqual(["漢", "字👍", "🏽", "e\u0301"]);
+    const calls = stream.chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+    const pieces = calls.slice(1).map((call) => call.function.arguments ?? "");
+    expect(pieces).toHaveLength(4);
+    expect(pieces.join("")).toBe(JSON.stringify({ command: `echo ${text}` }));
+    const replied = await chat([user(`[[chunks 10]] [[reply ${text}]]`)]);
+    const content = replied.chunks.map((c) => c.choices[0]?.delta.content ?? "");
+    expect(content.filter((piece) => piece !== "")).toEqual(Array.from(text));
+  });
+
   it("answers stream: false with a chat.completion object", async () => {
     await start();
     const response = await post({

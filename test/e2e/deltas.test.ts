@@ -1,0 +1,195 @@
+/**
+ * End to end: the delta rule (docs/events.md) on the real 1.18.33 binary and the scripted
+ * model, on both serve surfaces. For every text, reasoning and tool-input part of a turn, the
+ * deltas `turn.events()` hands out all come before the part's `*.ended`, and joined they are
+ * the ended value exactly. On `serve` the deltas come on the live stream and the ends on the
+ * durable one, so a burst easily has its deltas land after its end: the bridge holds the end.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BackendKind } from "../../src/backends/backend.js";
+import type { CanonicalEvent } from "../../src/events/canonical.js";
+import { Bridge } from "../../src/runtime/bridge.js";
+import type { Session } from "../../src/runtime/session.js";
+import { trackProcess } from "../support/process-tracker.js";
+import { collectTurn } from "../support/turn-events.js";
+
+/** 30 code points: CJK, emoji (one with a skin-tone modifier), letters with combining marks. */
+const MULTIBYTE = "漢字かな交じり文🙂👍🏽🎉e\u0301a\u0308o\u0302n\u0303ü中文테스트終";
+
+type Kind = "text" | "reasoning" | "tool.input";
+
+interface PartStream {
+  deltas: string[];
+  /** Deltas handed out after the part's end (the rule says none). */
+  lateDeltas: number;
+  ended?: string;
+}
+
+/** Each part of the turn, by kind and id: its deltas in order, and its ended value. */
+function partsOf(events: readonly CanonicalEvent[]): Map<string, PartStream> {
+  const parts = new Map<string, PartStream>();
+  const part = (kind: Kind, id: string): PartStream => {
+    const key = `${kind} ${id}`;
+    let found = parts.get(key);
+    if (found === undefined) {
+      found = { deltas: [], lateDeltas: 0 };
+      parts.set(key, found);
+    }
+    return found;
+  };
+  const delta = (stream: PartStream, text: string): void => {
+    if (stream.ended === undefined) stream.deltas.push(text);
+    else stream.lateDeltas++;
+  };
+  for (const event of events) {
+    switch (event.type) {
+      case "text.delta":
+        delta(part("text", event.data.partId), event.data.delta);
+        break;
+      case "text.ended":
+        part("text", event.data.partId).ended = event.data.text;
+        break;
+      case "reasoning.delta":
+        delta(part("reasoning", event.data.partId), event.data.delta);
+        break;
+      case "reasoning.ended":
+        part("reasoning", event.data.partId).ended = event.data.text;
+        break;
+      case "tool.input.delta":
+        delta(part("tool.input", event.data.callId), event.data.delta);
+        break;
+      case "tool.input.ended":
+        part("tool.input", event.data.callId).ended = event.data.input;
+        break;
+      default:
+        break;
+    }
+  }
+  return parts;
+}
+
+/** How `joined` compares to the ended value: its length, and where the two first differ. */
+function summary(joined: string, ended: string | undefined) {
+  let differAt = 0;
+  const whole = ended ?? "";
+  while (differAt < joined.length && joined[differAt] === whole[differAt]) differAt++;
+  return {
+    ended: ended !== undefined,
+    length: joined.length,
+    same: differAt === joined.length && joined.length === whole.length,
+    around: joined.slice(Math.max(0, differAt - 10), differAt + 10),
+  };
+}
+
+/** Runs `prompt` as one turn and checks the rule for every part of `kind` (there must be one). */
+async function expectWholeDeltas(session: Session, prompt: string, kind: Kind) {
+  const turn = await session.send(prompt, { delivery: "queue" });
+  const events = await collectTurn(turn);
+  expect(await turn.done()).toMatchObject({ outcome: "completed" });
+  const parts = new Map([...partsOf(events)].filter(([key]) => key.startsWith(`${kind} `)));
+  expect(parts.size).toBeGreaterThan(0);
+  for (const [key, part] of parts) {
+    // One comparison of a short summary: a failure says what went wrong without printing
+    // 10,000 deltas.
+    const joined = part.deltas.join("");
+    expect({ key, ...summary(joined, part.ended), late: part.lateDeltas }).toEqual({
+      key,
+      ...summary(part.ended ?? "", part.ended),
+      late: 0,
+    });
+  }
+  return { events, parts };
+}
+
+describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) => {
+  let bridge: Bridge;
+  let directory: string;
+
+  beforeAll(async () => {
+    directory = mkdtempSync(join(tmpdir(), "ocb-deltas-"));
+    bridge = await Bridge.start({ directory, demo: true, backend });
+    trackProcess(bridge.server.pid, `opencode serve (deltas, ${backend})`);
+  });
+  afterAll(async () => {
+    await bridge?.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const noLoss = { incompleteParts: 0, droppedDeltas: 0 };
+
+  it("a reply of 30 multibyte characters in one burst: every delta, before the end", async () => {
+    const session = await bridge.createSession({ title: "text burst" });
+    const { parts } = await expectWholeDeltas(
+      session,
+      `[[chunks 10]] [[reply ${MULTIBYTE}]]`,
+      "text",
+    );
+    const [part] = parts.values();
+    expect(part?.ended).toBe(MULTIBYTE);
+    expect(part?.deltas.length).toBeGreaterThan(1);
+    expect(session.stats().deltas).toEqual(noLoss);
+    await session.close();
+  });
+
+  it("a reply of 10,000 deltas: all of them, before the end", async () => {
+    const session = await bridge.createSession({ title: "text 10,000" });
+    const { parts } = await expectWholeDeltas(session, "[[slow 10000 0]]", "text");
+    const [part] = parts.values();
+    expect(part?.ended?.endsWith(" tok10000")).toBe(true);
+    expect(session.stats().deltas).toEqual(noLoss);
+    await session.close();
+  });
+
+  it("reasoning in a multibyte burst", async () => {
+    const session = await bridge.createSession({ title: "reasoning burst" });
+    const prompt = `[[chunks 10]] [[reasoning ${MULTIBYTE}]] [[reply done]]`;
+    const { parts } = await expectWholeDeltas(session, prompt, "reasoning");
+    expect([...parts.values()][0]?.ended).toBe(MULTIBYTE);
+    expect(session.stats().deltas).toEqual(noLoss);
+    await session.close();
+  });
+
+  it("reasoning in 10,000 deltas", async () => {
+    const session = await bridge.createSession({ title: "reasoning 10,000" });
+    const reasoning = "思".repeat(10_000);
+    const prompt = `[[chunks 10000]] [[reasoning ${reasoning}]] [[reply done]]`;
+    const { parts } = await expectWholeDeltas(session, prompt, "reasoning");
+    expect([...parts.values()][0]?.ended === reasoning).toBe(true);
+    expect(session.stats().deltas).toEqual(noLoss);
+    await session.close();
+  });
+
+  // The legacy surface streams no tool input: its `tool.input.ended` is the parsed input again.
+  const toolInputDeltas = backend === "serve";
+  const call = (text: string) =>
+    `[[tool bash ${JSON.stringify({ command: `echo ${text}`, description: "echo" })}]] [[then ok]]`;
+
+  it.runIf(toolInputDeltas)("tool input in a multibyte burst", async () => {
+    const session = await bridge.createSession({ title: "tool input burst" });
+    await expectWholeDeltas(session, `[[chunks 10]] ${call(MULTIBYTE)}`, "tool.input");
+    expect(session.stats().deltas).toEqual(noLoss);
+    await session.close();
+  });
+
+  it.runIf(toolInputDeltas)("tool input in 10,000 deltas", async () => {
+    const session = await bridge.createSession({ title: "tool input 10,000" });
+    await expectWholeDeltas(session, `[[chunks 10000]] ${call("x".repeat(10_000))}`, "tool.input");
+    expect(session.stats().deltas).toEqual(noLoss);
+    await session.close();
+  });
+
+  it.runIf(!toolInputDeltas)("no tool input deltas, the whole input at its end", async () => {
+    const session = await bridge.createSession({ title: "tool input" });
+    const turn = await session.send(`[[chunks 10]] ${call(MULTIBYTE)}`, { delivery: "queue" });
+    const events = await collectTurn(turn);
+    expect(events.filter((event) => event.type === "tool.input.delta")).toEqual([]);
+    const ended = events.find((event) => event.type === "tool.input.ended");
+    expect(ended?.data).toMatchObject({
+      input: JSON.stringify({ command: `echo ${MULTIBYTE}`, description: "echo" }),
+    });
+    await session.close();
+  });
+});
