@@ -1,73 +1,247 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { canonical } from "../../events/build.js";
 import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../../events/canonical.js";
-import { DeltaCatchUp } from "./delta-catch-up.js";
+import { DeltaCatchUp, type DeltaCatchUpOptions } from "./delta-catch-up.js";
 
 let n = 0;
 function event<T extends CanonicalType>(
   type: T,
   data: CanonicalEventOf<T>["data"],
+  turnId: string | undefined = "t1",
 ): CanonicalEvent {
   const origin = {
     sessionId: "s",
-    turnId: "t",
+    turnId,
     at: 0,
     native: { backend: "serve" as const, type, id: `e${n++}` },
   };
   return canonical(origin, 0, type, data);
 }
 
+const started = (partId: string, turnId?: string) =>
+  event("text.started", { partId, stepId: "step" }, turnId);
+const delta = (partId: string, text: string, turnId?: string) =>
+  event("text.delta", { partId, delta: text }, turnId);
+const ended = (partId: string, text: string, turnId?: string) =>
+  event("text.ended", { partId, stepId: "step", text }, turnId);
+const turnEnded = (turnId = "t1") =>
+  event("turn.ended", { outcome: "completed", text: "" }, turnId);
+
+/** A catch-up whose output is written down as short strings: `delta p:hel@t1`, `text.ended p`. */
+function setUp(options: DeltaCatchUpOptions = {}) {
+  const out: string[] = [];
+  const catchUp = new DeltaCatchUp((e) => {
+    if (e.type === "text.delta") out.push(`delta ${e.data.partId}:${e.data.delta}@${e.turnId}`);
+    else if (e.type === "text.ended" || e.type === "text.started")
+      out.push(`${e.type} ${e.data.partId}`);
+    else out.push(e.type);
+  }, options);
+  return { out, catchUp };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe("DeltaCatchUp", () => {
-  it("holds a turn's end until the deltas cover its texts, keeping later events behind it", () => {
-    const out: string[] = [];
-    const catchUp = new DeltaCatchUp(
-      (e) => out.push(e.type === "text.delta" ? `delta ${e.data.delta}` : e.type),
-      10_000,
-    );
-    catchUp.push(event("text.delta", { partId: "p", delta: "hel" }));
-    catchUp.push(event("text.ended", { partId: "p", text: "hello" }));
-    catchUp.push(event("turn.ended", { outcome: "completed", text: "hello" }));
-    catchUp.push(event("input.admitted", { inputId: "i2", text: "next", delivery: "queue" }));
-    expect(out).toEqual(["delta hel", "text.ended"]);
-    catchUp.push(event("text.delta", { partId: "p", delta: "lo" }));
-    expect(out).toEqual(["delta hel", "text.ended", "delta lo", "turn.ended", "input.admitted"]);
+  it("holds a part's end, and what follows it, until its deltas are all out", () => {
+    const { out, catchUp } = setUp();
+    catchUp.push(started("p"));
+    catchUp.push(delta("p", "hel"));
+    catchUp.push(ended("p", "hello"));
+    catchUp.push(turnEnded());
+    expect(out).toEqual(["text.started p", "delta p:hel@t1"]);
+    catchUp.push(delta("p", "lo"));
+    expect(out).toEqual([
+      "text.started p",
+      "delta p:hel@t1",
+      "delta p:lo@t1",
+      "text.ended p",
+      "turn.ended",
+    ]);
+    expect(catchUp.stats()).toEqual({ incompleteParts: 0, droppedDeltas: 0 });
   });
 
-  it("lets the end go after the bound when a delta never comes", async () => {
-    const out: string[] = [];
-    const catchUp = new DeltaCatchUp((e) => out.push(e.type), 20);
-    catchUp.push(event("text.ended", { partId: "p", text: "hello" }));
-    catchUp.push(event("turn.ended", { outcome: "completed", text: "hello" }));
-    expect(out).toEqual(["text.ended"]);
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(out).toEqual(["text.ended", "turn.ended"]);
+  it("lets a delta that came before its part's start go right after it, in the start's turn", () => {
+    const { out, catchUp } = setUp();
+    // The live stream is a turn ahead: the normaliser still thinks t1 runs (or none does).
+    catchUp.push(delta("q", "one ", "t1"));
+    catchUp.push(delta("q", "two", undefined));
+    expect(out).toEqual([]);
+    catchUp.push(started("q", "t2"));
+    catchUp.push(ended("q", "one two", "t2"));
+    expect(out).toEqual(["text.started q", "delta q:one @t2", "delta q:two@t2", "text.ended q"]);
   });
 
-  it("on flush lets everything go, in order, and holds nothing after", () => {
-    const out: string[] = [];
-    const catchUp = new DeltaCatchUp(
-      (e) => out.push(e.type === "text.delta" ? `delta ${e.data.delta}` : e.type),
-      10_000,
-    );
-    catchUp.push(event("text.ended", { partId: "p1", text: "one" }));
-    catchUp.push(event("turn.ended", { outcome: "completed", text: "one" }));
-    catchUp.push(event("text.delta", { partId: "p2", delta: "two" }));
-    catchUp.push(event("text.ended", { partId: "p2", text: "two" }));
-    catchUp.push(event("turn.ended", { outcome: "completed", text: "two" }));
-    expect(out).toEqual(["text.ended", "delta two"]);
+  it("after the bound lets the end go, counts the part, and drops its late deltas", () => {
+    const { out, catchUp } = setUp({ idleMs: 1_000 });
+    catchUp.push(started("p"));
+    catchUp.push(delta("p", "hel"));
+    catchUp.push(ended("p", "hello"));
+    catchUp.push(turnEnded());
+    vi.advanceTimersByTime(999);
+    expect(out).toEqual(["text.started p", "delta p:hel@t1"]);
+    vi.advanceTimersByTime(1);
+    expect(out).toEqual(["text.started p", "delta p:hel@t1", "text.ended p", "turn.ended"]);
+    catchUp.push(delta("p", "lo"));
+    expect(out).toHaveLength(4);
+    expect(catchUp.stats()).toEqual({ incompleteParts: 1, droppedDeltas: 1 });
+  });
+
+  it("keeps waiting while the live stream keeps delivering, up to the maximum", () => {
+    const { out, catchUp } = setUp({ idleMs: 1_000, maxHoldMs: 5_000 });
+    catchUp.push(started("p"));
+    catchUp.push(ended("p", "x".repeat(100)));
+    catchUp.push(started("other"));
+    for (let step = 0; step < 4; step++) {
+      vi.advanceTimersByTime(900);
+      catchUp.push(delta("p", "x"));
+    }
+    expect(out.at(-1)).toBe("delta p:x@t1");
+    expect(out).not.toContain("text.ended p");
+    vi.advanceTimersByTime(999);
+    expect(out).not.toContain("text.ended p");
+    vi.advanceTimersByTime(1);
+    expect(out.slice(-2)).toEqual(["text.ended p", "text.started other"]);
+
+    // However busy the live stream, the end goes at the maximum.
+    catchUp.push(ended("other", "never"));
+    for (let step = 0; step < 5; step++) {
+      vi.advanceTimersByTime(999);
+      catchUp.push(delta("unrelated", "x"));
+    }
+    expect(out.at(-1)).toBe("text.started other");
+    vi.advanceTimersByTime(5);
+    expect(out.at(-1)).toBe("text.ended other");
+    expect(catchUp.stats().incompleteParts).toBe(2);
+  });
+
+  it("bounds each part on its own: a later part waits for an earlier one only while that one waits", () => {
+    const { out, catchUp } = setUp({ idleMs: 1_000 });
+    catchUp.push(started("a"));
+    catchUp.push(started("b"));
+    catchUp.push(ended("a", "slow"));
+    vi.advanceTimersByTime(500);
+    catchUp.push(delta("b", "quick"));
+    catchUp.push(ended("b", "quick"));
+    catchUp.push(turnEnded());
+    expect(out).toEqual(["text.started a", "text.started b", "delta b:quick@t1"]);
+    // b's delta showed the live stream still delivering: a's quiet time starts again.
+    vi.advanceTimersByTime(999);
+    expect(out).toHaveLength(3);
+    vi.advanceTimersByTime(1);
+    // a's bound passed; b was whole, so it goes at once, and the turn's end after both.
+    expect(out.slice(3)).toEqual(["text.ended a", "text.ended b", "turn.ended"]);
+    expect(catchUp.stats()).toEqual({ incompleteParts: 1, droppedDeltas: 0 });
+
+    // Two incomplete parts: each goes at its own bound, not at a bound for the turn.
+    catchUp.push(started("c", "t2"));
+    catchUp.push(started("d", "t2"));
+    catchUp.push(ended("c", "c!", "t2"));
+    vi.advanceTimersByTime(600);
+    catchUp.push(ended("d", "d!", "t2"));
+    catchUp.push(turnEnded("t2"));
+    vi.advanceTimersByTime(400);
+    expect(out.slice(-1)).toEqual(["text.ended c"]);
+    vi.advanceTimersByTime(599);
+    expect(out.slice(-1)).toEqual(["text.ended c"]);
+    vi.advanceTimersByTime(1);
+    expect(out.slice(-2)).toEqual(["text.ended d", "turn.ended"]);
+  });
+
+  it("compares what was handed out with the ended value, not only lengths", () => {
+    const { out, catchUp } = setUp();
+    catchUp.push(started("p"));
+    // Decomposed é (two code units) where the end says precomposed é plus one more letter.
+    catchUp.push(delta("p", "e\u0301"));
+    catchUp.push(ended("p", "\u00e9x"));
+    expect(out.at(-1)).toBe("text.ended p");
+    expect(catchUp.stats()).toEqual({ incompleteParts: 1, droppedDeltas: 0 });
+  });
+
+  it("holds nothing for a part that began before the live stream (re)connected", () => {
+    const { out, catchUp } = setUp();
+    catchUp.liveConnected();
+    catchUp.push(started("p"));
+    catchUp.push(delta("p", "he"));
+    catchUp.liveConnected();
+    catchUp.push(delta("p", "o"));
+    catchUp.push(ended("p", "hello"));
+    expect(out.at(-1)).toBe("text.ended p");
+    // A reconnect while an end waits lets it go at once.
+    catchUp.push(started("q"));
+    catchUp.push(ended("q", "gone"));
+    expect(out.at(-1)).toBe("text.started q");
+    catchUp.liveConnected();
+    expect(out.at(-1)).toBe("text.ended q");
+    expect(catchUp.stats()).toEqual({ incompleteParts: 2, droppedDeltas: 0 });
+    // A part that starts after the reconnect is held as usual.
+    catchUp.push(started("r"));
+    catchUp.push(ended("r", "r"));
+    expect(out.at(-1)).toBe("text.started r");
+  });
+
+  it("with idleMs 0 (one ordered stream) holds nothing but still counts and drops", () => {
+    const { out, catchUp } = setUp({ idleMs: 0 });
+    catchUp.push(started("p"));
+    catchUp.push(delta("p", "h"));
+    catchUp.push(ended("p", "hi"));
+    catchUp.push(delta("p", "i"));
+    expect(out).toEqual(["text.started p", "delta p:h@t1", "text.ended p"]);
+    expect(catchUp.stats()).toEqual({ incompleteParts: 1, droppedDeltas: 1 });
+  });
+
+  it("waits for nothing on kinds the surface does not stream", () => {
+    const { out, catchUp } = setUp({ kinds: ["text"] });
+    catchUp.push(event("tool.input.started", { callId: "c", tool: "bash" }));
+    catchUp.push(event("tool.input.ended", { callId: "c", input: "{}" }));
+    expect(out).toEqual(["tool.input.started", "tool.input.ended"]);
+    expect(catchUp.stats()).toEqual({ incompleteParts: 0, droppedDeltas: 0 });
+  });
+
+  it("tracks reasoning and tool input by their own ids", () => {
+    const { out, catchUp } = setUp();
+    catchUp.push(event("reasoning.started", { partId: "r" }));
+    catchUp.push(event("tool.input.started", { callId: "c", tool: "bash" }));
+    catchUp.push(event("reasoning.ended", { partId: "r", text: "hm" }));
+    catchUp.push(event("tool.input.ended", { callId: "c", input: "{}" }));
+    expect(out).toEqual(["reasoning.started", "tool.input.started"]);
+    catchUp.push(event("tool.input.delta", { callId: "c", delta: "{}" }));
+    expect(out).toHaveLength(3);
+    catchUp.push(event("reasoning.delta", { partId: "r", delta: "hm" }));
+    expect(out).toEqual([
+      "reasoning.started",
+      "tool.input.started",
+      "tool.input.delta",
+      "reasoning.delta",
+      "reasoning.ended",
+      "tool.input.ended",
+    ]);
+  });
+
+  it("after a turn's end drops the late deltas of its parts that never ended", () => {
+    const { out, catchUp } = setUp();
+    catchUp.push(started("p"));
+    catchUp.push(delta("p", "cut "));
+    catchUp.push(turnEnded());
+    catchUp.push(delta("p", "short"));
+    expect(out).toEqual(["text.started p", "delta p:cut @t1", "turn.ended"]);
+    expect(catchUp.stats()).toEqual({ incompleteParts: 0, droppedDeltas: 1 });
+  });
+
+  it("on flush lets everything go, in order, drops what waits for a start, and holds nothing after", () => {
+    const { out, catchUp } = setUp();
+    catchUp.push(started("p1"));
+    catchUp.push(ended("p1", "one"));
+    catchUp.push(turnEnded());
+    catchUp.push(delta("p2", "never started"));
     catchUp.flush();
-    expect(out).toEqual(["text.ended", "delta two", "turn.ended", "text.ended", "turn.ended"]);
-    catchUp.push(event("text.ended", { partId: "p3", text: "three" }));
-    catchUp.push(event("turn.ended", { outcome: "completed", text: "three" }));
-    expect(out.slice(-2)).toEqual(["text.ended", "turn.ended"]);
-  });
-
-  it("passes an end straight through when the deltas are already there", () => {
-    const out: string[] = [];
-    const catchUp = new DeltaCatchUp((e) => out.push(e.type));
-    catchUp.push(event("text.delta", { partId: "p", delta: "hi" }));
-    catchUp.push(event("text.ended", { partId: "p", text: "hi" }));
-    catchUp.push(event("turn.ended", { outcome: "completed", text: "hi" }));
-    expect(out).toEqual(["text.delta", "text.ended", "turn.ended"]);
+    expect(out).toEqual(["text.started p1", "text.ended p1", "turn.ended"]);
+    expect(catchUp.stats()).toEqual({ incompleteParts: 1, droppedDeltas: 1 });
+    catchUp.push(ended("p3", "three"));
+    expect(out.at(-1)).toBe("text.ended p3");
   });
 });
