@@ -184,6 +184,14 @@ describe("DeltaCatchUp", () => {
     expect(out.at(-1)).toBe("text.started r");
   });
 
+  it("holds nothing for a part whose start it never saw (a stream resumed mid-part)", () => {
+    const { out, catchUp } = setUp();
+    catchUp.push(delta("p", "lo", undefined));
+    catchUp.push(ended("p", "hello", "t1"));
+    expect(out).toEqual(["delta p:lo@t1", "text.ended p"]);
+    expect(catchUp.stats()).toEqual({ incompleteParts: 1, droppedDeltas: 0 });
+  });
+
   it("with idleMs 0 (one ordered stream) holds nothing but still counts and drops", () => {
     const { out, catchUp } = setUp({ idleMs: 0 });
     catchUp.push(started("p"));

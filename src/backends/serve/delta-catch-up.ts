@@ -135,6 +135,8 @@ interface Part {
   held: { value: string; since: number; timer: NodeJS.Timeout | undefined } | undefined;
   /** The bound passed: its end waits no longer. */
   expired: boolean;
+  /** Its end came with no start before it: its first deltas were missed. */
+  startMissed: boolean;
   /** Its end (or its turn's) went out: later deltas are dropped. */
   ended: boolean;
 }
@@ -240,6 +242,7 @@ export class DeltaCatchUp {
         handed: "",
         held: undefined,
         expired: false,
+        startMissed: false,
         ended: false,
       };
       this.#parts.set(key, part);
@@ -302,8 +305,12 @@ export class DeltaCatchUp {
       if (head === undefined) return;
       const { event, start, end } = head;
       if (end?.held !== undefined) {
-        // An end with no start seen (a resumed stream): its part starts here.
-        if (!end.started) this.#start(end, event.turnId);
+        // An end with no start seen (a stream resumed mid-part): its part starts here, and
+        // the deltas before the resume are not coming.
+        if (!end.started) {
+          this.#start(end, event.turnId);
+          end.startMissed = true;
+        }
         if (!this.#mayEnd(end, end.held.value)) return;
         this.#queue.shift();
         this.#end(end, end.held.value);
@@ -321,6 +328,7 @@ export class DeltaCatchUp {
     return (
       this.#idleMs <= 0 ||
       part.expired ||
+      part.startMissed ||
       part.connection !== this.#connections ||
       part.handed.length >= value.length
     );
@@ -343,15 +351,17 @@ export class DeltaCatchUp {
         part: part.key,
         handed: part.handed.length,
         length: value.length,
-        reason:
-          part.connection !== this.#connections
-            ? "the live stream reconnected during the part"
-            : part.expired
-              ? "the live stream did not catch up in time"
-              : "the deltas differ from the ended value",
+        reason: this.#lossReason(part),
       });
     }
     this.#forget(part);
+  }
+
+  #lossReason(part: Part): string {
+    if (part.connection !== this.#connections) return "the live stream reconnected during the part";
+    if (part.startMissed) return "the stream was resumed during the part";
+    if (part.expired) return "the live stream did not catch up in time";
+    return "the deltas differ from the ended value";
   }
 
   /** The turn ended: its parts that never ended (a cut-short step) take no more deltas. */
