@@ -25,7 +25,7 @@ export interface DeltaLatencyResult {
   samples: number[];
   /** Deltas of the session the raw reader saw. */
   rawSeen: number;
-  /** Deltas the bridge yielded inside the turns. */
+  /** Deltas the bridge yielded inside the turns (the warm-up's too: the raw reader counts them). */
   bridgeSeen: number;
 }
 
@@ -40,6 +40,7 @@ export async function benchDeltaLatency(
   const stop = new AbortController();
   const rawSeen = new Map<string, number>();
   const bridgeSeen = new Map<string, number>();
+  const warmSeen = new Map<string, number>();
   let session: Session | undefined;
   let reading: Promise<void> | undefined;
   try {
@@ -89,7 +90,7 @@ export async function benchDeltaLatency(
     sessionId = session.id;
 
     // One unmeasured turn, so that the session's own streams are connected too.
-    await runTurn(session, "[[reply warm]]", options.timeoutMs, undefined);
+    await runTurn(session, "[[reply warm]]", options.timeoutMs, warmSeen);
     for (let turn = 0; turn < options.turns; turn++) {
       await runTurn(
         session,
@@ -116,7 +117,7 @@ export async function benchDeltaLatency(
     const seenAt = rawSeen.get(id);
     if (seenAt !== undefined) samples.push(yieldedAt - seenAt);
   }
-  return { samples, rawSeen: rawSeen.size, bridgeSeen: bridgeSeen.size };
+  return { samples, rawSeen: rawSeen.size, bridgeSeen: bridgeSeen.size + warmSeen.size };
 }
 
 /** Sends `text`, reads the turn to its end, records when each delta was yielded. */
