@@ -4,6 +4,8 @@
  * deltas `turn.events()` hands out all come before the part's `*.ended`, and joined they are
  * the ended value exactly. On `serve` the deltas come on the live stream and the ends on the
  * durable one, so a burst easily has its deltas land after its end: the bridge holds the end.
+ * When the live stream drops during a part, its deltas are lost upstream: the end is not held,
+ * and `session.stats()` counts the loss.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +15,9 @@ import type { BackendKind } from "../../src/backends/backend.js";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { Bridge } from "../../src/runtime/bridge.js";
 import type { Session } from "../../src/runtime/session.js";
+import { type CuttingProxy, startCuttingProxy } from "../support/cutting-proxy.js";
 import { trackProcess } from "../support/process-tracker.js";
+import { type RealServer, startRealServer } from "../support/real-server.js";
 import { collectTurn } from "../support/turn-events.js";
 
 /** 30 code points: CJK, emoji (one with a skin-tone modifier), letters with combining marks. */
@@ -189,6 +193,56 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
     const ended = events.find((event) => event.type === "tool.input.ended");
     expect(ended?.data).toMatchObject({
       input: JSON.stringify({ command: `echo ${MULTIBYTE}`, description: "echo" }),
+    });
+    await session.close();
+  });
+});
+
+describe("deltas on serve when the live stream drops mid-part", () => {
+  let real: RealServer;
+  let proxy: CuttingProxy;
+  let bridge: Bridge;
+
+  beforeAll(async () => {
+    real = await startRealServer();
+    proxy = await startCuttingProxy(real.server.url);
+    bridge = await Bridge.start({
+      directory: real.directory,
+      model: { providerID: "demo", modelID: "demo-1" },
+      attach: {
+        url: proxy.url,
+        ...(real.server.password ? { password: real.server.password } : {}),
+      },
+    });
+  });
+  afterAll(async () => {
+    await bridge?.close();
+    await proxy?.close();
+    await real?.close();
+  });
+
+  it("ends the part without waiting, hands out no delta after its end, and counts a loss", async () => {
+    const session = await bridge.createSession({ title: "cut" });
+    const turn = await session.send("[[slow 30 60]]", { delivery: "queue" });
+    const events: CanonicalEvent[] = [];
+    let cut = 0;
+    for await (const event of turn.events()) {
+      events.push(event);
+      if (event.type === "text.delta" && cut === 0 && events.length > 8) cut = proxy.cut();
+    }
+    expect(cut).toBeGreaterThan(0);
+    const result = await turn.done();
+    const text = Array.from({ length: 30 }, (_, index) => `tok${index + 1}`).join(" ");
+    expect(result).toMatchObject({ outcome: "completed", text });
+    const [part] = partsOf(events).values();
+    expect(part?.ended).toBe(text);
+    expect(part?.lateDeltas).toBe(0);
+    // Deltas sent while the live stream was away are gone: the session says so exactly when
+    // the deltas handed out fall short of the text.
+    const whole = part?.deltas.join("") === text;
+    expect({ whole, incompleteParts: session.stats().deltas.incompleteParts }).toEqual({
+      whole,
+      incompleteParts: whole ? 0 : 1,
     });
     await session.close();
   });
