@@ -78,8 +78,8 @@ export interface SessionOptions {
   maxAttachmentBytes?: number;
   /** Where durable events are kept (default: in memory only). */
   store?: Store;
-  /** Awaited before each input is sent: the server is up (again) and knows the model. */
-  beforeSend?: () => Promise<void>;
+  /** Awaited before each input is sent (with the send's signal): the server is up (again) and knows the model. */
+  beforeSend?: (signal: AbortSignal | undefined) => Promise<void>;
   /** Adopting a session kept in the store: its events so far and the upstream cursor. */
   resume?: { events: readonly CanonicalEvent[]; cursor: string | undefined };
 }
@@ -130,7 +130,7 @@ export class Session {
   /** The input being handed to the backend now (sends run one at a time). */
   #inFlight: { text: string; refs: string[] } | undefined;
   readonly #maxAttachmentBytes: number | undefined;
-  readonly #beforeSend: (() => Promise<void>) | undefined;
+  readonly #beforeSend: ((signal: AbortSignal | undefined) => Promise<void>) | undefined;
   /** Asks waiting for an answer, by request id. */
   readonly #asks = new Map<string, PendingAsk>();
   readonly #askTimeout: AskTimeout | undefined;
@@ -287,7 +287,7 @@ export class Session {
 
   async #sendNow(input: Input): Promise<Turn> {
     const options = input;
-    await this.#beforeSend?.();
+    await this.#beforeSend?.(options.signal);
     await this.#backend.ready(options.signal);
     this.#throwIfClosed();
     const capabilities = this.#backend.capabilities;
