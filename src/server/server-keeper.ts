@@ -46,6 +46,7 @@ export function startKeeper(pgid: number, orphanTimeoutMs: number): ServerKeeper
   );
   child.on("error", () => {}); // no keeper: the server is stopped by close() or the exit hook only
   child.stdin?.on("error", () => {});
+  child.once("exit", () => child.stdin?.destroy());
   // The link is the pipe itself: nothing is written, it closes when this process is gone.
   // Neither it nor the child may keep this process alive.
   (child.stdin as unknown as Socket | null)?.unref();
@@ -54,7 +55,7 @@ export function startKeeper(pgid: number, orphanTimeoutMs: number): ServerKeeper
     pid: child.pid,
     socket,
     stop() {
-      child.stdin?.destroy();
+      // SIGTERM alone: closing the pipe first would make it see an orphan and stop the server.
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
     },
   };

@@ -23,7 +23,15 @@ const PHASE_BOUND_MS = 90_000;
 
 const dirs: string[] = [];
 const watches: DescendantWatch[] = [];
+const clis: RunningOcb[] = [];
 afterEach(() => {
+  for (const cli of clis.splice(0)) {
+    try {
+      process.kill(-cli.pid, "SIGKILL"); // only does anything when the test failed
+    } catch {
+      // gone, as it should be
+    }
+  }
   for (const watch of watches.splice(0)) {
     watch.stop();
     watch.killLeft(); // only does anything when the test failed
@@ -45,6 +53,7 @@ function runOcb(
   const store = join(tempDir(), "store.db");
   const cli = startOcb(["run", "--store", store, ...args], options);
   const watch = new DescendantWatch(cli.pid);
+  clis.push(cli);
   watches.push(watch);
   return { cli, watch };
 }
