@@ -9,7 +9,7 @@ import { isRunning, trackProcess } from "./process-tracker.js";
 
 export interface SeenProcess {
   pid: number;
-  /** The command line as first seen. */
+  /** The command line as last seen (a child just forked shows its parent's until it execs). */
   command: string;
 }
 
@@ -50,6 +50,7 @@ export class DescendantWatch {
     } catch {
       return;
     }
+    for (const seen of this.#seen.values()) seen.command = commandOf(seen.pid) || seen.command;
     // Repeat until no new child is found: a child may be listed before its parent.
     for (let found = true; found; ) {
       found = false;
