@@ -150,6 +150,25 @@ describe("Ctrl-C at ocb run", () => {
     expect(await leftOver(watch)).toEqual([]);
   });
 
+  it("while an `opencode run` turn runs (--backend subprocess): exits 130, nothing left", async () => {
+    const { cli, watch } = runOcb([
+      "--demo",
+      "--json",
+      "--backend",
+      "subprocess",
+      "[[slow 60 250]]",
+    ]);
+    await until(
+      "the turn under way in an opencode run process",
+      cli,
+      () =>
+        cli.stdout.includes('"input.admitted"') &&
+        watch.seen.some((process) => /opencode.* run/.test(process.command)),
+    );
+    expect(await ctrlC("while an opencode run turn runs", cli)).toBe(130);
+    expect(await leftOver(watch)).toEqual([]);
+  });
+
   it("at an ask at the terminal prompt: exits 130, the server stopped", async () => {
     const dir = tempDir();
     const file = join(dir, "file.txt");
