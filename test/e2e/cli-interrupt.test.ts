@@ -214,4 +214,33 @@ describe("ocb run killed outright (SIGKILL) mid-turn", () => {
     expect(opencodeLeft()).toEqual([]);
     expect(await leftOver(watch)).toEqual([]);
   });
+
+  it("--backend subprocess: leaves no opencode run process either", async () => {
+    const { cli, watch } = runOcb([
+      "--demo",
+      "--json",
+      "--backend",
+      "subprocess",
+      "[[slow 200 250]]",
+    ]);
+    await until(
+      "the turn under way in an opencode run process",
+      cli,
+      () =>
+        cli.stdout.includes('"input.admitted"') &&
+        watch.seen.some((process) => /opencode.* run/.test(process.command)),
+    );
+    const killed = performance.now();
+    process.kill(-cli.pid, "SIGKILL");
+    await cli.exited;
+    const deadline = Date.now() + EXIT_BOUND_MS;
+    const opencodeLeft = () =>
+      watch.running().filter((process) => /opencode/.test(process.command));
+    while (opencodeLeft().length > 0 && Date.now() < deadline) await delay(100);
+    measured(
+      `ocb run --backend subprocess SIGKILLed: opencode run gone ${Math.round(performance.now() - killed)} ms later`,
+    );
+    expect(opencodeLeft()).toEqual([]);
+    expect(await leftOver(watch)).toEqual([]);
+  });
 });
