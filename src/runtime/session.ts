@@ -78,7 +78,7 @@ export interface SessionOptions {
   maxAttachmentBytes?: number;
   /** Where durable events are kept (default: in memory only). */
   store?: Store;
-  /** Awaited before each input is sent (with the send's signal): the server is up (again) and knows the model. */
+  /** Awaited before each send, with its signal: the server is up (again) and knows the model. */
   beforeSend?: (signal: AbortSignal | undefined) => Promise<void>;
   /** Adopting a session kept in the store: its events so far and the upstream cursor. */
   resume?: { events: readonly CanonicalEvent[]; cursor: string | undefined };
