@@ -76,7 +76,10 @@ export interface SessionOptions {
   askTimeout?: AskTimeout;
   /** Largest attachment accepted (default 10 MiB). */
   maxAttachmentBytes?: number;
-  /** Where durable events are kept (default: in memory only). */
+  /**
+   * Where durable events are kept (default: in memory, durable ones only: deltas of ended
+   * turns are never kept).
+   */
   store?: Store;
   /** Awaited before each input is sent: the server is up (again) and knows the model. */
   beforeSend?: () => Promise<void>;
@@ -159,14 +162,10 @@ export class Session {
     this.#watchdog = new Watchdog({ ...DEFAULT_WATCHDOG, ...options.watchdog }, (stall) =>
       this.#stalled(stall),
     );
-    this.#log = new EventLog(
-      options.store === undefined ? undefined : { store: options.store, sessionId: id },
-      (error) =>
-        this.#logger.error("the store could not keep an event; it is kept in memory only", {
-          sessionId: id,
-          error,
-        }),
-    );
+    this.#log = new EventLog({
+      ...(options.store === undefined ? {} : { store: { store: options.store, sessionId: id } }),
+      logger: this.#logger,
+    });
     const resume = options.resume;
     if (resume !== undefined) this.#seed(resume.events);
     this.#backend = backend({
@@ -713,7 +712,8 @@ export class Session {
   #turnById(id: string): Turn {
     let turn = this.#turns.get(id);
     if (turn === undefined) {
-      turn = new Turn(id);
+      // An ended turn reads its durable events back from the log instead of holding them.
+      turn = new Turn(id, this.#log);
       this.#turns.set(id, turn);
     }
     return turn;
