@@ -16,8 +16,15 @@ import { ChangeNotifier } from "../util/change-notifier.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { type DurableEvents, memoryEvents, storeEvents } from "./durable-events.js";
 
-/** How many kept events a replay reads at a time. */
+/** How many kept events a replay reads at a time (default). */
 const PAGE = 256;
+
+/**
+ * How many of the latest stored event ids the log remembers: a resumed stream delivers again
+ * only what came after the stored cursor, so a re-delivery is recent, and while the store fails
+ * these ids are how the log still tells it from a new event.
+ */
+const RECENT_IDS = 128;
 
 /** One event and, once there is one, the next: a reader holds its place, the log only the end. */
 interface Link {
@@ -35,6 +42,8 @@ export interface EventLogOptions {
   /** Where durable events are kept (default: in memory, durable events only). */
   store?: { store: Store; sessionId: string };
   logger?: Logger;
+  /** How many kept events a replay reads at a time (default 256). */
+  pageSize?: number;
 }
 
 export class EventLog {
@@ -52,18 +61,26 @@ export class EventLog {
    * numbers them as they were numbered here and no seq is ever given twice.
    */
   readonly #unstored: Unstored[] = [];
+  /** The ids of the latest stored events, a ring of `RECENT_IDS`. */
+  readonly #recentIds: string[] = [];
+  #recentAt = 0;
+  readonly #pageSize: number;
 
   constructor(options: EventLogOptions = {}) {
     const store = options.store;
     this.#kept = store === undefined ? memoryEvents() : storeEvents(store.store, store.sessionId);
     this.#logger = options.logger ?? silentLogger;
     this.#fields = store === undefined ? {} : { sessionId: store.sessionId };
+    this.#pageSize = options.pageSize ?? PAGE;
   }
 
   /** Events kept before (an adopted session's transcript): read as if appended, not stored again. */
   seed(events: readonly CanonicalEvent[]): void {
     this.#kept.seed(events);
-    for (const event of events) this.#seq = Math.max(this.#seq, event.seq ?? 0);
+    for (const event of events) {
+      this.#seq = Math.max(this.#seq, event.seq ?? 0);
+      if (event.durable) this.#remember(event.id);
+    }
     this.#changes.notify();
   }
 
@@ -90,28 +107,38 @@ export class EventLog {
   #keep(event: CanonicalEvent, cursor: string | undefined): CanonicalEvent | undefined {
     if (this.#unstored.some((unstored) => unstored.event.id === event.id)) return undefined;
     if (this.#unstored.length > 0 && !this.#writeUnstored()) {
-      const numbered = { ...event, seq: this.#seq + 1 } as CanonicalEvent;
-      this.#unstored.push({ event: numbered, cursor });
-      this.#seq += 1;
-      return numbered;
+      if (this.#recentIds.includes(event.id)) return undefined; // delivered again: kept already
+      return this.#holdUnstored(event, cursor);
     }
     let stored: CanonicalEvent | undefined;
     try {
       stored = this.#kept.append([event], cursor)[0];
     } catch (error) {
-      const numbered = { ...event, seq: this.#seq + 1 } as CanonicalEvent;
+      if (this.#recentIds.includes(event.id)) return undefined; // delivered again: kept already
       this.#logger.error(
         "the store could not keep an event; it is held in memory and written with the next one",
-        { ...this.#fields, seq: numbered.seq, type: event.type, error },
+        { ...this.#fields, seq: this.#seq + 1, type: event.type, error },
       );
-      this.#unstored.push({ event: numbered, cursor });
-      this.#seq += 1;
-      return numbered;
+      return this.#holdUnstored(event, cursor);
     }
     if (stored === undefined) return undefined; // kept already
     this.#checkSeq(stored, this.#seq + 1);
     this.#seq = Math.max(this.#seq, stored.seq ?? this.#seq + 1);
+    this.#remember(stored.id);
     return stored;
+  }
+
+  /** Numbers an event the store could not keep, to be written before the next one. */
+  #holdUnstored(event: CanonicalEvent, cursor: string | undefined): CanonicalEvent {
+    const numbered = { ...event, seq: this.#seq + 1 } as CanonicalEvent;
+    this.#unstored.push({ event: numbered, cursor });
+    this.#seq += 1;
+    return numbered;
+  }
+
+  #remember(id: string): void {
+    this.#recentIds[this.#recentAt] = id;
+    this.#recentAt = (this.#recentAt + 1) % RECENT_IDS;
   }
 
   /** Writes the events the store failed to keep, in one go; false if it fails again. */
@@ -132,7 +159,10 @@ export class EventLog {
       return false;
     }
     const numbered = new Map(this.#unstored.map(({ event }) => [event.id, event.seq ?? 0]));
-    for (const event of stored) this.#checkSeq(event, numbered.get(event.id) ?? 0);
+    for (const event of stored) {
+      this.#checkSeq(event, numbered.get(event.id) ?? 0);
+      this.#remember(event.id);
+    }
     this.#logger.info("the store kept the events it had failed to keep", {
       ...this.#fields,
       events: this.#unstored.length,
@@ -191,7 +221,7 @@ export class EventLog {
   }
 
   #page(after: number): CanonicalEvent[] {
-    return this.durableBetween(after, this.#seq, PAGE);
+    return this.durableBetween(after, this.#seq, this.#pageSize);
   }
 
   /**
@@ -224,7 +254,7 @@ export class EventLog {
     let seen = after;
     while (seen < upTo) {
       if (signal?.aborted) throw new AbortError(what);
-      const page = this.durableBetween(seen, upTo, PAGE);
+      const page = this.durableBetween(seen, upTo, this.#pageSize);
       if (page.length === 0) break;
       for (const event of page) {
         seen = event.seq ?? seen;

@@ -150,8 +150,7 @@ export class Turn {
       };
       this.#resolve(this.#result);
       // Readers under way keep the array they read; the turn keeps what it reads back from.
-      this.#events =
-        this.#history === undefined ? this.#events.filter((kept) => kept.durable) : [];
+      this.#events = this.#history === undefined ? this.#events.filter((kept) => kept.durable) : [];
     }
     this.#changes.notify();
   }
