@@ -37,10 +37,15 @@ function follow(session: Session) {
   };
 }
 
-/** Runs `TURNS` turns of one step of `DELTAS` deltas each, every one read to its end. */
+/**
+ * Runs `TURNS` turns of one step of `DELTAS` deltas each, every one read to its end; returns
+ * weak references to the turns.
+ */
 async function runTurns(session: Session, backend: { step(n: number): void; end(): void }) {
+  const turns: WeakRef<object>[] = [];
   for (let i = 0; i < TURNS; i++) {
     const turn = await session.send(`turn ${i}`, { delivery: "queue" });
+    turns.push(new WeakRef(turn));
     const reading = (async () => {
       let deltas = 0;
       for await (const event of turn.events()) if (event.type === "text.delta") deltas++;
@@ -51,6 +56,7 @@ async function runTurns(session: Session, backend: { step(n: number): void; end(
     // A reader that began while the turn ran gets all of it, deltas too.
     expect(await reading).toBe(DELTAS);
   }
+  return turns;
 }
 
 describe("Session memory", () => {
@@ -61,10 +67,12 @@ describe("Session memory", () => {
     backend.step(3);
     backend.end();
     const follower = follow(session);
-    await runTurns(session, backend);
+    const turns = await runTurns(session, backend);
     await new Promise((resolve) => setImmediate(resolve));
     await follower.stop();
     const refs = follower.seen.map((entry) => entry.ref);
+    // Only the latest few ended turns stay known to the session (16).
+    expect(await stillReachable(turns)).toBeLessThanOrEqual(16);
     expect(refs.length).toBeGreaterThan(TURNS * DELTAS);
     // The session is open and idle: of the thousands of events it handled, it holds (about)
     // none; on a log that keeps every event, all of them are still reachable.

@@ -90,6 +90,12 @@ export interface SessionOptions {
 /** How long `send` waits for the stream to say which turn an input joined. */
 const ADMISSION_TIMEOUT_MS = 5_000;
 
+/**
+ * How many ended turns the session still knows by id: older ones are forgotten, so that a long
+ * session's memory does not grow with its turns (whoever holds a Turn can still read it).
+ */
+const KNOWN_ENDED_TURNS = 16;
+
 /** Makes the backend of a session, given what the runtime hands every backend. */
 export type BackendFactory = (context: BackendContext) => SessionBackend;
 
@@ -119,6 +125,8 @@ export class Session {
   readonly #turns = new Map<string, Turn>();
   /** Turn that each input belongs to, once known. */
   readonly #inputs = new Map<string, Turn>();
+  /** Ended turns still known, oldest first (at most `KNOWN_ENDED_TURNS`). */
+  readonly #ended: Turn[] = [];
   readonly #watchdog: Watchdog;
   /** The turn between its `turn.started` and `turn.ended`. */
   #running: string | undefined;
@@ -198,7 +206,7 @@ export class Session {
       if ((event.type === "input.admitted" || event.type === "input.delivered") && turn) {
         this.#inputs.set(event.data.inputId, turn);
       }
-      turn?.push(event);
+      if (turn) this.#pushTo(turn, event);
     }
   }
 
@@ -590,7 +598,7 @@ export class Session {
     if ((event.type === "input.admitted" || event.type === "input.delivered") && turn) {
       this.#inputs.set(event.data.inputId, turn);
     }
-    turn?.push(stored);
+    if (turn) this.#pushTo(turn, stored);
     this.#changes.notify();
     if (this.#closed) return;
     this.#watchdog.update(this.#phase());
@@ -707,6 +715,18 @@ export class Session {
     if (this.#inStep) return this.#backend.capabilities.liveToolCalls ? "in-step" : "idle";
     const waiting = this.#awaiting.length > 0 || this.#running !== undefined;
     return waiting ? "waiting-for-step" : "idle";
+  }
+
+  /** Hands a turn its event; once it has ended, the oldest ended turn beyond the few known is forgotten. */
+  #pushTo(turn: Turn, event: CanonicalEvent): void {
+    if (turn.state === "ended") return;
+    turn.push(event);
+    if (event.type !== "turn.ended") return;
+    this.#ended.push(turn);
+    for (const old of this.#ended.splice(0, this.#ended.length - KNOWN_ENDED_TURNS)) {
+      this.#turns.delete(old.id);
+      for (const [inputId, of] of this.#inputs) if (of === old) this.#inputs.delete(inputId);
+    }
   }
 
   #turnById(id: string): Turn {
