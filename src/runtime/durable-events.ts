@@ -3,8 +3,10 @@
  * one, else an array in memory. The event log keeps nothing older than what it hands out live,
  * so replays (`events({ after })`, `transcript()`, an ended turn's events) read from here.
  */
+import { OpencodeBridgeError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import type { Store } from "../store/store.js";
+import { describeError } from "../util/describe-error.js";
 
 export interface DurableEvents {
   /**
@@ -23,7 +25,18 @@ export interface DurableEvents {
 export function storeEvents(store: Store, sessionId: string): DurableEvents {
   return {
     append: (events, cursor) => store.append(sessionId, events, cursor),
-    read: (after, limit) => store.read(sessionId, { after, limit }),
+    read: (after, limit) => {
+      try {
+        return store.read(sessionId, { after, limit });
+      } catch (error) {
+        throw new OpencodeBridgeError(
+          `cannot read the kept events of session ${sessionId} (after seq ${after}) from the ` +
+            `store: ${describeError(error)}. Replays read the store: keep it open while its ` +
+            "sessions are read (a bridge closes the store it opened when it closes)",
+          { cause: error },
+        );
+      }
+    },
     // An adopted session's events were read from this same store.
     seed: () => {},
   };

@@ -182,6 +182,16 @@ describe("EventLog", () => {
     expect(flaky.inner.lastSeq(SESSION)).toBe(1);
   });
 
+  it("says clearly when a replay cannot read the store (closed under it)", () => {
+    const flaky = new FlakyStore();
+    const log = new EventLog({ store: { store: flaky.store, sessionId: SESSION } });
+    log.append(event(true));
+    flaky.inner.close();
+    expect(() => log.durable()).toThrow(
+      /cannot read the kept events of session ocb_log .*keep it open while its sessions are read/,
+    );
+  });
+
   it("ends live reads at close", async () => {
     const log = new EventLog();
     const reading = drain(log.read(0));

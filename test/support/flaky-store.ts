@@ -5,7 +5,6 @@ import type { Store } from "../../src/store/store.js";
 /** A store that fails its next `failures` appends (disk full, locked), then works again. */
 export class FlakyStore {
   failures = 0;
-  appends = 0;
   readonly store: Store;
 
   constructor(readonly inner: SqliteStore = SqliteStore.open(IN_MEMORY)) {
@@ -14,7 +13,6 @@ export class FlakyStore {
       get: (target, key) => {
         if (key === "append") {
           return (...args: Parameters<Store["append"]>) => {
-            this.appends++;
             if (this.failures > 0) {
               this.failures--;
               throw new Error("SQLITE_FULL: database or disk is full");
