@@ -9,7 +9,7 @@
  * with `seq` up to the last one numbered when the read began, then follows the links from
  * there: no gap and no duplicate at the switch.
  */
-import { AbortError } from "../errors.js";
+import { AbortError, UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import type { Store } from "../store/store.js";
 import { ChangeNotifier } from "../util/change-notifier.js";
@@ -56,9 +56,9 @@ export class EventLog {
   readonly #logger: Logger;
   readonly #fields: Record<string, unknown>;
   /**
-   * Durable events the store failed to keep, oldest first, with the seqs they were given. Each
-   * later append writes them first, in one transaction with the new event, so that the store
-   * numbers them as they were numbered here and no seq is ever given twice.
+   * Durable events the store failed to keep, oldest first, with the seqs they were given. The
+   * next append writes them first (in one transaction, with the last one's cursor), so that the
+   * store numbers them as they were numbered here and no seq is ever given twice.
    */
   readonly #unstored: Unstored[] = [];
   /** The ids of the latest stored events, a ring of `RECENT_IDS`. */
@@ -72,6 +72,9 @@ export class EventLog {
     this.#logger = options.logger ?? silentLogger;
     this.#fields = store === undefined ? {} : { sessionId: store.sessionId };
     this.#pageSize = options.pageSize ?? PAGE;
+    if (!Number.isSafeInteger(this.#pageSize) || this.#pageSize < 1) {
+      throw new UsageError(`pageSize must be a whole number above 0, not ${options.pageSize}`);
+    }
   }
 
   /** Events kept before (an adopted session's transcript): read as if appended, not stored again. */
