@@ -1,0 +1,142 @@
+/**
+ * The serve backend's asks against the two streams in the order a loaded machine delivers
+ * them: the live `question.v2.asked` before the durable stream has shown the turn at all (seen
+ * on a real 1.18.33 server under CPU load: the durable stream sent the prompt's admission,
+ * start and tool call in one burst, a millisecond after the live ask). The native events are
+ * the recorded ones (`api-question-answered`); only their interleaving is forced here.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { OpencodeClient } from "../../client/opencode-client.js";
+import type { CanonicalEvent } from "../../events/canonical.js";
+import { turnIdFor } from "../../events/turn-state.js";
+import { fixturePath } from "../../testing/fixture-files.js";
+import { readTranscript } from "../../transport/transcript/transcript.js";
+import type { OperationCall, StreamOptions, Transport } from "../../transport/transport.js";
+import { ChangeNotifier } from "../../util/change-notifier.js";
+import { silentLogger } from "../../util/logger.js";
+import { ServeBackend } from "./serve-backend.js";
+
+const DIRECTORY = "/work/dir";
+
+/** The recorded native events of one stream of the fixture, in order. */
+function recorded(stream: "v2.event.subscribe" | "v2.session.events"): Record<string, unknown>[] {
+  const path = fixturePath("opencode-1.18.33/api-question-answered.transcript.ndjson");
+  return readTranscript(path).flatMap(({ entry }) =>
+    entry.type === "emit_inbound" &&
+    entry.frame.type === "sdk.event" &&
+    "stream" in entry.frame &&
+    entry.frame.stream === stream
+      ? [entry.frame.event as Record<string, unknown>]
+      : [],
+  );
+}
+
+/** A transport whose two streams the test feeds by hand; requests answer 204. */
+class HandFedTransport implements Transport {
+  readonly #queues = new Map<string, unknown[]>();
+  readonly #changes = new ChangeNotifier();
+
+  feed(operation: "v2.event.subscribe" | "v2.session.events", events: unknown[]): void {
+    const queue = this.#queues.get(operation) ?? [];
+    queue.push(...events);
+    this.#queues.set(operation, queue);
+    this.#changes.notify();
+  }
+
+  /** Resolves once the stream's consumer has taken everything fed to `operation`, and acted on it. */
+  async drained(operation: string): Promise<void> {
+    const empty = () => (this.#queues.get(operation) ?? []).length === 0;
+    if (!(await this.#changes.until(empty, { what: `draining ${operation}`, timeoutMs: 5_000 }))) {
+      throw new Error(`the ${operation} stream was not read`);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  async request(): Promise<unknown> {
+    return undefined;
+  }
+
+  async *stream(next: () => OperationCall, options: StreamOptions = {}): AsyncIterable<unknown> {
+    const { operation } = next();
+    for (;;) {
+      const queue = this.#queues.get(operation) ?? [];
+      const event = queue.shift();
+      if (event !== undefined) {
+        this.#changes.notify();
+        yield event;
+      } else await this.#changes.wait(options.signal, `the ${operation} stream`);
+    }
+  }
+}
+
+const backends: ServeBackend[] = [];
+afterEach(async () => {
+  for (const backend of backends.splice(0)) await backend.close();
+});
+
+/** A serve backend on `transport` for the fixture's session, and the events it publishes. */
+function backendOn(transport: Transport) {
+  const live = recorded("v2.event.subscribe");
+  const sessionId = (
+    live.find((event) => event.type === "question.v2.asked") as never as {
+      data: { sessionID: string };
+    }
+  ).data.sessionID;
+  const published: CanonicalEvent[] = [];
+  const changes = new ChangeNotifier();
+  const backend = new ServeBackend(new OpencodeClient(transport, { directory: DIRECTORY }), {
+    sessionId,
+    directory: DIRECTORY,
+    logger: silentLogger,
+    sink: (event) => {
+      published.push(event);
+      changes.notify();
+    },
+    childSink: () => {},
+  });
+  backends.push(backend);
+  const until = async (what: string, condition: () => boolean) => {
+    const held = await changes.until(condition, { what, timeoutMs: 5_000 });
+    if (!held) throw new Error(`timed out ${what}; published: ${published.map((e) => e.type)}`);
+  };
+  return { backend, published, until };
+}
+
+describe("serve backend asks, the live stream ahead of the durable one", () => {
+  const live = recorded("v2.event.subscribe");
+  const durable = recorded("v2.session.events");
+  const ask = live.find((event) => event.type === "question.v2.asked");
+  const callIndex = durable.findIndex((event) => event.type === "session.next.tool.called");
+  const admitted = durable[0] as { data: { messageID: string } };
+
+  it("an ask that arrives before its turn has started is published in that turn, after its call", async () => {
+    const transport = new HandFedTransport();
+    const { published, until } = backendOn(transport);
+    transport.feed("v2.event.subscribe", [{ type: "server.connected", data: {} }, ask]);
+    await transport.drained("v2.event.subscribe");
+    transport.feed("v2.session.events", durable.slice(0, callIndex + 1));
+    await until("waiting for the question ask and the tool call", () =>
+      ["question.asked", "tool.called"].every((type) => published.some((e) => e.type === type)),
+    );
+    // Whoever reads the turn sees its ask (before the fix it went out with no turn at all).
+    const asks = published.filter((event) => event.type === "question.asked");
+    expect(asks.map((event) => event.turnId)).toEqual([turnIdFor(admitted.data.messageID)]);
+    const types = published.map((event) => event.type);
+    expect(types.indexOf("question.asked")).toBe(types.indexOf("tool.called") + 1);
+  });
+
+  it("an ask after its call keeps the call's turn", async () => {
+    const transport = new HandFedTransport();
+    const { published, until } = backendOn(transport);
+    transport.feed("v2.session.events", durable.slice(0, callIndex + 1));
+    await until("waiting for the tool call", () =>
+      published.some((event) => event.type === "tool.called"),
+    );
+    transport.feed("v2.event.subscribe", [ask]);
+    await until("waiting for the question ask", () =>
+      published.some((event) => event.type === "question.asked"),
+    );
+    const question = published.find((event) => event.type === "question.asked");
+    expect(question?.turnId).toBe(turnIdFor(admitted.data.messageID));
+  });
+});
