@@ -5,7 +5,7 @@
  * start and tool call in one burst, a millisecond after the live ask). The native events are
  * the recorded ones (`api-question-answered`); only their interleaving is forced here.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { OpencodeClient } from "../../client/opencode-client.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { turnIdFor } from "../../events/turn-state.js";
@@ -19,8 +19,11 @@ import { ServeBackend } from "./serve-backend.js";
 const DIRECTORY = "/work/dir";
 
 /** The recorded native events of one stream of the fixture, in order. */
-function recorded(stream: "v2.event.subscribe" | "v2.session.events"): Record<string, unknown>[] {
-  const path = fixturePath("opencode-1.18.33/api-question-answered.transcript.ndjson");
+function recorded(
+  stream: "v2.event.subscribe" | "v2.session.events",
+  scenario = "api-question-answered",
+): Record<string, unknown>[] {
+  const path = fixturePath(`opencode-1.18.33/${scenario}.transcript.ndjson`);
   return readTranscript(path).flatMap(({ entry }) =>
     entry.type === "emit_inbound" &&
     entry.frame.type === "sdk.event" &&
@@ -31,10 +34,15 @@ function recorded(stream: "v2.event.subscribe" | "v2.session.events"): Record<st
   );
 }
 
-/** A transport whose two streams the test feeds by hand; requests answer 204. */
+/**
+ * A transport whose two streams the test feeds by hand; a request takes the next answer
+ * given for its operation (204 when there is none), and is counted.
+ */
 class HandFedTransport implements Transport {
   readonly #queues = new Map<string, unknown[]>();
   readonly #changes = new ChangeNotifier();
+  readonly answers = new Map<string, unknown[]>();
+  readonly calls: string[] = [];
 
   feed(operation: "v2.event.subscribe" | "v2.session.events", events: unknown[]): void {
     const queue = this.#queues.get(operation) ?? [];
@@ -52,8 +60,9 @@ class HandFedTransport implements Transport {
     await new Promise((resolve) => setImmediate(resolve));
   }
 
-  async request(): Promise<unknown> {
-    return undefined;
+  async request(call: OperationCall): Promise<unknown> {
+    this.calls.push(call.operation);
+    return this.answers.get(call.operation)?.shift();
   }
 
   async *stream(next: () => OperationCall, options: StreamOptions = {}): AsyncIterable<unknown> {
@@ -75,8 +84,8 @@ afterEach(async () => {
 });
 
 /** A serve backend on `transport` for the fixture's session, and the events it publishes. */
-function backendOn(transport: Transport) {
-  const live = recorded("v2.event.subscribe");
+function backendOn(transport: Transport, scenario?: string) {
+  const live = recorded("v2.event.subscribe", scenario);
   const sessionId = (
     live.find((event) => event.type === "question.v2.asked") as never as {
       data: { sessionID: string };
@@ -138,5 +147,36 @@ describe("serve backend asks, the live stream ahead of the durable one", () => {
     );
     const question = published.find((event) => event.type === "question.asked");
     expect(question?.turnId).toBe(turnIdFor(admitted.data.messageID));
+  });
+});
+
+describe("serve backend, a run stopped by a rejected question", () => {
+  const scenario = "api-question-rejected";
+  const durable = recorded("v2.session.events", scenario);
+  const failedIndex = durable.findIndex((event) => event.type === "session.next.tool.failed");
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("asks again whether the run stopped while the server still says it runs", async () => {
+    vi.useFakeTimers();
+    const transport = new HandFedTransport();
+    const { published } = backendOn(transport, scenario);
+    const sessionId = (durable[0] as { data: { sessionID: string } }).data.sessionID;
+    // A loaded server is slow to let the stopped run go: still active at the first check.
+    transport.answers.set("v2.session.active", [{ data: { [sessionId]: {} } }, { data: {} }]);
+    // Up to the call's failure ("Tool execution interrupted"): no step end follows on 1.18.
+    transport.feed("v2.session.events", durable.slice(0, failedIndex + 1));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(published.map((event) => event.type)).toContain("tool.failed");
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(transport.calls.filter((call) => call === "v2.session.active")).toHaveLength(1);
+    expect(published.map((event) => event.type)).not.toContain("turn.ended");
+    await vi.advanceTimersByTimeAsync(1_000);
+    const ended = published.filter((event) => event.type === "turn.ended");
+    expect(ended.map((event) => event.type === "turn.ended" && event.data.outcome)).toEqual([
+      "interrupted",
+    ]);
   });
 });

@@ -295,7 +295,12 @@ export class ServeBackend implements SessionBackend {
     if (!turn?.interrupting) return;
     try {
       const active = await this.#client.v2.session.active(this.#callOptions(this.#stop.signal));
-      if (this.upstreamId in active || this.#state.turn !== turn) return;
+      if (this.#state.turn !== turn) return;
+      // Still running: a loaded server can take a while to let a stopped run go; ask again.
+      if (this.upstreamId in active) {
+        this.#watchStoppedRun();
+        return;
+      }
       this.#context.logger.info("the interrupted run stopped without a step end", {
         sessionId: this.upstreamId,
       });
