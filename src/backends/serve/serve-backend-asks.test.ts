@@ -3,7 +3,9 @@
  * them: the live `question.v2.asked` before the durable stream has shown the turn at all (seen
  * on a real 1.18.33 server under CPU load: the durable stream sent the prompt's admission,
  * start and tool call in one burst, a millisecond after the live ask). The native events are
- * the recorded ones (`api-question-answered`); only their interleaving is forced here.
+ * the recorded ones (`api-question-answered`); only their interleaving is forced here. And a
+ * run stopped by a rejected question (`api-question-rejected`), which 1.18 ends with no step
+ * end, on a server slow to let the run go.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { OpencodeClient } from "../../client/opencode-client.js";
@@ -85,12 +87,8 @@ afterEach(async () => {
 
 /** A serve backend on `transport` for the fixture's session, and the events it publishes. */
 function backendOn(transport: Transport, scenario?: string) {
-  const live = recorded("v2.event.subscribe", scenario);
-  const sessionId = (
-    live.find((event) => event.type === "question.v2.asked") as never as {
-      data: { sessionID: string };
-    }
-  ).data.sessionID;
+  const first = recorded("v2.session.events", scenario)[0] as { data: { sessionID: string } };
+  const sessionId = first.data.sessionID;
   const published: CanonicalEvent[] = [];
   const changes = new ChangeNotifier();
   const backend = new ServeBackend(new OpencodeClient(transport, { directory: DIRECTORY }), {
