@@ -8,12 +8,11 @@
  * end, on a server slow to let the run go.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { HandFedTransport, recordedEvents } from "../../../test/support/hand-fed-transport.js";
 import { OpencodeClient } from "../../client/opencode-client.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { turnIdFor } from "../../events/turn-state.js";
-import { fixturePath } from "../../testing/fixture-files.js";
-import { readTranscript } from "../../transport/transcript/transcript.js";
-import type { OperationCall, StreamOptions, Transport } from "../../transport/transport.js";
+import type { Transport } from "../../transport/transport.js";
 import { ChangeNotifier } from "../../util/change-notifier.js";
 import { silentLogger } from "../../util/logger.js";
 import { ServeBackend } from "./serve-backend.js";
@@ -25,59 +24,7 @@ function recorded(
   stream: "v2.event.subscribe" | "v2.session.events",
   scenario = "api-question-answered",
 ): Record<string, unknown>[] {
-  const path = fixturePath(`opencode-1.18.33/${scenario}.transcript.ndjson`);
-  return readTranscript(path).flatMap(({ entry }) =>
-    entry.type === "emit_inbound" &&
-    entry.frame.type === "sdk.event" &&
-    "stream" in entry.frame &&
-    entry.frame.stream === stream
-      ? [entry.frame.event as Record<string, unknown>]
-      : [],
-  );
-}
-
-/**
- * A transport whose two streams the test feeds by hand; a request takes the next answer
- * given for its operation (204 when there is none), and is counted.
- */
-class HandFedTransport implements Transport {
-  readonly #queues = new Map<string, unknown[]>();
-  readonly #changes = new ChangeNotifier();
-  readonly answers = new Map<string, unknown[]>();
-  readonly calls: string[] = [];
-
-  feed(operation: "v2.event.subscribe" | "v2.session.events", events: unknown[]): void {
-    const queue = this.#queues.get(operation) ?? [];
-    queue.push(...events);
-    this.#queues.set(operation, queue);
-    this.#changes.notify();
-  }
-
-  /** Resolves once the stream's consumer has taken everything fed to `operation`, and acted on it. */
-  async drained(operation: string): Promise<void> {
-    const empty = () => (this.#queues.get(operation) ?? []).length === 0;
-    if (!(await this.#changes.until(empty, { what: `draining ${operation}`, timeoutMs: 5_000 }))) {
-      throw new Error(`the ${operation} stream was not read`);
-    }
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-
-  async request(call: OperationCall): Promise<unknown> {
-    this.calls.push(call.operation);
-    return this.answers.get(call.operation)?.shift();
-  }
-
-  async *stream(next: () => OperationCall, options: StreamOptions = {}): AsyncIterable<unknown> {
-    const { operation } = next();
-    for (;;) {
-      const queue = this.#queues.get(operation) ?? [];
-      const event = queue.shift();
-      if (event !== undefined) {
-        this.#changes.notify();
-        yield event;
-      } else await this.#changes.wait(options.signal, `the ${operation} stream`);
-    }
-  }
+  return recordedEvents(scenario, stream);
 }
 
 const backends: ServeBackend[] = [];
