@@ -10,7 +10,14 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { HandFedTransport, recordedEvents } from "../../../test/support/hand-fed-transport.js";
 import { OpencodeClient } from "../../client/opencode-client.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
+import {
+  initialLegacyState,
+  legacyPromptLate,
+  legacyPromptSent,
+  normalizeLegacyEvent,
+} from "../../events/normalize-legacy.js";
 import { turnIdFor } from "../../events/turn-state.js";
+import { parseLegacyEvent } from "../../protocol/legacy/events.js";
 import { silentLogger } from "../../util/logger.js";
 import { LegacyBackend } from "./legacy-backend.js";
 
@@ -83,5 +90,57 @@ describe("legacy backend, a user message later than the prompt's wait", () => {
     await transport.drained(STREAM);
     const admitted = published.find((event) => event.type === "input.admitted");
     expect(admitted?.data).toMatchObject({ inputId: expect.stringMatching(/^msg_/) });
+  });
+});
+
+describe("legacy normaliser, late inputs", () => {
+  const userMessage = events.find(
+    (event) =>
+      event.type === "message.updated" &&
+      (event.properties as { info?: { role?: string } }).info?.role === "user",
+  );
+  const userPart = events.find((event) => {
+    const part = (event.properties as { part?: { type?: string } }).part;
+    return event.type === "message.part.updated" && part?.type === "text";
+  });
+
+  /** The recorded user message, as message `id` with `text`. */
+  function message(id: string, text: string) {
+    type Props = { info: Record<string, unknown>; part: Record<string, unknown> };
+    if (userMessage === undefined || userPart === undefined) throw new Error("fixture changed");
+    const messageProps = userMessage.properties as Props;
+    const partProps = userPart.properties as Props;
+    const part = { ...partProps.part, id: `prt_${id}`, messageID: id, text };
+    return [
+      { ...userMessage, properties: { ...messageProps, info: { ...messageProps.info, id } } },
+      { ...userPart, properties: { ...partProps, part } },
+    ].map(parseLegacyEvent);
+  }
+
+  it("matches a late input's message by its text, and the next input's by order", () => {
+    let state = legacyPromptSent(initialLegacyState(sessionId), "in_1", false);
+    state = legacyPromptLate(state, "in_1", "first");
+    state = legacyPromptSent(state, "in_2", false);
+    const admitted: string[] = [];
+    for (const parsed of [...message("msg_1", "first"), ...message("msg_2", "second")]) {
+      const result = normalizeLegacyEvent(state, parsed);
+      state = result.state;
+      for (const event of result.events) {
+        if (event.type === "input.admitted") admitted.push(event.data.inputId);
+      }
+    }
+    expect(admitted).toEqual(["in_1", "in_2"]);
+    expect(state.late).toEqual([]);
+    expect(state.expected).toEqual([]);
+  });
+
+  it("keeps a bounded number of late inputs", () => {
+    let state = initialLegacyState(sessionId);
+    for (let index = 0; index < 50; index++) {
+      state = legacyPromptSent(state, `in_${index}`, false);
+      state = legacyPromptLate(state, `in_${index}`, `text ${index}`);
+    }
+    expect(state.late.length).toBeLessThanOrEqual(20);
+    expect(state.late.at(-1)?.inputId).toBe("in_49");
   });
 });
