@@ -117,13 +117,8 @@ export class LegacyBackend implements SessionBackend {
     );
     if (seen) return;
     this.#state = legacyPromptLate(this.#state, inputId, text);
-    this.#context.logger.warn(
-      "the server took the prompt but has published no user message for it yet",
-      {
-        sessionId: this.upstreamId,
-        inputId,
-      },
-    );
+    const message = "the server took the prompt but has published no user message for it yet";
+    this.#context.logger.warn(message, { sessionId: this.upstreamId, inputId });
   }
 
   // The server publishes `permission.replied` / `question.replied` / `question.rejected` itself.
