@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AbortError } from "../errors.js";
 import type { Logger } from "../util/logger.js";
@@ -58,13 +59,17 @@ describe("LiveReadiness", () => {
     ]);
   });
 
-  it("every waiting prompt is let go by one connection", async () => {
+  it("every waiting prompt is let go by one connection, leaving no listener on their signals", async () => {
     const { logger } = recordingLogger();
     const live = new LiveReadiness();
-    const waits = [1, 2, 3].map(() => live.wait(undefined, { sessionId: "ses_1", logger }));
+    const controllers = [1, 2, 3].map(() => new AbortController());
+    const waits = controllers.map((controller) =>
+      live.wait(controller.signal, { sessionId: "ses_1", logger }),
+    );
     live.connected();
     await Promise.all(waits);
     expect(vi.getTimerCount()).toBe(0);
+    for (const { signal } of controllers) expect(getEventListeners(signal, "abort")).toEqual([]);
   });
 
   it("stays ready across reconnects", async () => {
