@@ -54,6 +54,12 @@ export interface LegacyNormalizerState extends TurnState {
    * `announced`: the runtime already published `input.admitted` for it.
    */
   readonly expected: readonly { inputId: string; announced: boolean }[];
+  /**
+   * Inputs whose user message did not show while the prompt waited for it (a loaded server
+   * can take longer): they leave `expected`, so that later inputs are not matched to the
+   * message before their own, and a late message with the same text is still theirs.
+   */
+  readonly late: readonly { inputId: string; announced: boolean; text: string }[];
   /** The input id of each user message (its bridge id when one was expected, else its own). */
   readonly inputOf: ReadonlyMap<string, string>;
   /** Tool calls that started and have not settled, by part id. */
@@ -78,6 +84,7 @@ export function initialLegacyState(sessionId: string): LegacyNormalizerState {
     partTypes: new Map(),
     waiting: [],
     expected: [],
+    late: [],
     inputOf: new Map(),
     openTools: new Map(),
     subagents: new Map(),
@@ -103,6 +110,26 @@ export function legacyPromptFailed(
   inputId: string,
 ): LegacyNormalizerState {
   return { ...state, expected: state.expected.filter((entry) => entry.inputId !== inputId) };
+}
+
+/** Late inputs kept for their message: a few, the oldest dropped. */
+const KEPT_LATE = 20;
+
+/**
+ * The user message for `inputId` (whose text is `text`) did not show in time: expect it no
+ * longer in order, but match a later message with that text to it.
+ */
+export function legacyPromptLate(
+  state: LegacyNormalizerState,
+  inputId: string,
+  text: string,
+): LegacyNormalizerState {
+  const entry = state.expected.find((expected) => expected.inputId === inputId);
+  if (entry === undefined) return state;
+  return {
+    ...legacyPromptFailed(state, inputId),
+    late: [...state.late, { ...entry, text }].slice(-KEPT_LATE),
+  };
 }
 
 /** The runtime ended the running turn itself: forget it and what waited for it. */
@@ -176,11 +203,16 @@ export function normalizeLegacyEvent(
       if (part.type === "text" && role === "user") {
         if (next.parts.has(part.id) || part.synthetic) return { state: next, events };
         next = remember(next, part.id, "text-ended", "text");
-        const [alias, ...expected] = next.expected;
+        // A late input's message first (by its text), else the next input expected (in order).
+        const lateIndex = next.late.findIndex((entry) => entry.text === part.text);
+        const [first, ...rest] = next.expected;
+        const alias = lateIndex >= 0 ? next.late[lateIndex] : first;
         const inputId = alias?.inputId ?? part.messageID;
         next = {
           ...next,
-          expected,
+          ...(lateIndex >= 0
+            ? { late: next.late.filter((_, index) => index !== lateIndex) }
+            : { expected: rest }),
           inputOf: new Map(next.inputOf).set(part.messageID, inputId),
           waiting: [...next.waiting, part.messageID],
         };

@@ -1,5 +1,5 @@
 /** Lets readers of an in-memory sequence wait, abortably, until something is added. */
-import { AbortError } from "../errors.js";
+import { AbortError, TimeoutError } from "../errors.js";
 import { withDeadline } from "./abort.js";
 
 export class ChangeNotifier {
@@ -45,8 +45,11 @@ export class ChangeNotifier {
       while (!condition()) await this.wait(deadline.signal, options.what);
       return true;
     } catch (error) {
-      if (options.signal?.aborted) throw error;
-      return false;
+      // Only the bound running out means "not yet"; the caller's abort and an error of the
+      // condition itself are the caller's to handle.
+      const classified = deadline.classify(error);
+      if (classified instanceof TimeoutError) return false;
+      throw classified;
     } finally {
       deadline.dispose();
     }

@@ -13,6 +13,7 @@ import {
   initialLegacyState,
   type LegacyNormalizerState,
   legacyPromptFailed,
+  legacyPromptLate,
   legacyPromptSent,
   legacyTurnAbandoned,
   normalizeLegacyEvent,
@@ -110,26 +111,25 @@ export class LegacyBackend implements SessionBackend {
       this.#state = legacyPromptFailed(this.#state, inputId);
       throw error;
     }
-    await this.#seen(inputId, request.signal);
+    await this.#seen(inputId, request.text, request.signal);
     return { inputId };
   }
 
   /**
    * Waits (bounded) until the server's user message for `inputId` has been seen. Inputs are
-   * matched to user messages in order, so one that never shows up must stop being expected,
-   * or every later input would be matched to the message before its own.
+   * matched to user messages in order, so one that has not shown up stops being expected in
+   * order, or every later input would be matched to the message before its own; a loaded
+   * server may still publish it late, so it is then matched by its `text`.
    */
-  async #seen(inputId: string, signal: AbortSignal | undefined): Promise<void> {
+  async #seen(inputId: string, text: string, signal: AbortSignal | undefined): Promise<void> {
     const seen = await this.#changes.until(
       () => !this.#state.expected.some((entry) => entry.inputId === inputId),
       { what: "waiting for the prompt's user message", timeoutMs: SEEN_TIMEOUT_MS, signal },
     );
     if (seen) return;
-    this.#state = legacyPromptFailed(this.#state, inputId);
-    this.#context.logger.warn("the server took the prompt but published no user message for it", {
-      sessionId: this.upstreamId,
-      inputId,
-    });
+    this.#state = legacyPromptLate(this.#state, inputId, text);
+    const message = "the server took the prompt but has published no user message for it yet";
+    this.#context.logger.warn(message, { sessionId: this.upstreamId, inputId });
   }
 
   // The server publishes `permission.replied` / `question.replied` / `question.rejected` itself.

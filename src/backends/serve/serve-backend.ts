@@ -21,6 +21,7 @@ import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LiveReadiness } from "../live-readiness.js";
 import { diffOfToolCall } from "../permission-diff.js";
 import { ToolCalls } from "../tool-calls.js";
+import { AskTurns } from "./ask-turns.js";
 import { DeltaCatchUp, type DeltaStats } from "./delta-catch-up.js";
 import { mergedSessionStream } from "./merged-stream.js";
 
@@ -51,6 +52,8 @@ export class ServeBackend implements SessionBackend {
   readonly #after: number;
   readonly #calls = new ToolCalls();
   readonly #catchUp: DeltaCatchUp;
+  /** Live asks wait here for their tool call on the durable stream, which names their turn. */
+  readonly #askTurns: AskTurns;
   /** The tool call each ask is about, and the calls whose ask was refused (and how). */
   readonly #askCalls = new Map<string, string>();
   readonly #refusedCalls = new Map<string, ToolErrorKind>();
@@ -72,6 +75,10 @@ export class ServeBackend implements SessionBackend {
           );
     this.#answered = new AnsweredAsks(context.sessionId, this.kind);
     this.#catchUp = new DeltaCatchUp(context.sink, { logger: context.logger });
+    this.#askTurns = new AskTurns((event) => this.#publish(event), {
+      currentTurn: () => this.#state.turn?.id,
+      logger: context.logger,
+    });
     this.#pump = this.#run(options.idleTimeoutMs);
   }
 
@@ -128,6 +135,7 @@ export class ServeBackend implements SessionBackend {
     clearTimeout(this.#stopCheck);
     this.#stop.abort();
     await this.#pump;
+    this.#askTurns.flush();
     this.#catchUp.flush();
   }
 
@@ -264,7 +272,7 @@ export class ServeBackend implements SessionBackend {
       for await (const { parsed } of stream) {
         const result = normalizeApiEvent(this.#state, parsed);
         this.#state = result.state;
-        for (const event of result.events) this.#publish(event);
+        for (const event of result.events) this.#askTurns.push(event);
         this.#watchStoppedRun();
       }
     } catch (error) {
@@ -297,7 +305,12 @@ export class ServeBackend implements SessionBackend {
     if (!turn?.interrupting) return;
     try {
       const active = await this.#client.v2.session.active(this.#callOptions(this.#stop.signal));
-      if (this.upstreamId in active || this.#state.turn !== turn) return;
+      if (this.#state.turn !== turn) return;
+      // Still running: a loaded server can take a while to let a stopped run go; ask again.
+      if (this.upstreamId in active) {
+        this.#watchStoppedRun();
+        return;
+      }
       this.#context.logger.info("the interrupted run stopped without a step end", {
         sessionId: this.upstreamId,
       });
