@@ -36,6 +36,7 @@ function setUp(options: DeltaCatchUpOptions = {}) {
       out.push(`${e.type} ${e.data.partId}`);
     else out.push(e.type);
   }, options);
+  catchUp.liveConnected();
   return { out, catchUp };
 }
 
@@ -162,9 +163,17 @@ describe("DeltaCatchUp", () => {
     expect(catchUp.stats()).toEqual({ incompleteParts: 1, droppedDeltas: 0 });
   });
 
-  it("holds nothing for a part that began before the live stream (re)connected", () => {
+  it("holds nothing while the live stream never connected", () => {
+    const out: string[] = [];
+    const catchUp = new DeltaCatchUp((e) => out.push(e.type));
+    catchUp.push(started("p"));
+    catchUp.push(ended("p", "hello"));
+    expect(out).toEqual(["text.started", "text.ended"]);
+    expect(catchUp.stats()).toEqual({ incompleteParts: 1, droppedDeltas: 0 });
+  });
+
+  it("holds nothing for a part that began before the live stream reconnected", () => {
     const { out, catchUp } = setUp();
-    catchUp.liveConnected();
     catchUp.push(started("p"));
     catchUp.push(delta("p", "he"));
     catchUp.liveConnected();

@@ -329,6 +329,7 @@ export class DeltaCatchUp {
       this.#idleMs <= 0 ||
       part.expired ||
       part.startMissed ||
+      this.#connections === 0 ||
       part.connection !== this.#connections ||
       part.handed.length >= value.length
     );
@@ -358,6 +359,8 @@ export class DeltaCatchUp {
   }
 
   #lossReason(part: Part): string {
+    if (this.#idleMs <= 0) return "the deltas differ from the ended value";
+    if (this.#connections === 0) return "the live stream has not connected yet";
     if (part.connection !== this.#connections) return "the live stream reconnected during the part";
     if (part.startMissed) return "the stream was resumed during the part";
     if (part.expired) return "the live stream did not catch up in time";
