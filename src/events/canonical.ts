@@ -72,6 +72,8 @@ export interface DurableEventData {
     always?: string[];
     diff?: string;
     files?: string[];
+    /** Why a file edit's ask has no `diff`: the bridge reads no file outside the session directory. */
+    diffOmitted?: "outside-directory";
     /** Set when a subagent's child session asks: the ask surfaces on the parent's turn. */
     childSessionId?: string;
   };
