@@ -116,4 +116,42 @@ describe("a normaliser that throws does not end a read loop", () => {
       await backend.close();
     }
   });
+
+  it("asks carry the time they were seen, not 0 (legacy asks have no time of their own)", async () => {
+    const frames = [
+      { known: true, event: { type: "server.connected", properties: {} } },
+      {
+        known: true,
+        event: {
+          type: "permission.asked",
+          properties: {
+            id: "per_1",
+            sessionID: SESSION,
+            permission: "edit",
+            patterns: ["a.txt"],
+            always: ["*"],
+            metadata: {},
+          },
+        },
+      },
+    ];
+    const client = {
+      event: {
+        subscribe: (options: { signal?: AbortSignal }) => streamOf(frames, options.signal),
+      },
+    } as unknown as OpencodeClient;
+    const events: CanonicalEvent[] = [];
+    const before = Date.now();
+    const backend = new LegacyBackend(client, contextCollecting(events), {
+      model: { providerID: "demo", modelID: "demo-1" },
+    });
+    try {
+      await until(() => events.some((event) => event.type === "permission.asked"));
+      const asked = events.find((event) => event.type === "permission.asked");
+      expect(asked?.at).toBeGreaterThanOrEqual(before);
+      expect(asked?.at).toBeLessThanOrEqual(Date.now());
+    } finally {
+      await backend.close();
+    }
+  });
 });
