@@ -4,9 +4,13 @@
  * The client here is a stand-in that yields parsed events (no server: the loops are the
  * subject, not OpenCode's wire format).
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { OpencodeClient } from "../client/opencode-client.js";
 import type { CanonicalEvent } from "../events/canonical.js";
+import { Bridge } from "../runtime/bridge.js";
 import { silentLogger } from "../util/logger.js";
 import type { BackendContext } from "./backend.js";
 import { ServeBackend } from "./serve/serve-backend.js";
@@ -152,6 +156,43 @@ describe("a normaliser that throws does not end a read loop", () => {
       expect(asked?.at).toBeLessThanOrEqual(Date.now());
     } finally {
       await backend.close();
+    }
+  });
+
+  it("subprocess: a line its parser refuses becomes native.unknown; the run goes on", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "ocb-read-loop-"));
+    const fake = join(scratch, "opencode");
+    const text = {
+      type: "text",
+      timestamp: 1,
+      sessionID: "ses_run",
+      part: { id: "prt_1", messageID: "msg_1", text: "still here" },
+    };
+    writeFileSync(fake, `#!/bin/sh\necho '{"no":"type"}'\necho '${JSON.stringify(text)}'\n`, {
+      mode: 0o755,
+    });
+    const bridge = await Bridge.start({
+      directory: scratch,
+      backend: "subprocess",
+      store: ":memory:",
+      model: { providerID: "demo", modelID: "demo-1" },
+      server: { binary: fake },
+    });
+    try {
+      const session = await bridge.createSession();
+      const turn = await session.send("hi", { delivery: "queue" });
+      const events: CanonicalEvent[] = [];
+      for await (const event of turn.events()) events.push(event);
+      const unknown = events.find((event) => event.type === "native.unknown");
+      expect(unknown?.data).toMatchObject({ nativeType: "unparsed", raw: { raw: { no: "type" } } });
+      expect((unknown?.data as { error?: string } | undefined)?.error).toMatch(/type/);
+      expect(events.find((event) => event.type === "text.ended")?.data).toMatchObject({
+        text: "still here",
+      });
+      expect(await turn.done()).toMatchObject({ outcome: "completed", text: "still here" });
+    } finally {
+      await bridge.close();
+      rmSync(scratch, { recursive: true, force: true });
     }
   });
 });
