@@ -1,11 +1,13 @@
 /**
- * `npm run bench`: four figures, each a ratio against a baseline run in the same process.
+ * `npm run bench`: six figures, each a ratio against a baseline run in the same process.
  *   (a) normaliser throughput against bare `JSON.parse` of the same lines;
  *   (b) the latency the bridge adds per text delta, against a raw SSE reader;
  *   (c) a short turn through the bridge against the same turn over raw `fetch`;
- *   (d) the same short tool turn on each backend, against `serve`.
+ *   (d) the same short tool turn on each backend, against `serve`;
+ *   (e) the transcript store against JSON in memory;
+ *   (f) the heap of a session after 10,000 events against a fresh one.
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
- * --store-sessions N (e), --only a,b,c,d,e.
+ * --store-sessions N (e), --memory-sessions N (f), --only a,b,c,d,e,f.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -17,6 +19,11 @@ import { Bridge } from "../src/runtime/bridge.js";
 import { type BackendResult, benchBackends, type WithBridge } from "./backends.js";
 import { benchDeltaLatency, type DeltaLatencyResult } from "./delta-latency.js";
 import { benchNormalizer, type NormalizerResult } from "./normalizer.js";
+import {
+  benchSessionMemory,
+  type SessionMemoryResult,
+  sessionMemoryLines,
+} from "./session-memory.js";
 import { benchShortTurns, type ShortTurnResult } from "./short-turn.js";
 import { formatMs, formatRate, formatRatio, median, note, percentile } from "./stats.js";
 import { benchStore, type StoreBenchResult, storeLines } from "./store.js";
@@ -32,7 +39,8 @@ const { values } = parseArgs({
     runs: { type: "string", default: "10" },
     "backend-runs": { type: "string", default: "5" },
     "store-sessions": { type: "string", default: "10000" },
-    only: { type: "string", default: "a,b,c,d,e" },
+    "memory-sessions": { type: "string", default: "1000" },
+    only: { type: "string", default: "a,b,c,d,e,f" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -46,6 +54,7 @@ const latencyTurns = positive("latency-turns", values["latency-turns"]);
 const runs = positive("runs", values.runs);
 const backendRuns = positive("backend-runs", values["backend-runs"]);
 const storeSessions = positive("store-sessions", values["store-sessions"]);
+const memorySessions = positive("memory-sessions", values["memory-sessions"]);
 
 /** A bridge being started or running, and its temp dir. */
 interface OpenBridge {
@@ -169,6 +178,7 @@ async function main(): Promise<string[]> {
   let shortTurns: ShortTurnResult[] | undefined;
   let backends: BackendResult[] | undefined;
   let store: StoreBenchResult | undefined;
+  let memory: SessionMemoryResult | undefined;
 
   if (only.has("a")) normalizer = benchNormalizer({ events, runs: 7, warmups: 2 });
 
@@ -205,11 +215,21 @@ async function main(): Promise<string[]> {
     store = benchStore({ sessions: storeSessions, eventsPerSession: 100, batch: 5 });
   }
 
+  if (only.has("f")) {
+    memory = await benchSessionMemory({
+      sessions: memorySessions,
+      events: 10_000,
+      longSessions: 10,
+      deltasPerTurn: 93,
+    });
+  }
+
   if (normalizer !== undefined) lines.push(...normalizerLines(normalizer));
   if (latency !== undefined) lines.push(latencyLine(latency));
   if (shortTurns !== undefined) lines.push(shortTurnLine(shortTurns));
   if (backends !== undefined) lines.push(...backendLines(backends));
   if (store !== undefined) lines.push(...storeLines(store));
+  if (memory !== undefined) lines.push(...sessionMemoryLines(memory));
   return lines;
 }
 

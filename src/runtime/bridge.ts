@@ -12,7 +12,7 @@ import { RunEnvironment } from "../backends/subprocess/run-environment.js";
 import { SubprocessBackend } from "../backends/subprocess/subprocess-backend.js";
 import { OpencodeClient } from "../client/opencode-client.js";
 import { waitForModel } from "../client/wait-for-model.js";
-import { UsageError } from "../errors.js";
+import { AbortError, UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { AdoptedServer } from "../server/adopted-server.js";
 import { attachOpencode } from "../server/attach-opencode.js";
@@ -28,6 +28,7 @@ import { demoProviderConfig } from "../testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../testing/scripted-model/index.js";
 import { HttpTransport } from "../transport/http-transport.js";
 import { type Logger, silentLogger } from "../util/logger.js";
+import { holdForTest } from "../util/test-hold.js";
 import { experimentalConfig } from "./experimental-config.js";
 import { type PermissionPreset, permissionConfig } from "./permission-presets.js";
 import { type AskTimeout, type BackendFactory, Session } from "./session.js";
@@ -88,6 +89,8 @@ export interface BridgeOptions {
   idleReleaseMs?: number;
   /** Bound on the /api model catalog listing the model before a session's first prompt (30 s). */
   modelReadyTimeoutMs?: number;
+  /** Aborts `Bridge.start` (what it started so far is stopped; it rejects with AbortError). */
+  signal?: AbortSignal;
 }
 
 /** Parses `provider/model` (the model id may contain further slashes). */
@@ -173,7 +176,13 @@ export class Bridge {
     const store = openStore(options.store);
     try {
       const { runner, model } = await launch(options, kind, store.store);
-      return new Bridge(runner, model, options, store);
+      const bridge = new Bridge(runner, model, options, store);
+      if (options.signal?.aborted) {
+        // Aborted just as the start finished: stop what it started, as an abort mid-way does.
+        await bridge.close();
+        throw new AbortError("starting the bridge", { cause: options.signal.reason });
+      }
+      return bridge;
     } catch (error) {
       if (store.owned) store.store.close();
       throw error;
@@ -193,7 +202,7 @@ export class Bridge {
 
   /** Creates a session (upstream too, except on `subprocess`, where its first turn does) and follows it. */
   async createSession(
-    options: { directory?: string; model?: ModelChoice; title?: string } = {},
+    options: { directory?: string; model?: ModelChoice; title?: string; signal?: AbortSignal } = {},
   ): Promise<Session> {
     const directory = options.directory ?? this.#options.directory;
     const model = options.model ?? this.defaultModel;
@@ -208,14 +217,14 @@ export class Bridge {
       );
       id = info.id;
     } else {
-      await this.#modelReady(runner.client, directory, model);
+      await this.#modelReady(runner.client, directory, model, options.signal);
       const info = await runner.client.v2.session.create(
         {
           model: { providerID: model.providerID, id: model.modelID },
           location: { directory },
           ...(options.title === undefined ? {} : { title: options.title }),
         },
-        { directory },
+        { directory, ...(options.signal === undefined ? {} : { signal: options.signal }) },
       );
       id = info.id;
     }
@@ -329,7 +338,7 @@ export class Bridge {
       logger: this.#logger,
       store: this.#store,
       ...(runner.kind === "serve"
-        ? { beforeSend: () => this.#serverReady(runner, directory, model) }
+        ? { beforeSend: (signal) => this.#serverReady(runner, directory, model, signal) }
         : {}),
       ...(resume === undefined ? {} : { resume }),
       ...(this.#options.watchdog === undefined ? {} : { watchdog: this.#options.watchdog }),
@@ -411,19 +420,31 @@ export class Bridge {
     runner: Extract<Runner, { client: OpencodeClient }>,
     directory: string,
     model: ModelChoice,
+    signal: AbortSignal | undefined,
   ): Promise<void> {
+    await holdForTest("admission", signal);
     if (runner.server instanceof SupervisedServer) await runner.server.restarted();
-    await this.#modelReady(runner.client, directory, model);
+    await this.#modelReady(runner.client, directory, model, signal);
   }
 
   /** A location's /api catalog loads after the server is ready; a prompt before it is lost. */
-  async #modelReady(client: OpencodeClient, directory: string, model: ModelChoice): Promise<void> {
+  async #modelReady(
+    client: OpencodeClient,
+    directory: string,
+    model: ModelChoice,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const key = `${directory}\u0000${model.providerID}/${model.modelID}`;
     if (this.#readyModels.has(key)) return;
+    await holdForTest("catalog", signal);
     await waitForModel(
       client,
       { providerID: model.providerID, id: model.modelID },
-      { directory, timeoutMs: this.#options.modelReadyTimeoutMs ?? 30_000 },
+      {
+        directory,
+        timeoutMs: this.#options.modelReadyTimeoutMs ?? 30_000,
+        ...(signal === undefined ? {} : { signal }),
+      },
     );
     this.#readyModels.add(key);
   }
@@ -456,6 +477,7 @@ async function launch(
     }
     const server = await attachOpencode(options.attach.url, {
       ...(options.attach.password === undefined ? {} : { password: options.attach.password }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     return {
       runner: { kind, server, client: clientOf(server, options, logger) },
@@ -485,7 +507,13 @@ async function launch(
     const server = await managedServer(
       store,
       kind,
-      { ...options.server, directory: options.directory, config, logger },
+      {
+        ...options.server,
+        directory: options.directory,
+        config,
+        logger,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      },
       logger,
     );
     return { runner: { kind, server, client: clientOf(server, options, logger) }, model };
@@ -520,7 +548,13 @@ async function managedServer(
   let server: SupervisedServer | undefined;
   if (previous !== undefined && !isProcessAlive(previous.ownerPid)) {
     if (previous.configHash === configHash) {
-      server = await SupervisedServer.adopt(previous, options);
+      server = await SupervisedServer.adopt(
+        {
+          ...previous,
+          ...(previous.keeper === undefined ? {} : { keeperSocket: previous.keeper }),
+        },
+        options,
+      );
       if (server !== undefined) {
         logger.info("took up the server a previous bridge left running", { url: server.url });
       }
@@ -540,6 +574,7 @@ async function managedServer(
         ...(started.root === undefined ? {} : { root: started.root }),
         ownerPid: process.pid,
         configHash,
+        ...(started.keeperSocket === undefined ? {} : { keeper: started.keeperSocket }),
       });
     } catch (error) {
       // Costs only the take-up after a crash of this process; the server runs.

@@ -76,16 +76,25 @@ export interface SessionOptions {
   askTimeout?: AskTimeout;
   /** Largest attachment accepted (default 10 MiB). */
   maxAttachmentBytes?: number;
-  /** Where durable events are kept (default: in memory only). */
+  /**
+   * Where durable events are kept (default: in memory, durable ones only: deltas of ended
+   * turns are never kept).
+   */
   store?: Store;
-  /** Awaited before each input is sent: the server is up (again) and knows the model. */
-  beforeSend?: () => Promise<void>;
+  /** Awaited before each send, with its signal: the server is up (again) and knows the model. */
+  beforeSend?: (signal: AbortSignal | undefined) => Promise<void>;
   /** Adopting a session kept in the store: its events so far and the upstream cursor. */
   resume?: { events: readonly CanonicalEvent[]; cursor: string | undefined };
 }
 
 /** How long `send` waits for the stream to say which turn an input joined. */
 const ADMISSION_TIMEOUT_MS = 5_000;
+
+/**
+ * How many ended turns the session still knows by id: older ones are forgotten, so that a long
+ * session's memory does not grow with its turns (whoever holds a Turn can still read it).
+ */
+const KNOWN_ENDED_TURNS = 16;
 
 /** Makes the backend of a session, given what the runtime hands every backend. */
 export type BackendFactory = (context: BackendContext) => SessionBackend;
@@ -116,6 +125,8 @@ export class Session {
   readonly #turns = new Map<string, Turn>();
   /** Turn that each input belongs to, once known. */
   readonly #inputs = new Map<string, Turn>();
+  /** Ended turns still known, oldest first (at most `KNOWN_ENDED_TURNS`). */
+  readonly #ended: Turn[] = [];
   readonly #watchdog: Watchdog;
   /** The turn between its `turn.started` and `turn.ended`. */
   #running: string | undefined;
@@ -130,7 +141,7 @@ export class Session {
   /** The input being handed to the backend now (sends run one at a time). */
   #inFlight: { text: string; refs: string[] } | undefined;
   readonly #maxAttachmentBytes: number | undefined;
-  readonly #beforeSend: (() => Promise<void>) | undefined;
+  readonly #beforeSend: ((signal: AbortSignal | undefined) => Promise<void>) | undefined;
   /** Asks waiting for an answer, by request id. */
   readonly #asks = new Map<string, PendingAsk>();
   readonly #askTimeout: AskTimeout | undefined;
@@ -159,14 +170,10 @@ export class Session {
     this.#watchdog = new Watchdog({ ...DEFAULT_WATCHDOG, ...options.watchdog }, (stall) =>
       this.#stalled(stall),
     );
-    this.#log = new EventLog(
-      options.store === undefined ? undefined : { store: options.store, sessionId: id },
-      (error) =>
-        this.#logger.error("the store could not keep an event; it is kept in memory only", {
-          sessionId: id,
-          error,
-        }),
-    );
+    this.#log = new EventLog({
+      ...(options.store === undefined ? {} : { store: { store: options.store, sessionId: id } }),
+      logger: this.#logger,
+    });
     const resume = options.resume;
     if (resume !== undefined) this.#seed(resume.events);
     this.#backend = backend({
@@ -199,7 +206,7 @@ export class Session {
       if ((event.type === "input.admitted" || event.type === "input.delivered") && turn) {
         this.#inputs.set(event.data.inputId, turn);
       }
-      turn?.push(event);
+      if (turn) this.#pushTo(turn, event);
     }
   }
 
@@ -287,7 +294,7 @@ export class Session {
 
   async #sendNow(input: Input): Promise<Turn> {
     const options = input;
-    await this.#beforeSend?.();
+    await this.#beforeSend?.(options.signal);
     await this.#backend.ready(options.signal);
     this.#throwIfClosed();
     const capabilities = this.#backend.capabilities;
@@ -591,7 +598,7 @@ export class Session {
     if ((event.type === "input.admitted" || event.type === "input.delivered") && turn) {
       this.#inputs.set(event.data.inputId, turn);
     }
-    turn?.push(stored);
+    if (turn) this.#pushTo(turn, stored);
     this.#changes.notify();
     if (this.#closed) return;
     this.#watchdog.update(this.#phase());
@@ -710,10 +717,23 @@ export class Session {
     return waiting ? "waiting-for-step" : "idle";
   }
 
+  /** Hands a turn its event; once it has ended, the oldest ended turn beyond the few known is forgotten. */
+  #pushTo(turn: Turn, event: CanonicalEvent): void {
+    if (turn.state === "ended") return;
+    turn.push(event);
+    if (event.type !== "turn.ended") return;
+    this.#ended.push(turn);
+    for (const old of this.#ended.splice(0, this.#ended.length - KNOWN_ENDED_TURNS)) {
+      this.#turns.delete(old.id);
+      for (const [inputId, of] of this.#inputs) if (of === old) this.#inputs.delete(inputId);
+    }
+  }
+
   #turnById(id: string): Turn {
     let turn = this.#turns.get(id);
     if (turn === undefined) {
-      turn = new Turn(id);
+      // An ended turn reads its durable events back from the log instead of holding them.
+      turn = new Turn(id, this.#log);
       this.#turns.set(id, turn);
     }
     return turn;

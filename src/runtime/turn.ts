@@ -1,6 +1,10 @@
 /**
  * One turn: from the input that started it to its single `turn.ended`. Inputs steered in while
  * it runs join this same object, so whoever holds it sees the whole turn.
+ *
+ * A running turn holds its events (deltas too); an ended one lets them go and reads its
+ * durable events back from the session's kept events, so that a long session does not hold
+ * every turn it ever ran. A reader that began before the end keeps what it reads from.
  */
 import type { CanonicalEvent, ErrorInfo, Outcome, Usage } from "../events/canonical.js";
 import { ChangeNotifier } from "../util/change-notifier.js";
@@ -14,16 +18,33 @@ export interface TurnResult {
   error?: ErrorInfo;
 }
 
+/** Where an ended turn reads its durable events back: the session's kept events. */
+export interface TurnHistory {
+  /** Kept durable events with `after < seq <= upTo`, at most `limit`, in `seq` order. */
+  durableBetween(after: number, upTo: number, limit: number): CanonicalEvent[];
+}
+
+/** How many kept events an ended turn's reader reads at a time. */
+const PAGE = 256;
+
 export class Turn {
   readonly id: string;
-  readonly #events: CanonicalEvent[] = [];
+  /** The events so far, while the turn runs; once it ended, only without a history to read. */
+  #events: CanonicalEvent[] = [];
+  #started = false;
+  /** The seqs of its first and last durable events: an ended turn reads them back between. */
+  #firstSeq: number | undefined;
+  #lastSeq = 0;
+  readonly #history: TurnHistory | undefined;
   readonly #changes = new ChangeNotifier();
   #result: TurnResult | undefined;
   #resolve: (result: TurnResult) => void = () => {};
   readonly #done: Promise<TurnResult>;
 
-  constructor(id: string) {
+  /** Without a `history`, an ended turn keeps its durable events itself (deltas are dropped). */
+  constructor(id: string, history?: TurnHistory) {
     this.id = id;
+    this.#history = history;
     this.#done = new Promise((resolve) => {
       this.#resolve = resolve;
     });
@@ -32,7 +53,7 @@ export class Turn {
   /** `pending` until `turn.started`, then `running` until `turn.ended`. */
   get state(): "pending" | "running" | "ended" {
     if (this.#result !== undefined) return "ended";
-    return this.#events.some((event) => event.type === "turn.started") ? "running" : "pending";
+    return this.#started ? "running" : "pending";
   }
 
   /**
@@ -62,12 +83,21 @@ export class Turn {
     return this.#done;
   }
 
-  /** Every event of the turn from its start (those already seen first), ending after `turn.ended`. */
+  /**
+   * Every event of the turn from its start (those already seen first), ending after
+   * `turn.ended`. Once the turn has ended, only its durable events are left to read.
+   */
   async *events(options: { signal?: AbortSignal } = {}): AsyncIterable<CanonicalEvent> {
+    if (this.#result !== undefined && this.#history !== undefined) {
+      yield* this.#readBack(this.#history);
+      return;
+    }
+    // This reader's own hold on the events: the turn lets go of them when it ends, not it.
+    const events = this.#events;
     let index = 0;
     for (;;) {
-      while (index < this.#events.length) {
-        const event = this.#events[index++];
+      while (index < events.length) {
+        const event = events[index++];
         if (event === undefined) continue;
         yield event;
         if (event.type === "turn.ended") return;
@@ -76,8 +106,22 @@ export class Turn {
     }
   }
 
+  /** The durable events of this ended turn, paged from the session's kept events. */
+  *#readBack(history: TurnHistory): Iterable<CanonicalEvent> {
+    let after = (this.#firstSeq ?? 1) - 1;
+    while (after < this.#lastSeq) {
+      const page = history.durableBetween(after, this.#lastSeq, PAGE);
+      if (page.length === 0) return;
+      for (const event of page) {
+        after = event.seq ?? after;
+        if (event.turnId === this.id) yield event;
+      }
+    }
+  }
+
   /** The texts of the latest step that finished one: what the turn has said so far. */
   partialText(): string {
+    if (this.#result !== undefined) return this.#result.text;
     const texts = this.#events.filter((event) => event.type === "text.ended");
     const lastStep = texts.at(-1)?.data.stepId;
     return texts
@@ -90,6 +134,11 @@ export class Turn {
   push(event: CanonicalEvent): void {
     if (this.#result !== undefined) return;
     this.#events.push(event);
+    if (event.type === "turn.started") this.#started = true;
+    if (event.seq !== undefined) {
+      this.#firstSeq ??= event.seq;
+      this.#lastSeq = event.seq;
+    }
     if (event.type === "turn.ended") {
       const { outcome, text, usage, reason, error } = event.data;
       this.#result = {
@@ -100,6 +149,8 @@ export class Turn {
         ...(error === undefined ? {} : { error }),
       };
       this.#resolve(this.#result);
+      // Readers under way keep the array they read; the turn keeps what it reads back from.
+      this.#events = this.#history === undefined ? this.#events.filter((kept) => kept.durable) : [];
     }
     this.#changes.notify();
   }

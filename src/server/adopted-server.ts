@@ -8,6 +8,13 @@ import { basicAuthHeader, probeHealth } from "./health.js";
 import type { IsolatedDirs } from "./isolated-dirs.js";
 import { isProcessGroupAlive, terminateProcessGroup } from "./process-group.js";
 import type { OpencodeServerHandle, ServerExit } from "./server-handle.js";
+import {
+  DEFAULT_ORPHAN_TIMEOUT_MS,
+  type KeeperLink,
+  linkToKeeper,
+  type ServerKeeper,
+  startKeeper,
+} from "./server-keeper.js";
 
 const WATCH_MS = 250;
 
@@ -17,7 +24,16 @@ export interface AdoptableServer {
   password: string | undefined;
   pid: number;
   dirs: IsolatedDirs | undefined;
+  /** Its keeper's socket: linking to it keeps the server from stopping as an orphan. */
+  keeperSocket?: string | undefined;
+  /** For a server whose keeper is gone: the bound of the new keeper started for it. */
+  orphanTimeoutMs?: number | undefined;
 }
+
+/** How this process holds a taken-up server: linked to its keeper, or with a keeper of its own. */
+type Keeping =
+  | { kind: "linked"; link: KeeperLink; socket: string }
+  | { kind: "own"; keeper: ServerKeeper };
 
 export class AdoptedServer implements OpencodeServerHandle {
   readonly url: string;
@@ -28,9 +44,15 @@ export class AdoptedServer implements OpencodeServerHandle {
   readonly exited: Promise<ServerExit>;
   readonly #dirs: IsolatedDirs | undefined;
   readonly #gone: Promise<void>;
+  readonly #keeping: Keeping | undefined;
   #closing: Promise<void> | undefined;
 
-  private constructor(server: AdoptableServer, version: string | undefined) {
+  private constructor(
+    server: AdoptableServer,
+    version: string | undefined,
+    keeping: Keeping | undefined,
+  ) {
+    this.#keeping = keeping;
     this.url = server.url;
     this.username = server.username;
     this.password = server.password;
@@ -56,10 +78,15 @@ export class AdoptedServer implements OpencodeServerHandle {
           ? {}
           : { authorization: basicAuthHeader(server.username, server.password) }),
       });
-      return new AdoptedServer(server, health.version);
+      return new AdoptedServer(server, health.version, await keep(server));
     } catch {
       return undefined;
     }
+  }
+
+  get keeperSocket(): string | undefined {
+    const keeping = this.#keeping;
+    return keeping?.kind === "own" ? keeping.keeper.socket : keeping?.socket;
   }
 
   logTail(): string[] {
@@ -69,10 +96,21 @@ export class AdoptedServer implements OpencodeServerHandle {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await terminateProcessGroup(this.pid, this.#gone);
+      if (this.#keeping?.kind === "linked") this.#keeping.link.close();
+      else this.#keeping?.keeper.stop();
       await this.#dirs?.remove();
     })();
     return this.#closing;
   }
+}
+
+/** Links to the server's keeper; where it has none (any more), starts one for this process. */
+async function keep(server: AdoptableServer): Promise<Keeping | undefined> {
+  const socket = server.keeperSocket;
+  const link = socket === undefined ? undefined : await linkToKeeper(socket);
+  if (link !== undefined && socket !== undefined) return { kind: "linked", link, socket };
+  const keeper = startKeeper(server.pid, server.orphanTimeoutMs ?? DEFAULT_ORPHAN_TIMEOUT_MS);
+  return keeper === undefined ? undefined : { kind: "own", keeper };
 }
 
 async function watchUntilGone(pid: number): Promise<void> {

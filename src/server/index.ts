@@ -16,6 +16,7 @@ export {
 } from "./resolve-binary.js";
 export { DEFAULT_USERNAME, MANAGED_CONFIG_DEFAULTS } from "./server-env.js";
 export type { OpencodeServerHandle, ServerExit } from "./server-handle.js";
+export { DEFAULT_ORPHAN_TIMEOUT_MS } from "./server-keeper.js";
 export {
   DEFAULT_STARTUP_TIMEOUT_MS,
   type StartOpencodeOptions,

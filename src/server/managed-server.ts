@@ -59,6 +59,10 @@ export class ManagedServer implements OpencodeServerHandle {
     return this.fields.tail.snapshot();
   }
 
+  get keeperSocket(): string | undefined {
+    return this.fields.process.keeper?.socket;
+  }
+
   close(): Promise<void> {
     this.closing ??= this.shutdown();
     return this.closing;

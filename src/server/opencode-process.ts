@@ -13,6 +13,7 @@ import {
   type TerminateResult,
   terminateProcessGroup,
 } from "./process-group.js";
+import { type ServerKeeper, startKeeper } from "./server-keeper.js";
 
 /** How the process ended, or why it never ran. */
 export interface ProcessEnd {
@@ -30,6 +31,8 @@ export interface SpawnOpencodeOptions {
   redactor: SecretRedactor;
   tail: LogTail;
   logger: Logger;
+  /** Start a keeper that stops the group this long after the last bridge linked to it is gone. */
+  orphanTimeoutMs?: number;
 }
 
 // `opencode server listening on http://127.0.0.1:4096`
@@ -46,6 +49,8 @@ export class OpencodeProcess {
   readonly listening: Promise<string>;
   /** Resolves (never rejects) once the process has exited or failed to start. */
   readonly ended: Promise<ProcessEnd>;
+  /** Stops the group when this process dies without stopping it (see server-keeper.ts). */
+  readonly keeper: ServerKeeper | undefined;
   private endInfo: ProcessEnd | undefined;
 
   private constructor(child: ChildProcess, options: SpawnOpencodeOptions) {
@@ -79,6 +84,10 @@ export class OpencodeProcess {
       return end;
     });
     if (this.pid !== undefined) trackLiveGroup(this.pid);
+    this.keeper =
+      this.pid === undefined || options.orphanTimeoutMs === undefined
+        ? undefined
+        : startKeeper(this.pid, options.orphanTimeoutMs);
   }
 
   /** Spawns the binary as the leader of a new process group, with piped output. */
@@ -101,7 +110,11 @@ export class OpencodeProcess {
   /** Stops the whole process group (SIGTERM, then SIGKILL) and waits until it is gone. */
   async terminate(options: TerminateOptions = {}): Promise<TerminateResult> {
     if (this.pid === undefined) return { forced: false, gone: true };
-    return terminateProcessGroup(this.pid, this.ended, options);
+    try {
+      return await terminateProcessGroup(this.pid, this.ended, options);
+    } finally {
+      this.keeper?.stop(); // stopped on purpose: nothing left to keep
+    }
   }
 }
 
@@ -130,20 +143,26 @@ function readLines(
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
+/**
+ * Sends `signal` to every server group this process started and has not seen end, at once
+ * (a second Ctrl-C: the process is about to exit and cannot wait for a clean stop).
+ */
+export function signalLiveGroups(signal: NodeJS.Signals): void {
+  for (const group of liveGroups) {
+    try {
+      signalProcessGroup(group, signal);
+    } catch {
+      // Not ours to signal any more; nothing else to do while exiting.
+    }
+  }
+}
+
 /** Registers a process group to be signalled if this process exits without stopping it. */
 export function trackLiveGroup(pid: number): void {
   liveGroups.add(pid);
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const group of liveGroups) {
-      try {
-        signalProcessGroup(group, "SIGTERM");
-      } catch {
-        // Nothing more can be done while the process exits.
-      }
-    }
-  });
+  process.once("exit", () => signalLiveGroups("SIGTERM"));
 }
 
 export function untrackLiveGroup(pid: number | undefined): void {

@@ -32,4 +32,6 @@ export interface OpencodeServerHandle {
   readonly exited: Promise<ServerExit>;
   /** The last lines the server printed, secrets removed (empty for an attached server). */
   logTail(): string[];
+  /** The socket of a managed server's keeper, for a successor bridge to link to (server-keeper.ts). */
+  readonly keeperSocket?: string | undefined;
 }

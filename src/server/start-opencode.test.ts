@@ -151,10 +151,11 @@ describe("startOpencode failures", () => {
     const everything = JSON.stringify([startError.message, startError.logTail, entries]);
     expect(everything).not.toContain(password);
     expect(everything).not.toContain(basic);
-    expect(startError.logTail).toEqual([
-      `fake opencode: password is ${REDACTED}`,
+    // Lines from stdout and stderr interleave in whichever order the pipes are read.
+    expect([...startError.logTail].sort()).toEqual([
       `fake opencode: Authorization: Basic ${REDACTED}`,
       `fake opencode: partial ${REDACTED}`,
+      `fake opencode: password is ${REDACTED}`,
     ]);
     // The forwarded lines are the redacted ones.
     expect(

@@ -20,6 +20,7 @@ import { prepareOpencodeEnv } from "./prepared-env.js";
 import { resolveOpencodeBinary } from "./resolve-binary.js";
 import { serverUsername } from "./server-env.js";
 import type { OpencodeServerHandle } from "./server-handle.js";
+import { DEFAULT_ORPHAN_TIMEOUT_MS } from "./server-keeper.js";
 
 /** How long `startOpencode` waits by default; cold starts of 9-20 s have been reported. */
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
@@ -54,6 +55,12 @@ export interface StartOpencodeOptions {
   isolatedDirs?: IsolatedDirs;
   /** The `opencode` executable (default: `resolveOpencodeBinary()`). */
   binary?: string;
+  /**
+   * How long the server outlives this process when it dies without stopping it (a SIGKILL, a
+   * crash): a keeper stops the server's process group unless a successor bridge takes the
+   * server up within this bound (default 5 minutes; 0 stops it at once).
+   */
+  orphanTimeoutMs?: number;
 }
 
 /** Seams for tests; not part of the public API. */
@@ -117,6 +124,7 @@ export async function launchOpencode(
           redactor,
           tail,
           logger,
+          orphanTimeoutMs: settings.orphanTimeoutMs,
         });
         const authorization =
           password === undefined ? undefined : basicAuthHeader(username, password);
@@ -174,6 +182,7 @@ interface Settings {
   hostname: string;
   port: number;
   startupTimeoutMs: number;
+  orphanTimeoutMs: number;
 }
 
 async function validate(options: StartOpencodeOptions): Promise<Settings> {
@@ -199,9 +208,15 @@ async function validate(options: StartOpencodeOptions): Promise<Settings> {
       `startupTimeoutMs must be a positive number of ms, got ${startupTimeoutMs}`,
     );
   }
+  const orphanTimeoutMs = options.orphanTimeoutMs ?? DEFAULT_ORPHAN_TIMEOUT_MS;
+  if (!(orphanTimeoutMs >= 0) || !Number.isFinite(orphanTimeoutMs)) {
+    throw new UsageError(
+      `orphanTimeoutMs must be a number of ms, 0 or more, got ${options.orphanTimeoutMs}`,
+    );
+  }
   const hostname = options.hostname ?? "127.0.0.1";
   if (hostname.trim() === "") throw new UsageError("hostname must not be empty");
-  return { directory, hostname, port, startupTimeoutMs };
+  return { directory, hostname, port, startupTimeoutMs, orphanTimeoutMs };
 }
 
 async function pickPort(deps: LaunchDependencies, hostname: string): Promise<number> {

@@ -65,7 +65,9 @@ export class SupervisedServer implements OpencodeServerHandle {
     try {
       const first = await startOpencode(fixed);
       const port = Number(new URL(first.url).port);
-      return new SupervisedServer(first, { ...fixed, port }, dirs, {
+      // The signal was for this start; restarts after a crash are not aborted by it.
+      const { signal: _signal, ...restarts } = fixed;
+      return new SupervisedServer(first, { ...restarts, port }, dirs, {
         ...DEFAULT_RESTART,
         ...policy,
       });
@@ -90,6 +92,9 @@ export class SupervisedServer implements OpencodeServerHandle {
   get pid(): number | undefined {
     return this.#current.pid;
   }
+  get keeperSocket(): string | undefined {
+    return this.#current.keeperSocket;
+  }
 
   logTail(): string[] {
     return this.#current.logTail();
@@ -100,7 +105,14 @@ export class SupervisedServer implements OpencodeServerHandle {
    * own dirs, port and password; undefined when it is gone or does not answer.
    */
   static async adopt(
-    server: { url: string; username: string; password?: string; pid: number; root?: string },
+    server: {
+      url: string;
+      username: string;
+      password?: string;
+      pid: number;
+      root?: string;
+      keeperSocket?: string;
+    },
     options: StartOpencodeOptions,
     policy: Partial<RestartPolicy> = {},
   ): Promise<SupervisedServer | undefined> {
@@ -112,10 +124,13 @@ export class SupervisedServer implements OpencodeServerHandle {
       password: server.password,
       pid: server.pid,
       dirs: undefined,
+      keeperSocket: server.keeperSocket,
+      orphanTimeoutMs: options.orphanTimeoutMs,
     });
     if (taken === undefined) return undefined;
+    const { signal: _signal, ...restarts } = options;
     const fixed = {
-      ...options,
+      ...restarts,
       password: server.password ?? (false as const),
       port: Number(new URL(server.url).port),
       ...(dirs === undefined ? {} : { isolatedDirs: dirs }),

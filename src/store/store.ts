@@ -75,4 +75,6 @@ export interface ServerRecord {
   ownerPid: number;
   /** A hash of the config it was started with: a different config starts a new server. */
   configHash: string;
+  /** The socket of its keeper, which a successor links to in order to keep it running. */
+  keeper?: string;
 }

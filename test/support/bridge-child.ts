@@ -6,6 +6,8 @@
  *
  *   bridge-child STORE DIRECTORY PROMPT attach URL PASSWORD
  *   bridge-child STORE DIRECTORY PROMPT managed MODEL_URL
+ *
+ * `ORPHAN_TIMEOUT_MS` in the environment sets the managed server's `orphanTimeoutMs`.
  */
 import { Bridge, type BridgeOptions } from "../../src/runtime/bridge.js";
 import { demoProviderConfig } from "../../src/testing/demo-provider.js";
@@ -20,7 +22,12 @@ if (!storePath || !directory || !prompt || !target || (mode !== "attach" && mode
 const where: Partial<BridgeOptions> =
   mode === "attach"
     ? { attach: { url: target, password: password ?? "" } }
-    : { config: { ...demoProviderConfig(target) } };
+    : {
+        config: { ...demoProviderConfig(target) },
+        ...(process.env.ORPHAN_TIMEOUT_MS === undefined
+          ? {}
+          : { server: { orphanTimeoutMs: Number(process.env.ORPHAN_TIMEOUT_MS) } }),
+      };
 const bridge = await Bridge.start({
   directory,
   store: storePath,

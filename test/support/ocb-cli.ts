@@ -37,3 +37,63 @@ export function ocb(args: string[], env: Record<string, string> = {}): Promise<C
     });
   });
 }
+
+/** A CLI process started with `startOcb`, to be driven while it runs. */
+export interface RunningOcb {
+  pid: number;
+  /** Output so far. */
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Writes to its stdin (a pty's keyboard, when run under `script`). */
+  type(text: string): void;
+  /** Resolves once it has exited, with the exit code (null when a signal ended it). */
+  exited: Promise<number | null>;
+}
+
+/**
+ * Starts `ocb` as a user does, in its own process group (as a shell runs a foreground job);
+ * with `tty`, under `script`, so that the CLI sees a terminal on stdin and stdout.
+ */
+export function startOcb(
+  args: string[],
+  options: { env?: Record<string, string>; tty?: boolean } = {},
+): RunningOcb {
+  const command = [process.execPath, "--import", "tsx", "src/cli/ocb.ts", ...args];
+  const [file, argv] = options.tty
+    ? ["script", ["-qefc", command.map(shellQuote).join(" "), "/dev/null"]]
+    : [command[0] ?? process.execPath, command.slice(1)];
+  const child = spawn(file, argv, {
+    detached: true,
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, ...options.env },
+  });
+  if (child.pid === undefined) throw new Error(`could not start ${file}`);
+  trackProcess(child.pid, `ocb ${args[0] ?? ""} (cli e2e, driven)`);
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  child.stdin.on("error", () => {});
+  const exited = new Promise<number | null>((resolve) => {
+    child.once("exit", (code) => resolve(code));
+  });
+  return {
+    pid: child.pid,
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
+    type: (text) => child.stdin.write(text),
+    exited,
+  };
+}
+
+function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}

@@ -8,6 +8,7 @@ import { createInterface } from "node:readline";
 import { LineSplitter, LogTail, SecretRedactor } from "../../server/log-tail.js";
 import { trackLiveGroup, untrackLiveGroup } from "../../server/opencode-process.js";
 import { isProcessGroupAlive, terminateProcessGroup } from "../../server/process-group.js";
+import { startKeeper } from "../../server/server-keeper.js";
 import type { Logger } from "../../util/logger.js";
 
 export interface RunProcessEnd {
@@ -45,6 +46,8 @@ export class RunProcess {
     this.pid = child.pid;
     let reading = true;
     if (this.pid !== undefined) trackLiveGroup(this.pid);
+    // Nobody can take up a run whose bridge was killed outright: its keeper stops it at once.
+    const keeper = this.pid === undefined ? undefined : startKeeper(this.pid, 0);
     const tail = new LogTail(50);
     const stderr = new LineSplitter(new SecretRedactor([]), (line) => {
       tail.push(line);
@@ -83,6 +86,7 @@ export class RunProcess {
         );
       }
       untrackLiveGroup(this.pid);
+      keeper?.stop();
       return { ...(exit as RunProcessEnd), stderrTail: tail.snapshot() };
     });
   }

@@ -1,8 +1,12 @@
 /**
  * `ocb run "prompt"`: one turn on the chosen backend (a managed server by default), streamed to the terminal (or as
- * canonical NDJSON with --json). Exit code 0 completed, 1 failed, 130 interrupted. The first
- * Ctrl-C interrupts the turn; a second one exits at once. Permission asks and questions are
- * put to the terminal, answered by `--approve`, or (stdin not a terminal) rejected.
+ * canonical NDJSON with --json). Exit code 0 completed, 1 failed, 130 interrupted. Ctrl-C
+ * (or SIGTERM) works in every phase: the first aborts whatever is under way (server start,
+ * model catalog wait, admission, an ask at the prompt) or interrupts the streaming turn, then
+ * stops everything the run started and exits 130; a second one kills the server's process
+ * group and exits at once. A server left behind by an `ocb run` killed outright (SIGKILL) is
+ * stopped by its keeper at once. Permission asks and questions are put to the terminal,
+ * answered by `--approve`, or (stdin not a terminal) rejected.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,6 +20,9 @@ import {
   type PermissionPreset,
   permissionConfig,
 } from "../../runtime/permission-presets.js";
+import type { Session } from "../../runtime/session.js";
+import type { Turn } from "../../runtime/turn.js";
+import { signalLiveGroups } from "../../server/opencode-process.js";
 import { wantsColor } from "../ansi.js";
 import { APPROVE_MODES, type ApproveMode, AskAnswerer } from "../ask-answerer.js";
 import { readConfigFile } from "../config-file.js";
@@ -36,6 +43,9 @@ interface RunOptions {
 }
 
 const EXIT = { completed: 0, failed: 1, interrupted: 130 } as const;
+
+/** After Ctrl-C, how long an interrupted turn gets to end by itself (and be printed so). */
+const INTERRUPT_GRACE_MS = 1_000;
 
 /** The demo turn: reasoning, a real bash tool call run by OpenCode, and a reply built on it. */
 export const DEMO_PROMPT =
@@ -112,21 +122,25 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
 
   let bridge: Bridge | undefined;
   let asks: AskAnswerer | undefined;
-  let interrupts = 0;
-  let onSignal: () => void = () => {};
-  const interruptRequested = new Promise<void>((resolve) => {
-    onSignal = () => {
-      interrupts++;
-      if (interrupts > 1) process.exit(EXIT.interrupted);
-      resolve();
-    };
-  });
+  // Every phase takes this signal: the first Ctrl-C aborts the one under way.
+  const stop = new AbortController();
+  const onSignal = () => {
+    if (stop.signal.aborted) {
+      // Asked twice: exit now, but kill the server's group first, so that none is left.
+      signalLiveGroups("SIGKILL");
+      process.exit(EXIT.interrupted);
+    }
+    stop.abort(new Error("interrupted (Ctrl-C)"));
+  };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   try {
     bridge = await Bridge.start({
       directory,
       backend,
+      signal: stop.signal,
+      // Nothing takes up the server of an `ocb run` killed outright: it stops at once.
+      server: { orphanTimeoutMs: 0 },
       ...(options.demo ? { demo: true } : {}),
       ...(model === undefined ? {} : { model }),
       ...(config === undefined ? {} : { config }),
@@ -134,15 +148,12 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
       ...(options.store === undefined ? {} : { store: options.store }),
       ...(backend === "subprocess" && approve === "all" ? { autoApprove: true } : {}),
     });
-    const session = await bridge.createSession({ title: prompt.slice(0, 60) });
+    const session = await bridge.createSession({ title: prompt.slice(0, 60), signal: stop.signal });
     const turn = await session.send(prompt, {
       delivery: "queue",
+      signal: stop.signal,
       ...(files.length === 0 ? {} : { files }),
     });
-    void interruptRequested.then(() => session.interrupt().catch(() => {}));
-    // An ask still open when the turn ends (interrupted, stalled) is not waited on any longer.
-    const turnEnded = new AbortController();
-    void turn.done().then(() => turnEnded.abort());
     // With --json, stdout carries the events alone: prompts and notices go to stderr.
     const promptOutput = options.json ? process.stderr : process.stdout;
     asks = new AskAnswerer({
@@ -157,24 +168,62 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
         : undefined,
       notice: (line) => console.error(line),
     });
-    const printer = new TurnPrinter(process.stdout);
-    for await (const event of turn.events()) {
+    const outcome = await stream(session, turn, asks, stop.signal, options.json === true);
+    return stop.signal.aborted ? EXIT.interrupted : EXIT[outcome];
+  } catch (error) {
+    if (stop.signal.aborted) return EXIT.interrupted; // whatever the aborted phase threw
+    throw error;
+  } finally {
+    asks?.close();
+    await bridge?.close();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    if (scratch) rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Prints the turn's events and answers its asks until it ends. On `stop` the turn is
+ * interrupted and gets a short grace to end by itself; after that the stream is let go.
+ */
+async function stream(
+  session: Session,
+  turn: Turn,
+  asks: AskAnswerer,
+  stop: AbortSignal,
+  json: boolean,
+): Promise<"completed" | "failed" | "interrupted"> {
+  const letGo = new AbortController();
+  const onStop = () => {
+    void session.interrupt({ signal: AbortSignal.timeout(INTERRUPT_GRACE_MS) }).catch(() => {});
+    setTimeout(() => letGo.abort(), INTERRUPT_GRACE_MS).unref();
+  };
+  if (stop.aborted) onStop();
+  else stop.addEventListener("abort", onStop, { once: true });
+  // An ask still open when the turn ends (interrupted, stalled) or on Ctrl-C is not waited on.
+  const turnEnded = new AbortController();
+  void turn.done().then(
+    () => turnEnded.abort(),
+    () => turnEnded.abort(),
+  );
+  const askSignal = AbortSignal.any([turnEnded.signal, stop]);
+  const printer = new TurnPrinter(process.stdout);
+  try {
+    for await (const event of turn.events({ signal: letGo.signal })) {
       const ask = event.type === "permission.asked" || event.type === "question.asked";
-      if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+      if (json) process.stdout.write(`${JSON.stringify(event)}\n`);
       else if (ask && asks.interactive)
         printer.endLine(); // the prompt shows the ask in full
       else printer.print(event);
-      if (ask) await asks.answer(session, event, turnEnded.signal);
+      if (ask) await asks.answer(session, event, askSignal);
     }
-    const result = await turn.done();
-    return EXIT[result.outcome];
+  } catch (error) {
+    if (!letGo.signal.aborted) throw error;
+    return "interrupted";
   } finally {
-    asks?.close();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-    await bridge?.close();
-    if (scratch) rmSync(directory, { recursive: true, force: true });
+    stop.removeEventListener("abort", onStop);
   }
+  return (await turn.done()).outcome;
 }
 
 function parseApprove(value: string | undefined): ApproveMode | undefined {

@@ -1,0 +1,148 @@
+/**
+ * What a session keeps in memory, over an in-process backend (no OpenCode: the runtime's own
+ * rules). Retention is counted, not weighed: weak references to the events a reader saw, and
+ * how many of them a full GC leaves. Bounds are counts of events, never bytes or time.
+ */
+import { describe, expect, it } from "vitest";
+import { stillReachable } from "../../test/support/collect-garbage.js";
+import { FlakyStore } from "../../test/support/flaky-store.js";
+import { inProcessSession } from "../../test/support/in-process-backend.js";
+import { recordingLogger } from "../../test/support/recording-logger.js";
+import { AbortError } from "../errors.js";
+import type { CanonicalEvent } from "../events/canonical.js";
+import type { Session } from "./session.js";
+
+const TURNS = 100;
+const DELTAS = 50;
+
+/** Follows `session.events()` live until aborted, holding only weak references to what it saw. */
+function follow(session: Session) {
+  const controller = new AbortController();
+  const seen: { ref: WeakRef<CanonicalEvent>; durable: boolean }[] = [];
+  const reading = (async () => {
+    try {
+      for await (const event of session.events({ signal: controller.signal })) {
+        seen.push({ ref: new WeakRef(event), durable: event.durable });
+      }
+    } catch (error) {
+      if (!(error instanceof AbortError)) throw error;
+    }
+  })();
+  return {
+    seen,
+    stop: async () => {
+      controller.abort();
+      await reading;
+    },
+  };
+}
+
+/**
+ * Runs `TURNS` turns of one step of `DELTAS` deltas each, every one read to its end; returns
+ * weak references to the turns.
+ */
+async function runTurns(session: Session, backend: { step(n: number): void; end(): void }) {
+  const turns: WeakRef<object>[] = [];
+  for (let i = 0; i < TURNS; i++) {
+    const turn = await session.send(`turn ${i}`, { delivery: "queue" });
+    turns.push(new WeakRef(turn));
+    const reading = (async () => {
+      let deltas = 0;
+      for await (const event of turn.events()) if (event.type === "text.delta") deltas++;
+      return deltas;
+    })();
+    backend.step(DELTAS);
+    backend.end();
+    // A reader that began while the turn ran gets all of it, deltas too.
+    expect(await reading).toBe(DELTAS);
+  }
+  return turns;
+}
+
+describe("Session memory", () => {
+  it("keeps no event of an ended turn in memory when it has a store; replays read the store", async () => {
+    const flaky = new FlakyStore();
+    const { session, backend } = inProcessSession("ocb_memory", { store: flaky.store });
+    const first = await session.send("first", { delivery: "queue" });
+    backend.step(3);
+    backend.end();
+    const follower = follow(session);
+    const turns = await runTurns(session, backend);
+    await new Promise((resolve) => setImmediate(resolve));
+    await follower.stop();
+    const refs = follower.seen.map((entry) => entry.ref);
+    // Only the latest few ended turns stay known to the session (16).
+    expect(await stillReachable(turns)).toBeLessThanOrEqual(16);
+    expect(refs.length).toBeGreaterThan(TURNS * DELTAS);
+    // The session is open and idle: of the thousands of events it handled, it holds (about)
+    // none; on a log that keeps every event, all of them are still reachable.
+    expect(await stillReachable(refs)).toBeLessThanOrEqual(2);
+
+    // Nothing is lost: a replay from the start reads every durable event, numbered 1..n.
+    const controller = new AbortController();
+    const replayed: CanonicalEvent[] = [];
+    const lastSeq = flaky.inner.lastSeq("ocb_memory");
+    for await (const event of session.events({ after: 0, signal: controller.signal })) {
+      replayed.push(event);
+      if (event.seq === lastSeq) break;
+    }
+    expect(replayed.map((event) => event.seq)).toEqual(
+      Array.from({ length: lastSeq }, (_, i) => i + 1),
+    );
+    expect(replayed.filter((event) => event.type === "turn.ended")).toHaveLength(TURNS + 1);
+    // An ended turn reads its durable events back: all of them, no delta.
+    const firstEvents: CanonicalEvent[] = [];
+    for await (const event of first.events()) firstEvents.push(event);
+    expect(firstEvents.map((event) => event.type)).toEqual([
+      "input.admitted",
+      "turn.started",
+      "step.started",
+      "text.started",
+      "text.ended",
+      "step.ended",
+      "turn.ended",
+    ]);
+    await session.close();
+  });
+
+  it("without a store keeps the durable events only: no delta of an ended turn", async () => {
+    const { session, backend } = inProcessSession("ocb_memory_nostore");
+    const follower = follow(session);
+    await runTurns(session, backend);
+    await new Promise((resolve) => setImmediate(resolve));
+    await follower.stop();
+    const deltas = follower.seen.filter((entry) => !entry.durable).map((entry) => entry.ref);
+    expect(deltas).toHaveLength(TURNS * DELTAS);
+    expect(await stillReachable(deltas)).toBeLessThanOrEqual(1);
+    expect(session.transcript().filter((event) => event.type === "turn.ended")).toHaveLength(TURNS);
+    await session.close();
+  });
+
+  it("never gives two events the same seq when a store write fails once", async () => {
+    const flaky = new FlakyStore();
+    const logger = recordingLogger();
+    const { session, backend } = inProcessSession("ocb_seq", { store: flaky.store, logger });
+    const follower: CanonicalEvent[] = [];
+    const controller = new AbortController();
+    const reading = (async () => {
+      for await (const event of session.events({ signal: controller.signal })) {
+        if (event.durable) follower.push(event);
+        if (event.type === "turn.ended") return;
+      }
+    })();
+    await session.send("hello", { delivery: "queue" });
+    flaky.failures = 1; // the step's first event is not stored
+    backend.step(2);
+    backend.end();
+    await reading;
+    const live = follower.map((event) => event.seq);
+    expect(new Set(live).size).toBe(live.length);
+    expect(live).toEqual(live.map((_, i) => i + 1));
+    // The store has each of them, under the seq the live stream gave it; the failure was said.
+    expect(flaky.inner.read("ocb_seq").map((event) => [event.id, event.seq])).toEqual(
+      follower.map((event) => [event.id, event.seq]),
+    );
+    expect(logger.entries.filter((entry) => entry.level === "error")).toHaveLength(1);
+    await session.close();
+  });
+});

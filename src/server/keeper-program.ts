@@ -1,0 +1,121 @@
+/**
+ * The source of the server keeper: a tiny node program, run with `node -e`, that stops a
+ * managed server whose bridge is gone. A bridge killed with SIGKILL runs no code of its own, so
+ * the server has to learn it from outside: the keeper holds links to the bridges that own the
+ * server (its stdin, a pipe from the bridge that started it, and connections to its Unix
+ * socket from successors that took the server up). When the last link closes, the server is
+ * an orphan; unless a successor links up within the bound, its process group gets SIGTERM,
+ * then SIGKILL. The keeper exits as soon as the group is gone, so it never outlives the server.
+ *
+ * Plain CommonJS in a string (not a file beside this one): it must run as it is from the
+ * sources (tsx), from the compiled package, and without any loader.
+ *
+ *   node -e KEEPER_PROGRAM <server pgid> <bound ms> <socket path>
+ */
+export const KEEPER_PROGRAM = String.raw`
+"use strict";
+const fs = require("node:fs");
+const net = require("node:net");
+const pgid = Number(process.argv[1]);
+const boundMs = Number(process.argv[2]);
+const socketPath = process.argv[3];
+const GRACE_MS = 3000;
+const KILL_WAIT_MS = 2000;
+const POLL_MS = 250;
+
+// A member whose parent is gone stays a zombie in some containers; only running ones count.
+function groupAlive() {
+  try {
+    process.kill(-pgid, 0);
+  } catch (error) {
+    return error.code !== "ESRCH";
+  }
+  if (process.platform !== "linux") return true;
+  let entries;
+  try {
+    entries = fs.readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try {
+      stat = fs.readFileSync("/proc/" + entry + "/stat", "utf8");
+    } catch {
+      continue;
+    }
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid && fields[0] !== "Z") return true;
+  }
+  return false;
+}
+
+function finish() {
+  try {
+    fs.unlinkSync(socketPath);
+  } catch {}
+  process.exit(0);
+}
+
+function signal(name) {
+  try {
+    process.kill(-pgid, name);
+  } catch {}
+}
+
+let stopping = false;
+async function stopServer() {
+  if (stopping) return;
+  stopping = true;
+  const until = (ms) => {
+    const end = Date.now() + ms;
+    return new Promise((resolve) => {
+      const check = () => {
+        if (!groupAlive() || Date.now() >= end) resolve();
+        else setTimeout(check, 50);
+      };
+      check();
+    });
+  };
+  signal("SIGTERM");
+  await until(GRACE_MS);
+  if (groupAlive()) {
+    signal("SIGKILL");
+    await until(KILL_WAIT_MS);
+  }
+  finish();
+}
+
+let links = 0;
+let orphanTimer;
+function link(stream) {
+  links++;
+  clearTimeout(orphanTimer);
+  let closed = false;
+  const unlink = () => {
+    if (closed) return;
+    closed = true;
+    links--;
+    if (links === 0) orphanTimer = setTimeout(stopServer, boundMs);
+  };
+  stream.on("error", unlink);
+  stream.on("end", unlink);
+  stream.on("close", unlink);
+  stream.resume();
+}
+
+process.on("SIGTERM", finish);
+process.on("SIGINT", () => {});
+process.on("SIGHUP", () => {});
+try {
+  fs.unlinkSync(socketPath);
+} catch {}
+const server = net.createServer(link);
+server.on("error", () => {}); // no socket: successors cannot link up, the bound still holds
+server.listen(socketPath);
+link(process.stdin);
+setInterval(() => {
+  if (!groupAlive()) finish();
+}, POLL_MS);
+`;

@@ -1,0 +1,124 @@
+/**
+ * The keeper program with real processes: a `sleep` in a process group of its own stands in
+ * for the server, the keeper's stdin pipe for the link of the bridge that started it (closing
+ * it is that bridge dying), and `linkToKeeper` for a successor. Bounds are safety nets.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { isRunning, trackProcess } from "../../test/support/process-tracker.js";
+import { KEEPER_PROGRAM } from "./keeper-program.js";
+import { isProcessGroupAlive } from "./process-group.js";
+import { linkToKeeper, startKeeper } from "./server-keeper.js";
+
+const started: number[] = [];
+afterEach(() => {
+  for (const pid of started.splice(0)) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // gone, as it should be
+    }
+  }
+});
+
+/** A stand-in server: the leader of a new process group (optionally deaf to SIGTERM). */
+function fakeServer(ignoreTerm = false): number {
+  const script = ignoreTerm ? "trap '' TERM; sleep 600 & wait" : "sleep 600 & wait";
+  const child = spawn("sh", ["-c", script], { detached: true, stdio: "ignore" });
+  if (child.pid === undefined) throw new Error("could not start sh");
+  trackProcess(child.pid, "fake server (keeper test)");
+  started.push(child.pid);
+  child.unref();
+  return child.pid;
+}
+
+/** Runs the keeper as startKeeper does, with its stdin pipe in the test's hand. */
+function keeper(pgid: number, boundMs: number): { child: ChildProcess; socket: string } {
+  const socket = join(tmpdir(), `ocb-keeper-test-${pgid}.sock`);
+  const child = spawn(
+    process.execPath,
+    ["-e", KEEPER_PROGRAM, String(pgid), `${boundMs}`, socket],
+    {
+      detached: true,
+      stdio: ["pipe", "ignore", "ignore"],
+    },
+  );
+  if (child.pid === undefined) throw new Error("could not start the keeper");
+  trackProcess(child.pid, "keeper (keeper test)");
+  started.push(child.pid);
+  return { child, socket };
+}
+
+async function until(what: string, check: () => boolean, boundMs = 15_000): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${boundMs} ms`);
+    await delay(50);
+  }
+}
+
+const exited = (child: ChildProcess) =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => child.once("exit", () => resolve()));
+
+describe("the server keeper", () => {
+  it("stops the server's group at once (bound 0) when its bridge is gone, then exits", async () => {
+    const server = fakeServer();
+    const { child, socket } = keeper(server, 0);
+    await until("the keeper listens", () => existsSync(socket));
+    expect(isProcessGroupAlive(server)).toBe(true);
+    child.stdin?.end(); // the bridge is gone
+    await until("the server is stopped", () => !isProcessGroupAlive(server));
+    await exited(child);
+    expect(existsSync(socket)).toBe(false);
+  });
+
+  it("keeps an orphan while a successor is linked, and stops it after the bound once none is", async () => {
+    const server = fakeServer();
+    const { child, socket } = keeper(server, 1_000);
+    await until("the keeper listens", () => existsSync(socket));
+    child.stdin?.end(); // the bridge is gone …
+    const successor = await linkToKeeper(socket); // … and a successor takes the server up
+    expect(successor).toBeDefined();
+    await delay(2_500); // past the bound: linked, the server is kept
+    expect(isProcessGroupAlive(server)).toBe(true);
+    expect(isRunning(child.pid ?? 0)).toBe(true);
+    successor?.close(); // the successor is gone too, and nobody takes the server up
+    await until("the server is stopped", () => !isProcessGroupAlive(server));
+    await exited(child);
+  });
+
+  it("SIGKILLs a server that ignores SIGTERM", async () => {
+    const server = fakeServer(true);
+    const { child, socket } = keeper(server, 0);
+    await until("the keeper listens", () => existsSync(socket));
+    child.stdin?.end();
+    await until("the server is killed", () => !isProcessGroupAlive(server));
+    await exited(child);
+  });
+
+  it("does not outlive its server: it exits once the group is gone", async () => {
+    const server = fakeServer();
+    const { child, socket } = keeper(server, 60_000);
+    await until("the keeper listens", () => existsSync(socket));
+    process.kill(-server, "SIGKILL");
+    await until("the keeper exits", () => child.exitCode !== null);
+    expect(existsSync(socket)).toBe(false);
+  });
+
+  it("startKeeper: stop() ends the keeper and leaves the server to its owner", async () => {
+    const server = fakeServer();
+    const kept = startKeeper(server, 0);
+    expect(kept).toBeDefined();
+    trackProcess(kept?.pid, "keeper (startKeeper test)");
+    await until("the keeper listens", () => existsSync(kept?.socket ?? ""));
+    kept?.stop();
+    await until("the keeper exits", () => !isRunning(kept?.pid ?? 0));
+    expect(isProcessGroupAlive(server)).toBe(true);
+  });
+});

@@ -1,0 +1,246 @@
+/**
+ * End to end: Ctrl-C at `ocb run` in every phase, as a person presses it (SIGINT to the CLI's
+ * process group, as a terminal sends it; at an ask, the key itself in a pseudo-terminal), and
+ * `ocb run` killed outright. Each time the run ends (130 for Ctrl-C) and no process it
+ * started (server, tools, keeper) is left. Phases that pass too fast to hit by timing are
+ * held by a test hook (`OCB_TEST_HOLD`, see src/util/test-hold.ts) or a fake `opencode`
+ * that never becomes ready. Time bounds here are safety nets, not what is tested; the measured
+ * exit times are printed.
+ */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { DescendantWatch } from "../support/descendants.js";
+import { type RunningOcb, startOcb } from "../support/ocb-cli.js";
+
+const FAKES = join(import.meta.dirname, "../fixtures/fake-binaries");
+/** Safety net for one exit: far above the 2 s a person waits for, far below a hang. */
+const EXIT_BOUND_MS = 15_000;
+/** Safety net for a phase to be reached (a cold real server on a loaded machine). */
+const PHASE_BOUND_MS = 90_000;
+
+const dirs: string[] = [];
+const watches: DescendantWatch[] = [];
+const clis: RunningOcb[] = [];
+afterEach(() => {
+  for (const cli of clis.splice(0)) {
+    try {
+      process.kill(-cli.pid, "SIGKILL"); // only does anything when the test failed
+    } catch {
+      // gone, as it should be
+    }
+  }
+  for (const watch of watches.splice(0)) {
+    watch.stop();
+    watch.killLeft(); // only does anything when the test failed
+  }
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "ocb-ctrlc-"));
+  dirs.push(dir);
+  return dir;
+}
+
+/** Starts `ocb run` (its store in a temp dir) and watches every process it starts. */
+function runOcb(
+  args: string[],
+  options: { env?: Record<string, string>; tty?: boolean } = {},
+): { cli: RunningOcb; watch: DescendantWatch } {
+  const store = join(tempDir(), "store.db");
+  const cli = startOcb(["run", "--store", store, ...args], options);
+  const watch = new DescendantWatch(cli.pid);
+  clis.push(cli);
+  watches.push(watch);
+  return { cli, watch };
+}
+
+async function until(what: string, cli: RunningOcb, ready: () => boolean): Promise<void> {
+  const deadline = Date.now() + PHASE_BOUND_MS;
+  let exited = false;
+  void cli.exited.then(() => {
+    exited = true;
+  });
+  while (!ready()) {
+    if (exited) throw new Error(`ocb exited before ${what}:\n${cli.stdout}\n${cli.stderr}`);
+    if (Date.now() > deadline) throw new Error(`never reached ${what}:\n${cli.stderr}`);
+    await delay(50);
+  }
+}
+
+/** Presses Ctrl-C `times` times (SIGINT to the foreground group) and waits for the exit. */
+async function ctrlC(
+  phase: string,
+  cli: RunningOcb,
+  times = 1,
+): Promise<number | null | "still running"> {
+  const pressed = performance.now();
+  for (let press = 0; press < times; press++) {
+    if (press > 0) await delay(200);
+    process.kill(-cli.pid, "SIGINT");
+  }
+  return exitOf(phase, cli, pressed);
+}
+
+async function exitOf(
+  phase: string,
+  cli: RunningOcb,
+  since: number,
+): Promise<number | null | "still running"> {
+  const code = await Promise.race([cli.exited, delay(EXIT_BOUND_MS, "still running" as const)]);
+  const ms = Math.round(performance.now() - since);
+  measured(`ocb run, Ctrl-C ${phase}: exit ${code} ${ms} ms after the signal`);
+  return code;
+}
+
+/** The measured times go to the test's output (they are reported, not asserted). */
+function measured(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/** What is still running of what the run started, after a short settling bound. */
+async function leftOver(watch: DescendantWatch): Promise<string[]> {
+  watch.poll();
+  const deadline = Date.now() + 10_000;
+  while (watch.running().length > 0 && Date.now() < deadline) await delay(100);
+  return watch.running().map(({ pid, command }) => `${pid} ${command}`);
+}
+
+describe("Ctrl-C at ocb run", () => {
+  it("while the server starts: exits 130, the half-started server stopped", async () => {
+    const pidFile = join(tempDir(), "fake.pid");
+    const { cli, watch } = runOcb(["--demo", "[[reply never]]"], {
+      env: { OPENCODE_BIN: join(FAKES, "never-listens.sh"), FAKE_PID_FILE: pidFile },
+    });
+    await until("the server start", cli, () => existsSync(pidFile));
+    expect(await ctrlC("while the server starts", cli)).toBe(130);
+    expect(await leftOver(watch)).toEqual([]);
+    expect(watch.seen.some((process) => process.command.includes("never-listens"))).toBe(true);
+  });
+
+  it("while it waits for the model catalog: exits 130, the server stopped", async () => {
+    const marker = join(tempDir(), "held");
+    const { cli, watch } = runOcb(["--demo", "[[reply never]]"], {
+      env: { OCB_TEST_HOLD: "catalog", OCB_TEST_HOLD_MARKER: marker },
+    });
+    await until("the catalog wait", cli, () => existsSync(marker));
+    expect(watch.seen.some((process) => /opencode.* serve/.test(process.command))).toBe(true);
+    expect(await ctrlC("during the catalog wait", cli)).toBe(130);
+    expect(await leftOver(watch)).toEqual([]);
+  });
+
+  it("while the input waits for admission: exits 130, the server stopped", async () => {
+    const marker = join(tempDir(), "held");
+    const { cli, watch } = runOcb(["--demo", "[[reply never]]"], {
+      env: { OCB_TEST_HOLD: "admission", OCB_TEST_HOLD_MARKER: marker },
+    });
+    await until("the admission", cli, () => existsSync(marker));
+    expect(await ctrlC("during admission", cli)).toBe(130);
+    expect(await leftOver(watch)).toEqual([]);
+  });
+
+  it("while the turn streams: interrupts it, exits 130, the server stopped", async () => {
+    const { cli, watch } = runOcb(["--demo", "--json", "[[slow 60 250]]"]);
+    await until("the first delta", cli, () => cli.stdout.includes('"text.delta"'));
+    expect(await ctrlC("while streaming", cli)).toBe(130);
+    expect(cli.stdout).toMatch(/"turn.ended".*"outcome":"interrupted"/);
+    expect(await leftOver(watch)).toEqual([]);
+  });
+
+  it("while an `opencode run` turn runs (--backend subprocess): exits 130, nothing left", async () => {
+    const { cli, watch } = runOcb([
+      "--demo",
+      "--json",
+      "--backend",
+      "subprocess",
+      "[[slow 60 250]]",
+    ]);
+    await until(
+      "the turn under way in an opencode run process",
+      cli,
+      () =>
+        cli.stdout.includes('"input.admitted"') &&
+        watch.seen.some((process) => /opencode.* run/.test(process.command)),
+    );
+    expect(await ctrlC("while an opencode run turn runs", cli)).toBe(130);
+    expect(await leftOver(watch)).toEqual([]);
+  });
+
+  it("at an ask at the terminal prompt: exits 130, the server stopped", async () => {
+    const dir = tempDir();
+    const file = join(dir, "file.txt");
+    const prompt = `[[tool write ${JSON.stringify({ path: file, content: "hi" })}]] [[then done]]`;
+    const { cli, watch } = runOcb(["--demo", "--permissions", "ask", "--dir", dir, prompt], {
+      tty: true,
+    });
+    await until("the ask", cli, () => cli.stdout.includes("Allow?"));
+    const pressed = performance.now();
+    cli.type("\x03"); // the key: a terminal in raw mode sends no signal
+    expect(await exitOf("at an ask", cli, pressed)).toBe(130);
+    expect(existsSync(file)).toBe(false);
+    expect(await leftOver(watch)).toEqual([]);
+  });
+
+  it("twice while a server ignores SIGTERM: exits 130 at once, its whole group killed", async () => {
+    const pidFile = join(tempDir(), "fake.pid");
+    const { cli, watch } = runOcb(["--demo", "[[reply never]]"], {
+      env: { OPENCODE_BIN: join(FAKES, "never-listens-ignores-term.sh"), FAKE_PID_FILE: pidFile },
+    });
+    await until("the server start", cli, () => existsSync(pidFile));
+    expect(await ctrlC("twice, server ignoring SIGTERM", cli, 2)).toBe(130);
+    expect(await leftOver(watch)).toEqual([]);
+  });
+});
+
+describe("ocb run killed outright (SIGKILL) mid-turn", () => {
+  it("leaves no opencode process: the server's keeper stops it at once", async () => {
+    const { cli, watch } = runOcb(["--demo", "--json", "[[slow 60 250]]"]);
+    await until("the first delta", cli, () => cli.stdout.includes('"text.delta"'));
+    const servers = watch.seen.filter((process) => /opencode.* serve/.test(process.command));
+    expect(servers).not.toHaveLength(0);
+    const killed = performance.now();
+    process.kill(-cli.pid, "SIGKILL");
+    await cli.exited;
+    const deadline = Date.now() + EXIT_BOUND_MS;
+    const opencodeLeft = () =>
+      watch.running().filter((process) => /opencode/.test(process.command));
+    while (opencodeLeft().length > 0 && Date.now() < deadline) await delay(100);
+    measured(
+      `ocb run SIGKILLed: its opencode processes gone ${Math.round(performance.now() - killed)} ms later`,
+    );
+    expect(opencodeLeft()).toEqual([]);
+    expect(await leftOver(watch)).toEqual([]);
+  });
+
+  it("--backend subprocess: leaves no opencode run process either", async () => {
+    const { cli, watch } = runOcb([
+      "--demo",
+      "--json",
+      "--backend",
+      "subprocess",
+      "[[slow 200 250]]",
+    ]);
+    await until(
+      "the turn under way in an opencode run process",
+      cli,
+      () =>
+        cli.stdout.includes('"input.admitted"') &&
+        watch.seen.some((process) => /opencode.* run/.test(process.command)),
+    );
+    const killed = performance.now();
+    process.kill(-cli.pid, "SIGKILL");
+    await cli.exited;
+    const deadline = Date.now() + EXIT_BOUND_MS;
+    const opencodeLeft = () =>
+      watch.running().filter((process) => /opencode/.test(process.command));
+    while (opencodeLeft().length > 0 && Date.now() < deadline) await delay(100);
+    measured(
+      `ocb run --backend subprocess SIGKILLed: opencode run gone ${Math.round(performance.now() - killed)} ms later`,
+    );
+    expect(opencodeLeft()).toEqual([]);
+    expect(await leftOver(watch)).toEqual([]);
+  });
+});
