@@ -9,7 +9,10 @@
  * `GET /config/providers` answers only once the server has loaded its providers: a model it
  * does not list either is not configured at all, and is refused as soon as the `/api`
  * catalog has caught up with it (it lists every provider the legacy one does), with the
- * closest names the catalog has, instead of waiting for the bound.
+ * closest names the catalog has, instead of waiting for the bound. Where the two surfaces
+ * disagree for good (a provider given only through `OPENCODE_CONFIG_CONTENT` on an attached
+ * server reaches the legacy surface alone), or a server has no legacy surface, only the bound
+ * ends the wait, with a TimeoutError naming what the catalog lists.
  */
 import { TimeoutError, UnknownModelError } from "../errors.js";
 import { sleep, withDeadline } from "../util/abort.js";
