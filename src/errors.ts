@@ -125,3 +125,20 @@ export class ServerStartError extends OpencodeBridgeError {
 
 /** The caller passed something invalid; the message says what and how to fix it. */
 export class UsageError extends OpencodeBridgeError {}
+
+/** The model is not in the server's loaded catalog; `candidates` are the closest it has. */
+export class UnknownModelError extends UsageError {
+  /** `provider/model` as asked for. */
+  readonly model: string;
+  /** Up to five `provider/model` names of the catalog closest to `model`, closest first. */
+  readonly candidates: readonly string[];
+  constructor(model: string, candidates: readonly string[], options: BridgeErrorOptions = {}) {
+    const hint =
+      candidates.length > 0
+        ? `closest: ${candidates.join(", ")}`
+        : "check the provider config (the server's `provider` section and credentials)";
+    super(`model ${model} is not in the server's model catalog; ${hint}`, options);
+    this.model = model;
+    this.candidates = candidates;
+  }
+}

@@ -1,5 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { diffOfToolCall } from "./permission-diff.js";
@@ -38,5 +38,63 @@ describe("diffOfToolCall", () => {
     expect(
       await diffOfToolCall(directory, "edit", { path: "b.txt", oldString: "zzz", newString: "y" }),
     ).toBeUndefined();
+  });
+});
+
+describe("diffOfToolCall outside the session directory", () => {
+  const home = mkdtempSync(join(tmpdir(), "ocb-diff-home-"));
+  const secret = join(home, ".ssh", "id_rsa");
+  mkdirSync(join(home, ".ssh"));
+  writeFileSync(secret, "-----BEGIN OPENSSH PRIVATE KEY-----\nSECRET-KEY-MATERIAL\n");
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  it("reads no file outside the directory: no diff, the file named and the reason given", async () => {
+    for (const [tool, input] of [
+      ["write", { filePath: secret, content: "overwritten\n" }],
+      ["edit", { filePath: secret, oldString: "SECRET", newString: "x" }],
+      [
+        "edit",
+        { path: "../../../../../../../..".concat(secret), oldString: "SECRET", newString: "x" },
+      ],
+    ] as const) {
+      const result = await diffOfToolCall(directory, tool, input);
+      expect(result).toEqual({ files: [secret], diffOmitted: "outside-directory" });
+      expect(JSON.stringify(result)).not.toContain("SECRET-KEY-MATERIAL");
+    }
+  });
+
+  it("follows symlinks: a link inside pointing out is outside", async () => {
+    symlinkSync(secret, join(directory, "innocent.txt"));
+    symlinkSync(join(home, ".ssh"), join(directory, "keys"));
+    for (const path of ["innocent.txt", "keys/id_rsa", "keys/new-file"]) {
+      const result = await diffOfToolCall(directory, "write", { path, content: "x\n" });
+      expect(result?.diffOmitted).toBe("outside-directory");
+      expect(result?.diff).toBeUndefined();
+      expect(JSON.stringify(result)).not.toContain("SECRET-KEY-MATERIAL");
+    }
+  });
+
+  it("takes ~/ as the user's home, outside the directory", async () => {
+    const result = await diffOfToolCall(directory, "edit", {
+      filePath: "~/.ssh/id_rsa",
+      oldString: "a",
+      newString: "b",
+    });
+    expect(result).toEqual({
+      files: [join(homedir(), ".ssh", "id_rsa")],
+      diffOmitted: "outside-directory",
+    });
+  });
+
+  it("still diffs a file reached through a symlinked session directory", async () => {
+    const link = join(home, "project-link");
+    symlinkSync(directory, link);
+    writeFileSync(join(directory, "c.txt"), "left\n");
+    const result = await diffOfToolCall(link, "edit", {
+      filePath: join(link, "c.txt"),
+      oldString: "left",
+      newString: "right",
+    });
+    expect(result?.diff).toContain("+right");
   });
 });

@@ -2,14 +2,24 @@
  * A ready-to-render diff for a permission ask whose server sends none (the `/api` surface
  * asks "edit these resources" with no content): computed from the tool call's input and the
  * file as it is on disk now. Only for the file tools whose effect follows from their input.
+ *
+ * The file is read only when it lies inside the session directory, both resolved through
+ * symlinks: a call naming `~/.ssh/id_rsa` (or a link pointing there) must not copy that file
+ * into the transcript. Such an ask carries no diff and says why (`diffOmitted`).
  */
-import { readFile } from "node:fs/promises";
-import { isAbsolute, resolve } from "node:path";
+import { readFile, realpath } from "node:fs/promises";
+import { homedir } from "node:os";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { createTwoFilesPatch } from "diff";
 
+/** Why an ask carries no diff although its tool edits a file. */
+export type DiffOmitted = "outside-directory";
+
+/** What an ask about a file edit carries: the diff, or why there is none. */
 export interface AskDiff {
-  diff: string;
   files: string[];
+  diff?: string;
+  diffOmitted?: DiffOmitted;
 }
 
 /** The diff `tool` would make with `input` in `directory`, or undefined when it cannot be told. */
@@ -19,13 +29,41 @@ export async function diffOfToolCall(
   input: Record<string, unknown>,
 ): Promise<AskDiff | undefined> {
   const target = stringField(input, "path") ?? stringField(input, "filePath");
-  if (target === undefined) return undefined;
-  const file = isAbsolute(target) ? target : resolve(directory, target);
+  if (target === undefined || (tool !== "write" && tool !== "edit")) return undefined;
+  const file = absolutePath(directory, target);
+  if (!(await liesInside(directory, file))) {
+    return { files: [file], diffOmitted: "outside-directory" };
+  }
   const before = await readCurrent(file);
   if (before === undefined) return undefined;
   const after = contentAfter(tool, input, before);
   if (after === undefined) return undefined;
   return { diff: createTwoFilesPatch(file, file, before, after), files: [file] };
+}
+
+/** `target` made absolute: relative to the directory, `~/` to the user's home. */
+function absolutePath(directory: string, target: string): string {
+  if (target === "~" || target.startsWith("~/")) return join(homedir(), target.slice(1));
+  return isAbsolute(target) ? target : resolve(directory, target);
+}
+
+/** Whether `file`, resolved through symlinks (its nearest existing ancestor if it is new), is in `directory`. */
+async function liesInside(directory: string, file: string): Promise<boolean> {
+  const root = await realpath(directory).catch(() => resolve(directory));
+  const real = await realpathOfMaybeMissing(file);
+  const path = relative(root, real);
+  return path !== "" && path !== ".." && !path.startsWith(`..${sep}`) && !isAbsolute(path);
+}
+
+/** The real path of `file`; for a file not made yet, its nearest existing ancestor's, joined with the rest. */
+async function realpathOfMaybeMissing(file: string): Promise<string> {
+  try {
+    return await realpath(file);
+  } catch (error) {
+    const parent = dirname(file);
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT" || parent === file) return file;
+    return join(await realpathOfMaybeMissing(parent), basename(file));
+  }
 }
 
 function contentAfter(
@@ -34,7 +72,6 @@ function contentAfter(
   before: string,
 ): string | undefined {
   if (tool === "write") return stringField(input, "content");
-  if (tool !== "edit") return undefined;
   const oldString = stringField(input, "oldString");
   const newString = stringField(input, "newString");
   if (oldString === undefined || newString === undefined) return undefined;

@@ -49,6 +49,13 @@ export class OpencodeClient {
       this.#call("global.health", {}, legacy.Health, options),
   };
 
+  /** Legacy config. */
+  readonly config = {
+    /** The usable providers and their models, once the server has loaded them. */
+    providers: (options?: ClientCallOptions) =>
+      this.#call("config.providers", {}, legacy.ConfigProviders, options),
+  };
+
   /** The legacy `/event` stream, every event of the location. */
   readonly event = {
     subscribe: (options: ClientStreamOptions = {}): AsyncIterable<Parsed<LegacyEvent>> =>

@@ -2,9 +2,21 @@
  * Waiting until the `/api` model catalog of a location lists a model. OpenCode 1.18.33 loads
  * each location's catalog in the background after the server is ready; a prompt that arrives
  * first is admitted and then silently dropped ("Model unavailable" in the server log only).
+ *
+ * While it loads, the catalog passes through partial states (empty; then every provider of
+ * the models.dev database, before the config's providers are added and the unusable ones
+ * dropped), so a model missing from it proves nothing by itself. The legacy
+ * `GET /config/providers` answers only once the server has loaded its providers: a model it
+ * does not list either is not configured at all, and is refused as soon as the `/api`
+ * catalog has caught up with it (it lists every provider the legacy one does), with the
+ * closest names the catalog has, instead of waiting for the bound. Where the two surfaces
+ * disagree for good (a provider given only through `OPENCODE_CONFIG_CONTENT` on an attached
+ * server reaches the legacy surface alone), or a server has no legacy surface, only the bound
+ * ends the wait, with a TimeoutError naming what the catalog lists.
  */
-import { TimeoutError } from "../errors.js";
+import { TimeoutError, UnknownModelError } from "../errors.js";
 import { sleep, withDeadline } from "../util/abort.js";
+import { closestNames } from "../util/closest-names.js";
 import type { OpencodeClient } from "./opencode-client.js";
 
 export interface WaitForModelOptions {
@@ -17,39 +29,99 @@ export interface WaitForModelOptions {
   intervalMs?: number;
 }
 
-/** Polls `v2.model.list` until it lists `model`; TimeoutError names the models it did see. */
+/** The models the server's config and credentials make usable, as the legacy surface lists them. */
+interface ConfiguredModels {
+  providers: ReadonlySet<string>;
+  /** `provider/model` names. */
+  models: ReadonlySet<string>;
+}
+
+/**
+ * Polls `v2.model.list` until it lists `model`. Throws UnknownModelError (a UsageError naming
+ * the closest models) once the loaded catalog shows the model is not configured, and
+ * TimeoutError (naming the models it did see) when the bound runs out first.
+ */
 export async function waitForModel(
   client: OpencodeClient,
   model: { providerID: string; id: string },
   options: WaitForModelOptions = {},
 ): Promise<void> {
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const what = `waiting for model ${model.providerID}/${model.id} in the /api catalog`;
+  const wanted = `${model.providerID}/${model.id}`;
+  const what = `waiting for model ${wanted} in the /api catalog`;
   const deadline = withDeadline(what, timeoutMs, options.signal);
+  const location = options.directory === undefined ? {} : { directory: options.directory };
+  let configured: ConfiguredModels | undefined;
+  // Asked once, beside the polls: its answer comes when the server has loaded its providers.
+  const done = new AbortController();
+  const legacySignal = AbortSignal.any([deadline.signal, done.signal]);
+  void configuredModels(client, { signal: legacySignal, ...location }).then((found) => {
+    configured = found;
+  });
   let seen: string[] = [];
   try {
     for (;;) {
-      const models = await client.v2.model.list({
-        signal: deadline.signal,
-        ...(options.directory === undefined ? {} : { directory: options.directory }),
-      });
+      const models = await client.v2.model.list({ signal: deadline.signal, ...location });
       seen = models.map((entry) => `${entry.providerID}/${entry.id}`);
       if (models.some((entry) => entry.providerID === model.providerID && entry.id === model.id)) {
         return;
       }
+      if (configured !== undefined && !configured.models.has(wanted)) {
+        const listed = new Set(models.map((entry) => entry.providerID));
+        const caughtUp =
+          models.length > 0 && [...configured.providers].every((id) => listed.has(id));
+        if (caughtUp) {
+          throw new UnknownModelError(
+            wanted,
+            closestNames(wanted, [...seen, ...configured.models]),
+          );
+        }
+      }
       await sleep(options.intervalMs ?? 200, deadline.signal, what);
     }
   } catch (error) {
+    if (error instanceof UnknownModelError) throw error;
     const classified = deadline.classify(error);
     if (classified instanceof TimeoutError) {
+      const closest = closestNames(wanted, seen);
       throw new TimeoutError(
-        `${what} (it lists ${seen.length > 0 ? seen.join(", ") : "no models"}; check the provider config)`,
+        `${what} (it lists ${seen.length > 0 ? summarize(seen) : "no models"}` +
+          `${closest.length > 0 ? `; closest: ${closest.join(", ")}` : ""}; check the provider config)`,
         timeoutMs,
         { cause: error },
       );
     }
     throw classified;
   } finally {
+    done.abort();
     deadline.dispose();
   }
+}
+
+/** The legacy catalog, or undefined when it cannot be had (a server without the legacy surface). */
+async function configuredModels(
+  client: OpencodeClient,
+  options: { signal: AbortSignal; directory?: string },
+): Promise<ConfiguredModels | undefined> {
+  try {
+    const { providers } = await client.config.providers(options);
+    return {
+      providers: new Set(providers.map((provider) => provider.id)),
+      models: new Set(
+        providers.flatMap((provider) =>
+          Object.keys(provider.models).map((id) => `${provider.id}/${id}`),
+        ),
+      ),
+    };
+  } catch {
+    return undefined; // then only the bound ends the wait, as before
+  }
+}
+
+/** A catalog's names for a message: all of a short one, the count and a few of a long one. */
+function summarize(names: readonly string[]): string {
+  const shown = 20;
+  return names.length <= shown
+    ? names.join(", ")
+    : `${names.length} models: ${names.slice(0, shown).join(", ")}, …`;
 }

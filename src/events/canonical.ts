@@ -72,6 +72,8 @@ export interface DurableEventData {
     always?: string[];
     diff?: string;
     files?: string[];
+    /** Why a file edit's ask has no `diff`: the bridge reads no file outside the session directory. */
+    diffOmitted?: "outside-directory";
     /** Set when a subagent's child session asks: the ask surfaces on the parent's turn. */
     childSessionId?: string;
   };
@@ -97,7 +99,8 @@ export interface DurableEventData {
   retry: { attempt: number; error: ErrorInfo };
   "compaction.started": { reason?: string };
   "compaction.ended": { reason?: string };
-  "native.unknown": { nativeType: string; raw: unknown };
+  /** `error`: why it was not understood (its schema's issues, or what the normaliser threw). */
+  "native.unknown": { nativeType: string; raw: unknown; error?: string };
 }
 
 /** Payloads of the ephemeral (live-only) events, by type. */
@@ -198,6 +201,4 @@ export function isCanonicalType(type: string): type is CanonicalType {
 }
 
 /** For exhaustive switches: a new canonical type that is not handled fails to compile. */
-export function assertNever(value: never): never {
-  throw new Error(`unexpected value: ${JSON.stringify(value)}`);
-}
+export { assertNever } from "../util/assert-never.js";

@@ -12,6 +12,7 @@
  */
 import type { ApiEvent } from "../protocol/api/events.js";
 import type { Parsed } from "../protocol/common.js";
+import { assertNever } from "../util/assert-never.js";
 import { canonical, type Origin, textOfContent, usageOf } from "./build.js";
 import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "./canonical.js";
 import {
@@ -303,7 +304,7 @@ export function normalizeApiEvent(
       // Known to the wire schema, with no canonical counterpart yet: kept, not dropped.
       return emit("native.unknown", { nativeType: event.type, raw: event });
     default:
-      return assertNeverEvent(event);
+      return assertNever(event, "/api event");
   }
 }
 
@@ -334,8 +335,4 @@ function describeRetryError(error: unknown): string {
     return String((error as { message: unknown }).message);
   }
   return JSON.stringify(error);
-}
-
-function assertNeverEvent(event: never): never {
-  throw new Error(`unhandled /api event: ${JSON.stringify(event)}`);
 }

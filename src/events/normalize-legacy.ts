@@ -15,6 +15,7 @@
  */
 import type { Parsed } from "../protocol/common.js";
 import type { LegacyEvent } from "../protocol/legacy/events.js";
+import { assertNever } from "../util/assert-never.js";
 import {
   canonical,
   emitterInto,
@@ -346,8 +347,15 @@ export function normalizeLegacyEvent(
           }
           return { state: next, events };
         }
-        default:
+        // Parts with no canonical counterpart yet: kept, not dropped.
+        case "file":
+        case "agent":
+        case "subtask":
+        case "patch":
+        case "unknown":
           return unknown();
+        default:
+          return assertNever(part, "legacy part");
       }
     }
     case "message.part.delta": {
@@ -428,8 +436,17 @@ export function normalizeLegacyEvent(
     case "file.edited":
       emit("file.edited", { file: event.properties.file });
       return { state: next, events };
-    default:
+    // Known to the wire schema, with no canonical counterpart yet: kept, not dropped.
+    case "server.connected":
+    case "server.heartbeat":
+    case "session.deleted":
+    case "session.diff":
+    case "message.removed":
+    case "message.part.removed":
+    case "todo.updated":
       return unknown();
+    default:
+      return assertNever(event, "legacy event");
   }
 
   function endTurn(): Normalized<LegacyNormalizerState> {

@@ -7,6 +7,7 @@
  */
 import type { Parsed } from "../protocol/common.js";
 import type { RunLine } from "../protocol/run/events.js";
+import { assertNever } from "../util/assert-never.js";
 import { emitterInto, errorInfoOf, type Origin, toolErrorKind, usageOf } from "./build.js";
 import type { CanonicalEvent, ErrorInfo } from "./canonical.js";
 import type { Normalized } from "./normalize-api.js";
@@ -186,6 +187,8 @@ export function normalizeRunLine(
       next = { ...next, error, openStep: undefined };
       break;
     }
+    default:
+      return assertNever(line, "opencode run line");
   }
   return { state: next, events };
 }

@@ -6,6 +6,7 @@
  */
 import type { Parsed } from "../protocol/common.js";
 import type { V2Event } from "../protocol/v2/events.js";
+import { assertNever } from "../util/assert-never.js";
 import { canonical, type Origin, usageOf } from "./build.js";
 import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "./canonical.js";
 import { admissionOrigin, type Normalized } from "./normalize-api.js";
@@ -234,7 +235,7 @@ export function normalizeV2Event(
     case "session.step.streamed":
       return unknown();
     default:
-      return assertNeverEvent(event);
+      return assertNever(event, "2.0 event");
   }
 }
 
@@ -252,8 +253,4 @@ function metadataOf(data: Record<string, unknown>): { metadata?: Record<string, 
   return typeof metadata === "object" && metadata !== null
     ? { metadata: metadata as Record<string, unknown> }
     : {};
-}
-
-function assertNeverEvent(event: never): never {
-  throw new Error(`unhandled 2.0 event: ${JSON.stringify(event)}`);
 }

@@ -47,6 +47,7 @@ export const operations = {
   // Legacy surface: bare JSON bodies.
   "global.health": legacy("GET", "/global/health", { location: "none" }),
   "config.get": legacy("GET", "/config"),
+  "config.providers": legacy("GET", "/config/providers"),
   "event.subscribe": legacy("GET", "/event", { stream: true }),
   "session.create": legacy("POST", "/session"),
   "session.list": legacy("GET", "/session", { query: ["roots", "limit", "search"] }),

@@ -29,6 +29,7 @@ import { type ScriptedModel, startScriptedModel } from "../testing/scripted-mode
 import { HttpTransport } from "../transport/http-transport.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { holdForTest } from "../util/test-hold.js";
+import { experimentalConfig } from "./experimental-config.js";
 import { type PermissionPreset, permissionConfig } from "./permission-presets.js";
 import { type AskTimeout, type BackendFactory, Session } from "./session.js";
 import type { WatchdogBounds } from "./watchdog.js";
@@ -62,7 +63,9 @@ export interface BridgeOptions {
   /**
    * After a refused permission the model is told and the run goes on (default true; OpenCode's
    * `experimental.continue_loop_on_deny`). On 1.18.33's `/api` surface only a refusal with a
-   * `message` goes on; one without stops the run (the turn ends `interrupted`).
+   * `message` goes on; one without stops the run (the turn ends `interrupted`). Merged into
+   * `config.experimental`: when only the config sets `continue_loop_on_deny` its value is used;
+   * both set and disagreeing is a UsageError.
    */
   continueAfterReject?: boolean;
   /** Run the built-in scripted model as provider `demo` and use it by default. */
@@ -489,10 +492,7 @@ async function launch(
       ...(options.permissions === undefined
         ? {}
         : { permission: permissionConfig(options.permissions) }),
-      experimental: {
-        continue_loop_on_deny: options.continueAfterReject ?? true,
-        ...(options.config?.experimental as Record<string, unknown> | undefined),
-      },
+      experimental: experimentalConfig(options.config?.experimental, options.continueAfterReject),
     };
     if (kind === "subprocess") {
       const { binary, env, inheritUserConfig } = options.server ?? {};

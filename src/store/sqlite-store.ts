@@ -2,13 +2,12 @@
  * The transcript store on SQLite (better-sqlite3): one file per bridge, WAL so that readers
  * never wait for the writer, events kept as JSON text under (session_id, seq).
  */
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { OpencodeBridgeError, UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { describeError } from "../util/describe-error.js";
 import { migrate } from "./migrations.js";
+import { preparePrivateFile, tightenSideFiles } from "./private-files.js";
 import { eventOfBody, sessionOfRow } from "./sqlite-rows.js";
 import type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store.js";
 
@@ -63,7 +62,8 @@ export class SqliteStore implements Store {
 
   /**
    * Opens (creating it and its directory when missing) the store at `path`, or an in-memory
-   * one for `:memory:`, and brings its schema up to date. A path that cannot be opened, or a
+   * one for `:memory:`, and brings its schema up to date. The file and its side files are
+   * made private (0600), and so are the directories it creates (0700). A path that cannot be opened, or a
    * store written by a newer opencode-bridge, fails with `UsageError`.
    */
   static open(path: string): SqliteStore {
@@ -175,10 +175,13 @@ export class SqliteStore implements Store {
 function openDatabase(path: string): Database.Database {
   let db: Database.Database | undefined;
   try {
-    if (path !== IN_MEMORY && path !== "") mkdirSync(dirname(path), { recursive: true });
+    const onDisk = path !== IN_MEMORY && path !== "";
+    // It holds the managed server's password and whole transcripts: the owner's only.
+    if (onDisk) preparePrivateFile(path);
     db = new Database(path);
     // The first statement reads the file's header: a file that is not a database fails here.
     db.pragma("journal_mode = WAL");
+    if (onDisk) tightenSideFiles(path);
     // With WAL, NORMAL loses at most the last commits on a power cut, never consistency.
     db.pragma("synchronous = NORMAL");
     return db;

@@ -10,6 +10,7 @@ import {
   type LegacyNormalizerState,
   normalizeLegacyEvent,
 } from "../../events/normalize-legacy.js";
+import { normalizeSafely } from "../../events/safe-normalize.js";
 import type { Parsed } from "../../protocol/common.js";
 import type { LegacyEvent } from "../../protocol/legacy/events.js";
 import type { Logger } from "../../util/logger.js";
@@ -40,7 +41,9 @@ export class ChildSessions {
       state = initialLegacyState(sessionId);
     }
     try {
-      const result = normalizeLegacyEvent(state, parsed);
+      const result = normalizeSafely(normalizeLegacyEvent, state, parsed, {
+        backend: "serve-legacy",
+      });
       this.#states.set(sessionId, result.state);
       for (const event of result.events) {
         if (event.type === "permission.asked" || event.type === "question.asked") {

@@ -18,6 +18,7 @@ import {
   legacyTurnAbandoned,
   normalizeLegacyEvent,
 } from "../../events/normalize-legacy.js";
+import { normalizeSafely } from "../../events/safe-normalize.js";
 import type { Parsed } from "../../protocol/common.js";
 import { type LegacyEvent, legacyEventSessionId } from "../../protocol/legacy/events.js";
 import type { PartInput } from "../../protocol/legacy/session.js";
@@ -176,10 +177,12 @@ export class LegacyBackend implements SessionBackend {
     return this.#deltas.stats();
   }
 
-  /** One native event through the normaliser; a failure costs that event, not the stream. */
+  /** One native event through the normaliser; one it cannot handle is kept as `native.unknown`. */
   #apply(parsed: Parsed<LegacyEvent>): void {
     try {
-      const result = normalizeLegacyEvent(this.#state, parsed);
+      const result = normalizeSafely(normalizeLegacyEvent, this.#state, parsed, {
+        backend: "serve-legacy",
+      });
       this.#state = result.state;
       for (const canonicalEvent of result.events) this.#deltas.push(canonicalEvent);
     } catch (error) {

@@ -14,6 +14,7 @@ import {
   initialApiState,
   normalizeApiEvent,
 } from "../../events/normalize-api.js";
+import { normalizeSafely } from "../../events/safe-normalize.js";
 import { endingOf } from "../../events/turn-state.js";
 import { AnsweredAsks } from "../answered-asks.js";
 import type { BackendContext, PermissionReply, PromptRequest, SessionBackend } from "../backend.js";
@@ -27,6 +28,9 @@ import { mergedSessionStream } from "./merged-stream.js";
 
 /** How long an ask waits for its tool call's input (it comes on the other connection). */
 const TOOL_INPUT_WAIT_MS = 2_000;
+
+/** The backend named on events a normaliser could not handle. */
+const SEEN_ON_SERVE = { backend: "serve" } as const;
 
 /** Quiet time after an interrupted tool before asking whether the run stopped. */
 const STOP_CHECK_DELAY_MS = 1_000;
@@ -270,7 +274,7 @@ export class ServeBackend implements SessionBackend {
     });
     try {
       for await (const { parsed } of stream) {
-        const result = normalizeApiEvent(this.#state, parsed);
+        const result = normalizeSafely(normalizeApiEvent, this.#state, parsed, SEEN_ON_SERVE);
         this.#state = result.state;
         for (const event of result.events) this.#askTurns.push(event);
         this.#watchStoppedRun();

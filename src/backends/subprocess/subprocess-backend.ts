@@ -15,6 +15,7 @@ import {
   runEnded,
   runStarted,
 } from "../../events/normalize-run.js";
+import { normalizeSafely, parseSafely } from "../../events/safe-normalize.js";
 import { parseRunLine } from "../../protocol/run/events.js";
 import { describeError } from "../../util/describe-error.js";
 import {
@@ -205,7 +206,10 @@ export class SubprocessBackend implements SessionBackend {
       raw = { type: "stdout.text", text: line };
     }
     try {
-      this.#apply(normalizeRunLine(this.#state, parseRunLine(raw)));
+      const parsed = parseSafely(parseRunLine, raw);
+      this.#apply(
+        normalizeSafely(normalizeRunLine, this.#state, parsed, { backend: "subprocess" }),
+      );
     } catch (error) {
       this.#context.logger.warn("an opencode run line could not be read", {
         error: describeError(error),

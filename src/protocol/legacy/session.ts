@@ -125,4 +125,12 @@ export type QuestionRequest = z.infer<typeof QuestionRequest>;
 /** `POST /question/{id}/reply` body: one list of chosen labels per question. */
 export const QuestionReplyRequest = z.strictObject({ answers: z.array(z.array(z.string())) });
 
+/**
+ * `GET /config/providers`: the providers the config and credentials make usable, each with its
+ * models by id. The route answers once the server has loaded them (no partial list).
+ */
+export const ConfigProviders = z.looseObject({
+  providers: z.array(z.looseObject({ id: z.string(), models: z.record(z.string(), z.unknown()) })),
+});
+
 export const Health = z.looseObject({ healthy: z.literal(true), version: z.string().optional() });
