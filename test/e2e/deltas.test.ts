@@ -21,7 +21,7 @@ import { type RealServer, startRealServer } from "../support/real-server.js";
 import { collectTurn } from "../support/turn-events.js";
 
 /** 30 code points: CJK, emoji (one with a skin-tone modifier), letters with combining marks. */
-const MULTIBYTE = "漢字かな交じり文🙂👍🏽🎉e\u0301a\u0308o\u0302n\u0303ü中文테스트終";
+const MULTIBYTE = "漢字かな交じり文🙂👍🏽🎉e\u0301a\u0308o\u0302n\u0303ü中文테스트終わり。";
 
 type Kind = "text" | "reasoning" | "tool.input";
 
@@ -125,6 +125,7 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
   const noLoss = { incompleteParts: 0, droppedDeltas: 0 };
 
   it("a reply of 30 multibyte characters in one burst: every delta, before the end", async () => {
+    expect(Array.from(MULTIBYTE)).toHaveLength(30);
     const session = await bridge.createSession({ title: "text burst" });
     const { parts } = await expectWholeDeltas(
       session,
