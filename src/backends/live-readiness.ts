@@ -18,7 +18,15 @@ export class LiveReadiness {
     this.#changes.notify();
   }
 
-  /** Waits (bounded) for the first connection; past the bound it warns and goes on. */
+  /**
+   * The stream failed to reconnect: a prompt now waits (bounded) for it to come back, as for
+   * the first connection, instead of going out while its events cannot be heard.
+   */
+  disconnected(): void {
+    this.#connected = false;
+  }
+
+  /** Waits (bounded) for the (re)connection; past the bound it warns and goes on. */
   async wait(
     signal: AbortSignal | undefined,
     context: { sessionId: string; logger: Logger },

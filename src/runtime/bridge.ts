@@ -77,6 +77,12 @@ export interface BridgeOptions {
   logger?: Logger;
   watchdog?: Partial<WatchdogBounds>;
   /**
+   * How long a running turn waits for its session's lost streams to come back before it ends
+   * `failed` (`connection-lost`); default 3 minutes. The streams themselves reconnect for as
+   * long as the session is open (see `Session.connection`).
+   */
+  connectionLostAfterMs?: number;
+  /**
    * Where transcripts and session records are kept: a `Store`, a file path, or `:memory:`
    * (default: `store.db` in the user's data directory, `$XDG_DATA_HOME/opencode-bridge/`).
    */
@@ -334,6 +340,9 @@ export class Bridge {
         ? {}
         : { steerFallback: this.#options.steerFallback }),
       ...(this.#options.askTimeout === undefined ? {} : { askTimeout: this.#options.askTimeout }),
+      ...(this.#options.connectionLostAfterMs === undefined
+        ? {}
+        : { connectionLostAfterMs: this.#options.connectionLostAfterMs }),
     });
     this.#sessions.add(session);
     this.#watchIdle(session);

@@ -10,11 +10,21 @@ import {
   type AttachmentSpec,
   resolveAttachments,
 } from "../backends/attachments.js";
-import { type BackendContext, mintInputId, type SessionBackend } from "../backends/backend.js";
+import {
+  type BackendConnection,
+  type BackendContext,
+  mintInputId,
+  type SessionBackend,
+} from "../backends/backend.js";
 import type { Capabilities } from "../backends/capabilities.js";
 import { UsageError } from "../errors.js";
 import { canonical } from "../events/build.js";
-import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../events/canonical.js";
+import type {
+  CanonicalEvent,
+  CanonicalEventOf,
+  CanonicalType,
+  ConnectionState,
+} from "../events/canonical.js";
 import { turnIdFor } from "../events/turn-state.js";
 import type { ServerExit } from "../server/server-handle.js";
 import type { Store } from "../store/store.js";
@@ -82,7 +92,16 @@ export interface SessionOptions {
   beforeSend?: () => Promise<void>;
   /** Adopting a session kept in the store: its events so far and the upstream cursor. */
   resume?: { events: readonly CanonicalEvent[]; cursor: string | undefined };
+  /**
+   * How long a turn waits for lost native streams to come back before it ends `failed`
+   * (`connection-lost`); default 3 minutes. The stall watchdog does not run meanwhile.
+   */
+  connectionLostAfterMs?: number;
 }
+
+/** How long a running turn outlives an outage of its streams by default. */
+export const DEFAULT_CONNECTION_LOST_AFTER_MS = 180_000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** How long `send` waits for the stream to say which turn an input joined. */
 const ADMISSION_TIMEOUT_MS = 5_000;
@@ -147,6 +166,12 @@ export class Session {
   readonly #abandoned = new Set<string>();
   /** The backend is stopping an abandoned run: held inputs wait for it. */
   #abandoning: Promise<void> | undefined;
+  /** Whether the native streams reach the server; only changes are published. */
+  #connection: ConnectionState = { state: "connected", since: Date.now(), attempt: 0 };
+  #connectionChanges = 0;
+  readonly #connectionLostAfterMs: number;
+  /** Ends what runs once an outage has lasted `connectionLostAfterMs`. */
+  #connectionLostTimer: NodeJS.Timeout | undefined;
 
   constructor(id: string, backend: BackendFactory, options: SessionOptions) {
     this.id = id;
@@ -156,6 +181,7 @@ export class Session {
     this.#askTimeout = options.askTimeout;
     this.#maxAttachmentBytes = options.maxAttachmentBytes;
     this.#beforeSend = options.beforeSend;
+    this.#connectionLostAfterMs = connectionLostBound(options.connectionLostAfterMs);
     this.#watchdog = new Watchdog({ ...DEFAULT_WATCHDOG, ...options.watchdog }, (stall) =>
       this.#stalled(stall),
     );
@@ -175,10 +201,11 @@ export class Session {
       logger: this.#logger,
       sink: (event) => this.#fromBackend(event),
       childSink: (event) => this.#childLog(event.sessionId).append(event),
+      connection: (connection) => this.#connectionChanged(connection),
       ...(resume === undefined ? {} : { resume }),
     });
     // An adopted turn is watched like any other: silence from a run that died upstream ends it.
-    if (resume !== undefined) this.#watchdog.update(this.#phase());
+    if (resume !== undefined) this.#watch();
     if (resume !== undefined && this.#running !== undefined && !this.capabilities.durableResume) {
       // What happened upstream while nobody followed is gone on this backend.
       this.#failTurn(
@@ -226,6 +253,14 @@ export class Session {
       this.#held.length > 0 ||
       this.#asks.size > 0;
     return busy ? undefined : this.#lastActivity;
+  }
+
+  /**
+   * Whether the session's native streams reach the server (a UI shows "reconnecting…" from
+   * it); each change is also published as an ephemeral `connection.changed` event.
+   */
+  get connection(): ConnectionState {
+    return this.#connection;
   }
 
   /** The turn that is running now, if any. */
@@ -317,7 +352,7 @@ export class Session {
       // Admitted but not started yet: the session is busy with it until its turn starts.
       if (known.state === "pending" && !this.#awaiting.includes(inputId)) {
         this.#awaiting.push(inputId);
-        this.#watchdog.update(this.#phase());
+        this.#watch();
       }
       return known;
     }
@@ -331,7 +366,7 @@ export class Session {
         : this.#turnById(turnIdFor(inputId));
     this.#inputs.set(inputId, turn);
     if (turn !== running) this.#awaiting.push(inputId);
-    this.#watchdog.update(this.#phase());
+    this.#watch();
     return turn;
   }
 
@@ -479,6 +514,7 @@ export class Session {
     if (this.#closed) return;
     this.#closed = true;
     this.#watchdog.stop();
+    clearTimeout(this.#connectionLostTimer);
     for (const timer of this.#askTimers.values()) clearTimeout(timer);
     this.#askTimers.clear();
     await this.#sending;
@@ -526,7 +562,7 @@ export class Session {
     if (next === undefined) return;
     this.#releasing = true;
     this.#awaiting.push(next.inputId);
-    this.#watchdog.update(this.#phase());
+    this.#watch();
     void this.#backend
       .prompt({
         text: next.input.text,
@@ -594,7 +630,7 @@ export class Session {
     turn?.push(stored);
     this.#changes.notify();
     if (this.#closed) return;
-    this.#watchdog.update(this.#phase());
+    this.#watch();
     if (event.type === "turn.ended") this.#releaseHeld();
   }
 
@@ -752,6 +788,115 @@ export class Session {
     }
   }
 
+  /**
+   * Arms what watches a busy session: the stall watchdog while the streams reach the server;
+   * while they do not, silence says nothing about the run, and the connection-lost bound
+   * (counted from the start of the outage) takes its place.
+   */
+  #watch(): void {
+    if (this.#connection.state === "connected") {
+      clearTimeout(this.#connectionLostTimer);
+      this.#connectionLostTimer = undefined;
+      this.#watchdog.update(this.#phase());
+      return;
+    }
+    this.#watchdog.stop();
+    const busy = this.#running !== undefined || this.#awaiting.length > 0;
+    if (!busy || this.#closed || !Number.isFinite(this.#connectionLostAfterMs)) {
+      clearTimeout(this.#connectionLostTimer);
+      this.#connectionLostTimer = undefined;
+      return;
+    }
+    if (this.#connectionLostTimer !== undefined) return;
+    const left = this.#connection.since + this.#connectionLostAfterMs - Date.now();
+    this.#connectionLostTimer = setTimeout(
+      () => {
+        this.#connectionLostTimer = undefined;
+        this.#connectionLost();
+      },
+      Math.max(0, left),
+    );
+    this.#connectionLostTimer.unref();
+  }
+
+  /** The backend's streams lost the server, or reached it again: say so, and watch accordingly. */
+  #connectionChanged(report: BackendConnection): void {
+    if (this.#closed) return;
+    const now = Date.now();
+    if (report.state === "connected") {
+      if (this.#connection.state === "connected") return;
+      this.#connection = { state: "connected", since: now, attempt: 0 };
+      this.#logger.info("the session's streams reach the server again", { sessionId: this.id });
+    } else {
+      const since = this.#connection.state === "reconnecting" ? this.#connection.since : now;
+      this.#connection = {
+        state: "reconnecting",
+        since,
+        attempt: report.attempt,
+        reason: report.reason,
+      };
+      this.#logger.warn("the session's streams cannot reach the server; reconnecting", {
+        sessionId: this.id,
+        attempt: report.attempt,
+        reason: report.reason,
+      });
+    }
+    // Ephemeral, so not dispatched: it is no activity of the run and no transcript keeps it.
+    const origin = {
+      sessionId: this.id,
+      turnId: undefined,
+      at: now,
+      native: {
+        backend: this.#backend.kind,
+        type: "runtime.connection",
+        id: `connection_${this.id}_${++this.#connectionChanges}`,
+      },
+    };
+    this.#log.append(canonical(origin, 0, "connection.changed", { ...this.#connection }));
+    this.#watch();
+  }
+
+  /**
+   * The streams stayed away for `connectionLostAfterMs`: the running turn and the inputs waiting
+   * to start end `failed` (`connection-lost`), and the upstream run is asked to stop. The
+   * streams go on reconnecting; late events of these turns are dropped.
+   */
+  #connectionLost(): void {
+    const connection = this.#connection;
+    if (this.#closed || connection.state === "connected") return;
+    const running = this.#running;
+    const waiting = this.#awaiting.splice(0);
+    if (running === undefined && waiting.length === 0) return;
+    const seconds = Math.round((Date.now() - connection.since) / 1000);
+    const message =
+      `the connection to the server was lost ${seconds} s ago and has not come back ` +
+      `(${connection.attempt} failed attempts, last: ${connection.reason ?? "unknown"}); ` +
+      "the turn may go on upstream";
+    this.#logger.warn("connection lost; ending the turn", { sessionId: this.id, seconds });
+    this.#abandoning = this.#backend
+      .abandonTurn()
+      .catch((error: unknown) =>
+        this.#logger.warn("stopping the run after a lost connection failed", {
+          sessionId: this.id,
+          error,
+        }),
+      )
+      .finally(() => {
+        this.#abandoning = undefined;
+        this.#releaseHeld();
+      });
+    if (running !== undefined) {
+      this.#abandoned.add(running);
+      this.#failTurn(running, "runtime.connection", "connection-lost", message);
+    }
+    for (const inputId of waiting) {
+      const turnId = turnIdFor(inputId);
+      if (turnId === running) continue;
+      this.#abandoned.add(turnId);
+      this.#failTurn(turnId, "runtime.connection", "connection-lost", message, inputId);
+    }
+  }
+
   /** The watchdog fired: end the turn `failed` / `stalled`, and stop the upstream run. */
   #stalled(stall: Stall): void {
     const pendingInput = this.#awaiting[0];
@@ -820,6 +965,17 @@ function attachments(options: Pick<Input, "files" | "agents">) {
     ...(options.files === undefined ? {} : { files: options.files }),
     ...(options.agents === undefined ? {} : { agents: options.agents }),
   };
+}
+
+function connectionLostBound(option: number | undefined): number {
+  const value = option ?? DEFAULT_CONNECTION_LOST_AFTER_MS;
+  // Node runs a longer timer at once: a bound past it can only mean "never".
+  if (!(value > 0 && (value <= MAX_TIMER_MS || value === Number.POSITIVE_INFINITY))) {
+    throw new UsageError(
+      `connectionLostAfterMs must be > 0 and at most ${MAX_TIMER_MS} ms (Infinity: wait for as long as it takes), got ${value}`,
+    );
+  }
+  return value;
 }
 
 function removeFrom(list: string[], value: string): void {
