@@ -152,15 +152,18 @@ describe("Session while its streams are down", () => {
     await session.close();
   });
 
-  it("counts the bound from the start of the outage, and an idle outage ends nothing", async () => {
+  it("gives an input sent during a long outage the whole bound; an idle outage ends nothing", async () => {
     const { session, backend } = open({ connectionLostAfterMs: 60_000 });
     backend.down(1);
     await vi.advanceTimersByTimeAsync(120_000);
     expect(session.connection.state).toBe("reconnecting");
-    // A turn that starts in a long outage (its input went through) gets no further grace.
+    // The server took the input (it answers again); the streams have not retried yet.
     const turn = await session.send("hi", { delivery: "queue" });
-    await vi.advanceTimersByTimeAsync(0);
+    await vi.advanceTimersByTimeAsync(59_000);
+    expect(turn.state).toBe("running");
+    await vi.advanceTimersByTimeAsync(2_000);
     expect(await turn.done()).toMatchObject({ outcome: "failed", reason: "connection-lost" });
+    expect((await turn.done()).error?.message).toMatch(/lost 180 s ago/);
     await session.close();
   });
 

@@ -791,7 +791,7 @@ export class Session {
   /**
    * Arms what watches a busy session: the stall watchdog while the streams reach the server;
    * while they do not, silence says nothing about the run, and the connection-lost bound
-   * (counted from the start of the outage) takes its place.
+   * takes its place.
    */
   #watch(): void {
     if (this.#connection.state === "connected") {
@@ -807,15 +807,14 @@ export class Session {
       this.#connectionLostTimer = undefined;
       return;
     }
+    // Counted from when the session became busy in this outage: a turn running when the
+    // connection went gets the whole bound, and so does an input sent during a long outage
+    // (the server took it, so it answers; the streams may just not have retried yet).
     if (this.#connectionLostTimer !== undefined) return;
-    const left = this.#connection.since + this.#connectionLostAfterMs - Date.now();
-    this.#connectionLostTimer = setTimeout(
-      () => {
-        this.#connectionLostTimer = undefined;
-        this.#connectionLost();
-      },
-      Math.max(0, left),
-    );
+    this.#connectionLostTimer = setTimeout(() => {
+      this.#connectionLostTimer = undefined;
+      this.#connectionLost();
+    }, this.#connectionLostAfterMs);
     this.#connectionLostTimer.unref();
   }
 
