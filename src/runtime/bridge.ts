@@ -332,7 +332,10 @@ export class Bridge {
       logger: this.#logger,
       store: this.#store,
       ...(runner.kind === "serve"
-        ? { beforeSend: () => this.#serverReady(runner, directory, model) }
+        ? {
+            beforeSend: ({ reconnected }) =>
+              this.#serverReady(runner, directory, model, reconnected),
+          }
         : {}),
       ...(resume === undefined ? {} : { resume }),
       ...(this.#options.watchdog === undefined ? {} : { watchdog: this.#options.watchdog }),
@@ -412,19 +415,25 @@ export class Bridge {
     return this.#runner;
   }
 
-  /** The server is up (a restart after a crash has finished) and lists the model. */
+  /**
+   * The server is up (a restart after a crash has finished) and lists the model. After the
+   * session's streams lost the server and reached it again, the model is looked up again: an
+   * attached server may have been restarted, and a restarted server loads its catalog anew.
+   */
   async #serverReady(
     runner: Extract<Runner, { client: OpencodeClient }>,
     directory: string,
     model: ModelChoice,
+    reconnected: boolean,
   ): Promise<void> {
     if (runner.server instanceof SupervisedServer) await runner.server.restarted();
+    if (reconnected) this.#readyModels.delete(modelKey(directory, model));
     await this.#modelReady(runner.client, directory, model);
   }
 
   /** A location's /api catalog loads after the server is ready; a prompt before it is lost. */
   async #modelReady(client: OpencodeClient, directory: string, model: ModelChoice): Promise<void> {
-    const key = `${directory}\u0000${model.providerID}/${model.modelID}`;
+    const key = modelKey(directory, model);
     if (this.#readyModels.has(key)) return;
     await waitForModel(
       client,
@@ -433,6 +442,11 @@ export class Bridge {
     );
     this.#readyModels.add(key);
   }
+}
+
+/** Which models are known to be ready: one key per location and model. */
+function modelKey(directory: string, model: ModelChoice): string {
+  return `${directory}\u0000${model.providerID}/${model.modelID}`;
 }
 
 function clientOf(server: OpencodeServerHandle, options: BridgeOptions, logger: Logger) {

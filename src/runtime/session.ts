@@ -89,7 +89,7 @@ export interface SessionOptions {
   /** Where durable events are kept (default: in memory only). */
   store?: Store;
   /** Awaited before each input is sent: the server is up (again) and knows the model. */
-  beforeSend?: () => Promise<void>;
+  beforeSend?: (context: BeforeSendContext) => Promise<void>;
   /** Adopting a session kept in the store: its events so far and the upstream cursor. */
   resume?: { events: readonly CanonicalEvent[]; cursor: string | undefined };
   /**
@@ -97,6 +97,12 @@ export interface SessionOptions {
    * (`connection-lost`); default 3 minutes. The stall watchdog does not run meanwhile.
    */
   connectionLostAfterMs?: number;
+}
+
+/** What `beforeSend` is told about the session since the previous send. */
+export interface BeforeSendContext {
+  /** The streams lost the server and reached it again: it may have restarted. */
+  reconnected: boolean;
 }
 
 /** How long a running turn outlives an outage of its streams by default. */
@@ -149,7 +155,7 @@ export class Session {
   /** The input being handed to the backend now (sends run one at a time). */
   #inFlight: { text: string; refs: string[] } | undefined;
   readonly #maxAttachmentBytes: number | undefined;
-  readonly #beforeSend: (() => Promise<void>) | undefined;
+  readonly #beforeSend: ((context: BeforeSendContext) => Promise<void>) | undefined;
   /** Asks waiting for an answer, by request id. */
   readonly #asks = new Map<string, PendingAsk>();
   readonly #askTimeout: AskTimeout | undefined;
@@ -169,6 +175,8 @@ export class Session {
   /** Whether the native streams reach the server; only changes are published. */
   #connection: ConnectionState = { state: "connected", since: Date.now(), attempt: 0 };
   #connectionChanges = 0;
+  /** An outage ended since the last send (the server may have restarted). */
+  #reconnectedSinceSend = false;
   readonly #connectionLostAfterMs: number;
   /** Ends what runs once an outage has lasted `connectionLostAfterMs`. */
   #connectionLostTimer: NodeJS.Timeout | undefined;
@@ -322,7 +330,9 @@ export class Session {
 
   async #sendNow(input: Input): Promise<Turn> {
     const options = input;
-    await this.#beforeSend?.();
+    const reconnected = this.#reconnectedSinceSend;
+    this.#reconnectedSinceSend = false;
+    await this.#beforeSend?.({ reconnected });
     await this.#backend.ready(options.signal);
     this.#throwIfClosed();
     const capabilities = this.#backend.capabilities;
@@ -825,6 +835,7 @@ export class Session {
     if (report.state === "connected") {
       if (this.#connection.state === "connected") return;
       this.#connection = { state: "connected", since: now, attempt: 0 };
+      this.#reconnectedSinceSend = true;
       this.#logger.info("the session's streams reach the server again", { sessionId: this.id });
     } else {
       const since = this.#connection.state === "reconnecting" ? this.#connection.since : now;

@@ -138,61 +138,81 @@ describe("a session never goes deaf", () => {
     }
   }, 240_000);
 
-  it.concurrent("a server stopped beyond the retry budget and started again on its port and data dir: the next send works", async () => {
-    const server = await restartableServer();
-    let bridge: Bridge | undefined;
-    try {
-      bridge = await Bridge.start({
-        directory: server.directory,
-        model: MODEL,
-        store: ":memory:",
-        attach: { url: server.url, password: server.password },
-        connectionLostAfterMs: 20_000,
-      });
-      const reference = await bridge.createSession({ title: "uninterrupted" });
-      await runScript(reference);
-      const referenceTurns = reference
-        .transcript()
-        .flatMap((event) => (event.type === "turn.started" ? [event.turnId] : []));
+  it.concurrent.each(["serve", "serve-legacy"] as const)(
+    "%s: a server stopped beyond the retry budget and started again on its port and data dir: the next send works",
+    async (backend) => {
+      const server = await restartableServer();
+      let bridge: Bridge | undefined;
+      try {
+        bridge = await Bridge.start({
+          backend,
+          directory: server.directory,
+          model: MODEL,
+          store: ":memory:",
+          attach: { url: server.url, password: server.password },
+          connectionLostAfterMs: 20_000,
+        });
+        const reference = await bridge.createSession({ title: "uninterrupted" });
+        await runScript(reference);
+        const referenceTurns = reference
+          .transcript()
+          .flatMap((event) => (event.type === "turn.started" ? [event.turnId] : []));
 
-      const session = await bridge.createSession({ title: "interrupted" });
-      const changes = connectionChanges(session);
-      const turn = await session.send(FIRST, { delivery: "queue" });
-      await untilTurnEvent(turn, (event) => event.type === "text.delta");
-      const stoppedAt = Date.now();
-      await server.stop();
-      // Its run died with the server: it ends after the connection-lost bound, not earlier.
-      const first = await within(turn.done(), "the connection-lost end", OUTAGE_MS);
-      expect(first).toMatchObject({
-        outcome: "failed",
-        reason: "connection-lost",
-        error: { kind: "connection-lost" },
-      });
-      expect(session.connection.state).toBe("reconnecting");
-      await sleep(Math.max(0, stoppedAt + OUTAGE_MS - Date.now()));
-      await server.start();
+        const session = await bridge.createSession({ title: "interrupted" });
+        const changes = connectionChanges(session);
+        const turn = await session.send(FIRST, { delivery: "queue" });
+        await untilTurnEvent(turn, (event) => event.type === "text.delta");
+        const stoppedAt = Date.now();
+        await server.stop();
+        // Its run died with the server: it ends after the connection-lost bound, not earlier.
+        const first = await within(turn.done(), "the connection-lost end", OUTAGE_MS);
+        expect(first).toMatchObject({
+          outcome: "failed",
+          reason: "connection-lost",
+          error: { kind: "connection-lost" },
+        });
+        expect(session.connection.state).toBe("reconnecting");
+        await sleep(Math.max(0, stoppedAt + OUTAGE_MS - Date.now()));
+        await server.start();
 
-      const next = await session.send(SECOND, { delivery: "queue" });
-      expect(await within(next.done(), "the next turn", 60_000)).toMatchObject({
-        outcome: "completed",
-        text: "back again",
-      });
-      // The next turn's events are those of the same turn in an uninterrupted run (but for its
-      // usage: the model is sent the first turn's answer as far as it got).
-      const referenceSecond = reference
-        .transcript()
-        .filter((event) => event.turnId === referenceTurns[1]);
-      expect(paritySignature(turnEvents(session, next))).toEqual(paritySignature(referenceSecond));
-      const ends = session.transcript().filter((event) => event.type === "turn.ended");
-      expect(ends.map((event) => event.turnId)).toEqual([turn.id, next.id]);
-      expect(changes.states.at(-1)).toMatchObject({ state: "connected" });
-      changes.stop();
-    } finally {
-      await bridge?.close();
-      await server.close();
-    }
-  }, 240_000);
+        const next = await session.send(SECOND, { delivery: "queue" });
+        expect(await within(next.done(), "the next turn", 60_000)).toMatchObject({
+          outcome: "completed",
+          text: "back again",
+        });
+        // The next turn's events are those of the same turn in an uninterrupted run (but for its
+        // usage: the model is sent the first turn's answer as far as it got).
+        const referenceSecond = reference
+          .transcript()
+          .filter((event) => event.turnId === referenceTurns[1]);
+        expect(paritySignature(withoutContextUpdates(turnEvents(session, next)))).toEqual(
+          paritySignature(withoutContextUpdates(referenceSecond)),
+        );
+        const ends = session.transcript().filter((event) => event.type === "turn.ended");
+        expect(ends.map((event) => event.turnId)).toEqual([turn.id, next.id]);
+        expect(changes.states.at(-1)).toMatchObject({ state: "connected" });
+        changes.stop();
+      } finally {
+        await bridge?.close();
+        await server.close();
+      }
+    },
+    240_000,
+  );
 });
+
+/**
+ * Without 1.18's `session.next.context.updated` (kept as `native.unknown`), which a server
+ * sends, or not, as it (re)loads a session's context: upstream's bookkeeping, not the turn's.
+ */
+function withoutContextUpdates(events: CanonicalEvent[]): CanonicalEvent[] {
+  return events.filter(
+    (event) =>
+      !(
+        event.type === "native.unknown" && event.data.nativeType === "session.next.context.updated"
+      ),
+  );
+}
 
 /** A real server on a fixed port, password and data dir, that the test stops and starts again. */
 async function restartableServer() {
