@@ -6,12 +6,14 @@
  * - behind a proxy that refuses connections (the server runs on and finishes the turn): the
  *   turn that was running ends as it ended upstream, its durable events caught up from the
  *   cursor, and the session's events are exactly those of an uninterrupted run;
- * - stopped for real, then started again on the same port and data dir: the turn that was
- *   running (its run died with the server) ends `failed` (`connection-lost`) after the bound,
- *   and the next send works, with the events an uninterrupted run gives.
+ * - stopped for real, then started again on the same port and data dir, with a serve and a
+ *   serve-legacy bridge attached: the next send works, with the events an uninterrupted run
+ *   gives; the turn that was running (its run died with the server) ended `failed`
+ *   (`connection-lost`) once the outage outlasted the bound.
  *
- * Before the fix, both sessions stopped reading for good once the reader gave up: the first
- * turn waited for the watchdog and every later one failed `stalled`.
+ * Before the fix every session stopped reading for good once its reader gave up: the running
+ * turn waited for the stall watchdog and every later one failed `stalled` (here: the waits for
+ * the turn after the outage run out first).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -138,68 +140,92 @@ describe("a session never goes deaf", () => {
     }
   }, 240_000);
 
-  it.concurrent.each(["serve", "serve-legacy"] as const)(
-    "%s: a server stopped beyond the retry budget and started again on its port and data dir: the next send works",
-    async (backend) => {
-      const server = await restartableServer();
-      let bridge: Bridge | undefined;
-      try {
-        bridge = await Bridge.start({
-          backend,
-          directory: server.directory,
-          model: MODEL,
-          store: ":memory:",
-          attach: { url: server.url, password: server.password },
-          connectionLostAfterMs: 20_000,
-        });
-        const reference = await bridge.createSession({ title: "uninterrupted" });
-        await runScript(reference);
-        const referenceTurns = reference
-          .transcript()
-          .flatMap((event) => (event.type === "turn.started" ? [event.turnId] : []));
-
-        const session = await bridge.createSession({ title: "interrupted" });
-        const changes = connectionChanges(session);
-        const turn = await session.send(FIRST, { delivery: "queue" });
-        await untilTurnEvent(turn, (event) => event.type === "text.delta");
-        const stoppedAt = Date.now();
-        await server.stop();
-        // Its run died with the server: it ends after the connection-lost bound, not earlier.
-        const first = await within(turn.done(), "the connection-lost end", OUTAGE_MS);
-        expect(first).toMatchObject({
-          outcome: "failed",
-          reason: "connection-lost",
-          error: { kind: "connection-lost" },
-        });
-        expect(session.connection.state).toBe("reconnecting");
-        await sleep(Math.max(0, stoppedAt + OUTAGE_MS - Date.now()));
-        await server.start();
-
-        const next = await session.send(SECOND, { delivery: "queue" });
-        expect(await within(next.done(), "the next turn", 60_000)).toMatchObject({
-          outcome: "completed",
-          text: "back again",
-        });
-        // The next turn's events are those of the same turn in an uninterrupted run (but for its
-        // usage: the model is sent the first turn's answer as far as it got).
-        const referenceSecond = reference
-          .transcript()
-          .filter((event) => event.turnId === referenceTurns[1]);
-        expect(paritySignature(withoutContextUpdates(turnEvents(session, next)))).toEqual(
-          paritySignature(withoutContextUpdates(referenceSecond)),
+  it.concurrent("a server stopped beyond the retry budget and started again on its port and data dir: the next send works (serve, serve-legacy)", async () => {
+    const server = await restartableServer();
+    const bridges: Bridge[] = [];
+    try {
+      for (const backend of ["serve", "serve-legacy"] as const) {
+        bridges.push(
+          await Bridge.start({
+            backend,
+            directory: server.directory,
+            model: MODEL,
+            store: ":memory:",
+            attach: { url: server.url, password: server.password },
+            connectionLostAfterMs: 20_000,
+          }),
         );
-        const ends = session.transcript().filter((event) => event.type === "turn.ended");
-        expect(ends.map((event) => event.turnId)).toEqual([turn.id, next.id]);
-        expect(changes.states.at(-1)).toMatchObject({ state: "connected" });
-        changes.stop();
-      } finally {
-        await bridge?.close();
-        await server.close();
       }
-    },
-    240_000,
-  );
+      // On each backend: the script uninterrupted, then again with the server stopped mid-way.
+      const runs = await Promise.all(
+        bridges.map(async (bridge) => {
+          const reference = await bridge.createSession({ title: "uninterrupted" });
+          await runScript(reference);
+          const session = await bridge.createSession({ title: "interrupted" });
+          const changes = connectionChanges(session);
+          const turn = await session.send(FIRST, { delivery: "queue" });
+          await untilTurnEvent(turn, (event) => event.type === "text.delta");
+          return { backend: bridge.backend, reference, session, changes, turn };
+        }),
+      );
+      const stoppedAt = Date.now();
+      await server.stop();
+      await sleep(OUTAGE_MS);
+      const restartedAt = Date.now();
+      await server.start();
+
+      await Promise.all(
+        runs.map(async ({ backend, reference, session, changes, turn }) => {
+          const next = await session.send(SECOND, { delivery: "queue" });
+          expect(await within(next.done(), `the next turn (${backend})`, 60_000)).toMatchObject({
+            outcome: "completed",
+            text: "back again",
+          });
+          // The first turn's run died with the server: it ended after the connection-lost
+          // bound, while the server was still away (not at the stall watchdog's bound).
+          const first = await turn.done();
+          expect(first, backend).toMatchObject({
+            outcome: "failed",
+            reason: "connection-lost",
+            error: { kind: "connection-lost" },
+          });
+          const firstEnd = turnEvents(session, turn).find((event) => event.type === "turn.ended");
+          expect(firstEnd?.at, backend).toBeGreaterThanOrEqual(stoppedAt + 20_000);
+          expect(firstEnd?.at, backend).toBeLessThan(restartedAt);
+          // The next turn's events are those of the same turn in an uninterrupted run (but for
+          // its usage: the model is sent the first turn's answer as far as it got).
+          const referenceSecond = reference
+            .transcript()
+            .filter((event) => event.turnId === turnIds(reference)[1]);
+          expect(
+            paritySignature(withoutContextUpdates(turnEvents(session, next))),
+            backend,
+          ).toEqual(paritySignature(withoutContextUpdates(referenceSecond)));
+          expect(turnIds(session), backend).toEqual([turn.id, next.id]);
+          const ends = session.transcript().filter((event) => event.type === "turn.ended");
+          expect(
+            ends.map((event) => event.turnId),
+            backend,
+          ).toEqual([turn.id, next.id]);
+          expect(changes.states[0], backend).toMatchObject({ state: "reconnecting" });
+          expect(changes.states.at(-1), backend).toMatchObject({ state: "connected" });
+          changes.stop();
+        }),
+      );
+    } finally {
+      await Promise.allSettled(bridges.map((bridge) => bridge.close()));
+      await server.close();
+    }
+  }, 240_000);
 });
+
+function turnIds(session: Session): string[] {
+  return session
+    .transcript()
+    .flatMap((event) =>
+      event.type === "turn.started" && event.turnId !== undefined ? [event.turnId] : [],
+    );
+}
 
 /**
  * Without 1.18's `session.next.context.updated` (kept as `native.unknown`), which a server
