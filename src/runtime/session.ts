@@ -31,6 +31,7 @@ import type { Store } from "../store/store.js";
 import { ChangeNotifier } from "../util/change-notifier.js";
 import { describeError } from "../util/describe-error.js";
 import { type Logger, silentLogger } from "../util/logger.js";
+import { ConnectionWatch, connectionLostMessage } from "./connection-watch.js";
 import { EventLog } from "./event-log.js";
 import { Turn } from "./turn.js";
 import { DEFAULT_WATCHDOG, type Stall, Watchdog, type WatchdogBounds } from "./watchdog.js";
@@ -94,7 +95,8 @@ export interface SessionOptions {
   resume?: { events: readonly CanonicalEvent[]; cursor: string | undefined };
   /**
    * How long a turn waits for lost native streams to come back before it ends `failed`
-   * (`connection-lost`); default 3 minutes. The stall watchdog does not run meanwhile.
+   * (`connection-lost`); default 3 minutes (`DEFAULT_CONNECTION_LOST_AFTER_MS`). The stall
+   * watchdog does not run meanwhile.
    */
   connectionLostAfterMs?: number;
 }
@@ -104,10 +106,6 @@ export interface BeforeSendContext {
   /** The streams lost the server and reached it again: it may have restarted. */
   reconnected: boolean;
 }
-
-/** How long a running turn outlives an outage of its streams by default. */
-export const DEFAULT_CONNECTION_LOST_AFTER_MS = 180_000;
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** How long `send` waits for the stream to say which turn an input joined. */
 const ADMISSION_TIMEOUT_MS = 5_000;
@@ -172,14 +170,9 @@ export class Session {
   readonly #abandoned = new Set<string>();
   /** The backend is stopping an abandoned run: held inputs wait for it. */
   #abandoning: Promise<void> | undefined;
-  /** Whether the native streams reach the server; only changes are published. */
-  #connection: ConnectionState = { state: "connected", since: Date.now(), attempt: 0 };
+  /** Whether the native streams reach the server, and the bound on an outage while busy. */
+  readonly #connection: ConnectionWatch;
   #connectionChanges = 0;
-  /** An outage ended since the last send (the server may have restarted). */
-  #reconnectedSinceSend = false;
-  readonly #connectionLostAfterMs: number;
-  /** Ends what runs once an outage has lasted `connectionLostAfterMs`. */
-  #connectionLostTimer: NodeJS.Timeout | undefined;
 
   constructor(id: string, backend: BackendFactory, options: SessionOptions) {
     this.id = id;
@@ -189,7 +182,9 @@ export class Session {
     this.#askTimeout = options.askTimeout;
     this.#maxAttachmentBytes = options.maxAttachmentBytes;
     this.#beforeSend = options.beforeSend;
-    this.#connectionLostAfterMs = connectionLostBound(options.connectionLostAfterMs);
+    this.#connection = new ConnectionWatch(options.connectionLostAfterMs, (state) =>
+      this.#connectionLost(state),
+    );
     this.#watchdog = new Watchdog({ ...DEFAULT_WATCHDOG, ...options.watchdog }, (stall) =>
       this.#stalled(stall),
     );
@@ -268,7 +263,7 @@ export class Session {
    * it); each change is also published as an ephemeral `connection.changed` event.
    */
   get connection(): ConnectionState {
-    return this.#connection;
+    return this.#connection.state;
   }
 
   /** The turn that is running now, if any. */
@@ -330,9 +325,7 @@ export class Session {
 
   async #sendNow(input: Input): Promise<Turn> {
     const options = input;
-    const reconnected = this.#reconnectedSinceSend;
-    this.#reconnectedSinceSend = false;
-    await this.#beforeSend?.({ reconnected });
+    await this.#beforeSend?.({ reconnected: this.#connection.takeReconnected() });
     await this.#backend.ready(options.signal);
     this.#throwIfClosed();
     const capabilities = this.#backend.capabilities;
@@ -524,7 +517,7 @@ export class Session {
     if (this.#closed) return;
     this.#closed = true;
     this.#watchdog.stop();
-    clearTimeout(this.#connectionLostTimer);
+    this.#connection.stop();
     for (const timer of this.#askTimers.values()) clearTimeout(timer);
     this.#askTimers.clear();
     await this.#sending;
@@ -804,85 +797,53 @@ export class Session {
    * takes its place.
    */
   #watch(): void {
-    if (this.#connection.state === "connected") {
-      clearTimeout(this.#connectionLostTimer);
-      this.#connectionLostTimer = undefined;
-      this.#watchdog.update(this.#phase());
-      return;
-    }
-    this.#watchdog.stop();
-    const busy = this.#running !== undefined || this.#awaiting.length > 0;
-    if (!busy || this.#closed || !Number.isFinite(this.#connectionLostAfterMs)) {
-      clearTimeout(this.#connectionLostTimer);
-      this.#connectionLostTimer = undefined;
-      return;
-    }
-    // Counted from when the session became busy in this outage: a turn running when the
-    // connection went gets the whole bound, and so does an input sent during a long outage
-    // (the server took it, so it answers; the streams may just not have retried yet).
-    if (this.#connectionLostTimer !== undefined) return;
-    this.#connectionLostTimer = setTimeout(() => {
-      this.#connectionLostTimer = undefined;
-      this.#connectionLost();
-    }, this.#connectionLostAfterMs);
-    this.#connectionLostTimer.unref();
+    const busy = !this.#closed && (this.#running !== undefined || this.#awaiting.length > 0);
+    this.#connection.watch(busy);
+    if (this.#connection.connected) this.#watchdog.update(this.#phase());
+    else this.#watchdog.stop();
   }
 
   /** The backend's streams lost the server, or reached it again: say so, and watch accordingly. */
   #connectionChanged(report: BackendConnection): void {
     if (this.#closed) return;
-    const now = Date.now();
-    if (report.state === "connected") {
-      if (this.#connection.state === "connected") return;
-      this.#connection = { state: "connected", since: now, attempt: 0 };
-      this.#reconnectedSinceSend = true;
+    const state = this.#connection.report(report);
+    if (state === undefined) return;
+    if (state.state === "connected") {
       this.#logger.info("the session's streams reach the server again", { sessionId: this.id });
     } else {
-      const since = this.#connection.state === "reconnecting" ? this.#connection.since : now;
-      this.#connection = {
-        state: "reconnecting",
-        since,
-        attempt: report.attempt,
-        reason: report.reason,
-      };
       this.#logger.warn("the session's streams cannot reach the server; reconnecting", {
         sessionId: this.id,
-        attempt: report.attempt,
-        reason: report.reason,
+        attempt: state.attempt,
+        reason: state.reason,
       });
     }
     // Ephemeral, so not dispatched: it is no activity of the run and no transcript keeps it.
     const origin = {
       sessionId: this.id,
       turnId: undefined,
-      at: now,
+      at: Date.now(),
       native: {
         backend: this.#backend.kind,
         type: "runtime.connection",
         id: `connection_${this.id}_${++this.#connectionChanges}`,
       },
     };
-    this.#log.append(canonical(origin, 0, "connection.changed", { ...this.#connection }));
+    this.#log.append(canonical(origin, 0, "connection.changed", { ...state }));
     this.#watch();
   }
 
   /**
-   * The streams stayed away for `connectionLostAfterMs`: the running turn and the inputs waiting
-   * to start end `failed` (`connection-lost`), and the upstream run is asked to stop. The
-   * streams go on reconnecting; late events of these turns are dropped.
+   * The streams stayed away for the connection-lost bound: the running turn and the inputs
+   * waiting to start end `failed` (`connection-lost`), and the upstream run is asked to stop.
+   * The streams go on reconnecting; late events of these turns are dropped.
    */
-  #connectionLost(): void {
-    const connection = this.#connection;
-    if (this.#closed || connection.state === "connected") return;
+  #connectionLost(state: ConnectionState): void {
+    if (this.#closed) return;
     const running = this.#running;
     const waiting = this.#awaiting.splice(0);
     if (running === undefined && waiting.length === 0) return;
-    const seconds = Math.round((Date.now() - connection.since) / 1000);
-    const message =
-      `the connection to the server was lost ${seconds} s ago and has not come back ` +
-      `(${connection.attempt} failed attempts, last: ${connection.reason ?? "unknown"}); ` +
-      "the turn may go on upstream";
-    this.#logger.warn("connection lost; ending the turn", { sessionId: this.id, seconds });
+    const message = connectionLostMessage(state);
+    this.#logger.warn("connection lost; ending the turn", { sessionId: this.id, message });
     this.#abandoning = this.#backend
       .abandonTurn()
       .catch((error: unknown) =>
@@ -975,17 +936,6 @@ function attachments(options: Pick<Input, "files" | "agents">) {
     ...(options.files === undefined ? {} : { files: options.files }),
     ...(options.agents === undefined ? {} : { agents: options.agents }),
   };
-}
-
-function connectionLostBound(option: number | undefined): number {
-  const value = option ?? DEFAULT_CONNECTION_LOST_AFTER_MS;
-  // Node runs a longer timer at once: a bound past it can only mean "never".
-  if (!(value > 0 && (value <= MAX_TIMER_MS || value === Number.POSITIVE_INFINITY))) {
-    throw new UsageError(
-      `connectionLostAfterMs must be > 0 and at most ${MAX_TIMER_MS} ms (Infinity: wait for as long as it takes), got ${value}`,
-    );
-  }
-  return value;
 }
 
 function removeFrom(list: string[], value: string): void {
