@@ -327,6 +327,8 @@ export class Session {
     const options = input;
     await this.#beforeSend?.({ reconnected: this.#connection.takeReconnected() });
     await this.#backend.ready(options.signal);
+    // The streams came back during that wait: the server may have restarted meanwhile.
+    if (this.#connection.takeReconnected()) await this.#beforeSend?.({ reconnected: true });
     this.#throwIfClosed();
     const capabilities = this.#backend.capabilities;
     const busy = this.#running !== undefined || this.#awaiting.length > 0 || this.#held.length > 0;

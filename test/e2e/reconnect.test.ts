@@ -6,7 +6,7 @@
  * - behind a proxy that refuses connections (the server runs on and finishes the turn): the
  *   turn that was running ends as it ended upstream, its durable events caught up from the
  *   cursor, and the session's events are exactly those of an uninterrupted run;
- * - stopped for real, then started again on the same port and data dir, with a serve and a
+ * - stopped for real, then started again on the same port and data dir, with a serve or a
  *   serve-legacy bridge attached: the next send works, with the events an uninterrupted run
  *   gives; the turn that was running (its run died with the server) ended `failed`
  *   (`connection-lost`) once the outage outlasted the bound.
@@ -140,83 +140,71 @@ describe("a session never goes deaf", () => {
     }
   }, 240_000);
 
-  it.concurrent("a server stopped beyond the retry budget and started again on its port and data dir: the next send works (serve, serve-legacy)", async () => {
-    const server = await restartableServer();
-    const bridges: Bridge[] = [];
-    try {
-      for (const backend of ["serve", "serve-legacy"] as const) {
-        bridges.push(
-          await Bridge.start({
-            backend,
-            directory: server.directory,
-            model: MODEL,
-            store: ":memory:",
-            attach: { url: server.url, password: server.password },
-            connectionLostAfterMs: 20_000,
-          }),
-        );
-      }
-      // On each backend: the script uninterrupted, then again with the server stopped mid-way.
-      const runs = await Promise.all(
-        bridges.map(async (bridge) => {
-          const reference = await bridge.createSession({ title: "uninterrupted" });
-          await runScript(reference);
-          const session = await bridge.createSession({ title: "interrupted" });
-          const changes = connectionChanges(session);
-          const turn = await session.send(FIRST, { delivery: "queue" });
-          await untilTurnEvent(turn, (event) => event.type === "text.delta");
-          return { backend: bridge.backend, reference, session, changes, turn };
-        }),
-      );
-      const stoppedAt = Date.now();
-      await server.stop();
-      await sleep(OUTAGE_MS);
-      const restartedAt = Date.now();
-      await server.start();
+  it.concurrent.each(["serve", "serve-legacy"] as const)(
+    "%s: a server stopped beyond the retry budget and started again on its port and data dir: the next send works",
+    async (backend) => {
+      // A server of its own per backend: a serve and a legacy client of one server disturb
+      // each other (1.18 ends the /api live stream again and again), which is not this test's.
+      const server = await restartableServer();
+      let bridge: Bridge | undefined;
+      try {
+        bridge = await Bridge.start({
+          backend,
+          directory: server.directory,
+          model: MODEL,
+          store: ":memory:",
+          attach: { url: server.url, password: server.password },
+          connectionLostAfterMs: 20_000,
+        });
+        // The script uninterrupted, then again with the server stopped mid-way.
+        const reference = await bridge.createSession({ title: "uninterrupted" });
+        await runScript(reference);
+        const session = await bridge.createSession({ title: "interrupted" });
+        const changes = connectionChanges(session);
+        const turn = await session.send(FIRST, { delivery: "queue" });
+        await untilTurnEvent(turn, (event) => event.type === "text.delta");
+        const stoppedAt = Date.now();
+        await server.stop();
+        await sleep(OUTAGE_MS);
+        const restartedAt = Date.now();
+        await server.start();
 
-      await Promise.all(
-        runs.map(async ({ backend, reference, session, changes, turn }) => {
-          const next = await session.send(SECOND, { delivery: "queue" });
-          expect(await within(next.done(), `the next turn (${backend})`, 60_000)).toMatchObject({
-            outcome: "completed",
-            text: "back again",
-          });
-          // The first turn's run died with the server: it ended after the connection-lost
-          // bound, while the server was still away (not at the stall watchdog's bound).
-          const first = await turn.done();
-          expect(first, backend).toMatchObject({
-            outcome: "failed",
-            reason: "connection-lost",
-            error: { kind: "connection-lost" },
-          });
-          const firstEnd = turnEvents(session, turn).find((event) => event.type === "turn.ended");
-          expect(firstEnd?.at, backend).toBeGreaterThanOrEqual(stoppedAt + 20_000);
-          expect(firstEnd?.at, backend).toBeLessThan(restartedAt);
-          // The next turn's events are those of the same turn in an uninterrupted run (but for
-          // its usage: the model is sent the first turn's answer as far as it got).
-          const referenceSecond = reference
-            .transcript()
-            .filter((event) => event.turnId === turnIds(reference)[1]);
-          expect(
-            paritySignature(withoutContextUpdates(turnEvents(session, next))),
-            backend,
-          ).toEqual(paritySignature(withoutContextUpdates(referenceSecond)));
-          expect(turnIds(session), backend).toEqual([turn.id, next.id]);
-          const ends = session.transcript().filter((event) => event.type === "turn.ended");
-          expect(
-            ends.map((event) => event.turnId),
-            backend,
-          ).toEqual([turn.id, next.id]);
-          expect(changes.states[0], backend).toMatchObject({ state: "reconnecting" });
-          expect(changes.states.at(-1), backend).toMatchObject({ state: "connected" });
-          changes.stop();
-        }),
-      );
-    } finally {
-      await Promise.allSettled(bridges.map((bridge) => bridge.close()));
-      await server.close();
-    }
-  }, 240_000);
+        const next = await session.send(SECOND, { delivery: "queue" });
+        expect(await within(next.done(), "the next turn", 60_000)).toMatchObject({
+          outcome: "completed",
+          text: "back again",
+        });
+        // The first turn's run died with the server: it ended after the connection-lost bound,
+        // while the server was still away (not at the stall watchdog's bound).
+        expect(await turn.done()).toMatchObject({
+          outcome: "failed",
+          reason: "connection-lost",
+          error: { kind: "connection-lost" },
+        });
+        const firstEnd = turnEvents(session, turn).find((event) => event.type === "turn.ended");
+        expect(firstEnd?.at).toBeGreaterThanOrEqual(stoppedAt + 20_000);
+        expect(firstEnd?.at).toBeLessThan(restartedAt);
+        // The next turn's events are those of the same turn in an uninterrupted run (but for its
+        // usage: the model is sent the first turn's answer as far as it got).
+        const referenceSecond = reference
+          .transcript()
+          .filter((event) => event.turnId === turnIds(reference)[1]);
+        expect(paritySignature(withoutContextUpdates(turnEvents(session, next)))).toEqual(
+          paritySignature(withoutContextUpdates(referenceSecond)),
+        );
+        expect(turnIds(session)).toEqual([turn.id, next.id]);
+        const ends = session.transcript().filter((event) => event.type === "turn.ended");
+        expect(ends.map((event) => event.turnId)).toEqual([turn.id, next.id]);
+        expect(changes.states[0]).toMatchObject({ state: "reconnecting" });
+        expect(changes.states.at(-1)).toMatchObject({ state: "connected" });
+        changes.stop();
+      } finally {
+        await bridge?.close();
+        await server.close();
+      }
+    },
+    240_000,
+  );
 });
 
 function turnIds(session: Session): string[] {
