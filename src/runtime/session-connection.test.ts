@@ -181,6 +181,24 @@ describe("Session while its streams are down", () => {
     await session.close();
   });
 
+  it("tells beforeSend once that the streams came back (the server may have restarted)", async () => {
+    const told: boolean[] = [];
+    const { session, backend } = open({
+      beforeSend: async ({ reconnected }) => {
+        told.push(reconnected);
+      },
+    });
+    const first = await session.send("one", { delivery: "queue" });
+    backend.emit(first.id, "turn.ended", { outcome: "completed", text: "" });
+    backend.down(1);
+    backend.up();
+    const second = await session.send("two", { delivery: "queue" });
+    backend.emit(second.id, "turn.ended", { outcome: "completed", text: "" });
+    await session.send("three", { delivery: "queue" });
+    expect(told).toEqual([false, true, false]);
+    await session.close();
+  });
+
   it("refuses a bound that is not a positive duration", () => {
     expect(() => open({ connectionLostAfterMs: 0 })).toThrow(UsageError);
     expect(() => open({ connectionLostAfterMs: 2 ** 40 })).toThrow(/Infinity/);
