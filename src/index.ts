@@ -10,6 +10,7 @@ export {
   type CanonicalEvent,
   type CanonicalEventOf,
   type CanonicalType,
+  type ConnectionState,
   type DurableEventData,
   type DurableType,
   type EphemeralEventData,

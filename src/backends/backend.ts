@@ -87,8 +87,19 @@ export interface BackendContext {
   resume?: { events: readonly CanonicalEvent[]; cursor: string | undefined };
   /** Receives the canonical events of a subagent's child session (their `sessionId` is the child's). */
   childSink: (event: CanonicalEvent) => void;
+  /**
+   * Told when the native streams stop reaching the server (after each failed attempt to
+   * reconnect) and when they reach it again. The streams reconnect for as long as the session
+   * is open; the runtime decides what a running turn does meanwhile.
+   */
+  connection: (connection: BackendConnection) => void;
   logger: Logger;
 }
+
+/** How a backend's native streams fare: connected, or failing to reconnect `attempt` times in a row. */
+export type BackendConnection =
+  | { state: "connected" }
+  | { state: "reconnecting"; attempt: number; reason: string };
 
 /** A bridge-minted input id, for inputs whose server names none (or not yet). */
 export function mintInputId(): string {

@@ -8,21 +8,38 @@ import type { Logger } from "../util/logger.js";
 /** How long a prompt waits for the live stream before going ahead anyway. */
 export const LIVE_READY_TIMEOUT_MS = 5_000;
 
+/**
+ * The same for a stream that is reconnecting: longer than the reconnect backoff's cap (10 s),
+ * so a prompt sent as the server comes back waits for the stream's next attempt.
+ */
+export const LIVE_RECONNECT_TIMEOUT_MS = 15_000;
+
 export class LiveReadiness {
   #connected = false;
+  #reconnecting = false;
   readonly #changes = new ChangeNotifier();
 
   /** The stream connected (again). */
   connected(): void {
     this.#connected = true;
+    this.#reconnecting = false;
     this.#changes.notify();
   }
 
-  /** Waits (bounded) for the first connection; past the bound it warns and goes on. */
+  /**
+   * The stream failed to reconnect: a prompt now waits (bounded) for it to come back, as for
+   * the first connection, instead of going out while its events cannot be heard.
+   */
+  disconnected(): void {
+    this.#connected = false;
+    this.#reconnecting = true;
+  }
+
+  /** Waits (bounded) for the (re)connection; past the bound it warns and goes on. */
   async wait(
     signal: AbortSignal | undefined,
     context: { sessionId: string; logger: Logger },
-    timeoutMs = LIVE_READY_TIMEOUT_MS,
+    timeoutMs = this.#reconnecting ? LIVE_RECONNECT_TIMEOUT_MS : LIVE_READY_TIMEOUT_MS,
   ): Promise<void> {
     const connected = await this.#changes.until(() => this.#connected, {
       what: "waiting for the live stream",

@@ -33,6 +33,7 @@ function contextCollecting(events: CanonicalEvent[]): BackendContext {
     directory: "/tmp",
     sink: (event) => events.push(event),
     childSink: () => {},
+    connection: () => {},
     logger: silentLogger,
   };
 }

@@ -88,6 +88,7 @@ export function apiStateFromEvents(
       case "tool.input.delta":
       case "tool.progress":
       case "usage.updated":
+      case "connection.changed":
         break;
       default:
         return assertNever(event, "canonical event");

@@ -110,6 +110,21 @@ export interface EphemeralEventData {
   "tool.input.delta": { callId: string; delta: string };
   "tool.progress": { callId: string; metadata?: Record<string, unknown> };
   "usage.updated": { usage: Usage };
+  /** The session's native streams lost the server or reached it again (`Session.connection`). */
+  "connection.changed": ConnectionState;
+}
+
+/**
+ * Whether a session's native streams reach the server. `reconnecting` since the first failed
+ * attempt of an outage, with the count of failed attempts in a row; `connected` since it ended.
+ */
+export interface ConnectionState {
+  state: "connected" | "reconnecting";
+  /** Milliseconds since the epoch. */
+  since: number;
+  attempt: number;
+  /** Why the last attempt failed (while reconnecting). */
+  reason?: string;
 }
 
 export type DurableType = keyof DurableEventData;
@@ -187,6 +202,7 @@ const EPHEMERAL_TYPES: readonly EphemeralType[] = [
   "tool.input.delta",
   "tool.progress",
   "usage.updated",
+  "connection.changed",
 ];
 
 /** Every canonical type, durable first. */

@@ -133,10 +133,15 @@ export function legacyPromptLate(
   };
 }
 
-/** The runtime ended the running turn itself: forget it and what waited for it. */
+/**
+ * The runtime ended the running turn itself: forget it and what waited for it. Its run is being
+ * stopped (or died with the server), so the session counts as idle: the next input is queued,
+ * not steered into it.
+ */
 export function legacyTurnAbandoned(state: LegacyNormalizerState): LegacyNormalizerState {
   return {
     ...state,
+    busy: false,
     turn: undefined,
     waiting: [],
     error: undefined,

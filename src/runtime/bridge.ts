@@ -81,6 +81,12 @@ export interface BridgeOptions {
   logger?: Logger;
   watchdog?: Partial<WatchdogBounds>;
   /**
+   * How long a running turn waits for its session's lost streams to come back before it ends
+   * `failed` (`connection-lost`); default 3 minutes. The streams themselves reconnect for as
+   * long as the session is open (see `Session.connection`).
+   */
+  connectionLostAfterMs?: number;
+  /**
    * Where transcripts and session records are kept: a `Store`, a file path, or `:memory:`
    * (default: `store.db` in the user's data directory, `$XDG_DATA_HOME/opencode-bridge/`).
    */
@@ -338,7 +344,10 @@ export class Bridge {
       logger: this.#logger,
       store: this.#store,
       ...(runner.kind === "serve"
-        ? { beforeSend: (signal) => this.#serverReady(runner, directory, model, signal) }
+        ? {
+            beforeSend: ({ reconnected, signal }) =>
+              this.#serverReady(runner, directory, model, reconnected, signal),
+          }
         : {}),
       ...(resume === undefined ? {} : { resume }),
       ...(this.#options.watchdog === undefined ? {} : { watchdog: this.#options.watchdog }),
@@ -346,6 +355,9 @@ export class Bridge {
         ? {}
         : { steerFallback: this.#options.steerFallback }),
       ...(this.#options.askTimeout === undefined ? {} : { askTimeout: this.#options.askTimeout }),
+      ...(this.#options.connectionLostAfterMs === undefined
+        ? {}
+        : { connectionLostAfterMs: this.#options.connectionLostAfterMs }),
     });
     this.#sessions.add(session);
     this.#watchIdle(session);
@@ -415,15 +427,21 @@ export class Bridge {
     return this.#runner;
   }
 
-  /** The server is up (a restart after a crash has finished) and lists the model. */
+  /**
+   * The server is up (a restart after a crash has finished) and lists the model. After the
+   * session's streams lost the server and reached it again, the model is looked up again: an
+   * attached server may have been restarted, and a restarted server loads its catalog anew.
+   */
   async #serverReady(
     runner: Extract<Runner, { client: OpencodeClient }>,
     directory: string,
     model: ModelChoice,
+    reconnected: boolean,
     signal: AbortSignal | undefined,
   ): Promise<void> {
     await holdForTest("admission", signal);
     if (runner.server instanceof SupervisedServer) await runner.server.restarted();
+    if (reconnected) this.#readyModels.delete(modelKey(directory, model));
     await this.#modelReady(runner.client, directory, model, signal);
   }
 
@@ -434,7 +452,7 @@ export class Bridge {
     model: ModelChoice,
     signal: AbortSignal | undefined,
   ): Promise<void> {
-    const key = `${directory}\u0000${model.providerID}/${model.modelID}`;
+    const key = modelKey(directory, model);
     if (this.#readyModels.has(key)) return;
     await holdForTest("catalog", signal);
     await waitForModel(
@@ -448,6 +466,11 @@ export class Bridge {
     );
     this.#readyModels.add(key);
   }
+}
+
+/** Which models are known to be ready: one key per location and model. */
+function modelKey(directory: string, model: ModelChoice): string {
+  return `${directory}\u0000${model.providerID}/${model.modelID}`;
 }
 
 function clientOf(server: OpencodeServerHandle, options: BridgeOptions, logger: Logger) {

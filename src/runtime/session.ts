@@ -10,18 +10,29 @@ import {
   type AttachmentSpec,
   resolveAttachments,
 } from "../backends/attachments.js";
-import { type BackendContext, mintInputId, type SessionBackend } from "../backends/backend.js";
+import {
+  type BackendConnection,
+  type BackendContext,
+  mintInputId,
+  type SessionBackend,
+} from "../backends/backend.js";
 import type { Capabilities } from "../backends/capabilities.js";
 import type { DeltaStats } from "../backends/serve/delta-catch-up.js";
 import { UsageError } from "../errors.js";
 import { canonical } from "../events/build.js";
-import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../events/canonical.js";
+import type {
+  CanonicalEvent,
+  CanonicalEventOf,
+  CanonicalType,
+  ConnectionState,
+} from "../events/canonical.js";
 import { turnIdFor } from "../events/turn-state.js";
 import type { ServerExit } from "../server/server-handle.js";
 import type { Store } from "../store/store.js";
 import { ChangeNotifier } from "../util/change-notifier.js";
 import { describeError } from "../util/describe-error.js";
 import { type Logger, silentLogger } from "../util/logger.js";
+import { ConnectionWatch, connectionLostMessage } from "./connection-watch.js";
 import { EventLog } from "./event-log.js";
 import { Turn } from "./turn.js";
 import { DEFAULT_WATCHDOG, type Stall, Watchdog, type WatchdogBounds } from "./watchdog.js";
@@ -82,10 +93,24 @@ export interface SessionOptions {
    * turns are never kept).
    */
   store?: Store;
-  /** Awaited before each send, with its signal: the server is up (again) and knows the model. */
-  beforeSend?: (signal: AbortSignal | undefined) => Promise<void>;
+  /** Awaited before each send: the server is up (again) and knows the model. */
+  beforeSend?: (context: BeforeSendContext) => Promise<void>;
   /** Adopting a session kept in the store: its events so far and the upstream cursor. */
   resume?: { events: readonly CanonicalEvent[]; cursor: string | undefined };
+  /**
+   * How long a turn waits for lost native streams to come back before it ends `failed`
+   * (`connection-lost`); default 3 minutes (`DEFAULT_CONNECTION_LOST_AFTER_MS`). The stall
+   * watchdog does not run meanwhile.
+   */
+  connectionLostAfterMs?: number;
+}
+
+/** What `beforeSend` is told about the session since the previous send. */
+export interface BeforeSendContext {
+  /** The streams lost the server and reached it again: it may have restarted. */
+  reconnected: boolean;
+  /** The send's own signal: aborting it abandons the wait. */
+  signal: AbortSignal | undefined;
 }
 
 export type { DeltaStats };
@@ -149,7 +174,7 @@ export class Session {
   /** The input being handed to the backend now (sends run one at a time). */
   #inFlight: { text: string; refs: string[] } | undefined;
   readonly #maxAttachmentBytes: number | undefined;
-  readonly #beforeSend: ((signal: AbortSignal | undefined) => Promise<void>) | undefined;
+  readonly #beforeSend: ((context: BeforeSendContext) => Promise<void>) | undefined;
   /** Asks waiting for an answer, by request id. */
   readonly #asks = new Map<string, PendingAsk>();
   readonly #askTimeout: AskTimeout | undefined;
@@ -166,6 +191,9 @@ export class Session {
   readonly #abandoned = new Set<string>();
   /** The backend is stopping an abandoned run: held inputs wait for it. */
   #abandoning: Promise<void> | undefined;
+  /** Whether the native streams reach the server, and the bound on an outage while busy. */
+  readonly #connection: ConnectionWatch;
+  #connectionChanges = 0;
 
   constructor(id: string, backend: BackendFactory, options: SessionOptions) {
     this.id = id;
@@ -175,6 +203,9 @@ export class Session {
     this.#askTimeout = options.askTimeout;
     this.#maxAttachmentBytes = options.maxAttachmentBytes;
     this.#beforeSend = options.beforeSend;
+    this.#connection = new ConnectionWatch(options.connectionLostAfterMs, (state) =>
+      this.#connectionLost(state),
+    );
     this.#watchdog = new Watchdog({ ...DEFAULT_WATCHDOG, ...options.watchdog }, (stall) =>
       this.#stalled(stall),
     );
@@ -190,10 +221,11 @@ export class Session {
       logger: this.#logger,
       sink: (event) => this.#fromBackend(event),
       childSink: (event) => this.#childLog(event.sessionId).append(event),
+      connection: (connection) => this.#connectionChanged(connection),
       ...(resume === undefined ? {} : { resume }),
     });
     // An adopted turn is watched like any other: silence from a run that died upstream ends it.
-    if (resume !== undefined) this.#watchdog.update(this.#phase());
+    if (resume !== undefined) this.#watch();
     if (resume !== undefined && this.#running !== undefined && !this.capabilities.durableResume) {
       // What happened upstream while nobody followed is gone on this backend.
       this.#failTurn(
@@ -241,6 +273,14 @@ export class Session {
       this.#held.length > 0 ||
       this.#asks.size > 0;
     return busy ? undefined : this.#lastActivity;
+  }
+
+  /**
+   * Whether the session's native streams reach the server (a UI shows "reconnecting…" from
+   * it); each change is also published as an ephemeral `connection.changed` event.
+   */
+  get connection(): ConnectionState {
+    return this.#connection.state;
   }
 
   /** The turn that is running now, if any. */
@@ -302,8 +342,15 @@ export class Session {
 
   async #sendNow(input: Input): Promise<Turn> {
     const options = input;
-    await this.#beforeSend?.(options.signal);
+    await this.#beforeSend?.({
+      reconnected: this.#connection.takeReconnected(),
+      signal: options.signal,
+    });
     await this.#backend.ready(options.signal);
+    // The streams came back during that wait: the server may have restarted meanwhile.
+    if (this.#connection.takeReconnected()) {
+      await this.#beforeSend?.({ reconnected: true, signal: options.signal });
+    }
     this.#throwIfClosed();
     const capabilities = this.#backend.capabilities;
     const busy = this.#running !== undefined || this.#awaiting.length > 0 || this.#held.length > 0;
@@ -332,7 +379,7 @@ export class Session {
       // Admitted but not started yet: the session is busy with it until its turn starts.
       if (known.state === "pending" && !this.#awaiting.includes(inputId)) {
         this.#awaiting.push(inputId);
-        this.#watchdog.update(this.#phase());
+        this.#watch();
       }
       return known;
     }
@@ -346,7 +393,7 @@ export class Session {
         : this.#turnById(turnIdFor(inputId));
     this.#inputs.set(inputId, turn);
     if (turn !== running) this.#awaiting.push(inputId);
-    this.#watchdog.update(this.#phase());
+    this.#watch();
     return turn;
   }
 
@@ -499,6 +546,7 @@ export class Session {
     if (this.#closed) return;
     this.#closed = true;
     this.#watchdog.stop();
+    this.#connection.stop();
     for (const timer of this.#askTimers.values()) clearTimeout(timer);
     this.#askTimers.clear();
     await this.#sending;
@@ -546,7 +594,7 @@ export class Session {
     if (next === undefined) return;
     this.#releasing = true;
     this.#awaiting.push(next.inputId);
-    this.#watchdog.update(this.#phase());
+    this.#watch();
     void this.#backend
       .prompt({
         text: next.input.text,
@@ -614,7 +662,7 @@ export class Session {
     if (turn) this.#pushTo(turn, stored);
     this.#changes.notify();
     if (this.#closed) return;
-    this.#watchdog.update(this.#phase());
+    this.#watch();
     if (event.type === "turn.ended") this.#releaseHeld();
   }
 
@@ -782,6 +830,83 @@ export class Session {
       this.#abandoned.add(turnId);
       removeFrom(this.#awaiting, inputId);
       this.#failTurn(turnId, "server.exit", "server-exited", message, inputId);
+    }
+  }
+
+  /**
+   * Arms what watches a busy session: the stall watchdog while the streams reach the server;
+   * while they do not, silence says nothing about the run, and the connection-lost bound
+   * takes its place.
+   */
+  #watch(): void {
+    const busy = !this.#closed && (this.#running !== undefined || this.#awaiting.length > 0);
+    this.#connection.watch(busy);
+    if (this.#connection.connected) this.#watchdog.update(this.#phase());
+    else this.#watchdog.stop();
+  }
+
+  /** The backend's streams lost the server, or reached it again: say so, and watch accordingly. */
+  #connectionChanged(report: BackendConnection): void {
+    if (this.#closed) return;
+    const state = this.#connection.report(report);
+    if (state === undefined) return;
+    if (state.state === "connected") {
+      this.#logger.info("the session's streams reach the server again", { sessionId: this.id });
+    } else {
+      this.#logger.warn("the session's streams cannot reach the server; reconnecting", {
+        sessionId: this.id,
+        attempt: state.attempt,
+        reason: state.reason,
+      });
+    }
+    // Ephemeral, so not dispatched: it is no activity of the run and no transcript keeps it.
+    const origin = {
+      sessionId: this.id,
+      turnId: undefined,
+      at: Date.now(),
+      native: {
+        backend: this.#backend.kind,
+        type: "runtime.connection",
+        id: `connection_${this.id}_${++this.#connectionChanges}`,
+      },
+    };
+    this.#log.append(canonical(origin, 0, "connection.changed", { ...state }));
+    this.#watch();
+  }
+
+  /**
+   * The streams stayed away for the connection-lost bound: the running turn and the inputs
+   * waiting to start end `failed` (`connection-lost`), and the upstream run is asked to stop.
+   * The streams go on reconnecting; late events of these turns are dropped.
+   */
+  #connectionLost(state: ConnectionState): void {
+    if (this.#closed) return;
+    const running = this.#running;
+    const waiting = this.#awaiting.splice(0);
+    if (running === undefined && waiting.length === 0) return;
+    const message = connectionLostMessage(state);
+    this.#logger.warn("connection lost; ending the turn", { sessionId: this.id, message });
+    this.#abandoning = this.#backend
+      .abandonTurn()
+      .catch((error: unknown) =>
+        this.#logger.warn("stopping the run after a lost connection failed", {
+          sessionId: this.id,
+          error,
+        }),
+      )
+      .finally(() => {
+        this.#abandoning = undefined;
+        this.#releaseHeld();
+      });
+    if (running !== undefined) {
+      this.#abandoned.add(running);
+      this.#failTurn(running, "runtime.connection", "connection-lost", message);
+    }
+    for (const inputId of waiting) {
+      const turnId = turnIdFor(inputId);
+      if (turnId === running) continue;
+      this.#abandoned.add(turnId);
+      this.#failTurn(turnId, "runtime.connection", "connection-lost", message, inputId);
     }
   }
 

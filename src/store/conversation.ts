@@ -209,6 +209,7 @@ function foldMessages(messages: Message[], event: CanonicalEvent): Message[] {
     case "tool.input.delta":
     case "tool.progress":
     case "usage.updated":
+    case "connection.changed":
       return messages;
     default:
       return assertNever(event);

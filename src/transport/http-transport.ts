@@ -95,6 +95,10 @@ export class HttpTransport implements Transport {
       headers: () => this.#withAuth({ ...current?.headers, accept: "text/event-stream" }),
       ...(options.signal ? { signal: options.signal } : {}),
       ...this.#idleBound(options),
+      ...(options.maxConsecutiveFailures === undefined
+        ? {}
+        : { maxConsecutiveFailures: options.maxConsecutiveFailures }),
+      ...(options.onConnection === undefined ? {} : { onConnection: options.onConnection }),
       fetch: this.#fetch,
       logger: this.#logger,
     });

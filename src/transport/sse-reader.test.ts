@@ -395,6 +395,35 @@ describe("readSse HTTP statuses", () => {
     expect(warnings.map((entry) => entry.fields?.consecutiveFailures)).toEqual([1, 2]);
   });
 
+  it("reports each failed attempt and the connection that ends them; Infinity never gives up", async () => {
+    // Twelve 503s in a row (beyond the default budget of 10), then a working stream.
+    const server = await startServer(({ index, res }) => {
+      if (index < 12) {
+        res.writeHead(503);
+        res.end("starting");
+        return;
+      }
+      sseHead(res);
+      res.write("data: back\n\n");
+    });
+    const changes: unknown[] = [];
+    const opts = options(() => `${server.base}/event`, {
+      maxConsecutiveFailures: Number.POSITIVE_INFINITY,
+      onConnection: (change) => changes.push(change),
+    });
+    const [message] = await within(take(readSse(opts), 1), "the stream to come back");
+    expect(message?.data).toBe("back");
+    expect(changes).toHaveLength(13);
+    expect(changes.slice(0, 12).map((change) => (change as { attempt: number }).attempt)).toEqual(
+      Array.from({ length: 12 }, (_, index) => index + 1),
+    );
+    expect(changes[0]).toMatchObject({
+      state: "reconnecting",
+      reason: expect.stringContaining("503"),
+    });
+    expect(changes[12]).toEqual({ state: "connected" });
+  });
+
   it("counts refused connections as failures", async () => {
     const server = await startServer(() => {});
     const deadUrl = server.base;

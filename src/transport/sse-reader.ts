@@ -11,6 +11,7 @@ import { describeError } from "../util/describe-error.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { apiErrorFrom } from "./api-error.js";
 import { Backoff, type BackoffOptions } from "./backoff.js";
+import type { StreamConnectionChange } from "./transport.js";
 
 /** One event as the server framed it; `event` and `id` are `undefined` when the frame had none. */
 export interface SseMessage {
@@ -43,10 +44,19 @@ export interface SseReaderOptions {
    * normal ends of stream do not count. `Infinity` retries forever.
    */
   maxConsecutiveFailures?: number;
+  /**
+   * Told how the connection fares: `connected` at each 2xx event-stream response,
+   * `reconnecting` after each failed attempt (network error, 408/429/5xx) with the count of
+   * failures in a row. Idle timeouts and normal ends of stream are routine and not reported.
+   */
+  onConnection?: (change: SseConnectionChange) => void;
   /** Injectable for tests and custom agents. Default: the global `fetch`. */
   fetch?: typeof fetch;
   logger?: Logger;
 }
+
+/** What `onConnection` is told. */
+export type SseConnectionChange = StreamConnectionChange;
 
 export const SSE_DEFAULTS = {
   idleTimeoutMs: 30_000,
@@ -61,6 +71,7 @@ interface Settings {
   connectTimeoutMs: number;
   backoff: Backoff;
   maxConsecutiveFailures: number;
+  onConnection: (change: SseConnectionChange) => void;
   fetch: typeof fetch;
   logger: Logger;
 }
@@ -115,6 +126,7 @@ function resolveSettings(options: SseReaderOptions): Settings {
     connectTimeoutMs,
     backoff: new Backoff(options.backoff),
     maxConsecutiveFailures,
+    onConnection: options.onConnection ?? (() => {}),
     fetch: options.fetch ?? fetch,
     logger: options.logger ?? silentLogger,
   };
@@ -142,6 +154,12 @@ async function* run(settings: Settings): AsyncGenerator<SseMessage, void, undefi
       if (outcome.retryAfterMs !== undefined) {
         delayMs = Math.max(delayMs, Math.min(outcome.retryAfterMs, backoff.maxMs));
       }
+      settings.onConnection({
+        state: "reconnecting",
+        attempt: failures,
+        reason: outcome.reason,
+        retryInMs: delayMs,
+      });
     }
     logger.warn("SSE stream disconnected, reconnecting", {
       url: redact(url),
@@ -243,6 +261,7 @@ async function* connectOnce(
     connected = true;
     connection.disarm();
     logger.debug("SSE stream connected", { url: redact(url), status: response.status });
+    settings.onConnection({ state: "connected" });
 
     const pending: SseMessage[] = [];
     const parser = createParser({

@@ -26,7 +26,16 @@ export interface StreamOptions {
   signal?: AbortSignal;
   /** No bytes (not even a heartbeat) for this long counts as a disconnect. */
   idleTimeoutMs?: number;
+  /** Failed reconnects in a row before the stream gives up (default 10; `Infinity`: never). */
+  maxConsecutiveFailures?: number;
+  /** Told when the stream connects, and after each failed attempt to (re)connect. */
+  onConnection?: (change: StreamConnectionChange) => void;
 }
+
+/** How a reconnecting stream fares: connected, or failing to (re)connect `attempt` times in a row. */
+export type StreamConnectionChange =
+  | { state: "connected" }
+  | { state: "reconnecting"; attempt: number; reason: string; retryInMs: number };
 
 export interface Transport {
   /**

@@ -1,6 +1,7 @@
 /**
  * A TCP proxy in front of a real server that the test can use to cut every open connection
- * at once, as a network drop would (the sockets are destroyed, no clean HTTP end).
+ * at once, as a network drop would (the sockets are destroyed, no clean HTTP end), or to
+ * refuse connections for a while, as a stopped server would (the port stops listening).
  */
 import { connect, createServer, type Server, type Socket } from "node:net";
 
@@ -8,6 +9,10 @@ export interface CuttingProxy {
   url: string;
   /** Destroys every connection open right now; returns how many were cut. */
   cut(): number;
+  /** Cuts every connection and stops listening: connecting is refused until `resume()`. */
+  refuse(): Promise<void>;
+  /** Listens again, on the same port. */
+  resume(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -32,17 +37,32 @@ export async function startCuttingProxy(target: string): Promise<CuttingProxy> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   const listening = typeof address === "object" && address !== null ? address.port : 0;
+  const cut = (): number => {
+    const count = open.size / 2;
+    for (const socket of [...open]) socket.destroy();
+    open.clear();
+    return count;
+  };
   return {
     url: `http://127.0.0.1:${listening}`,
-    cut() {
-      const count = open.size / 2;
-      for (const socket of [...open]) socket.destroy();
-      open.clear();
-      return count;
+    cut,
+    async refuse() {
+      const closed = new Promise((resolve) => server.close(resolve));
+      cut();
+      await closed;
+    },
+    async resume() {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(listening, "127.0.0.1", () => {
+          server.off("error", reject);
+          resolve();
+        });
+      });
     },
     async close() {
       for (const socket of open) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
+      if (server.listening) await new Promise((resolve) => server.close(resolve));
     },
   };
 }

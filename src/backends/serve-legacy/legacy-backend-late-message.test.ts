@@ -49,6 +49,7 @@ describe("legacy backend, a user message later than the prompt's wait", () => {
         logger: silentLogger,
         sink: (event) => published.push(event),
         childSink: () => {},
+        connection: () => {},
       },
       { model: { providerID: "demo", modelID: "demo-1" } },
     );

@@ -34,6 +34,7 @@ import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LiveReadiness } from "../live-readiness.js";
 import { modelSwitchedEvent } from "../model-switched.js";
 import { DeltaCatchUp, type DeltaStats } from "../serve/delta-catch-up.js";
+import { StreamHealth } from "../stream-health.js";
 import { ChildSessions } from "./child-sessions.js";
 
 /** How long a prompt waits for its user message on the stream. */
@@ -229,9 +230,16 @@ export class LegacyBackend implements SessionBackend {
   }
 
   async #run(idleTimeoutMs: number | undefined): Promise<void> {
+    const health = new StreamHealth("event", this.#context.connection);
     const events = this.#client.event.subscribe({
       signal: this.#stop.signal,
       directory: this.#context.directory,
+      // The session must not go deaf because its server was away for a while.
+      maxConsecutiveFailures: Number.POSITIVE_INFINITY,
+      onConnection: (change) => {
+        if (change.state === "reconnecting") this.#live.disconnected();
+        health.change("event", change);
+      },
       ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
     });
     let connections = 0;

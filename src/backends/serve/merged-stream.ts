@@ -9,6 +9,7 @@
 import type { OpencodeClient } from "../../client/opencode-client.js";
 import { type ApiEvent, apiEventSessionId } from "../../protocol/api/events.js";
 import type { Parsed } from "../../protocol/common.js";
+import type { StreamConnectionChange } from "../../transport/transport.js";
 import { type Logger, silentLogger } from "../../util/logger.js";
 import { mergeAsync } from "./merge-async.js";
 
@@ -38,33 +39,47 @@ export interface MergedStreamOptions {
    * caller should not prompt before the first call.
    */
   onLiveConnected?: () => void;
+  /** Told how each stream's connection fares (see `StreamOptions.onConnection`). */
+  onConnection?: (stream: MergedStreamName, change: StreamConnectionChange) => void;
 }
+
+export type MergedStreamName = "durable" | "live";
 
 export interface MergedEvent {
   source: "durable" | "live";
   parsed: Parsed<ApiEvent>;
 }
 
-/** The merged native stream of one session; ends only when `signal` aborts. */
+/**
+ * The merged native stream of one session; ends only when `signal` aborts (or a stream is
+ * refused for good: a 4xx, an answer that is not an event stream). Both streams reconnect for
+ * as long as it takes: a session must not go deaf because its server was away for a while.
+ */
 export function mergedSessionStream(
   client: OpencodeClient,
   options: MergedStreamOptions,
 ): AsyncIterable<MergedEvent> {
   const logger = options.logger ?? silentLogger;
-  const streamOptions = {
+  const streamOptions = (stream: MergedStreamName) => ({
     signal: options.signal,
+    maxConsecutiveFailures: Number.POSITIVE_INFINITY,
+    ...(options.onConnection === undefined
+      ? {}
+      : {
+          onConnection: (change: StreamConnectionChange) => options.onConnection?.(stream, change),
+        }),
     ...(options.directory === undefined ? {} : { directory: options.directory }),
     ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
-  };
+  });
   async function* durable(): AsyncIterable<MergedEvent> {
     const events = client.v2.session.events(
       { sessionID: options.sessionId, after: options.after },
-      streamOptions,
+      streamOptions("durable"),
     );
     for await (const parsed of events) yield { source: "durable", parsed };
   }
   async function* live(): AsyncIterable<MergedEvent> {
-    for await (const parsed of client.v2.event.subscribe(streamOptions)) {
+    for await (const parsed of client.v2.event.subscribe(streamOptions("live"))) {
       if (parsed.event.type === "server.connected") options.onLiveConnected?.();
       if (!LIVE_ONLY_TYPES.includes(parsed.event.type)) continue;
       if (sessionOf(parsed) !== options.sessionId) continue;

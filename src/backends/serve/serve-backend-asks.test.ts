@@ -47,6 +47,7 @@ function backendOn(transport: Transport, scenario?: string) {
       changes.notify();
     },
     childSink: () => {},
+    connection: () => {},
   });
   backends.push(backend);
   const until = async (what: string, condition: () => boolean) => {

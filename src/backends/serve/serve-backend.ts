@@ -21,10 +21,11 @@ import type { BackendContext, PermissionReply, PromptRequest, SessionBackend } f
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LiveReadiness } from "../live-readiness.js";
 import { diffOfToolCall } from "../permission-diff.js";
+import { StreamHealth } from "../stream-health.js";
 import { ToolCalls } from "../tool-calls.js";
 import { AskTurns } from "./ask-turns.js";
 import { DeltaCatchUp, type DeltaStats } from "./delta-catch-up.js";
-import { mergedSessionStream } from "./merged-stream.js";
+import { type MergedStreamName, mergedSessionStream } from "./merged-stream.js";
 
 /** How long an ask waits for its tool call's input (it comes on the other connection). */
 const TOOL_INPUT_WAIT_MS = 2_000;
@@ -263,6 +264,7 @@ export class ServeBackend implements SessionBackend {
   }
 
   async #run(idleTimeoutMs: number | undefined): Promise<void> {
+    const health = new StreamHealth<MergedStreamName>("live", this.#context.connection);
     const stream = mergedSessionStream(this.#client, {
       sessionId: this.upstreamId,
       after: this.#after,
@@ -270,6 +272,10 @@ export class ServeBackend implements SessionBackend {
       directory: this.#context.directory,
       logger: this.#context.logger,
       onLiveConnected: () => this.#liveConnected(),
+      onConnection: (name, change) => {
+        if (name === "live" && change.state === "reconnecting") this.#live.disconnected();
+        health.change(name, change);
+      },
       ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
     });
     try {
