@@ -194,6 +194,8 @@ export class Session {
   /** Whether the native streams reach the server, and the bound on an outage while busy. */
   readonly #connection: ConnectionWatch;
   #connectionChanges = 0;
+  /** Aborts the waits of the send under way (one at a time) when the session closes. */
+  #sendAbort: AbortController | undefined;
 
   constructor(id: string, backend: BackendFactory, options: SessionOptions) {
     this.id = id;
@@ -341,15 +343,25 @@ export class Session {
   }
 
   async #sendNow(input: Input): Promise<Turn> {
+    this.#throwIfClosed(); // closed while an earlier send was under way
     const options = input;
-    await this.#beforeSend?.({
-      reconnected: this.#connection.takeReconnected(),
-      signal: options.signal,
-    });
-    await this.#backend.ready(options.signal);
-    // The streams came back during that wait: the server may have restarted meanwhile.
-    if (this.#connection.takeReconnected()) {
-      await this.#beforeSend?.({ reconnected: true, signal: options.signal });
+    // `close()` waits for this send: its waits (server, model, live stream) end when it is called.
+    const closing = new AbortController();
+    this.#sendAbort = closing;
+    const signal =
+      options.signal === undefined
+        ? closing.signal
+        : AbortSignal.any([options.signal, closing.signal]);
+    try {
+      await this.#beforeSend?.({ reconnected: this.#connection.takeReconnected(), signal });
+      await this.#backend.ready(signal);
+      // The streams came back during that wait: the server may have restarted meanwhile.
+      if (this.#connection.takeReconnected()) {
+        await this.#beforeSend?.({ reconnected: true, signal });
+      }
+    } catch (error) {
+      this.#throwIfClosed();
+      throw error;
     }
     this.#throwIfClosed();
     const capabilities = this.#backend.capabilities;
@@ -547,6 +559,9 @@ export class Session {
     this.#closed = true;
     this.#watchdog.stop();
     this.#connection.stop();
+    // A send waiting before it went out gives up; one waiting for its admission stops waiting.
+    this.#sendAbort?.abort(new UsageError(`session ${this.id} is closed`));
+    this.#changes.notify();
     for (const timer of this.#askTimers.values()) clearTimeout(timer);
     this.#askTimers.clear();
     await this.#sending;
