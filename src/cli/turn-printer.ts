@@ -3,7 +3,7 @@
  * result, and usage at the end. Deltas may be missed (or arrive after the whole text), so the
  * printer completes each text part from its `text.ended`.
  */
-import type { CanonicalEvent, Usage } from "../events/canonical.js";
+import { assertNever, type CanonicalEvent, type Usage } from "../events/canonical.js";
 
 export interface Output {
   write(text: string): void;
@@ -92,8 +92,38 @@ export class TurnPrinter {
         this.#line(`— ${outcome}${why}${usage ? `; ${describeUsage(usage)}` : ""}`);
         return;
       }
-      default:
+      // Shown by their ends (or not at all): a part's start, its deltas but text's, steps,
+      // bookkeeping (a session error comes with the turn's failed end, which is printed).
+      // `connection.changed` names no turn, so a turn's events never carry it.
+      case "session.created":
+      case "session.updated":
+      case "session.error":
+      case "input.admitted":
+      case "input.delivered":
+      case "input.cancelled":
+      case "turn.started":
+      case "step.started":
+      case "step.ended":
+      case "step.failed":
+      case "text.started":
+      case "reasoning.started":
+      case "reasoning.delta":
+      case "tool.input.started":
+      case "tool.input.delta":
+      case "tool.input.ended":
+      case "tool.progress":
+      case "subagent.started":
+      case "subagent.ended":
+      case "file.edited":
+      case "model.switched":
+      case "compaction.started":
+      case "compaction.ended":
+      case "native.unknown":
+      case "usage.updated":
+      case "connection.changed":
         return;
+      default:
+        assertNever(event, "canonical event");
     }
   }
 
