@@ -175,7 +175,9 @@ export class ServeBackend implements SessionBackend {
     }
     if (event.type === "tool.called") this.#calls.called(event.data.callId, event.data);
     if (event.type === "permission.asked" && event.data.diff === undefined) {
-      void this.#withDiff(event).then((enriched) => this.#context.sink(enriched));
+      // Into the catch-up like any event: it must not overtake its own call, held behind a
+      // part's end that waits for its deltas.
+      void this.#withDiff(event).then((enriched) => this.#catchUp.push(enriched));
       return;
     }
     this.#catchUp.push(event);
