@@ -686,6 +686,16 @@ export class Session {
     switch (event.type) {
       case "permission.asked":
       case "question.asked": {
+        // An ask that comes after its turn's end (held for its call, or for its diff, while
+        // the run was stopped) waits on nothing: its run is over, and kept it would leave the
+        // session busy for good.
+        if (event.turnId !== undefined && this.#turns.get(event.turnId)?.state === "ended") {
+          this.#logger.debug("an ask came after its turn ended; not waiting on it", {
+            sessionId: this.id,
+            requestId: event.data.requestId,
+          });
+          return;
+        }
         const kind = event.type === "permission.asked" ? "permission" : "question";
         const ask: PendingAsk = {
           kind,
