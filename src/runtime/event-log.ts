@@ -72,6 +72,8 @@ export class EventLog {
     this.#logger = options.logger ?? silentLogger;
     this.#fields = store === undefined ? {} : { sessionId: store.sessionId };
     this.#pageSize = options.pageSize ?? PAGE;
+    // A log opened again on a session the store has events of numbers on from them.
+    this.#seq = store === undefined ? 0 : store.store.lastSeq(store.sessionId);
     if (!Number.isSafeInteger(this.#pageSize) || this.#pageSize < 1) {
       throw new UsageError(`pageSize must be a whole number above 0, not ${options.pageSize}`);
     }

@@ -6,9 +6,10 @@
 import { describe, expect, it } from "vitest";
 import { stillReachable } from "../../test/support/collect-garbage.js";
 import { FlakyStore } from "../../test/support/flaky-store.js";
-import { inProcessSession } from "../../test/support/in-process-backend.js";
+import { type InProcessBackend, inProcessSession } from "../../test/support/in-process-backend.js";
 import { recordingLogger } from "../../test/support/recording-logger.js";
 import { AbortError } from "../errors.js";
+import { canonical } from "../events/build.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import type { Session } from "./session.js";
 
@@ -144,5 +145,69 @@ describe("Session memory", () => {
     );
     expect(logger.entries.filter((entry) => entry.level === "error")).toHaveLength(1);
     await session.close();
+  });
+});
+
+describe("Session memory: subagents", () => {
+  const CHILD = "ses_child";
+  const CHILD_EVENTS = 200;
+
+  /** A child session's step as the backend hands it over: a delta and the whole text each. */
+  function runChild(backend: InProcessBackend, from: number, count: number): void {
+    for (let i = from; i < from + count; i++) {
+      const origin = {
+        sessionId: CHILD,
+        turnId: "turn_child",
+        at: i,
+        native: { backend: backend.kind, type: "child", id: `child_${i}` },
+      };
+      const partId = `child/text-${i}`;
+      backend.context.childSink(canonical(origin, 0, "text.delta", { partId, delta: `c${i}` }));
+      backend.context.childSink(canonical(origin, 1, "text.ended", { partId, text: `c${i}` }));
+    }
+  }
+
+  it("keeps a child session's events in the store, not in memory; a session opened again reads them", async () => {
+    const flaky = new FlakyStore();
+    const { session, backend } = inProcessSession("ocb_parent", { store: flaky.store });
+    await session.send("delegate", { delivery: "queue" });
+    backend.emit(backend.running ?? "", "subagent.started", {
+      callId: "call_1",
+      childSessionId: CHILD,
+      agent: "general",
+      description: "child work",
+    });
+    const controller = new AbortController();
+    const seen: WeakRef<CanonicalEvent>[] = [];
+    const reading = (async () => {
+      try {
+        for await (const event of session.child(CHILD).events({ signal: controller.signal })) {
+          seen.push(new WeakRef(event));
+        }
+      } catch (error) {
+        if (!(error instanceof AbortError)) throw error;
+      }
+    })();
+    runChild(backend, 0, CHILD_EVENTS);
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    await reading;
+    expect(seen).toHaveLength(CHILD_EVENTS * 2);
+    // A child log that keeps its events holds all of them; one on the store, (about) none.
+    expect(await stillReachable(seen)).toBeLessThanOrEqual(2);
+    expect(flaky.inner.lastSeq(CHILD)).toBe(CHILD_EVENTS);
+    backend.end();
+    await session.close();
+
+    // Opened again on the same store: the child's events are there, and new ones follow on.
+    const again = inProcessSession("ocb_parent", { store: flaky.store });
+    expect(again.session.child(CHILD).transcript()).toHaveLength(CHILD_EVENTS);
+    runChild(again.backend, CHILD_EVENTS, 1);
+    const seqs = again.session
+      .child(CHILD)
+      .transcript()
+      .map((event) => event.seq);
+    expect(seqs).toEqual(Array.from({ length: CHILD_EVENTS + 1 }, (_, i) => i + 1));
+    await again.session.close();
   });
 });

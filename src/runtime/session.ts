@@ -155,6 +155,7 @@ export class Session {
   readonly #log: EventLog;
   /** The canonical events of subagents' child sessions, by child session id. */
   readonly #childLogs = new Map<string, EventLog>();
+  readonly #store: Store | undefined;
   readonly #turns = new Map<string, Turn>();
   /** Turn that each input belongs to, once known. */
   readonly #inputs = new Map<string, Turn>();
@@ -211,6 +212,7 @@ export class Session {
     this.#watchdog = new Watchdog({ ...DEFAULT_WATCHDOG, ...options.watchdog }, (stall) =>
       this.#stalled(stall),
     );
+    this.#store = options.store;
     this.#log = new EventLog({
       ...(options.store === undefined ? {} : { store: { store: options.store, sessionId: id } }),
       logger: this.#logger,
@@ -454,7 +456,13 @@ export class Session {
   #childLog(childSessionId: string): EventLog {
     let log = this.#childLogs.get(childSessionId);
     if (log === undefined) {
-      log = new EventLog();
+      // Kept in the store under the child's own id, like any session's: memory stays bounded
+      // however much subagents do, and an adopted session still has its children's events.
+      const store = this.#store;
+      log = new EventLog({
+        ...(store === undefined ? {} : { store: { store, sessionId: childSessionId } }),
+        logger: this.#logger,
+      });
       this.#childLogs.set(childSessionId, log);
       if (this.#closed) log.close();
     }
