@@ -37,6 +37,7 @@ import { startCuttingProxy } from "../support/cutting-proxy.js";
 import { trackProcess } from "../support/process-tracker.js";
 import { startRealServer } from "../support/real-server.js";
 import { untilTurnEvent } from "../support/turn-events.js";
+import { within } from "../support/within.js";
 
 /** Longer than the old retry budget: 10 refused attempts took at most 49 s of backoff. */
 const OUTAGE_MS = 55_000;
@@ -45,19 +46,6 @@ const MODEL = { providerID: "demo", modelID: "demo-1" };
 const FIRST = "[[slow 40 80]]";
 const FIRST_TEXT = Array.from({ length: 40 }, (_, index) => `tok${index + 1}`).join(" ");
 const SECOND = "[[reply back again]]";
-
-/** Rejects with a clear message if `promise` does not settle within a generous bound. */
-async function within<T>(promise: Promise<T>, what: string, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Runs the script's two turns one after the other, to the end. */
 async function runScript(session: Session): Promise<void> {
