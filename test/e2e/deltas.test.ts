@@ -15,9 +15,9 @@ import type { BackendKind } from "../../src/backends/backend.js";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { Bridge } from "../../src/runtime/bridge.js";
 import type { Session } from "../../src/runtime/session.js";
-import { type CuttingProxy, startCuttingProxy } from "../support/cutting-proxy.js";
+import { type BridgeBehindProxy, startBridgeBehindProxy } from "../support/bridge-behind-proxy.js";
+import type { CuttingProxy } from "../support/cutting-proxy.js";
 import { trackProcess } from "../support/process-tracker.js";
-import { type RealServer, startRealServer } from "../support/real-server.js";
 import { collectTurn } from "../support/turn-events.js";
 
 /** 30 code points: CJK, emoji (one with a skin-tone modifier), letters with combining marks. */
@@ -200,26 +200,16 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
 });
 
 describe("deltas on serve when the live stream drops mid-part", () => {
-  let real: RealServer;
-  let proxy: CuttingProxy;
+  let setup: BridgeBehindProxy;
   let bridge: Bridge;
+  let proxy: CuttingProxy;
 
   beforeAll(async () => {
-    real = await startRealServer();
-    proxy = await startCuttingProxy(real.server.url);
-    bridge = await Bridge.start({
-      directory: real.directory,
-      model: { providerID: "demo", modelID: "demo-1" },
-      attach: {
-        url: proxy.url,
-        ...(real.server.password ? { password: real.server.password } : {}),
-      },
-    });
+    setup = await startBridgeBehindProxy();
+    ({ bridge, proxy } = setup);
   });
   afterAll(async () => {
-    await bridge?.close();
-    await proxy?.close();
-    await real?.close();
+    await setup?.close();
   });
 
   it("ends the part without waiting, hands out no delta after its end, and counts a loss", async () => {
