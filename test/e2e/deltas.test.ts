@@ -16,7 +16,6 @@ import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { Bridge } from "../../src/runtime/bridge.js";
 import type { Session } from "../../src/runtime/session.js";
 import { type BridgeBehindProxy, startBridgeBehindProxy } from "../support/bridge-behind-proxy.js";
-import type { CuttingProxy } from "../support/cutting-proxy.js";
 import { trackProcess } from "../support/process-tracker.js";
 import { collectTurn } from "../support/turn-events.js";
 
@@ -201,25 +200,19 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
 
 describe("deltas on serve when the live stream drops mid-part", () => {
   let setup: BridgeBehindProxy;
-  let bridge: Bridge;
-  let proxy: CuttingProxy;
-
   beforeAll(async () => {
     setup = await startBridgeBehindProxy();
-    ({ bridge, proxy } = setup);
   });
-  afterAll(async () => {
-    await setup?.close();
-  });
+  afterAll(() => setup?.close());
 
   it("ends the part without waiting, hands out no delta after its end, and counts a loss", async () => {
-    const session = await bridge.createSession({ title: "cut" });
+    const session = await setup.bridge.createSession({ title: "cut" });
     const turn = await session.send("[[slow 30 60]]", { delivery: "queue" });
     const events: CanonicalEvent[] = [];
     let cut = 0;
     for await (const event of turn.events()) {
       events.push(event);
-      if (event.type === "text.delta" && cut === 0 && events.length > 8) cut = proxy.cut();
+      if (event.type === "text.delta" && cut === 0 && events.length > 8) cut = setup.proxy.cut();
     }
     expect(cut).toBeGreaterThan(0);
     const result = await turn.done();

@@ -5,22 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
-import type { Bridge } from "../../src/runtime/bridge.js";
 import { type BridgeBehindProxy, startBridgeBehindProxy } from "../support/bridge-behind-proxy.js";
 import { comparableEvents } from "../support/comparable-events.js";
-import type { CuttingProxy } from "../support/cutting-proxy.js";
 
 let setup: BridgeBehindProxy;
-let bridge: Bridge;
-let proxy: CuttingProxy;
-
 beforeAll(async () => {
   setup = await startBridgeBehindProxy();
-  ({ bridge, proxy } = setup);
 });
-afterAll(async () => {
-  await setup?.close();
-});
+afterAll(() => setup?.close());
 
 const PROMPT = "[[slow 30 60]]";
 const TEXT = Array.from({ length: 30 }, (_, index) => `tok${index + 1}`).join(" ");
@@ -28,7 +20,7 @@ const TEXT = Array.from({ length: 30 }, (_, index) => `tok${index + 1}`).join(" 
 async function runTurn(
   cutTimes: number,
 ): Promise<{ events: CanonicalEvent[]; text: string; cuts: number }> {
-  const session = await bridge.createSession({ title: `resume ${cutTimes}` });
+  const session = await setup.bridge.createSession({ title: `resume ${cutTimes}` });
   try {
     const turn = await session.send(PROMPT, { delivery: "queue" });
     let deltas = 0;
@@ -36,7 +28,7 @@ async function runTurn(
     for await (const event of turn.events()) {
       // Cut every few deltas while the text streams, until enough cuts happened.
       if (event.type === "text.delta" && cuts < cutTimes && ++deltas % 4 === 0) {
-        cuts += proxy.cut() > 0 ? 1 : 0;
+        cuts += setup.proxy.cut() > 0 ? 1 : 0;
       }
     }
     const result = await turn.done();
