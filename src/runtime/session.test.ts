@@ -1,97 +1,13 @@
 /**
- * The runtime's own rules, over an in-memory backend that publishes canonical events the way
+ * The runtime's own rules, over an in-process backend that publishes canonical events the way
  * a backend without a queue or steer does (the subprocess backend's shape). Not end to end:
  * the parity suite runs the real backends.
  */
 import { describe, expect, it } from "vitest";
-import type { BackendContext, PromptRequest, SessionBackend } from "../backends/backend.js";
-import { BACKEND_CAPABILITIES } from "../backends/capabilities.js";
-import { canonical } from "../events/build.js";
-import type { CanonicalEventOf, CanonicalType } from "../events/canonical.js";
-import { turnIdFor } from "../events/turn-state.js";
-import { Session } from "./session.js";
+import { inProcessSession } from "../../test/support/in-process-backend.js";
+import type { SessionOptions } from "./session.js";
 
-class QueuelessBackend implements SessionBackend {
-  readonly kind = "subprocess" as const;
-  readonly capabilities = BACKEND_CAPABILITIES.subprocess;
-  readonly upstreamId = "ses_fake";
-  readonly prompts: PromptRequest[] = [];
-  interrupts = 0;
-  running: string | undefined;
-  failNextPrompt: Error | undefined;
-  /** Admit but do not start (a model that never answers). */
-  silent = false;
-  #count = 0;
-
-  constructor(readonly context: BackendContext) {}
-
-  async ready(): Promise<void> {}
-
-  async prompt(request: PromptRequest): Promise<{ inputId: string }> {
-    if (this.failNextPrompt) {
-      const error = this.failNextPrompt;
-      this.failNextPrompt = undefined;
-      throw error;
-    }
-    this.prompts.push(request);
-    const inputId = request.inputId ?? `in_${++this.#count}`;
-    const turnId = turnIdFor(inputId);
-    if (!request.announced) {
-      this.emit(turnId, "input.admitted", { inputId, text: request.text, delivery: "queue" });
-    }
-    if (this.silent) return { inputId };
-    this.emit(turnId, "turn.started", { inputId });
-    this.running = turnId;
-    return { inputId };
-  }
-
-  /** Ends the running turn the way a backend does. */
-  end(outcome: "completed" | "interrupted"): void {
-    const turnId = this.running;
-    if (turnId === undefined) throw new Error("no turn runs");
-    this.running = undefined;
-    this.emit(turnId, "turn.ended", { outcome, text: "" });
-  }
-
-  async interrupt(): Promise<void> {
-    this.interrupts++;
-    this.end("interrupted");
-  }
-
-  async switchModel(): Promise<void> {}
-  check(): void {}
-  async replyPermission(): Promise<void> {}
-  async answerQuestion(): Promise<void> {}
-  async rejectQuestion(): Promise<void> {}
-  async abandonTurn(): Promise<void> {}
-  async close(): Promise<void> {}
-
-  emit<T extends CanonicalType>(turnId: string, type: T, data: CanonicalEventOf<T>["data"]) {
-    const origin = {
-      sessionId: this.context.sessionId,
-      turnId,
-      at: 0,
-      native: { backend: this.kind, type, id: `${turnId}/${type}` },
-    };
-    this.context.sink(canonical(origin, 0, type, data));
-  }
-}
-
-function session(
-  options: { steerFallback?: "queue" | "supersede"; watchdog?: { admitTimeoutMs: number } } = {},
-) {
-  let backend: QueuelessBackend | undefined;
-  const created = new Session(
-    "ocb_test",
-    (context) => {
-      backend = new QueuelessBackend(context);
-      return backend;
-    },
-    { directory: "/tmp", ...options },
-  );
-  if (backend === undefined) throw new Error("no backend made");
-  return { session: created, backend };
-}
+const session = (options: Partial<SessionOptions> = {}) => inProcessSession("ocb_test", options);
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -19,6 +19,8 @@ const net = require("node:net");
 const pgid = Number(process.argv[1]);
 const boundMs = Number(process.argv[2]);
 const socketPath = process.argv[3];
+// Without a title, ps shows this whole program text as the keeper's command line.
+process.title = "ocb-keeper " + pgid;
 const GRACE_MS = 3000;
 const KILL_WAIT_MS = 2000;
 const POLL_MS = 250;

@@ -8,6 +8,7 @@ import type { Socket } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { recordingLogger } from "../../test/support/recording-logger.js";
 import { type TimerTracker, trackTimers } from "../../test/support/timer-tracker.js";
+import { within } from "../../test/support/within.js";
 import {
   AbortError,
   ConnectionError,
@@ -76,19 +77,6 @@ async function startServer(handle: (hit: Hit) => void): Promise<TestServer> {
 function sseHead(res: ServerResponse): void {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   res.flushHeaders();
-}
-
-/** Rejects with a clear message if `promise` does not settle within a generous bound. */
-async function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -13,6 +13,7 @@ import { Bridge } from "../../src/runtime/bridge.js";
 import type { Session } from "../../src/runtime/session.js";
 import type { Turn } from "../../src/runtime/turn.js";
 import { trackProcess } from "../support/process-tracker.js";
+import { within } from "../support/within.js";
 
 const QUESTION =
   '[[tool question {"questions":[{"question":"Pick one","header":"Pick","options":[{"label":"a","description":"A"},{"label":"b","description":"B"}]}]}]]';
@@ -23,27 +24,14 @@ const QUESTION =
  */
 const WAIT_MS = 45_000;
 
-/** `promise`, or an error naming `what` once WAIT_MS has passed. */
-async function within<T>(what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: nothing within ${WAIT_MS} ms`)), WAIT_MS);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** Queues `text` (bounded); the turn it starts. */
 function queue(session: Session, text: string): Promise<Turn> {
-  return within(`sending ${text.slice(0, 40)}`, session.send(text, { delivery: "queue" }));
+  return within(session.send(text, { delivery: "queue" }), `sending ${text.slice(0, 40)}`, WAIT_MS);
 }
 
 /** The turn's result (bounded). */
 function ended(turn: Turn) {
-  return within(`the end of turn ${turn.id}`, turn.done());
+  return within(turn.done(), `the end of turn ${turn.id}`, WAIT_MS);
 }
 
 /** Reads the turn's events until `stop` holds (bounded); what was read, and whether it held. */

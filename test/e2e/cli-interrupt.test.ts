@@ -101,6 +101,41 @@ function measured(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
+/** Starts `ocb run --backend subprocess` and waits until its turn runs in `opencode run`. */
+async function runSubprocessTurn(
+  prompt: string,
+): Promise<{ cli: RunningOcb; watch: DescendantWatch }> {
+  const started = runOcb(["--demo", "--json", "--backend", "subprocess", prompt]);
+  const { cli, watch } = started;
+  await until(
+    "the turn under way in an opencode run process",
+    cli,
+    () =>
+      cli.stdout.includes('"input.admitted"') &&
+      watch.seen.some((process) => /opencode.* run/.test(process.command)),
+  );
+  return started;
+}
+
+/**
+ * SIGKILLs the run's whole group, as `kill -9` of a terminal job does, and waits (bounded) for
+ * the opencode processes it started to go; the ones still running.
+ */
+async function killOutright(
+  what: string,
+  cli: RunningOcb,
+  watch: DescendantWatch,
+): Promise<string[]> {
+  const killed = performance.now();
+  process.kill(-cli.pid, "SIGKILL");
+  await cli.exited;
+  const deadline = Date.now() + EXIT_BOUND_MS;
+  const opencodeLeft = () => watch.running().filter((process) => /opencode/.test(process.command));
+  while (opencodeLeft().length > 0 && Date.now() < deadline) await delay(100);
+  measured(`ocb run SIGKILLed: ${what} gone ${Math.round(performance.now() - killed)} ms later`);
+  return opencodeLeft().map(({ pid, command }) => `${pid} ${command}`);
+}
+
 /** What is still running of what the run started, after a short settling bound. */
 async function leftOver(watch: DescendantWatch): Promise<string[]> {
   watch.poll();
@@ -151,20 +186,7 @@ describe("Ctrl-C at ocb run", () => {
   });
 
   it("while an `opencode run` turn runs (--backend subprocess): exits 130, nothing left", async () => {
-    const { cli, watch } = runOcb([
-      "--demo",
-      "--json",
-      "--backend",
-      "subprocess",
-      "[[slow 60 250]]",
-    ]);
-    await until(
-      "the turn under way in an opencode run process",
-      cli,
-      () =>
-        cli.stdout.includes('"input.admitted"') &&
-        watch.seen.some((process) => /opencode.* run/.test(process.command)),
-    );
+    const { cli, watch } = await runSubprocessTurn("[[slow 60 250]]");
     expect(await ctrlC("while an opencode run turn runs", cli)).toBe(130);
     expect(await leftOver(watch)).toEqual([]);
   });
@@ -201,46 +223,13 @@ describe("ocb run killed outright (SIGKILL) mid-turn", () => {
     await until("the first delta", cli, () => cli.stdout.includes('"text.delta"'));
     const servers = watch.seen.filter((process) => /opencode.* serve/.test(process.command));
     expect(servers).not.toHaveLength(0);
-    const killed = performance.now();
-    process.kill(-cli.pid, "SIGKILL");
-    await cli.exited;
-    const deadline = Date.now() + EXIT_BOUND_MS;
-    const opencodeLeft = () =>
-      watch.running().filter((process) => /opencode/.test(process.command));
-    while (opencodeLeft().length > 0 && Date.now() < deadline) await delay(100);
-    measured(
-      `ocb run SIGKILLed: its opencode processes gone ${Math.round(performance.now() - killed)} ms later`,
-    );
-    expect(opencodeLeft()).toEqual([]);
+    expect(await killOutright("its opencode processes", cli, watch)).toEqual([]);
     expect(await leftOver(watch)).toEqual([]);
   });
 
   it("--backend subprocess: leaves no opencode run process either", async () => {
-    const { cli, watch } = runOcb([
-      "--demo",
-      "--json",
-      "--backend",
-      "subprocess",
-      "[[slow 200 250]]",
-    ]);
-    await until(
-      "the turn under way in an opencode run process",
-      cli,
-      () =>
-        cli.stdout.includes('"input.admitted"') &&
-        watch.seen.some((process) => /opencode.* run/.test(process.command)),
-    );
-    const killed = performance.now();
-    process.kill(-cli.pid, "SIGKILL");
-    await cli.exited;
-    const deadline = Date.now() + EXIT_BOUND_MS;
-    const opencodeLeft = () =>
-      watch.running().filter((process) => /opencode/.test(process.command));
-    while (opencodeLeft().length > 0 && Date.now() < deadline) await delay(100);
-    measured(
-      `ocb run --backend subprocess SIGKILLed: opencode run gone ${Math.round(performance.now() - killed)} ms later`,
-    );
-    expect(opencodeLeft()).toEqual([]);
+    const { cli, watch } = await runSubprocessTurn("[[slow 200 250]]");
+    expect(await killOutright("opencode run (--backend subprocess)", cli, watch)).toEqual([]);
     expect(await leftOver(watch)).toEqual([]);
   });
 });

@@ -15,9 +15,8 @@ import type { BackendKind } from "../../src/backends/backend.js";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { Bridge } from "../../src/runtime/bridge.js";
 import type { Session } from "../../src/runtime/session.js";
-import { type CuttingProxy, startCuttingProxy } from "../support/cutting-proxy.js";
+import { type BridgeBehindProxy, startBridgeBehindProxy } from "../support/bridge-behind-proxy.js";
 import { trackProcess } from "../support/process-tracker.js";
-import { type RealServer, startRealServer } from "../support/real-server.js";
 import { collectTurn } from "../support/turn-events.js";
 
 /** 30 code points: CJK, emoji (one with a skin-tone modifier), letters with combining marks. */
@@ -200,36 +199,20 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
 });
 
 describe("deltas on serve when the live stream drops mid-part", () => {
-  let real: RealServer;
-  let proxy: CuttingProxy;
-  let bridge: Bridge;
-
+  let setup: BridgeBehindProxy;
   beforeAll(async () => {
-    real = await startRealServer();
-    proxy = await startCuttingProxy(real.server.url);
-    bridge = await Bridge.start({
-      directory: real.directory,
-      model: { providerID: "demo", modelID: "demo-1" },
-      attach: {
-        url: proxy.url,
-        ...(real.server.password ? { password: real.server.password } : {}),
-      },
-    });
+    setup = await startBridgeBehindProxy();
   });
-  afterAll(async () => {
-    await bridge?.close();
-    await proxy?.close();
-    await real?.close();
-  });
+  afterAll(() => setup?.close());
 
   it("ends the part without waiting, hands out no delta after its end, and counts a loss", async () => {
-    const session = await bridge.createSession({ title: "cut" });
+    const session = await setup.bridge.createSession({ title: "cut" });
     const turn = await session.send("[[slow 30 60]]", { delivery: "queue" });
     const events: CanonicalEvent[] = [];
     let cut = 0;
     for await (const event of turn.events()) {
       events.push(event);
-      if (event.type === "text.delta" && cut === 0 && events.length > 8) cut = proxy.cut();
+      if (event.type === "text.delta" && cut === 0 && events.length > 8) cut = setup.proxy.cut();
     }
     expect(cut).toBeGreaterThan(0);
     const result = await turn.done();

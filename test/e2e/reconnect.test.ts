@@ -32,11 +32,11 @@ import { startOpencode } from "../../src/server/start-opencode.js";
 import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 import { startScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { paritySignature } from "../parity/signature.js";
+import { startBridgeBehindProxy } from "../support/bridge-behind-proxy.js";
 import { comparableEvents } from "../support/comparable-events.js";
-import { startCuttingProxy } from "../support/cutting-proxy.js";
 import { trackProcess } from "../support/process-tracker.js";
-import { startRealServer } from "../support/real-server.js";
 import { untilTurnEvent } from "../support/turn-events.js";
+import { within } from "../support/within.js";
 
 /** Longer than the old retry budget: 10 refused attempts took at most 49 s of backoff. */
 const OUTAGE_MS = 55_000;
@@ -46,19 +46,6 @@ const FIRST = "[[slow 40 80]]";
 const FIRST_TEXT = Array.from({ length: 40 }, (_, index) => `tok${index + 1}`).join(" ");
 const SECOND = "[[reply back again]]";
 
-/** Rejects with a clear message if `promise` does not settle within a generous bound. */
-async function within<T>(promise: Promise<T>, what: string, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** Runs the script's two turns one after the other, to the end. */
 async function runScript(session: Session): Promise<void> {
   for (const prompt of [FIRST, SECOND]) {
@@ -67,6 +54,20 @@ async function runScript(session: Session): Promise<void> {
       outcome: "completed",
     });
   }
+}
+
+/**
+ * Runs the script uninterrupted on a session of its own (the reference), then again on another
+ * session up to the first turn's first delta: where the test makes the server go away.
+ */
+async function untilMidScript(bridge: Bridge) {
+  const reference = await bridge.createSession({ title: "uninterrupted" });
+  await runScript(reference);
+  const session = await bridge.createSession({ title: "interrupted" });
+  const changes = connectionChanges(session);
+  const turn = await session.send(FIRST, { delivery: "queue" });
+  await untilTurnEvent(turn, (event) => event.type === "text.delta");
+  return { reference, session, changes, turn };
 }
 
 /** The `connection.changed` events the session publishes, as they come. */
@@ -87,26 +88,10 @@ function turnEvents(session: Session, turn: Turn): CanonicalEvent[] {
 
 describe("a session never goes deaf", () => {
   it.concurrent("a turn outlives an outage beyond the retry budget and ends as it ended upstream", async () => {
-    const real = await startRealServer();
-    const proxy = await startCuttingProxy(real.server.url);
-    let bridge: Bridge | undefined;
+    const setup = await startBridgeBehindProxy({ model: MODEL, store: ":memory:" });
+    const { bridge, proxy } = setup;
     try {
-      bridge = await Bridge.start({
-        directory: real.directory,
-        model: MODEL,
-        store: ":memory:",
-        attach: {
-          url: proxy.url,
-          ...(real.server.password ? { password: real.server.password } : {}),
-        },
-      });
-      const reference = await bridge.createSession({ title: "uninterrupted" });
-      await runScript(reference);
-
-      const session = await bridge.createSession({ title: "interrupted" });
-      const changes = connectionChanges(session);
-      const turn = await session.send(FIRST, { delivery: "queue" });
-      await untilTurnEvent(turn, (event) => event.type === "text.delta");
+      const { reference, session, changes, turn } = await untilMidScript(bridge);
       await proxy.refuse(); // the server finishes the turn meanwhile; nobody hears it
       await sleep(OUTAGE_MS);
       expect(turn.state).toBe("running");
@@ -134,9 +119,7 @@ describe("a session never goes deaf", () => {
       expect(session.connection.state).toBe("connected");
       changes.stop();
     } finally {
-      await bridge?.close();
-      await proxy.close();
-      await real.close();
+      await setup.close();
     }
   }, 240_000);
 
@@ -157,12 +140,7 @@ describe("a session never goes deaf", () => {
           connectionLostAfterMs: 20_000,
         });
         // The script uninterrupted, then again with the server stopped mid-way.
-        const reference = await bridge.createSession({ title: "uninterrupted" });
-        await runScript(reference);
-        const session = await bridge.createSession({ title: "interrupted" });
-        const changes = connectionChanges(session);
-        const turn = await session.send(FIRST, { delivery: "queue" });
-        await untilTurnEvent(turn, (event) => event.type === "text.delta");
+        const { reference, session, changes, turn } = await untilMidScript(bridge);
         const stoppedAt = Date.now();
         await server.stop();
         await sleep(OUTAGE_MS);

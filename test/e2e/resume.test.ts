@@ -5,49 +5,22 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
-import { Bridge } from "../../src/runtime/bridge.js";
-import { type CuttingProxy, startCuttingProxy } from "../support/cutting-proxy.js";
-import { type RealServer, startRealServer } from "../support/real-server.js";
+import { type BridgeBehindProxy, startBridgeBehindProxy } from "../support/bridge-behind-proxy.js";
+import { comparableEvents } from "../support/comparable-events.js";
 
-let real: RealServer;
-let proxy: CuttingProxy;
-let bridge: Bridge;
-
+let setup: BridgeBehindProxy;
 beforeAll(async () => {
-  real = await startRealServer();
-  proxy = await startCuttingProxy(real.server.url);
-  bridge = await Bridge.start({
-    directory: real.directory,
-    model: { providerID: "demo", modelID: "demo-1" },
-    attach: { url: proxy.url, ...(real.server.password ? { password: real.server.password } : {}) },
-  });
+  setup = await startBridgeBehindProxy();
 });
-afterAll(async () => {
-  await bridge?.close();
-  await proxy?.close();
-  await real?.close();
-});
+afterAll(() => setup?.close());
 
 const PROMPT = "[[slow 30 60]]";
 const TEXT = Array.from({ length: 30 }, (_, index) => `tok${index + 1}`).join(" ");
 
-/** The durable events without what differs between runs (ids, times, seq origins). */
-function comparable(events: CanonicalEvent[]): unknown[] {
-  const ids = new Map<string, string>();
-  const rename = (text: string) =>
-    text.replace(/\b(ses|msg|evt|call|turn_msg)_[A-Za-z0-9]+/g, (id) => {
-      if (!ids.has(id)) ids.set(id, `<id${ids.size + 1}>`);
-      return ids.get(id) ?? id;
-    });
-  return events.map((event) =>
-    JSON.parse(rename(JSON.stringify({ type: event.type, data: event.data }))),
-  );
-}
-
 async function runTurn(
   cutTimes: number,
 ): Promise<{ events: CanonicalEvent[]; text: string; cuts: number }> {
-  const session = await bridge.createSession({ title: `resume ${cutTimes}` });
+  const session = await setup.bridge.createSession({ title: `resume ${cutTimes}` });
   try {
     const turn = await session.send(PROMPT, { delivery: "queue" });
     let deltas = 0;
@@ -55,7 +28,7 @@ async function runTurn(
     for await (const event of turn.events()) {
       // Cut every few deltas while the text streams, until enough cuts happened.
       if (event.type === "text.delta" && cuts < cutTimes && ++deltas % 4 === 0) {
-        cuts += proxy.cut() > 0 ? 1 : 0;
+        cuts += setup.proxy.cut() > 0 ? 1 : 0;
       }
     }
     const result = await turn.done();
@@ -72,7 +45,7 @@ describe("resume after dropped connections", () => {
     expect(cut.cuts).toBe(3);
     expect(uncut.text).toBe(TEXT);
     expect(cut.text).toBe(TEXT);
-    expect(comparable(cut.events)).toEqual(comparable(uncut.events));
+    expect(comparableEvents(cut.events)).toEqual(comparableEvents(uncut.events));
     const seqs = cut.events.map((event) => event.seq);
     expect(seqs).toEqual(seqs.map((_, index) => index + 1));
   });

@@ -16,6 +16,14 @@ export class InProcessBackend implements SessionBackend {
   readonly upstreamId = "ses_in_process";
   /** The turn running upstream. */
   running: string | undefined;
+  /** Every prompt the session sent, in order. */
+  readonly prompts: PromptRequest[] = [];
+  /** How many times the session interrupted a turn. */
+  interrupts = 0;
+  /** The next prompt fails with this (a server gone away). */
+  failNextPrompt: Error | undefined;
+  /** Admit but do not start (a model that never answers). */
+  silent = false;
   #inputs = 0;
   #events = 0;
 
@@ -25,11 +33,18 @@ export class InProcessBackend implements SessionBackend {
   check(): void {}
 
   async prompt(request: PromptRequest): Promise<{ inputId: string }> {
+    if (this.failNextPrompt !== undefined) {
+      const error = this.failNextPrompt;
+      this.failNextPrompt = undefined;
+      throw error;
+    }
+    this.prompts.push(request);
     const inputId = request.inputId ?? `in_${++this.#inputs}`;
     const turnId = turnIdFor(inputId);
     if (!request.announced) {
       this.emit(turnId, "input.admitted", { inputId, text: request.text, delivery: "queue" });
     }
+    if (this.silent) return { inputId };
     this.emit(turnId, "turn.started", { inputId });
     this.running = turnId;
     return { inputId };
@@ -55,6 +70,7 @@ export class InProcessBackend implements SessionBackend {
   }
 
   async interrupt(): Promise<void> {
+    this.interrupts++;
     if (this.running !== undefined) this.end("interrupted");
   }
 

@@ -1,5 +1,6 @@
 /** Runs the `ocb` CLI as a user does: a real process (through tsx), its output collected. */
 import { spawn } from "node:child_process";
+import type { Readable } from "node:stream";
 import { trackProcess } from "./process-tracker.js";
 
 export interface CliRun {
@@ -16,14 +17,7 @@ export function ocb(args: string[], env: Record<string, string> = {}): Promise<C
       env: { ...process.env, ...env },
     });
     trackProcess(child.pid, `ocb ${args[0] ?? ""} (cli e2e)`);
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
+    const output = collectOutput(child);
     const bound = setTimeout(() => child.kill("SIGKILL"), 90_000);
     child.on("error", reject);
     child.on("close", (code) => {
@@ -33,7 +27,7 @@ export function ocb(args: string[], env: Record<string, string> = {}): Promise<C
       } catch {
         // the whole group is gone already, as it should be
       }
-      resolve({ code, stdout, stderr });
+      resolve({ code, stdout: output.stdout, stderr: output.stderr });
     });
   });
 }
@@ -69,14 +63,7 @@ export function startOcb(
   });
   if (child.pid === undefined) throw new Error(`could not start ${file}`);
   trackProcess(child.pid, `ocb ${args[0] ?? ""} (cli e2e, driven)`);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
+  const output = collectOutput(child);
   child.stdin.on("error", () => {});
   const exited = new Promise<number | null>((resolve) => {
     child.once("exit", (code) => resolve(code));
@@ -84,14 +71,29 @@ export function startOcb(
   return {
     pid: child.pid,
     get stdout() {
-      return stdout;
+      return output.stdout;
     },
     get stderr() {
-      return stderr;
+      return output.stderr;
     },
     type: (text) => child.stdin.write(text),
     exited,
   };
+}
+
+/** The child's output so far, read as it comes. */
+function collectOutput(child: { stdout: Readable; stderr: Readable }): {
+  readonly stdout: string;
+  readonly stderr: string;
+} {
+  const output = { stdout: "", stderr: "" };
+  child.stdout.on("data", (chunk: Buffer) => {
+    output.stdout += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    output.stderr += chunk.toString();
+  });
+  return output;
 }
 
 function shellQuote(word: string): string {
