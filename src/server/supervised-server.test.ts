@@ -2,10 +2,15 @@
  * SupervisedServer's restarts with a fake start function: a restart that never gets ready
  * must not hold up close() or a caller waiting for it with a signal.
  */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
+import { isRunning, trackProcess } from "../../test/support/process-tracker.js";
 import { AbortError } from "../errors.js";
 import type { OpencodeServerHandle, ServerExit } from "./server-handle.js";
-import type { StartOpencodeOptions } from "./start-opencode.js";
+import { type StartOpencodeOptions, startOpencode } from "./start-opencode.js";
 import { SupervisedServer } from "./supervised-server.js";
 
 /** A server handle whose process "dies" when the test says so. */
@@ -118,5 +123,36 @@ describe("SupervisedServer restarts", () => {
     send.abort();
     expect(await settlesBeforeNet(waiting)).toBe("aborted");
     await server.close();
+  });
+
+  it("close() kills the process a restart had half started (a real one that never listens)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ocb-supervised-test-"));
+    const pidFile = join(dir, "pids");
+    const first = fakeServer();
+    let starts = 0;
+    // The first start is the fake; the restart runs a real process that never gets ready.
+    const start = async (options: StartOpencodeOptions): Promise<OpencodeServerHandle> =>
+      ++starts === 1 ? first : startOpencode(options);
+    try {
+      const server = await SupervisedServer.start(
+        {
+          inheritUserConfig: true,
+          directory: dir,
+          binary: join(import.meta.dirname, "../../test/fixtures/fake-binaries/never-listens.sh"),
+          env: { FAKE_PID_FILE: pidFile },
+        },
+        { initialDelayMs: 0 },
+        start,
+      );
+      first.crash();
+      for (let tries = 0; tries < 100 && !existsSync(pidFile); tries++) await delay(50);
+      const [leader = 0, child = 0] = readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
+      trackProcess(leader, "fake binary (supervised-server.test)");
+      trackProcess(child, "fake binary's child (supervised-server.test)");
+      expect(await settlesBeforeNet(server.close())).toBe("resolved");
+      expect([isRunning(leader), isRunning(child)]).toEqual([false, false]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
