@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { canonical } from "../events/build.js";
 import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../events/canonical.js";
-import { AnsweredAsks } from "./answered-asks.js";
+import { ANSWERED_ASKS_KEPT, AnsweredAsks } from "./answered-asks.js";
 
 let count = 0;
 function fromStream<T extends CanonicalType>(type: T, data: CanonicalEventOf<T>["data"]) {
@@ -69,5 +69,17 @@ describe("AnsweredAsks", () => {
     const second = asks.replied("question.rejected", { requestId: "que_2" }, undefined);
     expect(first && "turnId" in first).toBe(false);
     expect(first?.id).not.toBe(second?.id);
+  });
+});
+
+describe("AnsweredAsks over a long session", () => {
+  it("remembers a recent window of answered asks, not every ask ever answered", () => {
+    const asks = new AnsweredAsks("ses_1", "serve");
+    const reply = (n: number) =>
+      fromStream("permission.replied", { requestId: `per_${n}`, reply: "once" });
+    for (let n = 0; n <= ANSWERED_ASKS_KEPT; n++) expect(asks.keep(reply(n))).toBe(true);
+    // The latest are still known (a repeat is dropped); the oldest has been forgotten.
+    expect(asks.keep(reply(ANSWERED_ASKS_KEPT))).toBe(false);
+    expect(asks.answeredCount).toBe(ANSWERED_ASKS_KEPT);
   });
 });

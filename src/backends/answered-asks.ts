@@ -6,17 +6,29 @@
  */
 import { canonical } from "../events/build.js";
 import type { CanonicalEvent, CanonicalEventOf } from "../events/canonical.js";
+import { RecentSet } from "../util/recent-set.js";
 import type { BackendKind } from "./backend.js";
+
+/**
+ * Answered asks remembered: a repeat of a reply comes soon after the first (the other of the
+ * two ways it is published), so a window this long is plenty, and a long session stays bounded.
+ */
+export const ANSWERED_ASKS_KEPT = 500;
 
 type ReplyType = "permission.replied" | "question.replied" | "question.rejected";
 
 export class AnsweredAsks {
-  readonly #answered = new Set<string>();
+  readonly #answered = new RecentSet<string>(ANSWERED_ASKS_KEPT);
 
   constructor(
     private readonly sessionId: string,
     private readonly backend: BackendKind,
   ) {}
+
+  /** How many answered asks are remembered (bounded by `ANSWERED_ASKS_KEPT`). */
+  get answeredCount(): number {
+    return this.#answered.size;
+  }
 
   /** False for a reply to an ask already answered on the stream; notes the others. */
   keep(event: CanonicalEvent): boolean {

@@ -61,3 +61,34 @@ describe("TurnPrinter asks", () => {
     );
   });
 });
+
+describe("TurnPrinter connection changes", () => {
+  const lost = (attempt: number) =>
+    event("connection.changed", { state: "reconnecting", since: 1, attempt, reason: "refused" });
+  const back = () => event("connection.changed", { state: "connected", since: 2, attempt: 0 });
+
+  it("prints an outage's attempts and the reconnection, each on its own line", () => {
+    expect(
+      printed([event("text.delta", { partId: "p1", delta: "half" }), lost(1), lost(2), back()]),
+    ).toBe(
+      "half\n" +
+        "connection lost, reconnecting (attempt 1)…\n" +
+        "connection lost, reconnecting (attempt 2)…\n" +
+        "reconnected\n",
+    );
+  });
+
+  it("says nothing for a connected state that ends no outage", () => {
+    expect(printed([back()])).toBe("");
+  });
+
+  it("dims the lines on a colour terminal", () => {
+    let out = "";
+    const printer = new TurnPrinter({ write: (text) => (out += text) }, { color: true });
+    printer.print(lost(1));
+    printer.print(back());
+    expect(out).toBe(
+      "\x1b[2mconnection lost, reconnecting (attempt 1)…\x1b[0m\n\x1b[2mreconnected\x1b[0m\n",
+    );
+  });
+});

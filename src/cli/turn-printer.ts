@@ -3,7 +3,13 @@
  * result, and usage at the end. Deltas may be missed (or arrive after the whole text), so the
  * printer completes each text part from its `text.ended`.
  */
-import { assertNever, type CanonicalEvent, type Usage } from "../events/canonical.js";
+import {
+  assertNever,
+  type CanonicalEvent,
+  type ConnectionState,
+  type Usage,
+} from "../events/canonical.js";
+import { paint } from "./ansi.js";
 
 export interface Output {
   write(text: string): void;
@@ -15,9 +21,13 @@ export class TurnPrinter {
   readonly #printed = new Map<string, string>();
   readonly #tools = new Map<string, string>();
   #atLineStart = true;
+  readonly #color: boolean;
+  /** An outage is under way (a `connected` after it is a reconnection, not the first state). */
+  #reconnecting = false;
 
-  constructor(out: Output) {
+  constructor(out: Output, options: { color?: boolean } = {}) {
     this.#out = out;
+    this.#color = options.color ?? false;
   }
 
   print(event: CanonicalEvent): void {
@@ -94,7 +104,10 @@ export class TurnPrinter {
       }
       // Shown by their ends (or not at all): a part's start, its deltas but text's, steps,
       // bookkeeping (a session error comes with the turn's failed end, which is printed).
-      // `connection.changed` names no turn, so a turn's events never carry it.
+      case "connection.changed":
+        // Names no turn, so a turn's events never carry it: `ocb run` follows the session's.
+        this.#connection(event.data);
+        return;
       case "session.created":
       case "session.updated":
       case "session.error":
@@ -120,7 +133,6 @@ export class TurnPrinter {
       case "compaction.ended":
       case "native.unknown":
       case "usage.updated":
-      case "connection.changed":
         return;
       default:
         assertNever(event, "canonical event");
@@ -130,6 +142,18 @@ export class TurnPrinter {
   /** Ends the current line, if one was started (before someone else writes to the same output). */
   endLine(): void {
     this.#newline();
+  }
+
+  #connection(state: ConnectionState): void {
+    if (state.state === "reconnecting") {
+      this.#reconnecting = true;
+      this.#line(
+        paint(`connection lost, reconnecting (attempt ${state.attempt})…`, "dim", this.#color),
+      );
+    } else if (this.#reconnecting) {
+      this.#reconnecting = false;
+      this.#line(paint("reconnected", "dim", this.#color));
+    }
   }
 
   #text(text: string): void {

@@ -440,7 +440,7 @@ export class Bridge {
     signal: AbortSignal | undefined,
   ): Promise<void> {
     await holdForTest("admission", signal);
-    if (runner.server instanceof SupervisedServer) await runner.server.restarted();
+    if (runner.server instanceof SupervisedServer) await runner.server.restarted(signal);
     if (reconnected) this.#readyModels.delete(modelKey(directory, model));
     await this.#modelReady(runner.client, directory, model, signal);
   }

@@ -32,6 +32,7 @@ import type { Store } from "../store/store.js";
 import { ChangeNotifier } from "../util/change-notifier.js";
 import { describeError } from "../util/describe-error.js";
 import { type Logger, silentLogger } from "../util/logger.js";
+import { RecentSet } from "../util/recent-set.js";
 import { ConnectionWatch, connectionLostMessage } from "./connection-watch.js";
 import { EventLog } from "./event-log.js";
 import { Turn } from "./turn.js";
@@ -188,8 +189,12 @@ export class Session {
   #sending: Promise<void> = Promise.resolve();
   /** Wakes whoever waits for an input's admission. */
   readonly #changes = new ChangeNotifier();
-  /** Turns the watchdog ended: late native events of theirs are dropped. */
-  readonly #abandoned = new Set<string>();
+  /**
+   * Turns the runtime ended itself: late native events of theirs are dropped. Only the latest
+   * are kept: the next run waits until the backend stopped the abandoned one, so late events
+   * come from the last few turns, and a long session does not grow with its stalls.
+   */
+  readonly #abandoned = new RecentSet<string>(KNOWN_ENDED_TURNS);
   /** The backend is stopping an abandoned run: held inputs wait for it. */
   #abandoning: Promise<void> | undefined;
   /** Whether the native streams reach the server, and the bound on an outage while busy. */

@@ -6,7 +6,8 @@
  * on), with bounded, backed-off retries.
  */
 import { randomBytes } from "node:crypto";
-import { setTimeout as delay } from "node:timers/promises";
+import { AbortError } from "../errors.js";
+import { sleep, throwIfAborted } from "../util/abort.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { AdoptedServer } from "./adopted-server.js";
 import { createIsolatedDirs, type IsolatedDirs, isolatedDirsAt } from "./isolated-dirs.js";
@@ -22,12 +23,18 @@ export interface RestartPolicy {
 
 const DEFAULT_RESTART: RestartPolicy = { attempts: 5, initialDelayMs: 500 };
 
+/** How a server is started (and started again); tests pass a fake to drive restarts. */
+export type StartServer = (options: StartOpencodeOptions) => Promise<OpencodeServerHandle>;
+
 export class SupervisedServer implements OpencodeServerHandle {
   #current: OpencodeServerHandle;
   readonly #options: StartOpencodeOptions;
   readonly #dirs: IsolatedDirs | undefined;
   readonly #policy: RestartPolicy;
   readonly #logger: Logger;
+  readonly #startServer: StartServer;
+  /** Fires on close: a restart in progress stops waiting and kills what it half started. */
+  readonly #closer = new AbortController();
   readonly #listeners = new Set<(exit: ServerExit) => void>();
   readonly #restartListeners = new Set<() => void>();
   #closing = false;
@@ -41,8 +48,10 @@ export class SupervisedServer implements OpencodeServerHandle {
     options: StartOpencodeOptions,
     dirs: IsolatedDirs | undefined,
     policy: RestartPolicy,
+    startServer: StartServer,
   ) {
     this.#current = current;
+    this.#startServer = startServer;
     this.#options = options;
     this.#dirs = dirs;
     this.#policy = policy;
@@ -56,6 +65,7 @@ export class SupervisedServer implements OpencodeServerHandle {
   static async start(
     options: StartOpencodeOptions,
     policy: Partial<RestartPolicy> = {},
+    startServer: StartServer = startOpencode,
   ): Promise<SupervisedServer> {
     const dirs = options.inheritUserConfig ? undefined : await createIsolatedDirs();
     // Fixed across restarts: clients keep using what they were given.
@@ -63,14 +73,17 @@ export class SupervisedServer implements OpencodeServerHandle {
       options.password === undefined ? randomBytes(24).toString("base64url") : options.password;
     const fixed = { ...options, password, ...(dirs === undefined ? {} : { isolatedDirs: dirs }) };
     try {
-      const first = await startOpencode(fixed);
+      const first = await startServer(fixed);
       const port = Number(new URL(first.url).port);
       // The signal was for this start; restarts after a crash are not aborted by it.
       const { signal: _signal, ...restarts } = fixed;
-      return new SupervisedServer(first, { ...restarts, port }, dirs, {
-        ...DEFAULT_RESTART,
-        ...policy,
-      });
+      return new SupervisedServer(
+        first,
+        { ...restarts, port },
+        dirs,
+        { ...DEFAULT_RESTART, ...policy },
+        startServer,
+      );
     } catch (error) {
       await dirs?.remove();
       throw error;
@@ -135,7 +148,13 @@ export class SupervisedServer implements OpencodeServerHandle {
       port: Number(new URL(server.url).port),
       ...(dirs === undefined ? {} : { isolatedDirs: dirs }),
     };
-    return new SupervisedServer(taken, fixed, dirs, { ...DEFAULT_RESTART, ...policy });
+    return new SupervisedServer(
+      taken,
+      fixed,
+      dirs,
+      { ...DEFAULT_RESTART, ...policy },
+      startOpencode,
+    );
   }
 
   /** Its isolated dirs' root, when it runs isolated (a successor needs it to take it up). */
@@ -155,13 +174,32 @@ export class SupervisedServer implements OpencodeServerHandle {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Resolves once a restart in progress has finished (or given up). */
-  async restarted(): Promise<void> {
-    await this.#restarting;
+  /**
+   * Resolves once a restart in progress has finished (or given up); rejects with AbortError
+   * as soon as `signal` fires (a restart can take minutes: attempts times the startup bound).
+   */
+  async restarted(signal?: AbortSignal): Promise<void> {
+    const what = "waiting for the server's restart";
+    throwIfAborted(signal, what);
+    const restarting = this.#restarting;
+    if (restarting === undefined || signal === undefined) return restarting;
+    let onAbort = (): void => {};
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(new AbortError(what, { cause: signal.reason }));
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      await Promise.race([restarting, aborted]);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
   }
 
   async close(): Promise<void> {
     this.#closing = true;
+    // A restart in progress is not waited out: its delay and start end now, and
+    // startOpencode kills the process it had half started.
+    this.#closer.abort();
     await this.#restarting?.catch(() => {});
     await this.#current.close();
     await this.#dirs?.remove();
@@ -195,10 +233,14 @@ export class SupervisedServer implements OpencodeServerHandle {
   async #restart(crash: ServerExit): Promise<void> {
     let wait = this.#policy.initialDelayMs;
     for (let attempt = 1; attempt <= this.#policy.attempts && !this.#closing; attempt++) {
-      await delay(wait);
-      if (this.#closing) return;
       try {
-        const next = await startOpencode(this.#options);
+        await sleep(wait, this.#closer.signal, "restarting opencode serve");
+        const next = await this.#startServer({ ...this.#options, signal: this.#closer.signal });
+        if (this.#closing) {
+          // Ready just as close began: close stops the current server, not this one.
+          await next.close().catch(() => {});
+          return;
+        }
         await this.#current.close().catch(() => {});
         this.#current = next;
         this.#watch(next);
@@ -206,6 +248,7 @@ export class SupervisedServer implements OpencodeServerHandle {
         this.#notifyRestarted();
         return;
       } catch (error) {
+        if (this.#closing) return;
         this.#logger.warn("restarting opencode serve failed", { attempt, error });
         wait *= 2;
       }

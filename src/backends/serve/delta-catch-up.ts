@@ -215,6 +215,20 @@ export class DeltaCatchUp {
     this.#drain();
   }
 
+  /**
+   * The session ended the turn itself (stalled, connection lost): no `turn.ended` of it may
+   * ever come through here, so its parts that never ended are forgotten now, like at a turn's
+   * end (their late deltas are dropped), instead of being kept for the life of the session.
+   */
+  abandonTurn(turnId: string | undefined): void {
+    this.#endTurn(turnId);
+  }
+
+  /** How many parts are tracked (the ended ones are bounded; for tests). */
+  get trackedParts(): number {
+    return this.#parts.size;
+  }
+
   /** Lets everything held go, drops what waits for a start, and holds nothing any more. */
   flush(): void {
     if (this.#closed) return;

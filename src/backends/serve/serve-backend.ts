@@ -23,6 +23,7 @@ import { LiveReadiness } from "../live-readiness.js";
 import { diffOfToolCall } from "../permission-diff.js";
 import { StreamHealth } from "../stream-health.js";
 import { ToolCalls } from "../tool-calls.js";
+import { AskCalls } from "./ask-calls.js";
 import { AskTurns } from "./ask-turns.js";
 import { DeltaCatchUp, type DeltaStats } from "./delta-catch-up.js";
 import { type MergedStreamName, mergedSessionStream } from "./merged-stream.js";
@@ -60,8 +61,7 @@ export class ServeBackend implements SessionBackend {
   /** Live asks wait here for their tool call on the durable stream, which names their turn. */
   readonly #askTurns: AskTurns;
   /** The tool call each ask is about, and the calls whose ask was refused (and how). */
-  readonly #askCalls = new Map<string, string>();
-  readonly #refusedCalls = new Map<string, ToolErrorKind>();
+  readonly #askCalls = new AskCalls();
 
   constructor(client: OpencodeClient, context: BackendContext, options: ServeBackendOptions = {}) {
     this.upstreamId = context.sessionId;
@@ -129,6 +129,10 @@ export class ServeBackend implements SessionBackend {
   }
 
   async abandonTurn(): Promise<void> {
+    // No end of this turn may come through: what is kept for it is let go now.
+    const turnId = this.#state.turn?.id;
+    this.#catchUp.abandonTurn(turnId);
+    this.#askCalls.turnEnded(turnId);
     this.#state = { ...this.#state, turn: undefined, pending: new Map() };
     await this.#client.v2.session.interrupt(
       { sessionID: this.upstreamId },
@@ -148,6 +152,11 @@ export class ServeBackend implements SessionBackend {
     return this.#catchUp.stats();
   }
 
+  /** How many asks and refused calls are remembered (only what is open; for tests). */
+  askEntries(): { asks: number; refusals: number } {
+    return this.#askCalls.size;
+  }
+
   /** The live stream (re)connected: prompts may go, and deltas it missed are not waited for. */
   #liveConnected(): void {
     this.#live.connected();
@@ -161,11 +170,20 @@ export class ServeBackend implements SessionBackend {
       (event.type === "permission.asked" || event.type === "question.asked") &&
       event.data.callId !== undefined
     ) {
-      this.#askCalls.set(event.data.requestId, event.data.callId);
+      this.#askCalls.asked(event.data.requestId, event.data.callId, event.turnId);
     }
+    if (
+      event.type === "permission.replied" ||
+      event.type === "question.replied" ||
+      event.type === "question.rejected"
+    ) {
+      this.#askCalls.answered(event.data.requestId);
+    }
+    if (event.type === "turn.ended") this.#askCalls.turnEnded(event.turnId);
     // 1.18's `/api` fails a refused call as "interrupted"; it was the user's refusal.
+    if (event.type === "tool.succeeded") this.#askCalls.settled(event.data.callId);
     if (event.type === "tool.failed") {
-      const refused = this.#refusedCalls.get(event.data.callId);
+      const refused = this.#askCalls.settled(event.data.callId);
       if (refused !== undefined) {
         event = {
           ...event,
@@ -243,12 +261,11 @@ export class ServeBackend implements SessionBackend {
    * first: the call's failure can arrive before the refusal's answer. Undone if it fails.
    */
   async #refusing(requestId: string, kind: ToolErrorKind, send: () => Promise<unknown>) {
-    const callId = this.#askCalls.get(requestId);
-    if (callId !== undefined) this.#refusedCalls.set(callId, kind);
+    const undo = this.#askCalls.refusing(requestId, kind);
     try {
       await send();
     } catch (error) {
-      if (callId !== undefined) this.#refusedCalls.delete(callId);
+      undo();
       throw error;
     }
   }
@@ -257,6 +274,7 @@ export class ServeBackend implements SessionBackend {
     type: T,
     data: CanonicalEventOf<T>["data"],
   ): void {
+    this.#askCalls.answered(data.requestId);
     const event = this.#answered.replied(type, data, this.#state.turn?.id);
     if (event !== undefined) this.#context.sink(event);
   }

@@ -14,6 +14,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { BACKEND_KINDS } from "../../backends/backend.js";
 import { UsageError } from "../../errors.js";
+import type { CanonicalEvent } from "../../events/canonical.js";
 import { Bridge, chooseBackend, parseModel } from "../../runtime/bridge.js";
 import {
   PERMISSION_PRESETS,
@@ -26,6 +27,7 @@ import { signalLiveGroups } from "../../server/opencode-process.js";
 import { wantsColor } from "../ansi.js";
 import { APPROVE_MODES, type ApproveMode, AskAnswerer } from "../ask-answerer.js";
 import { readConfigFile } from "../config-file.js";
+import { followConnection } from "../follow-connection.js";
 import { STORE_OPTION_HELP } from "../store-access.js";
 import { TurnPrinter } from "../turn-printer.js";
 
@@ -207,14 +209,23 @@ async function stream(
     () => turnEnded.abort(),
   );
   const askSignal = AbortSignal.any([turnEnded.signal, stop]);
-  const printer = new TurnPrinter(process.stdout);
+  const printer = new TurnPrinter(process.stdout, { color: wantsColor(process.stdout) });
+  const show = (event: CanonicalEvent): void => {
+    if (json) process.stdout.write(`${JSON.stringify(event)}\n`);
+    else printer.print(event);
+  };
+  const streamed = new AbortController();
+  const following = followConnection(
+    session,
+    show,
+    AbortSignal.any([streamed.signal, letGo.signal]),
+  );
   try {
     for await (const event of turn.events({ signal: letGo.signal })) {
       const ask = event.type === "permission.asked" || event.type === "question.asked";
-      if (json) process.stdout.write(`${JSON.stringify(event)}\n`);
-      else if (ask && asks.interactive)
+      if (ask && asks.interactive && !json)
         printer.endLine(); // the prompt shows the ask in full
-      else printer.print(event);
+      else show(event);
       if (ask) await asks.answer(session, event, askSignal);
     }
   } catch (error) {
@@ -222,6 +233,8 @@ async function stream(
     return "interrupted";
   } finally {
     stop.removeEventListener("abort", onStop);
+    streamed.abort();
+    await following;
   }
   return (await turn.done()).outcome;
 }
