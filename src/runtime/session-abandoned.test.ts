@@ -3,64 +3,13 @@
  * remembers only the latest such turns, so that a long session does not grow with them.
  */
 import { describe, expect, it } from "vitest";
-import type { BackendContext, PromptRequest, SessionBackend } from "../backends/backend.js";
-import { BACKEND_CAPABILITIES } from "../backends/capabilities.js";
-import { canonical } from "../events/build.js";
-import type { CanonicalEventOf, CanonicalType } from "../events/canonical.js";
-import { turnIdFor } from "../events/turn-state.js";
-import { Session } from "./session.js";
-
-/** Admits and starts each input; the test emits the rest. */
-class EmittingBackend implements SessionBackend {
-  readonly kind = "serve" as const;
-  readonly capabilities = BACKEND_CAPABILITIES.serve;
-  readonly upstreamId = "ses_abandoned";
-  #count = 0;
-
-  constructor(readonly context: BackendContext) {}
-
-  async ready(): Promise<void> {}
-  check(): void {}
-  async prompt(request: PromptRequest): Promise<{ inputId: string }> {
-    const inputId = request.inputId ?? `in_${++this.#count}`;
-    const turnId = turnIdFor(inputId);
-    this.emit(turnId, "input.admitted", { inputId, text: request.text, delivery: "queue" });
-    this.emit(turnId, "turn.started", { inputId });
-    return { inputId };
-  }
-  async interrupt(): Promise<void> {}
-  async switchModel(): Promise<void> {}
-  async replyPermission(): Promise<void> {}
-  async answerQuestion(): Promise<void> {}
-  async rejectQuestion(): Promise<void> {}
-  async abandonTurn(): Promise<void> {}
-  async close(): Promise<void> {}
-
-  emit<T extends CanonicalType>(turnId: string, type: T, data: CanonicalEventOf<T>["data"]) {
-    const origin = {
-      sessionId: this.context.sessionId,
-      turnId,
-      at: Date.now(),
-      native: { backend: this.kind, type, id: `${turnId}/${type}/${Math.random()}` },
-    };
-    this.context.sink(canonical(origin, 0, type, data));
-  }
-}
+import { serveShapedSession } from "../../test/support/serve-shaped-backend.js";
 
 const CRASH = { code: 1, signal: null, logTail: [], expected: false };
 
 describe("Session, turns it ended itself", () => {
   it("drops late events of the latest such turns and forgets the oldest", async () => {
-    let backend: EmittingBackend | undefined;
-    const session = new Session(
-      "ses_abandoned",
-      (context) => {
-        backend = new EmittingBackend(context);
-        return backend;
-      },
-      { directory: "/tmp" },
-    );
-    if (backend === undefined) throw new Error("no backend made");
+    const { session, backend } = serveShapedSession("ses_abandoned");
     const turnIds: string[] = [];
     for (let n = 0; n < 40; n++) {
       const turn = await session.send(`turn ${n}`, { delivery: "queue" });

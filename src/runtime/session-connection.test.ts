@@ -5,79 +5,16 @@
  * is published as an ephemeral `connection.changed` and readable as `session.connection`.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { BackendContext, PromptRequest, SessionBackend } from "../backends/backend.js";
-import { BACKEND_CAPABILITIES } from "../backends/capabilities.js";
+import { serveShapedSession } from "../../test/support/serve-shaped-backend.js";
 import { UsageError } from "../errors.js";
-import { canonical } from "../events/build.js";
-import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../events/canonical.js";
-import { turnIdFor } from "../events/turn-state.js";
-import { Session, type SessionOptions } from "./session.js";
-
-/** Admits and starts each input; the test ends turns and reports the connection. */
-class ScriptedBackend implements SessionBackend {
-  readonly kind = "serve" as const;
-  readonly capabilities = BACKEND_CAPABILITIES.serve;
-  readonly upstreamId = "ses_fake";
-  abandoned = 0;
-  #count = 0;
-
-  constructor(readonly context: BackendContext) {}
-
-  async ready(): Promise<void> {}
-  check(): void {}
-
-  async prompt(request: PromptRequest): Promise<{ inputId: string }> {
-    const inputId = request.inputId ?? `in_${++this.#count}`;
-    const turnId = turnIdFor(inputId);
-    this.emit(turnId, "input.admitted", { inputId, text: request.text, delivery: "queue" });
-    this.emit(turnId, "turn.started", { inputId });
-    return { inputId };
-  }
-
-  async interrupt(): Promise<void> {}
-  async switchModel(): Promise<void> {}
-  async replyPermission(): Promise<void> {}
-  async answerQuestion(): Promise<void> {}
-  async rejectQuestion(): Promise<void> {}
-  async abandonTurn(): Promise<void> {
-    this.abandoned++;
-  }
-  async close(): Promise<void> {}
-
-  down(attempt: number): void {
-    this.context.connection({ state: "reconnecting", attempt, reason: "ECONNREFUSED" });
-  }
-
-  up(): void {
-    this.context.connection({ state: "connected" });
-  }
-
-  emit<T extends CanonicalType>(turnId: string, type: T, data: CanonicalEventOf<T>["data"]) {
-    const origin = {
-      sessionId: this.context.sessionId,
-      turnId,
-      at: Date.now(),
-      native: { backend: this.kind, type, id: `${turnId}/${type}/${Date.now()}` },
-    };
-    this.context.sink(canonical(origin, 0, type, data));
-  }
-}
+import type { CanonicalEvent } from "../events/canonical.js";
+import type { SessionOptions } from "./session.js";
 
 function open(options: Partial<SessionOptions> = {}) {
-  let backend: ScriptedBackend | undefined;
-  const session = new Session(
-    "ses_fake",
-    (context) => {
-      backend = new ScriptedBackend(context);
-      return backend;
-    },
-    {
-      directory: "/tmp",
-      watchdog: { admitTimeoutMs: 10_000, silenceTimeoutMs: 10_000 },
-      ...options,
-    },
-  );
-  if (backend === undefined) throw new Error("no backend made");
+  const { session, backend } = serveShapedSession("ses_fake", {
+    watchdog: { admitTimeoutMs: 10_000, silenceTimeoutMs: 10_000 },
+    ...options,
+  });
   const seen: CanonicalEvent[] = [];
   const reading = new AbortController();
   void (async () => {

@@ -4,14 +4,10 @@
  * (recorded native events of `api-question-rejected`).
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { handFedServeBackend } from "../../../test/support/hand-fed-serve-backend.js";
 import { HandFedTransport, recordedEvents } from "../../../test/support/hand-fed-transport.js";
-import { OpencodeClient } from "../../client/opencode-client.js";
-import type { CanonicalEvent } from "../../events/canonical.js";
-import { ChangeNotifier } from "../../util/change-notifier.js";
-import { silentLogger } from "../../util/logger.js";
-import { ServeBackend } from "./serve-backend.js";
+import type { ServeBackend } from "./serve-backend.js";
 
-const DIRECTORY = "/work/dir";
 const SCENARIO = "api-question-rejected";
 
 const backends: ServeBackend[] = [];
@@ -30,24 +26,8 @@ describe("serve backend ask bookkeeping", () => {
   async function questionShown() {
     const transport = new HandFedTransport();
     const sessionId = (durable[0] as { data: { sessionID: string } }).data.sessionID;
-    const published: CanonicalEvent[] = [];
-    const changes = new ChangeNotifier();
-    const backend = new ServeBackend(new OpencodeClient(transport, { directory: DIRECTORY }), {
-      sessionId,
-      directory: DIRECTORY,
-      logger: silentLogger,
-      sink: (event) => {
-        published.push(event);
-        changes.notify();
-      },
-      childSink: () => {},
-      connection: () => {},
-    });
+    const { backend, published, until } = handFedServeBackend(transport, sessionId);
     backends.push(backend);
-    const until = async (what: string, condition: () => boolean) => {
-      const held = await changes.until(condition, { what, timeoutMs: 5_000 });
-      if (!held) throw new Error(`timed out ${what}; published: ${published.map((e) => e.type)}`);
-    };
 
     transport.feed("v2.session.events", durable.slice(0, calledIndex + 1));
     transport.feed("v2.event.subscribe", [{ type: "server.connected", data: {} }, ask]);

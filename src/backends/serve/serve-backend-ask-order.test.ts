@@ -6,15 +6,11 @@
  * without reconnecting, so the input's end waits for the catch-up bound.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { handFedServeBackend } from "../../../test/support/hand-fed-serve-backend.js";
 import { HandFedTransport, recordedEvents } from "../../../test/support/hand-fed-transport.js";
-import { OpencodeClient } from "../../client/opencode-client.js";
-import type { CanonicalEvent } from "../../events/canonical.js";
-import { ChangeNotifier } from "../../util/change-notifier.js";
-import { silentLogger } from "../../util/logger.js";
-import { ServeBackend } from "./serve-backend.js";
+import type { ServeBackend } from "./serve-backend.js";
 
 const SCENARIO = "api-permission-once";
-const DIRECTORY = "/work/dir";
 
 const backends: ServeBackend[] = [];
 afterEach(async () => {
@@ -28,19 +24,7 @@ describe("serve backend, a permission ask behind a held part end", () => {
 
   it("goes out after its tool call, not ahead of what is held", async () => {
     const transport = new HandFedTransport();
-    const published: CanonicalEvent[] = [];
-    const changes = new ChangeNotifier();
-    const backend = new ServeBackend(new OpencodeClient(transport, { directory: DIRECTORY }), {
-      sessionId,
-      directory: DIRECTORY,
-      logger: silentLogger,
-      sink: (event) => {
-        published.push(event);
-        changes.notify();
-      },
-      childSink: () => {},
-      connection: () => {},
-    });
+    const { backend, published, until } = handFedServeBackend(transport, sessionId);
     backends.push(backend);
     const deltas = live.filter((event) => event.type === "session.next.tool.input.delta");
     const ask = live.find((event) => event.type === "permission.v2.asked");
@@ -52,8 +36,7 @@ describe("serve backend, a permission ask behind a held part end", () => {
     transport.feed("v2.session.events", durable.slice(0, callIndex + 1));
     const both = () =>
       ["permission.asked", "tool.called"].every((type) => published.some((e) => e.type === type));
-    const seen = await changes.until(both, { what: "waiting for the ask", timeoutMs: 10_000 });
-    expect(seen, `published: ${published.map((e) => e.type)}`).toBe(true);
+    await until("waiting for the ask", both, 10_000);
     const types = published.map((event) => event.type);
     expect(types.indexOf("permission.asked")).toBeGreaterThan(types.indexOf("tool.called"));
     expect(types.indexOf("tool.input.ended")).toBeLessThan(types.indexOf("tool.called"));

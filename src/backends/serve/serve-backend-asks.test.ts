@@ -8,16 +8,11 @@
  * end, on a server slow to let the run go.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { handFedServeBackend } from "../../../test/support/hand-fed-serve-backend.js";
 import { HandFedTransport, recordedEvents } from "../../../test/support/hand-fed-transport.js";
-import { OpencodeClient } from "../../client/opencode-client.js";
-import type { CanonicalEvent } from "../../events/canonical.js";
 import { turnIdFor } from "../../events/turn-state.js";
 import type { Transport } from "../../transport/transport.js";
-import { ChangeNotifier } from "../../util/change-notifier.js";
-import { silentLogger } from "../../util/logger.js";
-import { ServeBackend } from "./serve-backend.js";
-
-const DIRECTORY = "/work/dir";
+import type { ServeBackend } from "./serve-backend.js";
 
 /** The recorded native events of one stream of the fixture, in order. */
 function recorded(
@@ -36,25 +31,9 @@ afterEach(async () => {
 function backendOn(transport: Transport, scenario?: string) {
   const first = recorded("v2.session.events", scenario)[0] as { data: { sessionID: string } };
   const sessionId = first.data.sessionID;
-  const published: CanonicalEvent[] = [];
-  const changes = new ChangeNotifier();
-  const backend = new ServeBackend(new OpencodeClient(transport, { directory: DIRECTORY }), {
-    sessionId,
-    directory: DIRECTORY,
-    logger: silentLogger,
-    sink: (event) => {
-      published.push(event);
-      changes.notify();
-    },
-    childSink: () => {},
-    connection: () => {},
-  });
-  backends.push(backend);
-  const until = async (what: string, condition: () => boolean) => {
-    const held = await changes.until(condition, { what, timeoutMs: 5_000 });
-    if (!held) throw new Error(`timed out ${what}; published: ${published.map((e) => e.type)}`);
-  };
-  return { backend, published, until };
+  const made = handFedServeBackend(transport, sessionId);
+  backends.push(made.backend);
+  return made;
 }
 
 describe("serve backend asks, the live stream ahead of the durable one", () => {
