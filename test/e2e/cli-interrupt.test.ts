@@ -7,13 +7,14 @@
  * that never becomes ready. Time bounds here are safety nets, not what is tested; the measured
  * exit times are printed.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { DescendantWatch } from "../support/descendants.js";
 import { type RunningOcb, startOcb } from "../support/ocb-cli.js";
+import { isRunning } from "../support/process-tracker.js";
 
 const FAKES = join(import.meta.dirname, "../fixtures/fake-binaries");
 /** Safety net for one exit: far above the 2 s a person waits for, far below a hang. */
@@ -151,9 +152,14 @@ describe("Ctrl-C at ocb run", () => {
       env: { OPENCODE_BIN: join(FAKES, "never-listens.sh"), FAKE_PID_FILE: pidFile },
     });
     await until("the server start", cli, () => existsSync(pidFile));
+    // The fake and its child are running now: the watch must see them before they are stopped
+    // (polling on its own, it could miss a process that lived only between two polls).
+    watch.poll();
+    const [fake, child] = readFileSync(pidFile, "utf8").split(" ").map(Number);
+    expect(watch.seen.some((process) => process.command.includes("never-listens"))).toBe(true);
     expect(await ctrlC("while the server starts", cli)).toBe(130);
     expect(await leftOver(watch)).toEqual([]);
-    expect(watch.seen.some((process) => process.command.includes("never-listens"))).toBe(true);
+    expect([fake, child].filter((pid) => pid !== undefined && isRunning(pid))).toEqual([]);
   });
 
   it("while it waits for the model catalog: exits 130, the server stopped", async () => {
