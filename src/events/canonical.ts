@@ -26,6 +26,7 @@ export interface ErrorInfo {
   message: string;
 }
 
+/** A model, canonically: `{ providerID: "anthropic", modelID: "claude-sonnet-4" }`. */
 export interface ModelRef {
   providerID: string;
   modelID: string;
@@ -135,6 +136,9 @@ type DataOf<T extends CanonicalType> = T extends DurableType
   : T extends EphemeralType
     ? EphemeralEventData[T]
     : never;
+
+/** The payload of an event of type `T` (`EventData<"tool.called">`). */
+export type EventData<T extends CanonicalType> = DataOf<T>;
 
 /** Where a canonical event came from, for debugging. */
 export interface NativeOrigin {

@@ -13,7 +13,7 @@ import { SubprocessBackend } from "../backends/subprocess/subprocess-backend.js"
 import { OpencodeClient } from "../client/opencode-client.js";
 import { waitForModel } from "../client/wait-for-model.js";
 import { AbortError, UsageError } from "../errors.js";
-import type { CanonicalEvent } from "../events/canonical.js";
+import type { CanonicalEvent, ModelRef } from "../events/canonical.js";
 import { AdoptedServer } from "../server/adopted-server.js";
 import { attachOpencode } from "../server/attach-opencode.js";
 import { isolatedDirsAt } from "../server/isolated-dirs.js";
@@ -33,11 +33,6 @@ import { experimentalConfig } from "./experimental-config.js";
 import { type PermissionPreset, permissionConfig } from "./permission-presets.js";
 import { type AskTimeout, type BackendFactory, Session } from "./session.js";
 import type { WatchdogBounds } from "./watchdog.js";
-
-export interface ModelChoice {
-  providerID: string;
-  modelID: string;
-}
 
 export interface BridgeOptions {
   /** Default project directory of sessions. */
@@ -71,7 +66,7 @@ export interface BridgeOptions {
   /** Run the built-in scripted model as provider `demo` and use it by default. */
   demo?: boolean;
   /** Default model of new sessions (`demo/demo-1` with `demo`). */
-  model?: ModelChoice;
+  model?: ModelRef;
   /** OpenCode config for a managed server. */
   config?: Record<string, unknown>;
   /** Options for the managed server (ignored with `attach`; `binary`, `env` and `inheritUserConfig` also apply to `subprocess`). */
@@ -100,7 +95,7 @@ export interface BridgeOptions {
 }
 
 /** Parses `provider/model` (the model id may contain further slashes). */
-export function parseModel(text: string): ModelChoice {
+export function parseModel(text: string): ModelRef {
   const slash = text.indexOf("/");
   if (slash <= 0 || slash === text.length - 1) {
     throw new UsageError(
@@ -196,7 +191,7 @@ export class Bridge {
   }
 
   /** The model new sessions use unless told otherwise. */
-  get defaultModel(): ModelChoice {
+  get defaultModel(): ModelRef {
     if (this.#options.model) return this.#options.model;
     if (this.#model) return { providerID: "demo", modelID: "demo-1" };
     const configured = this.#options.config?.model;
@@ -208,7 +203,7 @@ export class Bridge {
 
   /** Creates a session (upstream too, except on `subprocess`, where its first turn does) and follows it. */
   async createSession(
-    options: { directory?: string; model?: ModelChoice; title?: string; signal?: AbortSignal } = {},
+    options: { directory?: string; model?: ModelRef; title?: string; signal?: AbortSignal } = {},
   ): Promise<Session> {
     const directory = options.directory ?? this.#options.directory;
     const model = options.model ?? this.defaultModel;
@@ -254,7 +249,7 @@ export class Bridge {
    * from the stored cursor and ends once. Other backends cannot replay what they missed: a turn
    * left running ends `failed` (`bridge-restarted`).
    */
-  async openSession(id: string, options: { model?: ModelChoice } = {}): Promise<Session> {
+  async openSession(id: string, options: { model?: ModelRef } = {}): Promise<Session> {
     const record = this.#store.session(id);
     if (record === undefined) {
       throw new UsageError(
@@ -323,7 +318,7 @@ export class Bridge {
   #follow(
     id: string,
     directory: string,
-    model: ModelChoice,
+    model: ModelRef,
     resume: { events: CanonicalEvent[]; cursor: string | undefined } | undefined,
     upstreamId?: string,
   ): Session {
@@ -435,7 +430,7 @@ export class Bridge {
   async #serverReady(
     runner: Extract<Runner, { client: OpencodeClient }>,
     directory: string,
-    model: ModelChoice,
+    model: ModelRef,
     reconnected: boolean,
     signal: AbortSignal | undefined,
   ): Promise<void> {
@@ -449,7 +444,7 @@ export class Bridge {
   async #modelReady(
     client: OpencodeClient,
     directory: string,
-    model: ModelChoice,
+    model: ModelRef,
     signal: AbortSignal | undefined,
   ): Promise<void> {
     const key = modelKey(directory, model);
@@ -469,7 +464,7 @@ export class Bridge {
 }
 
 /** Which models are known to be ready: one key per location and model. */
-function modelKey(directory: string, model: ModelChoice): string {
+function modelKey(directory: string, model: ModelRef): string {
   return `${directory}\u0000${model.providerID}/${model.modelID}`;
 }
 

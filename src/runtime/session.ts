@@ -13,6 +13,7 @@ import {
 import {
   type BackendConnection,
   type BackendContext,
+  type BackendKind,
   mintInputId,
   type SessionBackend,
 } from "../backends/backend.js";
@@ -25,6 +26,7 @@ import type {
   CanonicalEventOf,
   CanonicalType,
   ConnectionState,
+  ModelRef,
 } from "../events/canonical.js";
 import { turnIdFor } from "../events/turn-state.js";
 import type { ServerExit } from "../server/server-handle.js";
@@ -203,6 +205,7 @@ export class Session {
   /** Aborts the waits of the send under way (one at a time) when the session closes. */
   #sendAbort: AbortController | undefined;
 
+  /** @internal Sessions come from `Bridge.createSession` / `openSession`, not from users. */
   constructor(id: string, backend: BackendFactory, options: SessionOptions) {
     this.id = id;
     this.directory = options.directory;
@@ -264,7 +267,7 @@ export class Session {
     return this.#backend.capabilities;
   }
 
-  get backend(): SessionBackend["kind"] {
+  get backend(): BackendKind {
     return this.#backend.kind;
   }
 
@@ -543,7 +546,7 @@ export class Session {
   }
 
   /** Switches the model for the next steps. */
-  async switchModel(model: { providerID: string; modelID: string }): Promise<void> {
+  async switchModel(model: ModelRef): Promise<void> {
     await this.#backend.switchModel(model);
   }
 
@@ -839,6 +842,7 @@ export class Session {
   }
 
   /**
+   * @internal The bridge tells its sessions; not for users.
    * The server died (it is being restarted): the running turn, an input waiting to start and
    * the held ones end `failed` (`server-exited`) with the exit and the server's last lines.
    */
