@@ -107,7 +107,7 @@ type CanonicalEventOf<T extends CanonicalType> = {
     turnId?: string;
     at: number;
     type: T;
-    data: DataOf<T>;
+    data: EventData<T>;
     durable: T extends DurableType ? true : false;
     native?: NativeOrigin;
 };
@@ -361,7 +361,7 @@ interface ErrorInfo {
 }
 
 // EventData
-type EventData<T extends CanonicalType> = DataOf<T>;
+type EventData<T extends CanonicalType> = T extends DurableType ? DurableEventData[T] : T extends EphemeralType ? EphemeralEventData[T] : never;
 
 // Logger
 interface Logger {
@@ -606,7 +606,6 @@ interface StartOpencodeOptions {
     signal?: AbortSignal;
     logger?: Logger;
     inheritUserConfig?: boolean;
-    isolatedDirs?: IsolatedDirs;
     binary?: string;
     orphanTimeoutMs?: number;
 }

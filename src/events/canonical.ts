@@ -131,14 +131,12 @@ export interface ConnectionState {
 export type DurableType = keyof DurableEventData;
 export type EphemeralType = keyof EphemeralEventData;
 export type CanonicalType = DurableType | EphemeralType;
-type DataOf<T extends CanonicalType> = T extends DurableType
+/** The payload of an event of type `T` (`EventData<"tool.called">`). */
+export type EventData<T extends CanonicalType> = T extends DurableType
   ? DurableEventData[T]
   : T extends EphemeralType
     ? EphemeralEventData[T]
     : never;
-
-/** The payload of an event of type `T` (`EventData<"tool.called">`). */
-export type EventData<T extends CanonicalType> = DataOf<T>;
 
 /** Where a canonical event came from, for debugging. */
 export interface NativeOrigin {
@@ -157,7 +155,7 @@ export type CanonicalEventOf<T extends CanonicalType> = {
   /** Milliseconds since the epoch, from the native event when it has one. */
   at: number;
   type: T;
-  data: DataOf<T>;
+  data: EventData<T>;
   durable: T extends DurableType ? true : false;
   native?: NativeOrigin;
 };
