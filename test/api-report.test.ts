@@ -12,6 +12,15 @@ describe("the API report", () => {
   const outDir = mkdtempSync(join(tmpdir(), "ocb-api-report-"));
   afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
+  it("covers exactly the package's entry points, with their declaration files", () => {
+    const pkg = JSON.parse(readFileSync("package.json", "utf8")) as {
+      exports: Record<string, { types: string }>;
+    };
+    expect(
+      Object.fromEntries(Object.entries(pkg.exports).map(([entry, { types }]) => [entry, types])),
+    ).toEqual(Object.fromEntries(ENTRY_POINTS.map((e) => [e.entry, `./dist/${e.file}`])));
+  });
+
   it("matches the public API of every entry point", { timeout: 120_000 }, () => {
     const written = writeApiReport(outDir);
     expect(written.map((path) => basename(path))).toEqual(ENTRY_POINTS.map((e) => e.report));
