@@ -27,6 +27,7 @@ import type { ServerRecord, SessionRecord, Store } from "../store/store.js";
 import { demoProviderConfig } from "../testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../testing/scripted-model/index.js";
 import { HttpTransport } from "../transport/http-transport.js";
+import { throwIfAborted } from "../util/abort.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { holdForTest } from "../util/test-hold.js";
 import { experimentalConfig } from "./experimental-config.js";
@@ -210,6 +211,7 @@ export class Bridge {
   async createSession(
     options: { directory?: string; model?: ModelChoice; title?: string; signal?: AbortSignal } = {},
   ): Promise<Session> {
+    throwIfAborted(options.signal, "creating a session");
     const directory = options.directory ?? this.#options.directory;
     const model = options.model ?? this.defaultModel;
     const runner = this.#runner;
@@ -219,7 +221,7 @@ export class Bridge {
     } else if (runner.kind === "serve-legacy") {
       const info = await runner.client.session.create(
         options.title === undefined ? {} : { title: options.title },
-        { directory },
+        { directory, ...(options.signal === undefined ? {} : { signal: options.signal }) },
       );
       id = info.id;
     } else {
@@ -252,9 +254,14 @@ export class Bridge {
    * Follows a session kept in the store again (after a restart of the bridge, or one that was
    * released): its kept events are read back, and on `serve` a turn that was running carries on
    * from the stored cursor and ends once. Other backends cannot replay what they missed: a turn
-   * left running ends `failed` (`bridge-restarted`).
+   * left running ends `failed` (`bridge-restarted`). `signal` is checked before anything is done
+   * (opening reads the store and starts following: nothing to abort mid-way).
    */
-  async openSession(id: string, options: { model?: ModelChoice } = {}): Promise<Session> {
+  async openSession(
+    id: string,
+    options: { model?: ModelChoice; signal?: AbortSignal } = {},
+  ): Promise<Session> {
+    throwIfAborted(options.signal, `opening session ${id}`);
     const record = this.#store.session(id);
     if (record === undefined) {
       throw new UsageError(
@@ -294,16 +301,22 @@ export class Bridge {
     this.#markSession(session, "released");
   }
 
-  /** Stops following a session and deletes it upstream for good; its transcript stays in the store. */
-  async killSession(session: Session): Promise<void> {
-    await session.interrupt().catch(() => {});
+  /**
+   * Stops following a session and deletes it upstream for good; its transcript stays in the store.
+   * An abort of `signal` before the delete went out leaves the session followed and upstream.
+   */
+  async killSession(session: Session, options: { signal?: AbortSignal } = {}): Promise<void> {
+    const { signal } = options;
+    throwIfAborted(signal, `killing session ${session.id}`);
+    await session.interrupt(signal === undefined ? {} : { signal }).catch(() => {});
+    throwIfAborted(signal, `killing session ${session.id}`);
     await session.close();
     this.#sessions.delete(session);
     const runner = this.#runner;
     if (runner.kind !== "subprocess" && session.upstreamId !== undefined) {
       await runner.client.session.delete(
         { sessionID: session.upstreamId },
-        { directory: session.directory },
+        { directory: session.directory, ...(signal === undefined ? {} : { signal }) },
       );
     }
     this.#markSession(session, "killed");
@@ -399,6 +412,11 @@ export class Bridge {
     } finally {
       await this.#stopRunner();
     }
+  }
+
+  /** `await using bridge = await Bridge.start(…)` closes it at the end of the block (same as `close()`). */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 
   /** Stops the server (or removes the run dirs), the store it owns and the demo model. */
