@@ -1,7 +1,7 @@
 /**
  * The bridge: owns the way turns run (an OpenCode server, started and supervised or attached,
- * or `opencode run` processes), and the sessions on it. With `demo: true` it also runs the
- * built-in scripted model, so it works offline and without credentials.
+ * or `opencode run` processes), and the sessions on it. With a `modelServer` (the scripted demo
+ * model, from `opencode-bridge/testing`) it also runs that, so it works offline.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { resolve } from "node:path";
@@ -24,13 +24,12 @@ import { SupervisedServer } from "../server/supervised-server.js";
 import { defaultStorePath } from "../store/default-store-path.js";
 import { SqliteStore } from "../store/sqlite-store.js";
 import type { ServerRecord, SessionRecord, Store } from "../store/store.js";
-import { demoProviderConfig } from "../testing/demo-provider.js";
-import { type ScriptedModel, startScriptedModel } from "../testing/scripted-model/index.js";
 import { HttpTransport } from "../transport/http-transport.js";
 import { throwIfAborted } from "../util/abort.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { holdForTest } from "../util/test-hold.js";
 import { experimentalConfig } from "./experimental-config.js";
+import type { ModelServer, ModelServerFactory } from "./model-server.js";
 import { type PermissionPreset, permissionConfig } from "./permission-presets.js";
 import { type AskTimeout, type BackendFactory, Session } from "./session.js";
 import type { WatchdogBounds } from "./watchdog.js";
@@ -69,9 +68,13 @@ export interface BridgeOptions {
    * both set and disagreeing is a UsageError.
    */
   continueAfterReject?: boolean;
-  /** Run the built-in scripted model as provider `demo` and use it by default. */
-  demo?: boolean;
-  /** Default model of new sessions (`demo/demo-1` with `demo`). */
+  /**
+   * A model server to run beside OpenCode, configured into it, its model the default (for
+   * example `demoModelServer` from `opencode-bridge/testing`: the scripted model, provider `demo`).
+   * Not with `attach`.
+   */
+  modelServer?: ModelServerFactory;
+  /** Default model of new sessions (else the `modelServer`'s, else the config's `model`). */
   model?: ModelChoice;
   /** OpenCode config for a managed server. */
   config?: Record<string, unknown>;
@@ -133,7 +136,7 @@ export class Bridge {
   readonly backend: BackendKind;
   readonly #runner: Runner;
   readonly #options: BridgeOptions;
-  readonly #model: ScriptedModel | undefined;
+  readonly #model: ModelServer | undefined;
   readonly #logger: Logger;
   readonly #sessions = new Set<Session>();
   readonly #readyModels = new Set<string>();
@@ -143,7 +146,7 @@ export class Bridge {
 
   private constructor(
     runner: Runner,
-    model: ScriptedModel | undefined,
+    model: ModelServer | undefined,
     options: BridgeOptions,
     store: { store: Store; owned: boolean },
   ) {
@@ -176,7 +179,7 @@ export class Bridge {
 
   /**
    * Starts (or attaches to) a server, or prepares `opencode run` for the `subprocess` backend;
-   * with `demo`, the scripted model too.
+   * with a `modelServer`, that too.
    */
   static async start(options: BridgeOptions): Promise<Bridge> {
     const kind = chooseBackend(options.backend);
@@ -199,11 +202,11 @@ export class Bridge {
   /** The model new sessions use unless told otherwise. */
   get defaultModel(): ModelChoice {
     if (this.#options.model) return this.#options.model;
-    if (this.#model) return { providerID: "demo", modelID: "demo-1" };
+    if (this.#model) return this.#model.defaultModel;
     const configured = this.#options.config?.model;
     if (typeof configured === "string") return parseModel(configured);
     throw new UsageError(
-      "no model: pass `model` (provider/model), set `model` in the OpenCode config, or use `demo`",
+      "no model: pass `model` (provider/model), set `model` in the OpenCode config, or pass a `modelServer`",
     );
   }
 
@@ -400,7 +403,7 @@ export class Bridge {
     timer.unref();
   }
 
-  /** Stops following every session, then stops the server (or removes the run dirs) and the demo model. */
+  /** Stops following every session, then stops the server (or removes the run dirs) and the model server. */
   async close(): Promise<void> {
     const sessions = [...this.#sessions];
     this.#sessions.clear();
@@ -419,7 +422,7 @@ export class Bridge {
     await this.close();
   }
 
-  /** Stops the server (or removes the run dirs), the store it owns and the demo model. */
+  /** Stops the server (or removes the run dirs), the store it owns and the model server. */
   async #stopRunner(): Promise<void> {
     if (this.#runner.kind === "subprocess") {
       await this.#runner.environment.close();
@@ -498,12 +501,12 @@ function clientOf(server: OpencodeServerHandle, options: BridgeOptions, logger: 
   );
 }
 
-/** Starts (or attaches to) the server, or prepares `opencode run`; with `demo`, the scripted model too. */
+/** Starts (or attaches to) the server, or prepares `opencode run`; with a `modelServer`, that too. */
 async function launch(
   options: BridgeOptions,
   kind: BackendKind,
   store: Store,
-): Promise<{ runner: Runner; model: ScriptedModel | undefined }> {
+): Promise<{ runner: Runner; model: ModelServer | undefined }> {
   const logger = options.logger ?? silentLogger;
   if (options.attach !== undefined) {
     if (kind === "subprocess") {
@@ -516,6 +519,12 @@ async function launch(
         "permissions cannot be set on an attached server (its config is its own); set them there",
       );
     }
+    if (options.modelServer !== undefined) {
+      throw new UsageError(
+        "a model server cannot be configured into an attached server (its config is its own); " +
+          "drop `modelServer`, or configure the provider on that server",
+      );
+    }
     const server = await attachOpencode(options.attach.url, {
       ...(options.attach.password === undefined ? {} : { password: options.attach.password }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -525,11 +534,11 @@ async function launch(
       model: undefined,
     };
   }
-  const model = options.demo ? await startScriptedModel({ logger }) : undefined;
+  const model = await options.modelServer?.({ logger });
   try {
     const config = {
       ...options.config,
-      ...(model === undefined ? {} : demoProviderConfig(model.url)),
+      ...model?.config,
       ...(options.permissions === undefined
         ? {}
         : { permission: permissionConfig(options.permissions) }),
