@@ -1,16 +1,18 @@
 /**
  * A bridge attached to a tiny in-process HTTP server (it answers the health probe and holds
  * every other request): `await using` closes the bridge and its sessions at the end of the
- * block, and a network call's `signal` reaches the HTTP request it makes.
+ * block, and a network call's `signal` reaches the HTTP request it makes. Also the
+ * `modelServer` hook (how the demo model is wired in).
  */
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AbortError } from "../errors.js";
+import { AbortError, UsageError } from "../errors.js";
 import { HEALTH_PATH } from "../server/health.js";
 import { IN_MEMORY, SqliteStore } from "../store/sqlite-store.js";
 import { Bridge } from "./bridge.js";
+import type { ModelServerFactory } from "./model-server.js";
 
 let server: Server;
 let url: string;
@@ -130,5 +132,44 @@ describe("Bridge lifetime and signals", () => {
     } finally {
       store.close();
     }
+  });
+
+  it("runs a model server: its model is the default, and it is stopped with the bridge", async () => {
+    const calls: string[] = [];
+    const modelServer: ModelServerFactory = async () => {
+      calls.push("start");
+      return {
+        config: {},
+        defaultModel: { providerID: "local", modelID: "stub-1" },
+        close: async () => {
+          calls.push("close");
+        },
+      };
+    };
+    {
+      // subprocess: nothing is spawned before the first turn (`/bin/true` is never run here).
+      await using bridge = await Bridge.start({
+        directory: "/tmp",
+        backend: "subprocess",
+        server: { binary: "/bin/true" },
+        modelServer,
+        store: IN_MEMORY,
+      });
+      expect(bridge.defaultModel).toEqual({ providerID: "local", modelID: "stub-1" });
+      expect(calls).toEqual(["start"]);
+    }
+    expect(calls).toEqual(["start", "close"]);
+  });
+
+  it("refuses a model server on an attached server (its config is its own), starting none", async () => {
+    let started = false;
+    const modelServer: ModelServerFactory = async () => {
+      started = true;
+      throw new Error("not to be called");
+    };
+    await expect(
+      Bridge.start({ directory: "/tmp", attach: { url }, modelServer, store: IN_MEMORY }),
+    ).rejects.toThrow(UsageError);
+    expect(started).toBe(false);
   });
 });
