@@ -132,7 +132,7 @@ type Runner =
   | { kind: "serve" | "serve-legacy"; server: OpencodeServerHandle; client: OpencodeClient }
   | { kind: "subprocess"; environment: RunEnvironment };
 
-export class Bridge {
+export class Bridge implements AsyncDisposable {
   readonly backend: BackendKind;
   readonly #runner: Runner;
   readonly #options: BridgeOptions;

@@ -148,7 +148,7 @@ interface HeldInput {
   input: Input;
 }
 
-export class Session {
+export class Session implements AsyncDisposable {
   readonly id: string;
   readonly directory: string;
   readonly #backend: SessionBackend;
