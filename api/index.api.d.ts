@@ -40,7 +40,7 @@ type AttachmentSpec = string | {
 type BackendKind = "serve" | "serve-legacy" | "subprocess";
 
 // Bridge
-class Bridge {
+class Bridge implements AsyncDisposable {
     #private;
     readonly backend: BackendKind;
     private constructor();
@@ -56,11 +56,15 @@ class Bridge {
     }): Promise<Session>;
     openSession(id: string, options?: {
         model?: ModelRef;
+        signal?: AbortSignal;
     }): Promise<Session>;
     sessions(): SessionRecord[];
     releaseSession(session: Session): Promise<void>;
-    killSession(session: Session): Promise<void>;
+    killSession(session: Session, options?: {
+        signal?: AbortSignal;
+    }): Promise<void>;
     close(): Promise<void>;
+    [Symbol.asyncDispose](): Promise<void>;
 }
 
 // BridgeErrorOptions
@@ -77,7 +81,7 @@ interface BridgeOptions {
     permissions?: PermissionPreset | Record<string, unknown>;
     askTimeout?: AskTimeout;
     continueAfterReject?: boolean;
-    demo?: boolean;
+    modelServer?: ModelServerFactory;
     model?: ModelRef;
     config?: Record<string, unknown>;
     server?: Omit<StartOpencodeOptions, "config" | "directory" | "logger">;
@@ -521,7 +525,7 @@ class ServerStartError extends OpencodeBridgeError {
 }
 
 // Session
-class Session {
+class Session implements AsyncDisposable {
     #private;
     readonly id: string;
     readonly directory: string;
@@ -547,7 +551,9 @@ class Session {
     interrupt(options?: {
         signal?: AbortSignal;
     }): Promise<void>;
-    switchModel(model: ModelRef): Promise<void>;
+    switchModel(model: ModelRef, options?: {
+        signal?: AbortSignal;
+    }): Promise<void>;
     events(options?: {
         after?: number;
         signal?: AbortSignal;
@@ -555,6 +561,7 @@ class Session {
     transcript(): CanonicalEvent[];
     stats(): SessionStats;
     close(): Promise<void>;
+    [Symbol.asyncDispose](): Promise<void>;
 }
 
 // SessionRecord

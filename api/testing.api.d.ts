@@ -319,6 +319,9 @@ function defaultErrorBody(status: number): {
 // demoModelRef
 const demoModelRef = "demo/demo-1";
 
+// demoModelServer
+const demoModelServer: ModelServerFactory;
+
 // demoProviderConfig
 function demoProviderConfig(baseURL: string): DemoProviderConfig;
 

@@ -1,7 +1,7 @@
 /**
  * The bridge: owns the way turns run (an OpenCode server, started and supervised or attached,
- * or `opencode run` processes), and the sessions on it. With `demo: true` it also runs the
- * built-in scripted model, so it works offline and without credentials.
+ * or `opencode run` processes), and the sessions on it. With a `modelServer` (the scripted demo
+ * model, from `opencode-bridge/testing`) it also runs that, so it works offline.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { resolve } from "node:path";
@@ -24,12 +24,12 @@ import { SupervisedServer } from "../server/supervised-server.js";
 import { defaultStorePath } from "../store/default-store-path.js";
 import { SqliteStore } from "../store/sqlite-store.js";
 import type { ServerRecord, SessionRecord, Store } from "../store/store.js";
-import { demoProviderConfig } from "../testing/demo-provider.js";
-import { type ScriptedModel, startScriptedModel } from "../testing/scripted-model/index.js";
 import { HttpTransport } from "../transport/http-transport.js";
+import { throwIfAborted } from "../util/abort.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { holdForTest } from "../util/test-hold.js";
 import { experimentalConfig } from "./experimental-config.js";
+import type { ModelServer, ModelServerFactory } from "./model-server.js";
 import { type PermissionPreset, permissionConfig } from "./permission-presets.js";
 import { type AskTimeout, type BackendFactory, Session } from "./session.js";
 import type { WatchdogBounds } from "./watchdog.js";
@@ -63,9 +63,13 @@ export interface BridgeOptions {
    * both set and disagreeing is a UsageError.
    */
   continueAfterReject?: boolean;
-  /** Run the built-in scripted model as provider `demo` and use it by default. */
-  demo?: boolean;
-  /** Default model of new sessions (`demo/demo-1` with `demo`). */
+  /**
+   * A model server to run beside OpenCode, configured into it, its model the default (for
+   * example `demoModelServer` from `opencode-bridge/testing`: the scripted model, provider `demo`).
+   * Not with `attach`.
+   */
+  modelServer?: ModelServerFactory;
+  /** Default model of new sessions (else the `modelServer`'s, else the config's `model`). */
   model?: ModelRef;
   /** OpenCode config for a managed server. */
   config?: Record<string, unknown>;
@@ -123,11 +127,11 @@ type Runner =
   | { kind: "serve" | "serve-legacy"; server: OpencodeServerHandle; client: OpencodeClient }
   | { kind: "subprocess"; environment: RunEnvironment };
 
-export class Bridge {
+export class Bridge implements AsyncDisposable {
   readonly backend: BackendKind;
   readonly #runner: Runner;
   readonly #options: BridgeOptions;
-  readonly #model: ScriptedModel | undefined;
+  readonly #model: ModelServer | undefined;
   readonly #logger: Logger;
   readonly #sessions = new Set<Session>();
   readonly #readyModels = new Set<string>();
@@ -137,7 +141,7 @@ export class Bridge {
 
   private constructor(
     runner: Runner,
-    model: ScriptedModel | undefined,
+    model: ModelServer | undefined,
     options: BridgeOptions,
     store: { store: Store; owned: boolean },
   ) {
@@ -170,7 +174,7 @@ export class Bridge {
 
   /**
    * Starts (or attaches to) a server, or prepares `opencode run` for the `subprocess` backend;
-   * with `demo`, the scripted model too.
+   * with a `modelServer`, that too.
    */
   static async start(options: BridgeOptions): Promise<Bridge> {
     const kind = chooseBackend(options.backend);
@@ -193,11 +197,11 @@ export class Bridge {
   /** The model new sessions use unless told otherwise. */
   get defaultModel(): ModelRef {
     if (this.#options.model) return this.#options.model;
-    if (this.#model) return { providerID: "demo", modelID: "demo-1" };
+    if (this.#model) return this.#model.defaultModel;
     const configured = this.#options.config?.model;
     if (typeof configured === "string") return parseModel(configured);
     throw new UsageError(
-      "no model: pass `model` (provider/model), set `model` in the OpenCode config, or use `demo`",
+      "no model: pass `model` (provider/model), set `model` in the OpenCode config, or pass a `modelServer`",
     );
   }
 
@@ -205,6 +209,7 @@ export class Bridge {
   async createSession(
     options: { directory?: string; model?: ModelRef; title?: string; signal?: AbortSignal } = {},
   ): Promise<Session> {
+    throwIfAborted(options.signal, "creating a session");
     const directory = options.directory ?? this.#options.directory;
     const model = options.model ?? this.defaultModel;
     const runner = this.#runner;
@@ -214,7 +219,7 @@ export class Bridge {
     } else if (runner.kind === "serve-legacy") {
       const info = await runner.client.session.create(
         options.title === undefined ? {} : { title: options.title },
-        { directory },
+        { directory, ...(options.signal === undefined ? {} : { signal: options.signal }) },
       );
       id = info.id;
     } else {
@@ -247,9 +252,14 @@ export class Bridge {
    * Follows a session kept in the store again (after a restart of the bridge, or one that was
    * released): its kept events are read back, and on `serve` a turn that was running carries on
    * from the stored cursor and ends once. Other backends cannot replay what they missed: a turn
-   * left running ends `failed` (`bridge-restarted`).
+   * left running ends `failed` (`bridge-restarted`). `signal` is checked before anything is done
+   * (opening reads the store and starts following: nothing to abort mid-way).
    */
-  async openSession(id: string, options: { model?: ModelRef } = {}): Promise<Session> {
+  async openSession(
+    id: string,
+    options: { model?: ModelRef; signal?: AbortSignal } = {},
+  ): Promise<Session> {
+    throwIfAborted(options.signal, `opening session ${id}`);
     const record = this.#store.session(id);
     if (record === undefined) {
       throw new UsageError(
@@ -289,16 +299,22 @@ export class Bridge {
     this.#markSession(session, "released");
   }
 
-  /** Stops following a session and deletes it upstream for good; its transcript stays in the store. */
-  async killSession(session: Session): Promise<void> {
-    await session.interrupt().catch(() => {});
+  /**
+   * Stops following a session and deletes it upstream for good; its transcript stays in the store.
+   * An abort of `signal` before the delete went out leaves the session followed and upstream.
+   */
+  async killSession(session: Session, options: { signal?: AbortSignal } = {}): Promise<void> {
+    const { signal } = options;
+    throwIfAborted(signal, `killing session ${session.id}`);
+    await session.interrupt(signal === undefined ? {} : { signal }).catch(() => {});
+    throwIfAborted(signal, `killing session ${session.id}`);
     await session.close();
     this.#sessions.delete(session);
     const runner = this.#runner;
     if (runner.kind !== "subprocess" && session.upstreamId !== undefined) {
       await runner.client.session.delete(
         { sessionID: session.upstreamId },
-        { directory: session.directory },
+        { directory: session.directory, ...(signal === undefined ? {} : { signal }) },
       );
     }
     this.#markSession(session, "killed");
@@ -382,7 +398,7 @@ export class Bridge {
     timer.unref();
   }
 
-  /** Stops following every session, then stops the server (or removes the run dirs) and the demo model. */
+  /** Stops following every session, then stops the server (or removes the run dirs) and the model server. */
   async close(): Promise<void> {
     const sessions = [...this.#sessions];
     this.#sessions.clear();
@@ -396,7 +412,12 @@ export class Bridge {
     }
   }
 
-  /** Stops the server (or removes the run dirs), the store it owns and the demo model. */
+  /** `await using bridge = await Bridge.start(…)` closes it at the end of the block (same as `close()`). */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** Stops the server (or removes the run dirs), the store it owns and the model server. */
   async #stopRunner(): Promise<void> {
     if (this.#runner.kind === "subprocess") {
       await this.#runner.environment.close();
@@ -475,12 +496,12 @@ function clientOf(server: OpencodeServerHandle, options: BridgeOptions, logger: 
   );
 }
 
-/** Starts (or attaches to) the server, or prepares `opencode run`; with `demo`, the scripted model too. */
+/** Starts (or attaches to) the server, or prepares `opencode run`; with a `modelServer`, that too. */
 async function launch(
   options: BridgeOptions,
   kind: BackendKind,
   store: Store,
-): Promise<{ runner: Runner; model: ScriptedModel | undefined }> {
+): Promise<{ runner: Runner; model: ModelServer | undefined }> {
   const logger = options.logger ?? silentLogger;
   if (options.attach !== undefined) {
     if (kind === "subprocess") {
@@ -493,6 +514,12 @@ async function launch(
         "permissions cannot be set on an attached server (its config is its own); set them there",
       );
     }
+    if (options.modelServer !== undefined) {
+      throw new UsageError(
+        "a model server cannot be configured into an attached server (its config is its own); " +
+          "drop `modelServer`, or configure the provider on that server",
+      );
+    }
     const server = await attachOpencode(options.attach.url, {
       ...(options.attach.password === undefined ? {} : { password: options.attach.password }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -502,11 +529,11 @@ async function launch(
       model: undefined,
     };
   }
-  const model = options.demo ? await startScriptedModel({ logger }) : undefined;
+  const model = await options.modelServer?.({ logger });
   try {
     const config = {
       ...options.config,
-      ...(model === undefined ? {} : demoProviderConfig(model.url)),
+      ...model?.config,
       ...(options.permissions === undefined
         ? {}
         : { permission: permissionConfig(options.permissions) }),

@@ -31,6 +31,7 @@ import type {
 import { turnIdFor } from "../events/turn-state.js";
 import type { ServerExit } from "../server/server-handle.js";
 import type { Store } from "../store/store.js";
+import { throwIfAborted } from "../util/abort.js";
 import { ChangeNotifier } from "../util/change-notifier.js";
 import { describeError } from "../util/describe-error.js";
 import { type Logger, silentLogger } from "../util/logger.js";
@@ -149,7 +150,7 @@ interface HeldInput {
   input: Input;
 }
 
-export class Session {
+export class Session implements AsyncDisposable {
   readonly id: string;
   readonly directory: string;
   readonly #backend: SessionBackend;
@@ -546,8 +547,9 @@ export class Session {
   }
 
   /** Switches the model for the next steps. */
-  async switchModel(model: ModelRef): Promise<void> {
-    await this.#backend.switchModel(model);
+  async switchModel(model: ModelRef, options: { signal?: AbortSignal } = {}): Promise<void> {
+    throwIfAborted(options.signal, "switching the model");
+    await this.#backend.switchModel(model, options.signal);
   }
 
   /** Kept events after `after` (a bridge seq), then live ones; ends when the session closes. */
@@ -596,6 +598,11 @@ export class Session {
     }
     this.#log.close();
     for (const log of this.#childLogs.values()) log.close();
+  }
+
+  /** `await using session = …` closes it at the end of the block (same as `close()`). */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 
   /** Keeps a queued input back until the session is free, and says so on the stream. */

@@ -24,6 +24,7 @@ import {
 import type { Session } from "../../runtime/session.js";
 import type { Turn } from "../../runtime/turn.js";
 import { signalLiveGroups } from "../../server/opencode-process.js";
+import { demoModelServer } from "../../testing/demo-model-server.js";
 import { wantsColor } from "../ansi.js";
 import { APPROVE_MODES, type ApproveMode, AskAnswerer } from "../ask-answerer.js";
 import { readConfigFile } from "../config-file.js";
@@ -143,7 +144,7 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
       signal: stop.signal,
       // Nothing takes up the server of an `ocb run` killed outright: it stops at once.
       server: { orphanTimeoutMs: 0 },
-      ...(options.demo ? { demo: true } : {}),
+      ...(options.demo ? { modelServer: demoModelServer } : {}),
       ...(model === undefined ? {} : { model }),
       ...(config === undefined ? {} : { config }),
       ...(permissions === undefined ? {} : { permissions }),
