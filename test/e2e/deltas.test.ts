@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { BackendKind } from "../../src/backends/backend.js";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { Bridge } from "../../src/runtime/bridge.js";
@@ -117,6 +117,23 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
     bridge = await Bridge.start({ directory, modelServer: demoModelServer, backend });
     trackProcess(bridge.server.pid, `opencode serve (deltas, ${backend})`);
   });
+  // A test that failed or timed out must not leave its turn streaming upstream: the next
+  // test's calls would queue behind thousands of deltas on the same server (seen on a loaded
+  // machine: one slow 10,000-delta turn made the next two tests time out creating sessions).
+  const opened: Session[] = [];
+  const open = async (title: string): Promise<Session> => {
+    const session = await bridge.createSession({ title });
+    opened.push(session);
+    return session;
+  };
+  afterEach(async () => {
+    for (const session of opened.splice(0)) {
+      if (session.runningTurn !== undefined) {
+        await session.interrupt({ signal: AbortSignal.timeout(10_000) }).catch(() => {});
+      }
+      await session.close();
+    }
+  });
   afterAll(async () => {
     await bridge?.close();
     rmSync(directory, { recursive: true, force: true });
@@ -126,7 +143,7 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
 
   it("a reply of 30 multibyte characters in one burst: every delta, before the end", async () => {
     expect(Array.from(MULTIBYTE)).toHaveLength(30);
-    const session = await bridge.createSession({ title: "text burst" });
+    const session = await open("text burst");
     const { parts } = await expectWholeDeltas(
       session,
       `[[chunks 10]] [[reply ${MULTIBYTE}]]`,
@@ -140,7 +157,7 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
   });
 
   it("a reply of 10,000 deltas: all of them, before the end", async () => {
-    const session = await bridge.createSession({ title: "text 10,000" });
+    const session = await open("text 10,000");
     const { parts } = await expectWholeDeltas(session, "[[slow 10000 0]]", "text");
     const [part] = parts.values();
     expect(part?.ended?.endsWith(" tok10000")).toBe(true);
@@ -149,7 +166,7 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
   });
 
   it("reasoning in a multibyte burst", async () => {
-    const session = await bridge.createSession({ title: "reasoning burst" });
+    const session = await open("reasoning burst");
     const prompt = `[[chunks 10]] [[reasoning ${MULTIBYTE}]] [[reply done]]`;
     const { parts } = await expectWholeDeltas(session, prompt, "reasoning");
     expect([...parts.values()][0]?.ended).toBe(MULTIBYTE);
@@ -158,7 +175,7 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
   });
 
   it("reasoning in 10,000 deltas", async () => {
-    const session = await bridge.createSession({ title: "reasoning 10,000" });
+    const session = await open("reasoning 10,000");
     const reasoning = "思".repeat(10_000);
     const prompt = `[[chunks 10000]] [[reasoning ${reasoning}]] [[reply done]]`;
     const { parts } = await expectWholeDeltas(session, prompt, "reasoning");
@@ -173,21 +190,21 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
     `[[tool bash ${JSON.stringify({ command: `echo ${text}`, description: "echo" })}]] [[then ok]]`;
 
   it.runIf(toolInputDeltas)("tool input in a multibyte burst", async () => {
-    const session = await bridge.createSession({ title: "tool input burst" });
+    const session = await open("tool input burst");
     await expectWholeDeltas(session, `[[chunks 10]] ${call(MULTIBYTE)}`, "tool.input");
     expect(session.stats().deltas).toEqual(noLoss);
     await session.close();
   });
 
   it.runIf(toolInputDeltas)("tool input in 10,000 deltas", async () => {
-    const session = await bridge.createSession({ title: "tool input 10,000" });
+    const session = await open("tool input 10,000");
     await expectWholeDeltas(session, `[[chunks 10000]] ${call("x".repeat(10_000))}`, "tool.input");
     expect(session.stats().deltas).toEqual(noLoss);
     await session.close();
   });
 
   it.runIf(!toolInputDeltas)("no tool input deltas, the whole input at its end", async () => {
-    const session = await bridge.createSession({ title: "tool input" });
+    const session = await open("tool input");
     const turn = await session.send(`[[chunks 10]] ${call(MULTIBYTE)}`, { delivery: "queue" });
     const events = await collectTurn(turn);
     expect(events.filter((event) => event.type === "tool.input.delta")).toEqual([]);
