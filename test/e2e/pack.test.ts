@@ -89,8 +89,9 @@ describe("the packed package, installed into an empty project", () => {
     // demo turn starts one, so install it as such a user would when it is not pulled in.
     const pulledIn =
       manifest.dependencies?.["opencode-ai"] ?? manifest.optionalDependencies?.["opencode-ai"];
+    // The pinned dev version first: a peer range would fetch the newest release instead.
     const opencode =
-      manifest.peerDependencies?.["opencode-ai"] ?? manifest.devDependencies?.["opencode-ai"];
+      manifest.devDependencies?.["opencode-ai"] ?? manifest.peerDependencies?.["opencode-ai"];
     if (pulledIn === undefined && opencode === undefined) {
       throw new Error("package.json names no opencode-ai version for the demo turn");
     }
