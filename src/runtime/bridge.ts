@@ -27,6 +27,7 @@ import type { ServerRecord, SessionRecord, Store } from "../store/store.js";
 import { HttpTransport } from "../transport/http-transport.js";
 import { throwIfAborted } from "../util/abort.js";
 import { type Logger, silentLogger } from "../util/logger.js";
+import { isProcessRunning } from "../util/process-liveness.js";
 import { holdForTest } from "../util/test-hold.js";
 import { experimentalConfig } from "./experimental-config.js";
 import type { ModelServer, ModelServerFactory } from "./model-server.js";
@@ -591,7 +592,7 @@ async function managedServer(
     .digest("hex");
   const previous = store.server(key);
   let server: SupervisedServer | undefined;
-  if (previous !== undefined && !isProcessAlive(previous.ownerPid)) {
+  if (previous !== undefined && !isProcessRunning(previous.ownerPid)) {
     if (previous.configHash === configHash) {
       server = await SupervisedServer.adopt(
         {
@@ -653,14 +654,5 @@ async function stopLeftover(record: ServerRecord, logger: Logger): Promise<void>
   }
   if (record.root !== undefined && !isProcessGroupAlive(record.pid)) {
     await isolatedDirsAt(record.root).remove();
-  }
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
