@@ -29,6 +29,8 @@ export function handFedServeBackend(transport: Transport, sessionId: string) {
       childSink: () => {},
       connection: () => {},
     },
+    // The replays lose deltas on purpose: their ends go after a second, not the default bound.
+    { deltaIdleMs: 1_000 },
   );
   /** Waits (5 s unless told) for `condition`; names what it waited for and what came. */
   const until = async (what: string, condition: () => boolean, timeoutMs = 5_000) => {

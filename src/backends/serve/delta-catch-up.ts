@@ -21,11 +21,15 @@
 import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../../events/canonical.js";
 import { type Logger, silentLogger } from "../../util/logger.js";
 
-/** A held end goes once no delta of the session came for this long (the live side stopped short). */
-export const DELTA_IDLE_MS = 1_000;
+/**
+ * A held end goes once no delta of the session came for this long (the live side stopped short).
+ * Not shorter: on a loaded machine the live stream pauses for a second or more and then
+ * delivers everything (1 s dropped the last deltas of a 10,000-delta tool input on a clean clone).
+ */
+export const DELTA_IDLE_MS = 5_000;
 
 /** A held end goes at the latest this long after it arrived, however the live side moves. */
-export const DELTA_MAX_HOLD_MS = 15_000;
+export const DELTA_MAX_HOLD_MS = 30_000;
 
 /** Ended parts remembered (to drop their late deltas); older ones are forgotten. */
 const ENDED_PARTS_KEPT = 1_000;

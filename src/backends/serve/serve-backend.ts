@@ -40,6 +40,8 @@ const STOP_CHECK_DELAY_MS = 1_000;
 export interface ServeBackendOptions {
   /** Bound on silence before a stream counts as dropped (default 30 s). */
   idleTimeoutMs?: number;
+  /** How long a part's end waits for its deltas once none comes (default `DELTA_IDLE_MS`). */
+  deltaIdleMs?: number;
 }
 
 export class ServeBackend implements SessionBackend {
@@ -79,7 +81,10 @@ export class ServeBackend implements SessionBackend {
             resume.events.filter((event) => (event.native?.seq ?? 0) <= this.#after),
           );
     this.#answered = new AnsweredAsks(context.sessionId, this.kind);
-    this.#catchUp = new DeltaCatchUp(context.sink, { logger: context.logger });
+    this.#catchUp = new DeltaCatchUp(context.sink, {
+      logger: context.logger,
+      ...(options.deltaIdleMs === undefined ? {} : { idleMs: options.deltaIdleMs }),
+    });
     this.#askTurns = new AskTurns((event) => this.#publish(event), {
       currentTurn: () => this.#state.turn?.id,
       logger: context.logger,
