@@ -35,6 +35,20 @@ export class LiveReadiness {
     this.#reconnecting = true;
   }
 
+  /** The stream was connected and is down now (it is being reconnected). */
+  get reconnecting(): boolean {
+    return this.#reconnecting;
+  }
+
+  /** Waits (bounded) for the stream to be connected; whether it is. */
+  connectedWithin(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    return this.#changes.until(() => this.#connected, {
+      what: "waiting for the live stream",
+      timeoutMs,
+      signal,
+    });
+  }
+
   /** Waits (bounded) for the (re)connection; past the bound it warns and goes on. */
   async wait(
     signal: AbortSignal | undefined,

@@ -7,7 +7,7 @@
  * named on every prompt, so a switch applies from the next input on.
  */
 import type { OpencodeClient } from "../../client/opencode-client.js";
-import { AbortError } from "../../errors.js";
+import { AbortError, ConnectionError } from "../../errors.js";
 import type { ModelRef } from "../../events/canonical.js";
 import {
   initialLegacyState,
@@ -36,6 +36,9 @@ import { modelSwitchedEvent } from "../model-switched.js";
 import { DeltaCatchUp, type DeltaStats } from "../serve/delta-catch-up.js";
 import { StreamHealth } from "../stream-health.js";
 import { ChildSessions } from "./child-sessions.js";
+
+/** How long a prompt waits for an event stream that is reconnecting before it is refused. */
+const RECONNECT_WAIT_MS = 60_000;
 
 /** How long a prompt waits for its user message on the stream. */
 const SEEN_TIMEOUT_MS = 5_000;
@@ -91,8 +94,18 @@ export class LegacyBackend implements SessionBackend {
     this.#pump = this.#run(options.idleTimeoutMs);
   }
 
-  ready(signal?: AbortSignal): Promise<void> {
-    return this.#live.wait(signal, this.#context);
+  async ready(signal?: AbortSignal): Promise<void> {
+    if (!this.#live.reconnecting) return this.#live.wait(signal, this.#context);
+    // On this surface a prompt sent while /event is down loses every event of its turn (there
+    // is no cursor to catch up from: the turn would wait for the watchdog), so it waits for the
+    // stream to come back, and is refused if it does not.
+    if (await this.#live.connectedWithin(RECONNECT_WAIT_MS, signal)) return;
+    throw new ConnectionError(
+      "/event",
+      `the server's event stream has not come back within ${RECONNECT_WAIT_MS / 1000} s, so the ` +
+        "input was not sent (its events could not be heard); send it again once " +
+        'session.connection.state is "connected"',
+    );
   }
 
   check(request: Omit<PromptRequest, "signal">): void {
