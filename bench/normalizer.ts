@@ -6,9 +6,9 @@
  */
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { recordedEvents } from "../src/events/fixture-events.js";
 import { initialApiState, normalizeApiEvent } from "../src/events/normalize-api.js";
 import { parseApiEvent } from "../src/protocol/api/events.js";
+import { recordedEvents } from "../test/support/fixture-events.js";
 import { median, note } from "./stats.js";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/opencode-1.18.33/", import.meta.url));

@@ -3,7 +3,7 @@
  * location header, and a minimal SSE line parser. This is the baseline the bridge is compared
  * with, so it does only what a hand-written client would.
  */
-import { basicAuth } from "../src/transport/http-request.js";
+import { basicAuthHeader } from "../src/util/basic-auth.js";
 
 export interface RawApiOptions {
   url: string;
@@ -46,7 +46,7 @@ export class RawApi {
     this.#url = options.url;
     this.#directory = options.directory;
     this.#authorization =
-      options.password === undefined ? undefined : basicAuth("opencode", options.password);
+      options.password === undefined ? undefined : basicAuthHeader("opencode", options.password);
   }
 
   headers(extra: Record<string, string> = {}): Record<string, string> {

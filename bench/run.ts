@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import type { BackendKind } from "../src/backends/backend.js";
 import { normalizeApiEvent } from "../src/events/normalize-api.js";
 import { Bridge } from "../src/runtime/bridge.js";
+import { demoModelServer } from "../src/testing/demo-model-server.js";
 import { type BackendResult, benchBackends, type WithBridge } from "./backends.js";
 import { benchDeltaLatency, type DeltaLatencyResult } from "./delta-latency.js";
 import { benchNormalizer, type NormalizerResult } from "./normalizer.js";
@@ -91,7 +92,7 @@ const withBridge: WithBridge = async (backend, use) => {
 function startBridge(backend: BackendKind, directory: string): Promise<Bridge> {
   return Bridge.start({
     directory,
-    demo: true,
+    modelServer: demoModelServer,
     backend,
     server: { startupTimeoutMs: 60_000, signal: startAbort.signal },
     // A model that never answers fails the turn instead of holding the bench; on `subprocess`

@@ -13,9 +13,9 @@ import { createInterface } from "node:readline";
 import { RunEnvironment } from "../src/backends/subprocess/run-environment.js";
 import { terminateProcessGroup } from "../src/server/process-group.js";
 import { demoModelRef, demoProviderConfig } from "../src/testing/demo-provider.js";
-import { fixturePath } from "../src/testing/fixture-files.js";
 import { type ScriptedModel, startScriptedModel } from "../src/testing/scripted-model/index.js";
 import { sanitize } from "../src/transport/transcript/sanitize.js";
+import { fixturePath } from "../test/support/fixture-files.js";
 
 const VERSION = "1.18.33";
 /** Bound on one run; a scripted turn takes seconds (a cold start included). */

@@ -1,12 +1,30 @@
-/** opencode-bridge: drive the OpenCode coding agent reliably. */
-export * from "./client/opencode-client.js";
-export * from "./client/opencode2-client.js";
-export type { ClientCallOptions, ClientStreamOptions } from "./client/operation-caller.js";
-export * from "./client/wait-for-model.js";
-export * from "./errors.js";
+/**
+ * opencode-bridge: drive the OpenCode coding agent reliably.
+ *
+ * The root entry is the canonical API: the bridge, its sessions and turns, the canonical events,
+ * errors, servers and the store. OpenCode's wire schemas and typed clients are in
+ * `opencode-bridge/protocol`; helpers for tests in `opencode-bridge/testing`. Every change of
+ * what this file exports shows in `api/*.api.d.ts` (`npm run api:report`).
+ */
+export type { AttachmentSpec } from "./backends/attachments.js";
+export type { BackendKind } from "./backends/backend.js";
+export type { Capabilities } from "./backends/capabilities.js";
+export type { DeltaStats } from "./backends/serve/delta-catch-up.js";
+export {
+  AbortError,
+  type BridgeErrorOptions,
+  ConnectionError,
+  OpencodeApiError,
+  OpencodeBridgeError,
+  ProtocolError,
+  type ProtocolIssue,
+  ServerStartError,
+  TimeoutError,
+  UnknownModelError,
+  UsageError,
+} from "./errors.js";
 export {
   assertNever,
-  CANONICAL_TYPES,
   type CanonicalEvent,
   type CanonicalEventOf,
   type CanonicalType,
@@ -15,16 +33,45 @@ export {
   type DurableType,
   type EphemeralEventData,
   type EphemeralType,
+  type ErrorInfo,
+  type EventData,
   isCanonicalType,
   isDurableType,
+  type ModelRef,
   type NativeOrigin,
   type Outcome,
   type Usage,
 } from "./events/canonical.js";
-export * from "./protocol/index.js";
-export * from "./runtime/index.js";
-export * from "./server/index.js";
-export * from "./transport/http-transport.js";
-export * from "./transport/sse-reader.js";
-export type * from "./transport/transport.js";
+export { Bridge, type BridgeOptions } from "./runtime/bridge.js";
+export type { PermissionPreset } from "./runtime/permission-presets.js";
+export type {
+  AskTimeout,
+  ChildSession,
+  Delivery,
+  PendingAsk,
+  SendOptions,
+  Session,
+  SessionStats,
+} from "./runtime/session.js";
+export type { Turn, TurnResult } from "./runtime/turn.js";
+export type { WatchdogBounds } from "./runtime/watchdog.js";
+export { type AttachOpencodeOptions, attachOpencode } from "./server/attach-opencode.js";
+export type { OpencodeServerHandle, ServerExit } from "./server/server-handle.js";
+export { type StartOpencodeOptions, startOpencode } from "./server/start-opencode.js";
+export {
+  type AssistantMessage,
+  type Conversation,
+  conversationOf,
+  type Message,
+  type Part,
+  type PermissionPart,
+  type QuestionPart,
+  type ReasoningPart,
+  type SubagentPart,
+  type TextPart,
+  type ToolPart,
+  type UserMessage,
+} from "./store/conversation.js";
+export { SqliteStore } from "./store/sqlite-store.js";
+export type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store/store.js";
 export type { Logger } from "./util/logger.js";

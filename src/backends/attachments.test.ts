@@ -117,6 +117,18 @@ describe("resolveAttachments: local files", () => {
     expect(image?.mime).toBe("image/png");
   });
 
+  it("takes a type from the registry by extension, except TypeScript, which is not video", async () => {
+    await writeFile(join(session, "report.docx"), Uint8Array.from([0x50, 0x4b, 3, 4, 0, 0]));
+    await writeFile(join(session, "main.ts"), "export const x = 1;\n");
+    await writeFile(join(session, "json"), "{}\n"); // a name without an extension is not one
+    const [docx, ts, bare] = await resolveIn(["report.docx", "main.ts", "json"]);
+    expect(docx?.mime).toBe(
+      "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    );
+    expect(ts?.mime).toBe("text/x-typescript");
+    expect(bare?.mime).toBe("text/plain");
+  });
+
   it("refuses when the session directory does not exist", async () => {
     const error = await resolveAttachments(["a.txt"], { directory: join(root, "gone") }).catch(
       (thrown: unknown) => thrown,

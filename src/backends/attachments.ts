@@ -6,6 +6,7 @@
 import { readFile, realpath, stat } from "node:fs/promises";
 import { basename, extname, isAbsolute, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { lookup } from "mime-types";
 import { UsageError } from "../errors.js";
 
 /**
@@ -327,30 +328,14 @@ const SIGNATURES: ReadonlyArray<{ mime: string; parts: ReadonlyArray<readonly [n
     { mime: "application/pdf", parts: [[0, "%PDF-"]] },
   ];
 
-const MIME_BY_EXTENSION: Readonly<Record<string, string>> = {
-  png: "image/png",
-  jpg: "image/jpeg",
-  jpeg: "image/jpeg",
-  gif: "image/gif",
-  webp: "image/webp",
-  svg: "image/svg+xml",
-  pdf: "application/pdf",
-  txt: "text/plain",
-  md: "text/markdown",
-  json: "application/json",
-  csv: "text/csv",
-  html: "text/html",
-  htm: "text/html",
-  css: "text/css",
-  xml: "application/xml",
-  yaml: "application/yaml",
-  yml: "application/yaml",
-  js: "text/javascript",
-  mjs: "text/javascript",
-  ts: "text/x-typescript",
-  py: "text/x-python",
-  sh: "text/x-shellscript",
-};
+// The registry answers for the web: there `.ts` is an MPEG transport stream (video/mp2t). In a
+// code repository it is TypeScript, and sending it as video would make the model skip it.
+const SOURCE_CODE_TYPES: ReadonlyMap<string, string> = new Map([
+  ["ts", "text/x-typescript"],
+  ["mts", "text/x-typescript"],
+  ["cts", "text/x-typescript"],
+  ["py", "text/x-python"],
+]);
 
 function detectMime(bytes: Uint8Array, name: string): string {
   const signature = SIGNATURES.find(({ parts }) =>
@@ -364,8 +349,12 @@ function detectMime(bytes: Uint8Array, name: string): string {
   );
 }
 
+/** The type the file name's extension stands for (mime-db, the registry behind most of npm). */
 function mimeByExtension(name: string): string | undefined {
-  return MIME_BY_EXTENSION[extname(name).slice(1).toLowerCase()];
+  const extension = extname(name).slice(1).toLowerCase();
+  // `lookup` also takes a bare extension: without this a file named "json" would be JSON.
+  if (extension === "") return undefined;
+  return SOURCE_CODE_TYPES.get(extension) ?? (lookup(extension) || undefined);
 }
 
 function looksLikeText(bytes: Uint8Array): boolean {

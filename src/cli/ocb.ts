@@ -12,7 +12,8 @@ import { runCli } from "./run-cli.js";
 const program = new Command()
   .name("ocb")
   .description("opencode-bridge: drive the OpenCode coding agent from a terminal")
-  .showHelpAfterError();
+  .showHelpAfterError()
+  .exitOverride(); // runCli sets the exit code (2 for a bad option value, as for usage errors)
 
 registerRunCommand(program);
 registerServeCommand(program);

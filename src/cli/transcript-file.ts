@@ -7,6 +7,7 @@
 import { UsageError } from "../errors.js";
 import { type CanonicalEvent, isCanonicalType, isDurableType } from "../events/canonical.js";
 import type { SessionRecord } from "../store/store.js";
+import { isRecord } from "../util/is-record.js";
 
 export const TRANSCRIPT_FORMAT = "opencode-bridge.transcript";
 export const TRANSCRIPT_VERSION = 1;
@@ -120,8 +121,4 @@ function eventOfLine(value: unknown, number: number, sessionId: string): Canonic
 
 function lineError(number: number, message: string): UsageError {
   return new UsageError(`line ${number}: ${message}`);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

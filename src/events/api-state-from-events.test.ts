@@ -1,10 +1,10 @@
 /** Replays of recorded /api fixtures: the state rebuilt from the canonical events at any point equals the normaliser's own. */
 import { describe, expect, it } from "vitest";
+import { recordedEvents } from "../../test/support/fixture-events.js";
+import { fixturePath } from "../../test/support/fixture-files.js";
 import { parseApiEvent } from "../protocol/api/events.js";
-import { fixturePath } from "../testing/fixture-files.js";
 import { apiStateFromEvents } from "./api-state-from-events.js";
 import type { CanonicalEvent } from "./canonical.js";
-import { recordedEvents } from "./fixture-events.js";
 import { type ApiNormalizerState, initialApiState, normalizeApiEvent } from "./normalize-api.js";
 
 const FIXTURES = [

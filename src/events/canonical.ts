@@ -26,6 +26,7 @@ export interface ErrorInfo {
   message: string;
 }
 
+/** A model, canonically: `{ providerID: "anthropic", modelID: "claude-sonnet-4" }`. */
 export interface ModelRef {
   providerID: string;
   modelID: string;
@@ -130,7 +131,8 @@ export interface ConnectionState {
 export type DurableType = keyof DurableEventData;
 export type EphemeralType = keyof EphemeralEventData;
 export type CanonicalType = DurableType | EphemeralType;
-type DataOf<T extends CanonicalType> = T extends DurableType
+/** The payload of an event of type `T` (`EventData<"tool.called">`). */
+export type EventData<T extends CanonicalType> = T extends DurableType
   ? DurableEventData[T]
   : T extends EphemeralType
     ? EphemeralEventData[T]
@@ -153,7 +155,7 @@ export type CanonicalEventOf<T extends CanonicalType> = {
   /** Milliseconds since the epoch, from the native event when it has one. */
   at: number;
   type: T;
-  data: DataOf<T>;
+  data: EventData<T>;
   durable: T extends DurableType ? true : false;
   native?: NativeOrigin;
 };

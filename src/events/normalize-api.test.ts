@@ -2,10 +2,10 @@
  * The 1.18 `/api` normaliser on durable streams recorded from the real server (replays).
  */
 import { describe, expect, it } from "vitest";
+import { recordedEvents } from "../../test/support/fixture-events.js";
+import { fixturePath } from "../../test/support/fixture-files.js";
 import { parseApiEvent } from "../protocol/api/events.js";
-import { fixturePath } from "../testing/fixture-files.js";
 import type { CanonicalEvent } from "./canonical.js";
-import { recordedEvents } from "./fixture-events.js";
 import { apiInterruptRequested, initialApiState, normalizeApiEvent } from "./normalize-api.js";
 
 function normalizeFixture(name: string): CanonicalEvent[] {

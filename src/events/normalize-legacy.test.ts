@@ -4,10 +4,10 @@
  */
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { recordedEvents } from "../../test/support/fixture-events.js";
+import { fixturePath, readNdjson } from "../../test/support/fixture-files.js";
 import { legacyEventSessionId, parseLegacyEvent } from "../protocol/legacy/events.js";
-import { fixturePath, readNdjson } from "../testing/fixture-files.js";
 import type { CanonicalEvent } from "./canonical.js";
-import { recordedEvents } from "./fixture-events.js";
 import { initialLegacyState, normalizeLegacyEvent } from "./normalize-legacy.js";
 
 /** Normalises the events of the first session that appears in `frames`. */

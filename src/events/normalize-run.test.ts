@@ -5,8 +5,8 @@
  * and on small hand-made lines for what a recording cannot show.
  */
 import { describe, expect, it } from "vitest";
+import { readNdjson } from "../../test/support/fixture-files.js";
 import { parseRunLine } from "../protocol/run/events.js";
-import { readNdjson } from "../testing/fixture-files.js";
 import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "./canonical.js";
 import type { Normalized } from "./normalize-api.js";
 import {

@@ -1,9 +1,9 @@
 /** The 2.0 normaliser on the recorded 2.0.18 session of seed 000 (a replay). */
 import { describe, expect, it } from "vitest";
+import { recordedEvents } from "../../test/support/fixture-events.js";
+import { fixturePath } from "../../test/support/fixture-files.js";
 import { parseV2Event } from "../protocol/v2/events.js";
-import { fixturePath } from "../testing/fixture-files.js";
 import type { CanonicalEvent } from "./canonical.js";
-import { recordedEvents } from "./fixture-events.js";
 import { initialV2State, normalizeV2Event } from "./normalize-v2.js";
 
 function normalizeSeed(): CanonicalEvent[] {

@@ -7,12 +7,13 @@
 import { z } from "zod";
 import { ProtocolError, type ProtocolIssue } from "../errors.js";
 
-export const ModelRef = z.looseObject({
+/** A model as the wire names it (`id`, not the canonical `modelID`: see `ModelRef` in the root entry). */
+export const WireModelRef = z.looseObject({
   id: z.string(),
   providerID: z.string(),
   variant: z.string().optional(),
 });
-export type ModelRef = z.infer<typeof ModelRef>;
+export type WireModelRef = z.infer<typeof WireModelRef>;
 
 export const Tokens = z.looseObject({
   input: z.number(),

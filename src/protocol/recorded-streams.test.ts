@@ -3,7 +3,7 @@
  * the 1.18.5 legacy `/event` stream of seed 003 and the 2.0.18 transcript of seed 000.
  */
 import { describe, expect, it } from "vitest";
-import { readNdjson } from "../testing/fixture-files.js";
+import { readNdjson } from "../../test/support/fixture-files.js";
 import { parseLegacyEvent } from "./legacy/events.js";
 import { parseV2Event } from "./v2/events.js";
 

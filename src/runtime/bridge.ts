@@ -1,7 +1,7 @@
 /**
  * The bridge: owns the way turns run (an OpenCode server, started and supervised or attached,
- * or `opencode run` processes), and the sessions on it. With `demo: true` it also runs the
- * built-in scripted model, so it works offline and without credentials.
+ * or `opencode run` processes), and the sessions on it. With a `modelServer` (the scripted demo
+ * model, from `opencode-bridge/testing`) it also runs that, so it works offline.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { resolve } from "node:path";
@@ -13,7 +13,7 @@ import { SubprocessBackend } from "../backends/subprocess/subprocess-backend.js"
 import { OpencodeClient } from "../client/opencode-client.js";
 import { waitForModel } from "../client/wait-for-model.js";
 import { AbortError, UsageError } from "../errors.js";
-import type { CanonicalEvent } from "../events/canonical.js";
+import type { CanonicalEvent, ModelRef } from "../events/canonical.js";
 import { AdoptedServer } from "../server/adopted-server.js";
 import { attachOpencode } from "../server/attach-opencode.js";
 import { isolatedDirsAt } from "../server/isolated-dirs.js";
@@ -24,20 +24,16 @@ import { SupervisedServer } from "../server/supervised-server.js";
 import { defaultStorePath } from "../store/default-store-path.js";
 import { SqliteStore } from "../store/sqlite-store.js";
 import type { ServerRecord, SessionRecord, Store } from "../store/store.js";
-import { demoProviderConfig } from "../testing/demo-provider.js";
-import { type ScriptedModel, startScriptedModel } from "../testing/scripted-model/index.js";
 import { HttpTransport } from "../transport/http-transport.js";
+import { throwIfAborted } from "../util/abort.js";
 import { type Logger, silentLogger } from "../util/logger.js";
+import { isProcessRunning } from "../util/process-liveness.js";
 import { holdForTest } from "../util/test-hold.js";
 import { experimentalConfig } from "./experimental-config.js";
+import type { ModelServer, ModelServerFactory } from "./model-server.js";
 import { type PermissionPreset, permissionConfig } from "./permission-presets.js";
 import { type AskTimeout, type BackendFactory, Session } from "./session.js";
 import type { WatchdogBounds } from "./watchdog.js";
-
-export interface ModelChoice {
-  providerID: string;
-  modelID: string;
-}
 
 export interface BridgeOptions {
   /** Default project directory of sessions. */
@@ -68,10 +64,14 @@ export interface BridgeOptions {
    * both set and disagreeing is a UsageError.
    */
   continueAfterReject?: boolean;
-  /** Run the built-in scripted model as provider `demo` and use it by default. */
-  demo?: boolean;
-  /** Default model of new sessions (`demo/demo-1` with `demo`). */
-  model?: ModelChoice;
+  /**
+   * A model server to run beside OpenCode, configured into it, its model the default (for
+   * example `demoModelServer` from `opencode-bridge/testing`: the scripted model, provider `demo`).
+   * Not with `attach`.
+   */
+  modelServer?: ModelServerFactory;
+  /** Default model of new sessions (else the `modelServer`'s, else the config's `model`). */
+  model?: ModelRef;
   /** OpenCode config for a managed server. */
   config?: Record<string, unknown>;
   /** Options for the managed server (ignored with `attach`; `binary`, `env` and `inheritUserConfig` also apply to `subprocess`). */
@@ -100,7 +100,7 @@ export interface BridgeOptions {
 }
 
 /** Parses `provider/model` (the model id may contain further slashes). */
-export function parseModel(text: string): ModelChoice {
+export function parseModel(text: string): ModelRef {
   const slash = text.indexOf("/");
   if (slash <= 0 || slash === text.length - 1) {
     throw new UsageError(
@@ -128,11 +128,11 @@ type Runner =
   | { kind: "serve" | "serve-legacy"; server: OpencodeServerHandle; client: OpencodeClient }
   | { kind: "subprocess"; environment: RunEnvironment };
 
-export class Bridge {
+export class Bridge implements AsyncDisposable {
   readonly backend: BackendKind;
   readonly #runner: Runner;
   readonly #options: BridgeOptions;
-  readonly #model: ScriptedModel | undefined;
+  readonly #model: ModelServer | undefined;
   readonly #logger: Logger;
   readonly #sessions = new Set<Session>();
   readonly #readyModels = new Set<string>();
@@ -142,7 +142,7 @@ export class Bridge {
 
   private constructor(
     runner: Runner,
-    model: ScriptedModel | undefined,
+    model: ModelServer | undefined,
     options: BridgeOptions,
     store: { store: Store; owned: boolean },
   ) {
@@ -175,7 +175,7 @@ export class Bridge {
 
   /**
    * Starts (or attaches to) a server, or prepares `opencode run` for the `subprocess` backend;
-   * with `demo`, the scripted model too.
+   * with a `modelServer`, that too.
    */
   static async start(options: BridgeOptions): Promise<Bridge> {
     const kind = chooseBackend(options.backend);
@@ -196,20 +196,21 @@ export class Bridge {
   }
 
   /** The model new sessions use unless told otherwise. */
-  get defaultModel(): ModelChoice {
+  get defaultModel(): ModelRef {
     if (this.#options.model) return this.#options.model;
-    if (this.#model) return { providerID: "demo", modelID: "demo-1" };
+    if (this.#model) return this.#model.defaultModel;
     const configured = this.#options.config?.model;
     if (typeof configured === "string") return parseModel(configured);
     throw new UsageError(
-      "no model: pass `model` (provider/model), set `model` in the OpenCode config, or use `demo`",
+      "no model: pass `model` (provider/model), set `model` in the OpenCode config, or pass a `modelServer`",
     );
   }
 
   /** Creates a session (upstream too, except on `subprocess`, where its first turn does) and follows it. */
   async createSession(
-    options: { directory?: string; model?: ModelChoice; title?: string; signal?: AbortSignal } = {},
+    options: { directory?: string; model?: ModelRef; title?: string; signal?: AbortSignal } = {},
   ): Promise<Session> {
+    throwIfAborted(options.signal, "creating a session");
     const directory = options.directory ?? this.#options.directory;
     const model = options.model ?? this.defaultModel;
     const runner = this.#runner;
@@ -219,7 +220,7 @@ export class Bridge {
     } else if (runner.kind === "serve-legacy") {
       const info = await runner.client.session.create(
         options.title === undefined ? {} : { title: options.title },
-        { directory },
+        { directory, ...(options.signal === undefined ? {} : { signal: options.signal }) },
       );
       id = info.id;
     } else {
@@ -252,9 +253,14 @@ export class Bridge {
    * Follows a session kept in the store again (after a restart of the bridge, or one that was
    * released): its kept events are read back, and on `serve` a turn that was running carries on
    * from the stored cursor and ends once. Other backends cannot replay what they missed: a turn
-   * left running ends `failed` (`bridge-restarted`).
+   * left running ends `failed` (`bridge-restarted`). `signal` is checked before anything is done
+   * (opening reads the store and starts following: nothing to abort mid-way).
    */
-  async openSession(id: string, options: { model?: ModelChoice } = {}): Promise<Session> {
+  async openSession(
+    id: string,
+    options: { model?: ModelRef; signal?: AbortSignal } = {},
+  ): Promise<Session> {
+    throwIfAborted(options.signal, `opening session ${id}`);
     const record = this.#store.session(id);
     if (record === undefined) {
       throw new UsageError(
@@ -294,16 +300,22 @@ export class Bridge {
     this.#markSession(session, "released");
   }
 
-  /** Stops following a session and deletes it upstream for good; its transcript stays in the store. */
-  async killSession(session: Session): Promise<void> {
-    await session.interrupt().catch(() => {});
+  /**
+   * Stops following a session and deletes it upstream for good; its transcript stays in the store.
+   * An abort of `signal` before the delete went out leaves the session followed and upstream.
+   */
+  async killSession(session: Session, options: { signal?: AbortSignal } = {}): Promise<void> {
+    const { signal } = options;
+    throwIfAborted(signal, `killing session ${session.id}`);
+    await session.interrupt(signal === undefined ? {} : { signal }).catch(() => {});
+    throwIfAborted(signal, `killing session ${session.id}`);
     await session.close();
     this.#sessions.delete(session);
     const runner = this.#runner;
     if (runner.kind !== "subprocess" && session.upstreamId !== undefined) {
       await runner.client.session.delete(
         { sessionID: session.upstreamId },
-        { directory: session.directory },
+        { directory: session.directory, ...(signal === undefined ? {} : { signal }) },
       );
     }
     this.#markSession(session, "killed");
@@ -323,7 +335,7 @@ export class Bridge {
   #follow(
     id: string,
     directory: string,
-    model: ModelChoice,
+    model: ModelRef,
     resume: { events: CanonicalEvent[]; cursor: string | undefined } | undefined,
     upstreamId?: string,
   ): Session {
@@ -387,7 +399,7 @@ export class Bridge {
     timer.unref();
   }
 
-  /** Stops following every session, then stops the server (or removes the run dirs) and the demo model. */
+  /** Stops following every session, then stops the server (or removes the run dirs) and the model server. */
   async close(): Promise<void> {
     const sessions = [...this.#sessions];
     this.#sessions.clear();
@@ -401,7 +413,12 @@ export class Bridge {
     }
   }
 
-  /** Stops the server (or removes the run dirs), the store it owns and the demo model. */
+  /** `await using bridge = await Bridge.start(…)` closes it at the end of the block (same as `close()`). */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** Stops the server (or removes the run dirs), the store it owns and the model server. */
   async #stopRunner(): Promise<void> {
     if (this.#runner.kind === "subprocess") {
       await this.#runner.environment.close();
@@ -435,7 +452,7 @@ export class Bridge {
   async #serverReady(
     runner: Extract<Runner, { client: OpencodeClient }>,
     directory: string,
-    model: ModelChoice,
+    model: ModelRef,
     reconnected: boolean,
     signal: AbortSignal | undefined,
   ): Promise<void> {
@@ -449,7 +466,7 @@ export class Bridge {
   async #modelReady(
     client: OpencodeClient,
     directory: string,
-    model: ModelChoice,
+    model: ModelRef,
     signal: AbortSignal | undefined,
   ): Promise<void> {
     const key = modelKey(directory, model);
@@ -469,7 +486,7 @@ export class Bridge {
 }
 
 /** Which models are known to be ready: one key per location and model. */
-function modelKey(directory: string, model: ModelChoice): string {
+function modelKey(directory: string, model: ModelRef): string {
   return `${directory}\u0000${model.providerID}/${model.modelID}`;
 }
 
@@ -480,12 +497,12 @@ function clientOf(server: OpencodeServerHandle, options: BridgeOptions, logger: 
   );
 }
 
-/** Starts (or attaches to) the server, or prepares `opencode run`; with `demo`, the scripted model too. */
+/** Starts (or attaches to) the server, or prepares `opencode run`; with a `modelServer`, that too. */
 async function launch(
   options: BridgeOptions,
   kind: BackendKind,
   store: Store,
-): Promise<{ runner: Runner; model: ScriptedModel | undefined }> {
+): Promise<{ runner: Runner; model: ModelServer | undefined }> {
   const logger = options.logger ?? silentLogger;
   if (options.attach !== undefined) {
     if (kind === "subprocess") {
@@ -498,6 +515,12 @@ async function launch(
         "permissions cannot be set on an attached server (its config is its own); set them there",
       );
     }
+    if (options.modelServer !== undefined) {
+      throw new UsageError(
+        "a model server cannot be configured into an attached server (its config is its own); " +
+          "drop `modelServer`, or configure the provider on that server",
+      );
+    }
     const server = await attachOpencode(options.attach.url, {
       ...(options.attach.password === undefined ? {} : { password: options.attach.password }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -507,11 +530,11 @@ async function launch(
       model: undefined,
     };
   }
-  const model = options.demo ? await startScriptedModel({ logger }) : undefined;
+  const model = await options.modelServer?.({ logger });
   try {
     const config = {
       ...options.config,
-      ...(model === undefined ? {} : demoProviderConfig(model.url)),
+      ...model?.config,
       ...(options.permissions === undefined
         ? {}
         : { permission: permissionConfig(options.permissions) }),
@@ -569,7 +592,7 @@ async function managedServer(
     .digest("hex");
   const previous = store.server(key);
   let server: SupervisedServer | undefined;
-  if (previous !== undefined && !isProcessAlive(previous.ownerPid)) {
+  if (previous !== undefined && !isProcessRunning(previous.ownerPid)) {
     if (previous.configHash === configHash) {
       server = await SupervisedServer.adopt(
         {
@@ -631,14 +654,5 @@ async function stopLeftover(record: ServerRecord, logger: Logger): Promise<void>
   }
   if (record.root !== undefined && !isProcessGroupAlive(record.pid)) {
     await isolatedDirsAt(record.root).remove();
-  }
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

@@ -13,6 +13,7 @@ import {
 import {
   type BackendConnection,
   type BackendContext,
+  type BackendKind,
   mintInputId,
   type SessionBackend,
 } from "../backends/backend.js";
@@ -25,10 +26,12 @@ import type {
   CanonicalEventOf,
   CanonicalType,
   ConnectionState,
+  ModelRef,
 } from "../events/canonical.js";
 import { turnIdFor } from "../events/turn-state.js";
 import type { ServerExit } from "../server/server-handle.js";
 import type { Store } from "../store/store.js";
+import { throwIfAborted } from "../util/abort.js";
 import { ChangeNotifier } from "../util/change-notifier.js";
 import { describeError } from "../util/describe-error.js";
 import { type Logger, silentLogger } from "../util/logger.js";
@@ -147,7 +150,7 @@ interface HeldInput {
   input: Input;
 }
 
-export class Session {
+export class Session implements AsyncDisposable {
   readonly id: string;
   readonly directory: string;
   readonly #backend: SessionBackend;
@@ -203,6 +206,7 @@ export class Session {
   /** Aborts the waits of the send under way (one at a time) when the session closes. */
   #sendAbort: AbortController | undefined;
 
+  /** @internal Sessions come from `Bridge.createSession` / `openSession`, not from users. */
   constructor(id: string, backend: BackendFactory, options: SessionOptions) {
     this.id = id;
     this.directory = options.directory;
@@ -264,7 +268,7 @@ export class Session {
     return this.#backend.capabilities;
   }
 
-  get backend(): SessionBackend["kind"] {
+  get backend(): BackendKind {
     return this.#backend.kind;
   }
 
@@ -543,8 +547,9 @@ export class Session {
   }
 
   /** Switches the model for the next steps. */
-  async switchModel(model: { providerID: string; modelID: string }): Promise<void> {
-    await this.#backend.switchModel(model);
+  async switchModel(model: ModelRef, options: { signal?: AbortSignal } = {}): Promise<void> {
+    throwIfAborted(options.signal, "switching the model");
+    await this.#backend.switchModel(model, options.signal);
   }
 
   /** Kept events after `after` (a bridge seq), then live ones; ends when the session closes. */
@@ -593,6 +598,11 @@ export class Session {
     }
     this.#log.close();
     for (const log of this.#childLogs.values()) log.close();
+  }
+
+  /** `await using session = …` closes it at the end of the block (same as `close()`). */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 
   /** Keeps a queued input back until the session is free, and says so on the stream. */
@@ -839,6 +849,7 @@ export class Session {
   }
 
   /**
+   * @internal The bridge tells its sessions; not for users.
    * The server died (it is being restarted): the running turn, an input waiting to start and
    * the held ones end `failed` (`server-exited`) with the exit and the server's last lines.
    */

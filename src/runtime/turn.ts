@@ -41,7 +41,10 @@ export class Turn {
   #resolve: (result: TurnResult) => void = () => {};
   readonly #done: Promise<TurnResult>;
 
-  /** Without a `history`, an ended turn keeps its durable events itself (deltas are dropped). */
+  /**
+   * @internal Turns come from `Session.send` / `runningTurn`, not from users.
+   * Without a `history`, an ended turn keeps its durable events itself (deltas are dropped).
+   */
   constructor(id: string, history?: TurnHistory) {
     this.id = id;
     this.#history = history;

@@ -26,10 +26,7 @@ export interface HealthStatus {
   version: string | undefined;
 }
 
-/** The `Authorization` header value for HTTP Basic auth. */
-export function basicAuthHeader(username: string, password: string): string {
-  return `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
-}
+export { basicAuthHeader } from "../util/basic-auth.js";
 
 export interface ProbeOptions {
   /** `Authorization` header value, when the server has a password. */

@@ -4,8 +4,8 @@
  * (language servers, shells of running tools) too, and "stopped" means the whole group
  * is gone, not just the leader.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
+import { isProcessGroupRunning } from "../util/process-liveness.js";
 
 /** How long the group gets after SIGTERM before SIGKILL. */
 export const DEFAULT_GRACE_MS = 3_000;
@@ -28,15 +28,7 @@ export function signalProcessGroup(pid: number, signal: NodeJS.Signals): boolean
 }
 
 /** True while any process of the group led by `pid` is still running (zombies do not count). */
-export function isProcessGroupAlive(pid: number): boolean {
-  try {
-    process.kill(HAS_PROCESS_GROUPS ? -pid : pid, 0);
-  } catch (error) {
-    // EPERM: a member exists but is not ours to signal; it is still alive.
-    return errorCode(error) !== "ESRCH";
-  }
-  return process.platform === "linux" ? hasRunningMember(pid) : true;
-}
+export const isProcessGroupAlive: (pid: number) => boolean = isProcessGroupRunning;
 
 export interface TerminateOptions {
   graceMs?: number;
@@ -100,30 +92,6 @@ async function waitUntilGone(
     await delay(Math.min(POLL_MS, left));
   }
   return true;
-}
-
-// A member whose parent is gone and that nobody reaps stays a zombie forever in some
-// containers; `kill(-pgid, 0)` still finds it, so look at the members' states instead.
-function hasRunningMember(pgid: number): boolean {
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return true;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-    } catch {
-      continue; // exited while we looked
-    }
-    // Fields after the command name (which may contain spaces): state ppid pgrp …
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) === pgid && fields[0] !== "Z") return true;
-  }
-  return false;
 }
 
 function errorCode(error: unknown): unknown {

@@ -1,4 +1,5 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -79,6 +80,23 @@ describe("resolveOpencodeBinary", () => {
     expect(message).toContain("npm install opencode-ai@1.18.33");
     expect(message).toContain("opencode-linux-x64");
     expect(message).toContain("OPENCODE_BIN=/path/to/opencode");
+  });
+
+  it("says opencode-ai is an optional dependency to install when it is absent", () => {
+    // Node's own resolution from an empty directory: nothing is installed there.
+    const resolvePackageJson = createRequire(join(dir, "entry.js")).resolve;
+    let error: unknown;
+    try {
+      resolveOpencodeBinary({ env: {}, resolvePackageJson, target: linuxX64 });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    const message = (error as Error).message;
+    expect(message).toContain("needs the opencode-ai package (an optional dependency");
+    expect(message).toContain("npm install opencode-ai@1.18.33");
+    expect(message).toContain("OPENCODE_BIN=/path/to/opencode");
+    expect(message).toContain("attach to a server that runs already");
   });
 
   it("takes the first installed variant that has an executable binary", () => {

@@ -2,7 +2,8 @@
  * Finds the `opencode` executable. npm installs it as a per-platform package
  * (`opencode-<platform>-<arch>[-baseline][-musl]`, an optional dependency of `opencode-ai`),
  * so it is resolved through Node's module resolution rather than `PATH`: the version
- * then matches the one this library was built against.
+ * then matches the one this library was built against. `opencode-ai` is itself an optional
+ * dependency: a program that only attaches to a running server does not need it.
  */
 import {
   accessSync,
@@ -62,6 +63,16 @@ export function resolveOpencodeBinary(options: ResolveBinaryOptions = {}): strin
   if (copy !== undefined && isExecutableFile(copy) && isNativeExecutable(copy)) return copy;
 
   const expected = names[0] ?? `opencode-${platformName(target.platform)}-${target.arch}`;
+  if (installedFile(resolvePackageJson, "opencode-ai", "package.json") === undefined) {
+    // It is an optional dependency (attaching to a running server needs no binary): say so.
+    throw new UsageError(
+      `Starting an OpenCode server needs the opencode-ai package (an optional dependency of ` +
+        `opencode-bridge), and it is not installed. Fix it one of these ways: ` +
+        `run \`npm install opencode-ai@${OPENCODE_VERSION}\` (which installs ${expected}), ` +
+        `set ${OPENCODE_BIN_ENV}=/path/to/opencode, or attach to a server that runs already ` +
+        `(the bridge's \`attach\` option, or \`attachOpencode\`).`,
+    );
+  }
   throw new UsageError(
     `No opencode binary found: none of ${names.join(", ") || expected} is installed ` +
       `for ${target.platform}-${target.arch}. Fix it either way: ` +

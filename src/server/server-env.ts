@@ -4,6 +4,7 @@
  * isolated server sees none of the user's OpenCode settings.
  */
 import { UsageError } from "../errors.js";
+import { isRecord } from "../util/is-record.js";
 
 /** OpenCode's Basic auth user when `OPENCODE_SERVER_USERNAME` is not set. */
 export const DEFAULT_USERNAME = "opencode";
@@ -95,8 +96,4 @@ function serializeConfig(config: Record<string, unknown>): string {
       cause: error,
     });
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -49,6 +49,7 @@ export interface StartOpencodeOptions {
    */
   inheritUserConfig?: boolean;
   /**
+   * @internal The supervised server's restart; not for users.
    * Isolated dirs to run in again (a restart after a crash keeps the sessions); the caller
    * owns them: `close()` leaves them in place.
    */

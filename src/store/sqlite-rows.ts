@@ -6,6 +6,7 @@
 
 import { OpencodeBridgeError } from "../errors.js";
 import { type CanonicalEvent, isDurableType } from "../events/canonical.js";
+import { isRecord } from "../util/is-record.js";
 import type { SessionRecord } from "./store.js";
 
 /** A stored event body (JSON text) as the event. */
@@ -63,8 +64,4 @@ function parseJson(text: string): unknown {
     // Reported by the caller as a row that is not an event, with where it is.
     return undefined;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -2,10 +2,11 @@
  * The transcript store on SQLite (better-sqlite3): one file per bridge, WAL so that readers
  * never wait for the writer, events kept as JSON text under (session_id, seq).
  */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { OpencodeBridgeError, UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { describeError } from "../util/describe-error.js";
+import { loadBetterSqlite3 } from "./load-sqlite.js";
 import { migrate } from "./migrations.js";
 import { preparePrivateFile, tightenSideFiles } from "./private-files.js";
 import { eventOfBody, sessionOfRow } from "./sqlite-rows.js";
@@ -173,12 +174,14 @@ export class SqliteStore implements Store {
 }
 
 function openDatabase(path: string): Database.Database {
+  // Loaded here, not at import: see load-sqlite.ts. Missing, it is a UsageError of its own.
+  const Sqlite = loadBetterSqlite3();
   let db: Database.Database | undefined;
   try {
     const onDisk = path !== IN_MEMORY && path !== "";
     // It holds the managed server's password and whole transcripts: the owner's only.
     if (onDisk) preparePrivateFile(path);
-    db = new Database(path);
+    db = new Sqlite(path);
     // The first statement reads the file's header: a file that is not a database fails here.
     db.pragma("journal_mode = WAL");
     if (onDisk) tightenSideFiles(path);

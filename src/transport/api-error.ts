@@ -1,5 +1,6 @@
 /** Reads a non-2xx response into an `OpencodeApiError`. */
 import { OpencodeApiError } from "../errors.js";
+import { isRecord } from "../util/is-record.js";
 
 /** Builds the error for a failed response whose body text has already been read. */
 export function apiErrorFrom(
@@ -45,8 +46,4 @@ function describeErrorBody(body: unknown): { name?: string; message?: string } {
 
 function firstString(...values: unknown[]): string | undefined {
   return values.find((value): value is string => typeof value === "string" && value.length > 0);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

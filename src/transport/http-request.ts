@@ -68,11 +68,6 @@ export function buildHttpRequest(baseUrl: string, call: OperationCall): HttpRequ
   return { url, method: route.method, headers, body, route };
 }
 
-/** `Basic` authorization header value for the server password. */
-export function basicAuth(username: string, password: string): string {
-  return `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
-}
-
 function withTrailingSlashRemoved(baseUrl: string): string {
   return baseUrl.endsWith("/") ? baseUrl.slice(0, -1) : baseUrl;
 }

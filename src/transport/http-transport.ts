@@ -5,9 +5,10 @@
  */
 import { ConnectionError, OpencodeBridgeError, ProtocolError } from "../errors.js";
 import { withDeadline } from "../util/abort.js";
+import { basicAuthHeader } from "../util/basic-auth.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { apiErrorFrom } from "./api-error.js";
-import { basicAuth, buildHttpRequest, type HttpRequestParts } from "./http-request.js";
+import { buildHttpRequest, type HttpRequestParts } from "./http-request.js";
 import { readSse } from "./sse-reader.js";
 import type { CallOptions, OperationCall, StreamOptions, Transport } from "./transport.js";
 
@@ -41,7 +42,7 @@ export class HttpTransport implements Transport {
     this.#authorization =
       options.password === undefined
         ? undefined
-        : basicAuth(options.username ?? "opencode", options.password);
+        : basicAuthHeader(options.username ?? "opencode", options.password);
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#idleTimeoutMs = options.idleTimeoutMs;
     this.#logger = options.logger ?? silentLogger;

@@ -12,6 +12,7 @@ import type { CanonicalEvent, CanonicalEventOf } from "../../src/events/canonica
 import { Bridge } from "../../src/runtime/bridge.js";
 import type { Session } from "../../src/runtime/session.js";
 import type { Turn } from "../../src/runtime/turn.js";
+import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { trackProcess } from "../support/process-tracker.js";
 import { within } from "../support/within.js";
 
@@ -87,7 +88,12 @@ for (const backend of ["serve", "serve-legacy"] as const) {
     let directory: string;
     beforeAll(async () => {
       directory = mkdtempSync(join(tmpdir(), `ocb-asks-${backend}-`));
-      bridge = await Bridge.start({ directory, demo: true, backend, permissions: "ask" });
+      bridge = await Bridge.start({
+        directory,
+        modelServer: demoModelServer,
+        backend,
+        permissions: "ask",
+      });
       trackProcess(bridge.server.pid, `opencode serve (asks, ${backend})`);
     });
     afterAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * End to end: Ctrl-C at `ocb run` in every phase, as a person presses it (SIGINT to the CLI's
+ * End to end: Ctrl-C at `ocb run` in every phase (and twice at `ocb serve`), as a person presses it (SIGINT to the CLI's
  * process group, as a terminal sends it; at an ask, the key itself in a pseudo-terminal), and
  * `ocb run` killed outright. Each time the run ends (130 for Ctrl-C) and no process it
  * started (server, tools, keeper) is left. Phases that pass too fast to hit by timing are
@@ -93,7 +93,7 @@ async function exitOf(
 ): Promise<number | null | "still running"> {
   const code = await Promise.race([cli.exited, delay(EXIT_BOUND_MS, "still running" as const)]);
   const ms = Math.round(performance.now() - since);
-  measured(`ocb run, Ctrl-C ${phase}: exit ${code} ${ms} ms after the signal`);
+  measured(`ocb, Ctrl-C ${phase}: exit ${code} ${ms} ms after the signal`);
   return code;
 }
 
@@ -220,6 +220,25 @@ describe("Ctrl-C at ocb run", () => {
     await until("the server start", cli, () => existsSync(pidFile));
     expect(await ctrlC("twice, server ignoring SIGTERM", cli, 2)).toBe(130);
     expect(await leftOver(watch)).toEqual([]);
+  });
+});
+
+describe("Ctrl-C at ocb serve", () => {
+  it("twice while its server ignores SIGTERM: exits 130 at once, its whole group killed", async () => {
+    const dir = tempDir();
+    const pidFile = join(dir, "fake.pid");
+    const cli = startOcb(["serve", "--dir", dir], {
+      env: { OPENCODE_BIN: join(FAKES, "never-listens-ignores-term.sh"), FAKE_PID_FILE: pidFile },
+    });
+    const watch = new DescendantWatch(cli.pid);
+    clis.push(cli);
+    watches.push(watch);
+    await until("the server start", cli, () => existsSync(pidFile));
+    watch.poll();
+    const [fake, child] = readFileSync(pidFile, "utf8").split(" ").map(Number);
+    expect(await ctrlC("twice at serve, server ignoring SIGTERM", cli, 2)).toBe(130);
+    expect(await leftOver(watch)).toEqual([]);
+    expect([fake, child].filter((pid) => pid !== undefined && isRunning(pid))).toEqual([]);
   });
 });
 

@@ -15,6 +15,7 @@ import type { BackendKind } from "../../src/backends/backend.js";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { Bridge } from "../../src/runtime/bridge.js";
 import type { Session } from "../../src/runtime/session.js";
+import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { type BridgeBehindProxy, startBridgeBehindProxy } from "../support/bridge-behind-proxy.js";
 import { trackProcess } from "../support/process-tracker.js";
 import { collectTurn } from "../support/turn-events.js";
@@ -113,7 +114,7 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
 
   beforeAll(async () => {
     directory = mkdtempSync(join(tmpdir(), "ocb-deltas-"));
-    bridge = await Bridge.start({ directory, demo: true, backend });
+    bridge = await Bridge.start({ directory, modelServer: demoModelServer, backend });
     trackProcess(bridge.server.pid, `opencode serve (deltas, ${backend})`);
   });
   // A test that failed or timed out must not leave its turn streaming upstream: the next

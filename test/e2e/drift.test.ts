@@ -11,7 +11,7 @@ import {
 } from "../../src/protocol/legacy/events.js";
 import { KNOWN_PART_TYPES } from "../../src/protocol/legacy/parts.js";
 import { operations } from "../../src/protocol/operations.js";
-import { basicAuth } from "../../src/transport/http-request.js";
+import { basicAuthHeader } from "../../src/util/basic-auth.js";
 import { type RealServer, startRealServer } from "../support/real-server.js";
 
 const OpenApi = z.looseObject({
@@ -36,7 +36,7 @@ let doc: OpenApi;
 beforeAll(async () => {
   real = await startRealServer();
   const response = await fetch(`${real.server.url}/doc`, {
-    headers: { authorization: basicAuth("opencode", real.server.password ?? "") },
+    headers: { authorization: basicAuthHeader("opencode", real.server.password ?? "") },
     signal: AbortSignal.timeout(20_000),
   });
   doc = OpenApi.parse(await response.json());

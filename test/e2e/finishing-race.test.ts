@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bridge } from "../../src/runtime/bridge.js";
+import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { trackProcess } from "../support/process-tracker.js";
 import { untilTurnEvent } from "../support/turn-events.js";
 
@@ -19,7 +20,12 @@ for (const backend of ["serve", "serve-legacy"] as const) {
     let directory: string;
     beforeAll(async () => {
       directory = mkdtempSync(join(tmpdir(), `ocb-race-${backend}-`));
-      bridge = await Bridge.start({ directory, demo: true, backend, store: ":memory:" });
+      bridge = await Bridge.start({
+        directory,
+        modelServer: demoModelServer,
+        backend,
+        store: ":memory:",
+      });
       trackProcess(bridge.server.pid, `opencode serve (race, ${backend})`);
     });
     afterAll(async () => {

@@ -10,6 +10,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { OpencodeApiError } from "../../src/errors.js";
 import { Bridge } from "../../src/runtime/bridge.js";
+import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { trackProcess } from "../support/process-tracker.js";
 
 let bridge: Bridge;
@@ -18,7 +19,7 @@ beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), "ocb-lifetimes-"));
   bridge = await Bridge.start({
     directory,
-    demo: true,
+    modelServer: demoModelServer,
     store: join(directory, "store.db"),
     idleReleaseMs: 300,
   });

@@ -12,6 +12,7 @@ import type { BackendKind } from "../../src/backends/backend.js";
 import { BACKEND_CAPABILITIES } from "../../src/backends/capabilities.js";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { Bridge } from "../../src/runtime/bridge.js";
+import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { PARITY_SCENARIOS } from "../parity/scenarios.js";
 import { expectedSignature, paritySignature } from "../parity/signature.js";
 import { trackProcess } from "../support/process-tracker.js";
@@ -30,7 +31,7 @@ for (const backend of [REFERENCE, ...OTHERS]) {
     let directory: string;
     beforeAll(async () => {
       directory = mkdtempSync(join(tmpdir(), `ocb-parity-${backend}-`));
-      bridge = await Bridge.start({ directory, demo: true, backend });
+      bridge = await Bridge.start({ directory, modelServer: demoModelServer, backend });
       if (backend !== "subprocess") trackProcess(bridge.server.pid, `opencode serve (${backend})`);
     });
     afterAll(async () => {

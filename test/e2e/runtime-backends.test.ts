@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Bridge, type BridgeOptions } from "../../src/runtime/bridge.js";
+import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { trackProcess } from "../support/process-tracker.js";
 import { processesIn } from "../support/processes-in.js";
 import { collectTurn, untilTurnEvent } from "../support/turn-events.js";
@@ -18,7 +19,7 @@ let directory: string | undefined;
 
 async function start(options: Omit<BridgeOptions, "directory" | "demo">): Promise<Bridge> {
   directory = mkdtempSync(join(tmpdir(), "ocb-backends-"));
-  bridge = await Bridge.start({ directory, demo: true, ...options });
+  bridge = await Bridge.start({ directory, modelServer: demoModelServer, ...options });
   if (bridge.backend !== "subprocess") trackProcess(bridge.server.pid, "opencode serve (backends)");
   return bridge;
 }

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { Bridge } from "../../src/runtime/bridge.js";
+import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { trackProcess } from "../support/process-tracker.js";
 
 let bridge: Bridge;
@@ -18,7 +19,7 @@ beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), "ocb-stopped-run-"));
   bridge = await Bridge.start({
     directory,
-    demo: true,
+    modelServer: demoModelServer,
     config: { permission: { edit: "ask" } },
     // Long bounds: the turn must end by the stop check, not by the stall watchdog.
     watchdog: { admitTimeoutMs: 60_000, silenceTimeoutMs: 60_000 },

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { Bridge } from "../../src/runtime/bridge.js";
+import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { trackProcess } from "../support/process-tracker.js";
 import { collectTurn, untilTurnEvent } from "../support/turn-events.js";
 
@@ -18,7 +19,7 @@ beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), "ocb-runtime-"));
   bridge = await Bridge.start({
     directory,
-    demo: true,
+    modelServer: demoModelServer,
     // Small bounds so a model that never answers fails the test turn quickly.
     watchdog: { admitTimeoutMs: 4_000, silenceTimeoutMs: 4_000 },
   });

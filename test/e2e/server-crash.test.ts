@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { Bridge } from "../../src/runtime/bridge.js";
 import { SupervisedServer } from "../../src/server/supervised-server.js";
+import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { trackProcess } from "../support/process-tracker.js";
 import { untilTurnEvent } from "../support/turn-events.js";
 
@@ -17,7 +18,7 @@ let bridge: Bridge;
 let directory: string;
 beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), "ocb-crash-"));
-  bridge = await Bridge.start({ directory, demo: true });
+  bridge = await Bridge.start({ directory, modelServer: demoModelServer });
   trackProcess(bridge.server.pid, "opencode serve (crash, first)");
 });
 afterAll(async () => {

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { Bridge } from "../../src/runtime/bridge.js";
+import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { trackProcess } from "../support/process-tracker.js";
 import { collectTurn } from "../support/turn-events.js";
 
@@ -19,7 +20,7 @@ beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), "ocb-subagents-"));
   bridge = await Bridge.start({
     directory,
-    demo: true,
+    modelServer: demoModelServer,
     backend: "serve-legacy",
     permissions: "ask",
   });

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UnknownModelError, UsageError } from "../../src/errors.js";
 import { Bridge } from "../../src/runtime/bridge.js";
+import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { trackProcess } from "../support/process-tracker.js";
 
 /** Far beyond the tests' own limits: a refusal that waited for it fails them. */
@@ -24,7 +25,7 @@ beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), "ocb-unknown-model-"));
   bridge = await Bridge.start({
     directory,
-    demo: true,
+    modelServer: demoModelServer,
     store: ":memory:",
     modelReadyTimeoutMs: MODEL_READY_BOUND_MS,
   });

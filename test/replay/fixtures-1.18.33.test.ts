@@ -4,9 +4,9 @@
  */
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { fixturePath } from "../../src/testing/fixture-files.js";
 import { scenarios } from "../scenarios/index.js";
 import { RECORDED_VERSION, replayScenario } from "../scenarios/record.js";
+import { fixturePath } from "../support/fixture-files.js";
 
 describe(`fixtures recorded from OpenCode ${RECORDED_VERSION}, replayed`, () => {
   it.each(scenarios.map((scenario) => [scenario.name, scenario] as const))(

@@ -4,11 +4,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { Opencode2Client } from "../../src/client/opencode2-client.js";
-import { fixturePath } from "../../src/testing/fixture-files.js";
 import { ReplayMismatchError } from "../../src/transport/transcript/replay-mismatch-error.js";
 import { ReplayTransport } from "../../src/transport/transcript/replay-transport.js";
 import { type NumberedEntry, readTranscript } from "../../src/transport/transcript/transcript.js";
 import { runOpencode2Interrupt } from "../scenarios/opencode2-interrupt.js";
+import { fixturePath } from "../support/fixture-files.js";
 
 const SEED = fixturePath("opencode-2.0.18/interrupt.transcript.ndjson");
 const WORK = "/home/someone/project";

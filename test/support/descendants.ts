@@ -5,6 +5,7 @@
  * their parent died are still known. Linux only.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { readProcStat } from "../../src/util/process-liveness.js";
 import { isRunning, trackProcess } from "./process-tracker.js";
 
 export interface SeenProcess {
@@ -14,12 +15,7 @@ export interface SeenProcess {
 }
 
 function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  } catch {
-    return undefined;
-  }
+  return readProcStat(pid)?.ppid;
 }
 
 function commandOf(pid: number): string {

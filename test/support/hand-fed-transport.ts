@@ -4,10 +4,10 @@
  * given for its operation (204 when there is none). Not a server: it checks nothing it is sent.
  */
 
-import { fixturePath } from "../../src/testing/fixture-files.js";
 import { readTranscript } from "../../src/transport/transcript/transcript.js";
 import type { OperationCall, StreamOptions, Transport } from "../../src/transport/transport.js";
 import { ChangeNotifier } from "../../src/util/change-notifier.js";
+import { fixturePath } from "./fixture-files.js";
 
 /** The recorded native events of one stream of a 1.18.33 fixture, in order. */
 export function recordedEvents(scenario: string, stream: string): Record<string, unknown>[] {

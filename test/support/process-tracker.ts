@@ -2,8 +2,9 @@
  * Tests record the pid of every process they start here; the global teardown then checks,
  * by pid, that none of them is still alive after the suite.
  */
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { join } from "node:path";
+import { isProcessRunning } from "../../src/util/process-liveness.js";
 
 export const PID_DIR_ENV = "OCB_TEST_PID_DIR";
 
@@ -15,15 +16,4 @@ export function trackProcess(pid: number | undefined, label: string): void {
 }
 
 /** Running, that is: a zombie waiting for a slow init to reap it has already exited. */
-export function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/\)\s+Z\s/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return process.platform !== "linux";
-  }
-}
+export const isRunning: (pid: number) => boolean = isProcessRunning;

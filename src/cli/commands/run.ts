@@ -12,39 +12,38 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { BACKEND_KINDS } from "../../backends/backend.js";
+import { BACKEND_KINDS, type BackendKind } from "../../backends/backend.js";
 import { UsageError } from "../../errors.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { Bridge, chooseBackend, parseModel } from "../../runtime/bridge.js";
-import {
-  PERMISSION_PRESETS,
-  type PermissionPreset,
-  permissionConfig,
-} from "../../runtime/permission-presets.js";
+import { PERMISSION_PRESETS, type PermissionPreset } from "../../runtime/permission-presets.js";
 import type { Session } from "../../runtime/session.js";
 import type { Turn } from "../../runtime/turn.js";
-import { signalLiveGroups } from "../../server/opencode-process.js";
+import { demoModelServer } from "../../testing/demo-model-server.js";
 import { wantsColor } from "../ansi.js";
 import { APPROVE_MODES, type ApproveMode, AskAnswerer } from "../ask-answerer.js";
+import { choiceOption } from "../choice-option.js";
 import { readConfigFile } from "../config-file.js";
 import { followConnection } from "../follow-connection.js";
+import { handleInterrupts, INTERRUPTED_EXIT_CODE } from "../interrupts.js";
 import { STORE_OPTION_HELP } from "../store-access.js";
 import { TurnPrinter } from "../turn-printer.js";
 
+/** As commander hands them over: the choice options are already checked. */
 interface RunOptions {
-  backend?: string;
+  backend?: BackendKind;
   model?: string;
   dir?: string;
   config?: string;
   json?: boolean;
   demo?: boolean;
-  approve?: string;
-  permissions?: string;
+  approve?: ApproveMode;
+  permissions?: PermissionPreset;
   store?: string;
   file: string[];
 }
 
-const EXIT = { completed: 0, failed: 1, interrupted: 130 } as const;
+const EXIT = { completed: 0, failed: 1, interrupted: INTERRUPTED_EXIT_CODE } as const;
 
 /** After Ctrl-C, how long an interrupted turn gets to end by itself (and be printed so). */
 const INTERRUPT_GRACE_MS = 1_000;
@@ -69,18 +68,27 @@ export function registerRunCommand(program: Command): void {
     .option("--config <file>", "OpenCode config file (JSON) merged into the managed server's")
     .option("--json", "print canonical events as NDJSON, one per line")
     .option("--demo", "use the built-in scripted model (offline, no credentials)")
-    .option(
-      "--backend <backend>",
-      `how the turn runs: ${BACKEND_KINDS.join(", ")} (default: $OCB_BACKEND, else serve)`,
+    .addOption(
+      choiceOption(
+        "--backend <backend>",
+        "how the turn runs (default: $OCB_BACKEND, else serve)",
+        BACKEND_KINDS,
+      ),
     )
-    .option(
-      "--approve <all|none>",
-      "answer asks without asking: all allows every permission ask once, none rejects it " +
-        "(questions are declined either way); default: ask at the terminal, else reject",
+    .addOption(
+      choiceOption(
+        "--approve <mode>",
+        "answer asks without asking: all allows every permission ask once, none rejects it " +
+          "(questions are declined either way); default: ask at the terminal, else reject",
+        APPROVE_MODES,
+      ),
     )
-    .option(
-      "--permissions <preset>",
-      `which tool calls ask first: ${Object.keys(PERMISSION_PRESETS).join(", ")} (default: the config's)`,
+    .addOption(
+      choiceOption(
+        "--permissions <preset>",
+        "which tool calls ask first (default: the config's)",
+        Object.keys(PERMISSION_PRESETS),
+      ),
     )
     .option("--store <path>", STORE_OPTION_HELP)
     .option(
@@ -101,9 +109,7 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
   const backend = chooseBackend(options.backend);
   const model = options.model === undefined ? undefined : parseModel(options.model);
   const config = options.config === undefined ? undefined : readConfigFile(options.config);
-  const approve = parseApprove(options.approve);
-  const permissions = options.permissions as PermissionPreset | undefined;
-  if (permissions !== undefined) permissionConfig(permissions); // refuses an unknown name now
+  const { approve, permissions } = options;
   const scratch = options.demo && options.dir === undefined;
   const files = options.file.map(fromWorkingDirectory);
   if (scratch && files.some((file) => !/^(https?|data):/i.test(file))) {
@@ -125,17 +131,7 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
   let bridge: Bridge | undefined;
   let asks: AskAnswerer | undefined;
   // Every phase takes this signal: the first Ctrl-C aborts the one under way.
-  const stop = new AbortController();
-  const onSignal = () => {
-    if (stop.signal.aborted) {
-      // Asked twice: exit now, but kill the server's group first, so that none is left.
-      signalLiveGroups("SIGKILL");
-      process.exit(EXIT.interrupted);
-    }
-    stop.abort(new Error("interrupted (Ctrl-C)"));
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  const stop = handleInterrupts();
   try {
     bridge = await Bridge.start({
       directory,
@@ -143,7 +139,7 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
       signal: stop.signal,
       // Nothing takes up the server of an `ocb run` killed outright: it stops at once.
       server: { orphanTimeoutMs: 0 },
-      ...(options.demo ? { demo: true } : {}),
+      ...(options.demo ? { modelServer: demoModelServer } : {}),
       ...(model === undefined ? {} : { model }),
       ...(config === undefined ? {} : { config }),
       ...(permissions === undefined ? {} : { permissions }),
@@ -165,7 +161,7 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
             input: process.stdin,
             output: promptOutput,
             color: wantsColor(promptOutput),
-            onInterrupt: onSignal,
+            onInterrupt: () => stop.interrupt(),
           }
         : undefined,
       notice: (line) => console.error(line),
@@ -178,8 +174,7 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
   } finally {
     asks?.close();
     await bridge?.close();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    stop.dispose();
     if (scratch) rmSync(directory, { recursive: true, force: true });
   }
 }
@@ -237,15 +232,6 @@ async function stream(
     await following;
   }
   return (await turn.done()).outcome;
-}
-
-function parseApprove(value: string | undefined): ApproveMode | undefined {
-  if (value === undefined || (APPROVE_MODES as readonly string[]).includes(value)) {
-    return value as ApproveMode | undefined;
-  }
-  throw new UsageError(
-    `--approve must be one of ${APPROVE_MODES.join(", ")}, got ${JSON.stringify(value)}`,
-  );
 }
 
 /** A URL as it is; a path as the shell means it, relative to the working directory. */

@@ -1,7 +1,8 @@
 /**
  * `ocb serve`: starts a managed `opencode serve` (with `--demo`, behind the built-in
  * scripted model, offline and without credentials), prints its URL and health, and shuts
- * everything down cleanly on Ctrl-C or SIGTERM.
+ * everything down cleanly on Ctrl-C or SIGTERM; a second one kills the server's process group
+ * and exits 130 at once.
  */
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
@@ -13,7 +14,7 @@ import { demoProviderConfig } from "../../testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../../testing/scripted-model/index.js";
 import { HttpTransport } from "../../transport/http-transport.js";
 import { readConfigFile } from "../config-file.js";
-import { waitForShutdownSignal } from "../shutdown.js";
+import { handleInterrupts } from "../interrupts.js";
 
 interface ServeOptions {
   demo?: boolean;
@@ -49,7 +50,7 @@ async function serve(options: ServeOptions): Promise<void> {
 
   let model: ScriptedModel | undefined;
   let server: OpencodeServerHandle | undefined;
-  const stopping = waitForShutdownSignal();
+  const stopping = handleInterrupts();
   try {
     let config = fileConfig;
     if (options.demo) {

@@ -4,7 +4,14 @@
  * global stream (`/api/event`) carries the same durable events plus deltas, for every session.
  */
 import { z } from "zod";
-import { ErrorInfo, LocationRef, ModelRef, type Parsed, parseByType, Tokens } from "../common.js";
+import {
+  ErrorInfo,
+  LocationRef,
+  type Parsed,
+  parseByType,
+  Tokens,
+  WireModelRef,
+} from "../common.js";
 
 export const Durable = z.looseObject({
   aggregateID: z.string(),
@@ -48,7 +55,7 @@ export const apiEventSchemas = {
   "session.next.step.started": event("session.next.step.started", {
     ...message,
     agent: z.string(),
-    model: ModelRef,
+    model: WireModelRef,
   }),
   "session.next.step.ended": event("session.next.step.ended", {
     ...message,
@@ -127,7 +134,7 @@ export const apiEventSchemas = {
   }),
   "session.next.model.switched": event("session.next.model.switched", {
     messageID: z.string(),
-    model: ModelRef,
+    model: WireModelRef,
   }),
   "session.next.agent.switched": event("session.next.agent.switched", {
     messageID: z.string(),

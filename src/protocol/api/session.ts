@@ -1,12 +1,12 @@
 /** Sessions and requests of the `/api` surface (payloads arrive inside `{data}`; the client unwraps them). */
 import { z } from "zod";
-import { LocationRef, ModelRef, Tokens } from "../common.js";
+import { LocationRef, Tokens, WireModelRef } from "../common.js";
 
 export const SessionInfo = z.looseObject({
   id: z.string(),
   projectID: z.string(),
   parentID: z.string().optional(),
-  model: ModelRef.optional(),
+  model: WireModelRef.optional(),
   cost: z.number(),
   tokens: Tokens,
   time: z.looseObject({ created: z.number(), updated: z.number() }),

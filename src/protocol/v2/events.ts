@@ -4,7 +4,14 @@
  * these schemas are pinned to that recording; fields not seen there are left open.
  */
 import { z } from "zod";
-import { ErrorInfo, LocationRef, ModelRef, type Parsed, parseByType, Tokens } from "../common.js";
+import {
+  ErrorInfo,
+  LocationRef,
+  type Parsed,
+  parseByType,
+  Tokens,
+  WireModelRef,
+} from "../common.js";
 
 const Durable = z.looseObject({ aggregateID: z.string(), seq: z.number(), version: z.number() });
 
@@ -49,7 +56,7 @@ export const v2EventSchemas = {
   "session.step.started": event("session.step.started", {
     ...message,
     agent: z.string(),
-    model: ModelRef,
+    model: WireModelRef,
   }),
   "session.step.streamed": event("session.step.streamed", message),
   "session.step.ended": event("session.step.ended", {

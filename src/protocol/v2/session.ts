@@ -4,7 +4,7 @@
  * so these operations run over a transport that knows them (a replay), not HttpTransport.
  */
 import { z } from "zod";
-import { LocationRef, ModelRef } from "../common.js";
+import { LocationRef, WireModelRef } from "../common.js";
 
 /** The 2.0 operation ids we speak, and whether each answers inside `{data}`. */
 export const v2Operations = {
@@ -22,7 +22,7 @@ export const V2Model = z.looseObject({ id: z.string(), providerID: z.string(), n
 export const V2Session = z.looseObject({
   id: z.string(),
   projectID: z.string(),
-  model: ModelRef.optional(),
+  model: WireModelRef.optional(),
   title: z.string(),
   location: LocationRef,
 });

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { runOpencode2Interrupt } from "../../../test/scenarios/opencode2-interrupt.js";
+import { fixturePath } from "../../../test/support/fixture-files.js";
 import { OpencodeApiError, TimeoutError } from "../../errors.js";
-import { fixturePath } from "../../testing/fixture-files.js";
 import { RecordingTransport } from "./recording-transport.js";
 import { ReplayTransport } from "./replay-transport.js";
 import { formatTranscript, parseTranscript, type TranscriptEntry } from "./transcript.js";

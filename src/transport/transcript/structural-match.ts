@@ -1,3 +1,4 @@
+import { isRecord } from "../../util/is-record.js";
 import { RELATIVE_WORK } from "./sanitize.js";
 
 /**
@@ -107,8 +108,4 @@ function withDirectory(value: string, directory: string): string {
       .replaceAll(encodeURIComponent(placeholder), encodeURIComponent(directory));
   }
   return result;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

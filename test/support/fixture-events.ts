@@ -1,5 +1,5 @@
 /** Native events of a recorded transcript, for normaliser tests and benchmarks. */
-import { readTranscript } from "../transport/transcript/transcript.js";
+import { readTranscript } from "../../src/transport/transcript/transcript.js";
 
 /** The events a transcript recorded on `stream` (all streams when omitted), in order. */
 export function recordedEvents(file: string, stream?: string): unknown[] {

@@ -1,0 +1,19 @@
+/**
+ * The scripted model as a bridge's model server: `Bridge.start({ modelServer: demoModelServer })`
+ * runs OpenCode on it, offline and without credentials (what `ocb run --demo` does). It lives
+ * here, not in the runtime, so that the runtime does not depend on test helpers.
+ */
+import type { ModelServer, ModelServerFactory } from "../runtime/model-server.js";
+import { demoProviderConfig, demoProviderId } from "./demo-provider.js";
+import { startScriptedModel } from "./scripted-model/index.js";
+import { scriptedModelId } from "./scripted-model/server.js";
+
+/** Starts the scripted model; its provider is `demo`, its default model `demo/demo-1`. */
+export const demoModelServer: ModelServerFactory = async ({ logger }): Promise<ModelServer> => {
+  const model = await startScriptedModel({ logger });
+  return {
+    config: { ...demoProviderConfig(model.url) },
+    defaultModel: { providerID: demoProviderId, modelID: scriptedModelId },
+    close: () => model.close(),
+  };
+};

@@ -1,0 +1,208 @@
+/**
+ * End to end: the package as a user gets it. `npm pack` in this checkout, then `npm install` of
+ * the tarball into an empty project; there `npx ocb run --demo "hi"` completes a turn, and
+ * `import { Bridge } from "opencode-bridge"` works from ESM (node) and from TypeScript (tsc,
+ * against the installed package's own types).
+ *
+ * The install is real: dependencies come from the npm cache or the registry (`--prefer-offline`),
+ * install scripts run. better-sqlite3 gets this checkout's build of the same version through its
+ * own prebuilt path (see sqlite-prebuild.ts) instead of compiling again; where that cannot be
+ * offered it compiles (minutes), hence the generous bounds, which are not speed checks.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CommandRun, runCommand } from "../support/run-command.js";
+import { sqlitePrebuildEnv } from "../support/sqlite-prebuild.js";
+
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+const INSTALL_BOUND_MS = 8 * 60_000;
+
+interface PackedFile {
+  path: string;
+}
+interface PackResult {
+  filename: string;
+  files: PackedFile[];
+}
+interface Manifest {
+  bin?: Record<string, string>;
+  exports?: Record<string, { types?: string; default?: string }>;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+}
+
+/** What a command said, for a failed expectation. */
+const transcript = (run: CommandRun): string =>
+  `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
+
+/**
+ * The environment of a command run in the temp project: npm's own variables from an enclosing
+ * `npm test` go (npm_config_local_prefix would point `npm install` back at this checkout), the
+ * cache and config locations stay so the install finds the same cache.
+ */
+function projectEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const kept = new Set([
+    "npm_config_cache",
+    "npm_config_userconfig",
+    "npm_config_globalconfig",
+    "npm_config_registry",
+  ]);
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    const lower = key.toLowerCase();
+    if ((lower.startsWith("npm_") && !kept.has(lower)) || key === "INIT_CWD") continue;
+    env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+describe("the packed package, installed into an empty project", () => {
+  let work: string;
+  let project: string;
+  let packed: PackResult;
+  let manifest: Manifest;
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), "ocb-pack-"));
+    project = join(work, "project");
+    const prebuilds = join(work, "prebuilds");
+    mkdirSync(project);
+    mkdirSync(prebuilds);
+
+    // `npm pack` runs `prepack`, which builds dist/ afresh (its logs go to stderr).
+    const pack = await runCommand("npm", ["pack", "--json", "--pack-destination", work], {
+      cwd: repoRoot,
+      boundMs: INSTALL_BOUND_MS,
+    });
+    expect(pack.code, transcript(pack)).toBe(0);
+    const [result] = JSON.parse(pack.stdout) as PackResult[];
+    if (result === undefined) throw new Error(`npm pack reported no package:\n${pack.stdout}`);
+    packed = result;
+    manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as Manifest;
+
+    // The OpenCode binary package may be optional for users who only attach to a server; the
+    // demo turn starts one, so install it as such a user would when it is not pulled in.
+    const pulledIn =
+      manifest.dependencies?.["opencode-ai"] ?? manifest.optionalDependencies?.["opencode-ai"];
+    // The pinned dev version first: a peer range would fetch the newest release instead.
+    const opencode =
+      manifest.devDependencies?.["opencode-ai"] ?? manifest.peerDependencies?.["opencode-ai"];
+    if (pulledIn === undefined && opencode === undefined) {
+      throw new Error("package.json names no opencode-ai version for the demo turn");
+    }
+    const types = manifest.devDependencies?.["@types/node"];
+    if (types === undefined) throw new Error("package.json names no @types/node version");
+
+    writeFileSync(
+      join(project, "package.json"),
+      `${JSON.stringify({ name: "ocb-pack-user", version: "1.0.0", private: true, type: "module" }, null, 2)}\n`,
+    );
+    const install = await runCommand(
+      "npm",
+      [
+        "install",
+        "--prefer-offline",
+        "--no-audit",
+        "--no-fund",
+        join(work, packed.filename),
+        `@types/node@${types}`,
+        ...(pulledIn === undefined ? [`opencode-ai@${opencode}`] : []),
+      ],
+      {
+        cwd: project,
+        env: projectEnv(sqlitePrebuildEnv(repoRoot, prebuilds)),
+        boundMs: INSTALL_BOUND_MS,
+      },
+    );
+    expect(install.code, transcript(install)).toBe(0);
+  }, INSTALL_BOUND_MS + 120_000);
+
+  afterAll(() => {
+    if (work !== undefined) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("holds what a user needs and nothing of the tests", () => {
+    const paths = packed.files.map((file) => file.path);
+    const allowed = /^(package\.json|README\.md|LICENSE(\.\w+)?|bin\/ocb\.js|dist\/.+)$/;
+    expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
+    expect(paths.filter((path) => /\.test\.|(^|\/)test\/|\.map$|fixture/.test(path))).toEqual([]);
+    // Every file package.json points a user at is in it.
+    const targets = [
+      ...Object.values(manifest.bin ?? {}),
+      ...Object.values(manifest.exports ?? {}).flatMap((entry) => [entry.types, entry.default]),
+    ].flatMap((target) => (target === undefined ? [] : [target.replace(/^\.\//, "")]));
+    expect(targets.length).toBeGreaterThan(0);
+    expect(targets.filter((target) => !paths.includes(target))).toEqual([]);
+  });
+
+  it('runs `npx ocb run --demo "hi"` to a completed turn', async () => {
+    // --no: never fetch a package called `ocb` from the registry if the bin were missing.
+    const run = await runCommand("npx", ["--no", "ocb", "run", "--demo", "hi"], {
+      cwd: project,
+      env: projectEnv({}),
+      boundMs: 120_000,
+    });
+    expect(run.code, transcript(run)).toBe(0);
+    expect(run.stdout).toMatch(/— completed/);
+  }, 180_000);
+
+  it("imports Bridge from ESM", async () => {
+    writeFileSync(
+      join(project, "check.mjs"),
+      [
+        'import { Bridge } from "opencode-bridge";',
+        'import * as testing from "opencode-bridge/testing";',
+        "process.stdout.write(typeof Bridge.start + ' ' + (Object.keys(testing).length > 0));",
+        "",
+      ].join("\n"),
+    );
+    const run = await runCommand(process.execPath, ["check.mjs"], {
+      cwd: project,
+      env: projectEnv({}),
+      boundMs: 60_000,
+    });
+    expect(run.code, transcript(run)).toBe(0);
+    expect(run.stdout).toBe("function true");
+  });
+
+  it("type-checks an import of Bridge against the installed types", async () => {
+    writeFileSync(
+      join(project, "check.ts"),
+      [
+        'import { Bridge } from "opencode-bridge";',
+        "",
+        "export const start: typeof Bridge.start = Bridge.start;",
+        "// The types are the package's, not `any`: a wrong call is an error.",
+        "// @ts-expect-error Bridge.start takes options, not a number",
+        "export const wrong = () => Bridge.start(42);",
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          module: "NodeNext",
+          target: "ES2022",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false, // the package's .d.ts files themselves must check
+          types: ["node"],
+        },
+        files: ["check.ts"],
+      }),
+    );
+    // The checkout's TypeScript, run on the user's project: resolution starts from there.
+    const run = await runCommand(
+      join(repoRoot, "node_modules", ".bin", "tsc"),
+      ["-p", join(project, "tsconfig.json")],
+      { cwd: project, env: projectEnv({}), boundMs: 120_000 },
+    );
+    expect(run.code, transcript(run)).toBe(0);
+  }, 180_000);
+});

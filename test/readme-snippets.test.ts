@@ -1,0 +1,89 @@
+/**
+ * The README's ```ts examples compile against the real API: each one is written to a temp
+ * directory as a module importing `opencode-bridge` (mapped to `src/` by `paths`) and the lot
+ * is type-checked with the repository's own compiler settings.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * Names the examples leave to the reader (their own values and functions), declared once
+ * here rather than in every example.
+ */
+const READER_PROVIDES = `
+declare const url: string;
+declare const password: string;
+declare const apiKey: string;
+declare const projectDir: string;
+declare function runMyFeature(
+  client: import("opencode-bridge/protocol").OpencodeClient,
+): Promise<void>;
+`;
+
+/** The ```ts blocks of `markdown`, with the line each starts at. */
+function tsBlocks(markdown: string): { line: number; code: string }[] {
+  const blocks: { line: number; code: string }[] = [];
+  const lines = markdown.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i]?.trim() !== "```ts") continue;
+    const start = i + 1;
+    let end = start;
+    while (end < lines.length && lines[end]?.trim() !== "```") end++;
+    blocks.push({ line: start + 1, code: lines.slice(start, end).join("\n") });
+    i = end;
+  }
+  return blocks;
+}
+
+describe("the README's examples", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ocb-readme-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("type-check against the package's entry points", { timeout: 120_000 }, () => {
+    const blocks = tsBlocks(readFileSync(join(ROOT, "README.md"), "utf8"));
+    expect(blocks.length).toBeGreaterThanOrEqual(4);
+    const files = blocks.map(({ line, code }) => {
+      const name = `readme-line-${line}.mts`;
+      // `export {}` keeps an example without imports a module (its own scope, top-level await).
+      writeFileSync(join(dir, name), `${code}\nexport {};\n`);
+      return name;
+    });
+    writeFileSync(join(dir, "reader-provides.d.ts"), READER_PROVIDES);
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({
+        extends: join(ROOT, "tsconfig.json"),
+        compilerOptions: {
+          noEmit: true,
+          rootDir: "/",
+          typeRoots: [join(ROOT, "node_modules", "@types")],
+          paths: {
+            "opencode-bridge": [join(ROOT, "src", "index.ts")],
+            "opencode-bridge/protocol": [join(ROOT, "src", "protocol-entry.ts")],
+            "opencode-bridge/testing": [join(ROOT, "src", "testing", "index.ts")],
+          },
+        },
+        include: [],
+        files: ["reader-provides.d.ts", ...files],
+      }),
+    );
+    let output = "";
+    try {
+      execFileSync(join(ROOT, "node_modules", ".bin", "tsc"), ["-p", dir], {
+        stdio: ["ignore", "pipe", "pipe"],
+        encoding: "utf8",
+      });
+    } catch (error) {
+      const failed = error as { stdout?: string; stderr?: string };
+      output = `${failed.stdout ?? ""}${failed.stderr ?? ""}`;
+    }
+    // Each file is named after the README line its example starts at.
+    expect(output, "README examples that do not compile (file name = README line)").toBe("");
+  });
+});
