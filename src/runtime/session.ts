@@ -5,39 +5,24 @@
  * and keeps them, hands each to its turn, watches for stalls, and holds back queued inputs
  * where the backend has no queue of its own.
  *
- * The session coordinates; the parts live beside it: what runs (`run-state.ts`, a reducer over
- * the events), pending asks and their timers (`pending-asks.ts`), held inputs
- * (`held-inputs.ts`), turns by id (`session-turns.ts`), subagents' child sessions
- * (`child-sessions.ts`).
+ * The session coordinates; its parts live beside it: the way in (`input-sender.ts`, with the
+ * inputs it holds back, `held-inputs.ts`), what runs (`run-state.ts`, a reducer over the
+ * events), pending asks and their timers (`pending-asks.ts`), turns by id
+ * (`session-turns.ts`), the turns the runtime ends itself (`runtime-ends.ts`), subagents'
+ * child sessions (`child-sessions.ts`).
  */
-import { resolveAttachments } from "../backends/attachments.js";
-import {
-  type BackendConnection,
-  type BackendKind,
-  mintInputId,
-  type SessionBackend,
-} from "../backends/backend.js";
+import type { BackendConnection, BackendKind, SessionBackend } from "../backends/backend.js";
 import type { Capabilities } from "../backends/capabilities.js";
 import { UsageError } from "../errors.js";
-import type {
-  CanonicalEvent,
-  CanonicalEventOf,
-  CanonicalType,
-  ConnectionState,
-  ModelRef,
-} from "../events/canonical.js";
-import { turnIdFor } from "../events/turn-state.js";
+import type { CanonicalEvent, ConnectionState, ModelRef } from "../events/canonical.js";
 import type { ServerExit } from "../server/server-handle.js";
 import { throwIfAborted } from "../util/abort.js";
 import { ChangeNotifier } from "../util/change-notifier.js";
-import { describeError } from "../util/describe-error.js";
 import { type Logger, silentLogger } from "../util/logger.js";
-import { RecentSet } from "../util/recent-set.js";
 import { type ChildSession, ChildSessions } from "./child-sessions.js";
-import { ConnectionWatch, connectionLostMessage } from "./connection-watch.js";
+import { ConnectionWatch } from "./connection-watch.js";
 import { EventLog } from "./event-log.js";
-import { type HeldInput, HeldInputs } from "./held-inputs.js";
-import { attachmentsOf, type InFlight, type Input, withAttachmentRefs } from "./input.js";
+import { InputSender } from "./input-sender.js";
 import {
   checkPermissionReply,
   checkQuestionAnswers,
@@ -53,22 +38,17 @@ import {
   withAwaiting,
   withoutAwaiting,
 } from "./run-state.js";
-import {
-  connectionChangedEvent,
-  type RuntimeOrigin,
-  runtimeEvent,
-  serverExitMessage,
-} from "./runtime-events.js";
+import { RuntimeEnds } from "./runtime-ends.js";
+import { connectionChangedEvent } from "./runtime-events.js";
 import type {
   BackendFactory,
-  BeforeSendContext,
   SendOptions,
   SessionOptions,
   SessionStats,
 } from "./session-options.js";
-import { KNOWN_ENDED_TURNS, SessionTurns } from "./session-turns.js";
+import { SessionTurns } from "./session-turns.js";
 import type { Turn } from "./turn.js";
-import { DEFAULT_WATCHDOG, type Stall, Watchdog } from "./watchdog.js";
+import { DEFAULT_WATCHDOG, Watchdog } from "./watchdog.js";
 
 export type { ChildSession } from "./child-sessions.js";
 export type { Delivery } from "./input.js";
@@ -81,104 +61,99 @@ export type {
   SessionStats,
 } from "./session-options.js";
 
-/** How long `send` waits for the stream to say which turn an input joined. */
-const ADMISSION_TIMEOUT_MS = 5_000;
-
-/** Why the runtime ends a turn `failed` itself: where it says so from, its reason, the message. */
-interface RuntimeFailure {
-  source: string;
-  reason: string;
-  message: string;
-}
-
 export class Session implements AsyncDisposable {
   readonly id: string;
   readonly directory: string;
   readonly #backend: SessionBackend;
   readonly #logger: Logger;
-  readonly #steerFallback: "queue" | "supersede";
   readonly #log: EventLog;
   readonly #children: ChildSessions;
   readonly #turns: SessionTurns;
-  readonly #watchdog: Watchdog;
   /** What runs, from the events alone: the watchdog and the held inputs decide on it. */
   #run: RunState = initialRunState;
-  /** Queued inputs the runtime holds back because the backend has no queue. */
-  readonly #held: HeldInputs;
-  /** The input being handed to the backend now (sends run one at a time). */
-  #inFlight: InFlight | undefined;
-  readonly #maxAttachmentBytes: number | undefined;
-  readonly #beforeSend: ((context: BeforeSendContext) => Promise<void>) | undefined;
   readonly #asks: PendingAsks;
-  #closed = false;
-  #lastActivity = Date.now();
-  /** Sends between their call and their return (an idle release must wait for them). */
-  #sendsInFlight = 0;
-  /** Sends run one at a time: each decides on the state the previous one left. */
-  #sending: Promise<void> = Promise.resolve();
-  /** Wakes whoever waits for an input's admission. */
-  readonly #changes = new ChangeNotifier();
-  /**
-   * Turns the runtime ended itself: late native events of theirs are dropped. Only the latest
-   * are kept: the next run waits until the backend stopped the abandoned one, so late events
-   * come from the last few turns, and a long session does not grow with its stalls.
-   */
-  readonly #abandoned = new RecentSet<string>(KNOWN_ENDED_TURNS);
-  /** The backend is stopping an abandoned run: held inputs wait for it. */
-  #abandoning: Promise<void> | undefined;
+  readonly #ends: RuntimeEnds;
+  /** The way in: sends, one at a time, and the inputs held back. */
+  readonly #sender: InputSender;
+  readonly #watchdog: Watchdog;
   /** Whether the native streams reach the server, and the bound on an outage while busy. */
   readonly #connection: ConnectionWatch;
   #connectionChanges = 0;
-  /** Aborts the waits of the send under way (one at a time) when the session closes. */
-  #sendAbort: AbortController | undefined;
+  #closed = false;
+  #lastActivity = Date.now();
+  /** Wakes whoever waits for an input's admission. */
+  readonly #changes = new ChangeNotifier();
 
   /** @internal Sessions come from `Bridge.createSession` / `openSession`, not from users. */
   constructor(id: string, backend: BackendFactory, options: SessionOptions) {
     this.id = id;
     this.directory = options.directory;
-    this.#logger = options.logger ?? silentLogger;
-    this.#steerFallback = options.steerFallback ?? "queue";
-    this.#maxAttachmentBytes = options.maxAttachmentBytes;
-    this.#beforeSend = options.beforeSend;
+    const logger = options.logger ?? silentLogger;
+    this.#logger = logger;
     this.#connection = new ConnectionWatch(options.connectionLostAfterMs, (state) =>
       this.#connectionLost(state),
     );
     this.#watchdog = new Watchdog({ ...DEFAULT_WATCHDOG, ...options.watchdog }, (stall) =>
-      this.#stalled(stall),
+      this.#ends.stalled(this.#run, stall),
     );
     const store = options.store;
     this.#log = new EventLog({
       ...(store === undefined ? {} : { store: { store, sessionId: id } }),
-      logger: this.#logger,
+      logger,
     });
-    this.#children = new ChildSessions({
-      parentId: id,
-      parentLog: this.#log,
-      store,
-      logger: this.#logger,
-    });
-    this.#turns = new SessionTurns(this.#log);
+    this.#children = new ChildSessions({ parentId: id, parentLog: this.#log, store, logger });
+    const turns = new SessionTurns(this.#log);
+    this.#turns = turns;
     this.#asks = new PendingAsks({
       sessionId: id,
-      logger: this.#logger,
+      logger,
       timeout: options.askTimeout,
-      turnEnded: (turnId) => this.#turns.hasEnded(turnId),
+      turnEnded: (turnId) => turns.hasEnded(turnId),
       answer: (answer) =>
         answer.kind === "permission"
           ? this.replyPermission(answer.requestId, answer.reply, { message: answer.message })
           : this.rejectQuestion(answer.requestId),
     });
-    this.#held = new HeldInputs({
-      free: () => !this.#closed && this.#abandoning === undefined && !isRunning(this.#run),
-      send: (held) => this.#sendHeld(held),
-      failed: (held, error) => this.#failHeld(held, error),
+    const origin = () => ({ sessionId: id, backend: this.#backend.kind });
+    const ends = new RuntimeEnds({
+      origin,
+      logger,
+      dispatch: (event) => this.#dispatch(event),
+      partialText: (turnId) => turns.byId(turnId).partialText(),
+      forgetAwaiting: (inputId) => {
+        this.#run = withoutAwaiting(this.#run, inputId);
+      },
+      stopRun: () => this.#backend.abandonTurn(),
+      runStopped: () => this.#sender.held.release(),
+    });
+    this.#ends = ends;
+    this.#sender = new InputSender({
+      directory: options.directory,
+      logger,
+      options,
+      backend: () => this.#backend,
+      origin,
+      connection: this.#connection,
+      turns,
+      ends,
+      changes: this.#changes,
+      closed: () => this.#closed,
+      run: () => this.#run,
+      awaiting: (inputId) => {
+        this.#run = withAwaiting(this.#run, inputId);
+        this.#watch();
+      },
+      watch: () => this.#watch(),
+      dispatch: (event) => this.#dispatch(event),
+      interrupt: (signal) => this.interrupt(signal),
+      throwIfClosed: () => this.#throwIfClosed(),
     });
     const resume = options.resume;
     if (resume !== undefined) this.#seed(resume.events);
     this.#backend = backend({
       sessionId: id,
       directory: options.directory,
-      logger: this.#logger,
+      logger,
       sink: (event) => this.#fromBackend(event),
       childSink: (event) => this.#children.log(event.sessionId).append(event),
       connection: (connection) => this.#connectionChanged(connection),
@@ -186,14 +161,13 @@ export class Session implements AsyncDisposable {
     });
     // An adopted turn is watched like any other: silence from a run that died upstream ends it.
     if (resume !== undefined) this.#watch();
-    const running = this.#run.running;
-    if (resume !== undefined && running !== undefined && !this.capabilities.durableResume) {
+    if (
+      resume !== undefined &&
+      this.#run.running !== undefined &&
+      !this.capabilities.durableResume
+    ) {
       // What happened upstream while nobody followed is gone on this backend.
-      this.#failTurn(running, {
-        source: "runtime.adopt",
-        reason: "bridge-restarted",
-        message: `the bridge restarted while this turn ran; the ${this.#backend.kind} backend cannot replay what it missed`,
-      });
+      ends.bridgeRestarted(this.#run.running);
     }
   }
 
@@ -222,8 +196,7 @@ export class Session implements AsyncDisposable {
 
   /** Since when nothing has run or waited (ms since the epoch); undefined while busy. */
   get idleSince(): number | undefined {
-    const busy =
-      this.#sendsInFlight > 0 || isRunning(this.#run) || this.#held.size > 0 || this.#asks.size > 0;
+    const busy = this.#sender.busy || isRunning(this.#run) || this.#asks.size > 0;
     return busy ? undefined : this.#lastActivity;
   }
 
@@ -253,128 +226,7 @@ export class Session implements AsyncDisposable {
       );
     }
     this.#throwIfClosed();
-    this.#sendsInFlight++;
-    try {
-      return await this.#sendChecked(text, options);
-    } finally {
-      this.#sendsInFlight--;
-    }
-  }
-
-  async #sendChecked(text: string, options: SendOptions): Promise<Turn> {
-    const files =
-      options.files === undefined
-        ? undefined
-        : await resolveAttachments(options.files, {
-            directory: this.directory,
-            ...(this.#maxAttachmentBytes === undefined
-              ? {}
-              : { maxBytes: this.#maxAttachmentBytes }),
-          });
-    const input: Input = {
-      text,
-      delivery: options.delivery,
-      ...(files === undefined ? {} : { files }),
-      ...(options.agents === undefined ? {} : { agents: options.agents }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    };
-    // What the backend cannot take is refused now, not when a held input is released.
-    this.#backend.check({ text, delivery: input.delivery, ...attachmentsOf(input) });
-    const previous = this.#sending;
-    let done: () => void = () => {};
-    this.#sending = new Promise((resolve) => {
-      done = resolve;
-    });
-    try {
-      await previous;
-      return await this.#sendNow(input);
-    } finally {
-      done();
-    }
-  }
-
-  async #sendNow(input: Input): Promise<Turn> {
-    this.#throwIfClosed(); // closed while an earlier send was under way
-    await this.#beforeSending(input.signal);
-    const capabilities = this.#backend.capabilities;
-    const busy = isRunning(this.#run) || this.#held.size > 0;
-    if (busy && input.delivery === "steer" && !capabilities.nativeSteer) {
-      const supersede = this.#steerFallback === "supersede";
-      const turn = this.#hold(input, supersede ? "front" : "back");
-      if (supersede && this.#run.running !== undefined) await this.interrupt(input);
-      return turn;
-    }
-    if (busy && input.delivery === "queue" && !capabilities.nativeQueue) {
-      return this.#hold(input, "back");
-    }
-    const running = this.runningTurn;
-    // Sends run one at a time, so the admission of this text while it is in flight is its own.
-    this.#inFlight = { text: input.text, refs: (input.files ?? []).map((file) => file.ref) };
-    let inputId: string;
-    let known: Turn | undefined;
-    try {
-      ({ inputId } = await this.#backend.prompt(input));
-      // The admission event names the turn (a steer that came too late starts its own).
-      known = await this.#admitted(inputId, input.signal);
-    } finally {
-      this.#inFlight = undefined;
-    }
-    if (known !== undefined) {
-      // Admitted but not started yet: the session is busy with it until its turn starts.
-      if (known.state === "pending" && !this.#run.awaiting.includes(inputId)) {
-        this.#awaitTurn(inputId);
-      }
-      return known;
-    }
-    this.#logger.warn("no admission seen for the input; guessing its turn", {
-      sessionId: this.id,
-      inputId,
-    });
-    const turn =
-      input.delivery === "steer" && running !== undefined && running.state !== "ended"
-        ? running
-        : this.#turns.byId(turnIdFor(inputId));
-    this.#turns.setInput(inputId, turn);
-    if (turn !== running) this.#run = withAwaiting(this.#run, inputId);
-    this.#watch();
-    return turn;
-  }
-
-  /** Waits for what a send needs (the server, the model, the live stream); `close()` ends it. */
-  async #beforeSending(callerSignal: AbortSignal | undefined): Promise<void> {
-    const closing = new AbortController();
-    this.#sendAbort = closing;
-    const signal =
-      callerSignal === undefined ? closing.signal : AbortSignal.any([callerSignal, closing.signal]);
-    try {
-      await this.#beforeSend?.({ reconnected: this.#connection.takeReconnected(), signal });
-      await this.#backend.ready(signal);
-      // The streams came back during that wait: the server may have restarted meanwhile.
-      if (this.#connection.takeReconnected()) {
-        await this.#beforeSend?.({ reconnected: true, signal });
-      }
-    } catch (error) {
-      this.#throwIfClosed();
-      throw error;
-    }
-    this.#throwIfClosed();
-  }
-
-  /** The turn the stream says `inputId` belongs to, once it says so (bounded). */
-  async #admitted(inputId: string, signal: AbortSignal | undefined): Promise<Turn | undefined> {
-    // Past the bound the turn is unknown: the caller guesses.
-    await this.#changes.until(() => this.#turns.ofInput(inputId) !== undefined || this.#closed, {
-      what: "waiting for the input's admission",
-      timeoutMs: ADMISSION_TIMEOUT_MS,
-      signal,
-    });
-    return this.#turns.ofInput(inputId);
-  }
-
-  /** `inputId` went to the backend and waits for its turn to start: the watchdog watches. */
-  #awaitTurn(inputId: string): void {
-    this.#run = withAwaiting(this.#run, inputId);
-    this.#watch();
+    return await this.#sender.send(text, options);
   }
 
   #throwIfClosed(): void {
@@ -470,17 +322,15 @@ export class Session implements AsyncDisposable {
     this.#watchdog.stop();
     this.#connection.stop();
     // A send waiting before it went out gives up; one waiting for its admission stops waiting.
-    this.#sendAbort?.abort(new UsageError(`session ${this.id} is closed`));
+    const sent = this.#sender.close(new UsageError(`session ${this.id} is closed`));
     this.#changes.notify();
     this.#asks.close();
-    await this.#sending;
+    await sent;
     await this.#backend.close();
-    const neverStarted = [...this.#run.awaiting, ...this.#held.takeAll().map((h) => h.inputId)];
-    this.#failTurns(this.#run.running, neverStarted, false, {
-      source: "runtime.close",
-      reason: "session-closed",
-      message: "the session was closed before the turn ended; it may go on upstream",
-    });
+    this.#ends.closed(
+      this.#run,
+      this.#sender.held.takeAll().map((entry) => entry.inputId),
+    );
     this.#log.close();
     this.#children.close();
   }
@@ -490,51 +340,16 @@ export class Session implements AsyncDisposable {
     await this.close();
   }
 
-  /** Keeps a queued input back until the session is free, and says so on the stream. */
-  #hold(input: Input, where: "front" | "back"): Turn {
-    const inputId = mintInputId();
-    const turn = this.#turns.byId(turnIdFor(inputId));
-    this.#turns.setInput(inputId, turn);
-    // The caller's signal was for the send; a held input outlives it.
-    const { signal: _signal, ...kept } = input;
-    this.#held.hold({ inputId, input: kept }, where);
-    this.#publish(turn.id, "runtime.queue", "input.admitted", {
-      inputId,
-      text: input.text,
-      delivery: "queue",
-      ...(input.files === undefined ? {} : { files: input.files.map((file) => file.ref) }),
-    });
-    return turn;
-  }
-
-  /** Hands a held input to the backend: it waits for its turn from now on. */
-  async #sendHeld({ inputId, input }: HeldInput): Promise<void> {
-    this.#awaitTurn(inputId);
-    const request = { text: input.text, delivery: "queue" as const, ...attachmentsOf(input) };
-    await this.#backend.prompt({ ...request, inputId, announced: true });
-  }
-
-  /** A held input could not be sent: its turn starts and fails, so whoever waits on it hears. */
-  #failHeld({ inputId }: HeldInput, error: unknown): void {
-    if (this.#closed) return;
-    this.#logger.warn("a queued input could not be sent", { sessionId: this.id, error });
-    this.#failTurns(undefined, [inputId], false, {
-      source: "runtime.queue",
-      reason: "send-failed",
-      message: describeError(error),
-    });
-  }
-
   /** An event from the backend: dropped when it belongs to a turn the runtime already ended. */
   #fromBackend(event: CanonicalEvent): void {
-    if (event.turnId !== undefined && this.#abandoned.has(event.turnId)) {
+    if (event.turnId !== undefined && this.#ends.isAbandoned(event.turnId)) {
       this.#logger.debug("dropped a late event of a stalled turn", {
         sessionId: this.id,
         type: event.type,
       });
       return;
     }
-    this.#dispatch(withAttachmentRefs(event, this.#inFlight));
+    this.#dispatch(this.#sender.withAttachmentRefs(event));
   }
 
   #dispatch(event: CanonicalEvent): void {
@@ -551,7 +366,7 @@ export class Session implements AsyncDisposable {
     this.#changes.notify();
     if (this.#closed) return;
     this.#watch();
-    if (event.type === "turn.ended") this.#held.release();
+    if (event.type === "turn.ended") this.#sender.held.release();
   }
 
   /** Follows what runs and what is asked, from the events alone. */
@@ -567,17 +382,8 @@ export class Session implements AsyncDisposable {
    */
   serverExited(exit: ServerExit): void {
     if (this.#closed) return;
-    const running = this.#run.running;
-    const waiting = [...this.#run.awaiting];
-    const held = this.#held.takeAll().map((entry) => entry.inputId);
-    if (running !== undefined || waiting.length > 0) {
-      void this.#backend.abandonTurn().catch(() => {}); // its run died with the server
-    }
-    this.#failTurns(running, [...waiting, ...held], true, {
-      source: "server.exit",
-      reason: "server-exited",
-      message: serverExitMessage(exit),
-    });
+    const held = this.#sender.held.takeAll().map((entry) => entry.inputId);
+    this.#ends.serverExited(this.#run, held, exit);
   }
 
   /**
@@ -606,109 +412,13 @@ export class Session implements AsyncDisposable {
       });
     }
     // Ephemeral, so not dispatched: it is no activity of the run and no transcript keeps it.
-    this.#log.append(connectionChangedEvent(this.#origin, ++this.#connectionChanges, state));
+    const origin = { sessionId: this.id, backend: this.#backend.kind };
+    this.#log.append(connectionChangedEvent(origin, ++this.#connectionChanges, state));
     this.#watch();
   }
 
-  /**
-   * The streams stayed away for the connection-lost bound: the running turn and the inputs
-   * waiting to start end `failed` (`connection-lost`), and the upstream run is asked to stop.
-   * The streams go on reconnecting; late events of these turns are dropped.
-   */
+  /** The streams stayed away for the connection-lost bound: what runs ends `connection-lost`. */
   #connectionLost(state: ConnectionState): void {
-    if (this.#closed || !isRunning(this.#run)) return;
-    const { running, awaiting } = this.#run;
-    const message = connectionLostMessage(state);
-    this.#logger.warn("connection lost; ending the turn", { sessionId: this.id, message });
-    this.#stopAbandonedRun("stopping the run after a lost connection failed");
-    this.#failTurns(running, [...awaiting], true, {
-      source: "runtime.connection",
-      reason: "connection-lost",
-      message,
-    });
-  }
-
-  /** The watchdog fired: end the turn `failed` / `stalled`, and stop the upstream run. */
-  #stalled(stall: Stall): void {
-    const { running, awaiting } = this.#run;
-    const pendingInput = awaiting[0];
-    const turnId = running ?? (pendingInput === undefined ? undefined : turnIdFor(pendingInput));
-    if (turnId === undefined) return;
-    this.#logger.warn("turn stalled", { sessionId: this.id, turnId, kind: stall.kind });
-    this.#abandoned.add(turnId);
-    this.#stopAbandonedRun("stopping the stalled run failed");
-    const neverStarted = running === undefined && pendingInput !== undefined ? [pendingInput] : [];
-    this.#failTurns(running, neverStarted, true, {
-      source: "watchdog",
-      reason: "stalled",
-      message: stall.hint,
-    });
-  }
-
-  /** Asks the backend to stop the run the runtime gave up on; held inputs wait until it has. */
-  #stopAbandonedRun(failed: string): void {
-    // Released before the upstream run is stopped, a held input would join it.
-    this.#abandoning = this.#backend
-      .abandonTurn()
-      .catch((error: unknown) => this.#logger.warn(failed, { sessionId: this.id, error }))
-      .finally(() => {
-        this.#abandoning = undefined;
-        this.#held.release();
-      });
-  }
-
-  /**
-   * Ends `failed`, for a reason of the runtime's own, the running turn and the turns of inputs
-   * that never started one (they wait no longer). `abandon`: late native events of these
-   * turns are dropped from now on.
-   */
-  #failTurns(
-    running: string | undefined,
-    neverStarted: readonly string[],
-    abandon: boolean,
-    failure: RuntimeFailure,
-  ): void {
-    for (const inputId of neverStarted) this.#run = withoutAwaiting(this.#run, inputId);
-    if (running !== undefined) {
-      if (abandon) this.#abandoned.add(running);
-      this.#failTurn(running, failure);
-    }
-    for (const inputId of neverStarted) {
-      const turnId = turnIdFor(inputId);
-      if (turnId === running) continue;
-      if (abandon) this.#abandoned.add(turnId);
-      this.#failTurn(turnId, failure, inputId);
-    }
-  }
-
-  /**
-   * Ends a turn `failed` (its `error.kind` is the reason too). An input that never started a
-   * turn (`neverStarted`) gets one opened first, so that exactly one start meets one end.
-   */
-  #failTurn(turnId: string, failure: RuntimeFailure, neverStarted?: string): void {
-    const { source, reason, message } = failure;
-    if (neverStarted !== undefined) {
-      this.#publish(turnId, source, "turn.started", { inputId: neverStarted });
-    }
-    this.#publish(turnId, source, "turn.ended", {
-      outcome: "failed",
-      reason,
-      error: { kind: reason, message },
-      text: this.#turns.byId(turnId).partialText(),
-    });
-  }
-
-  /** Publishes an event the runtime itself originates (not derived from a native one). */
-  #publish<T extends CanonicalType>(
-    turnId: string,
-    source: string,
-    type: T,
-    data: CanonicalEventOf<T>["data"],
-  ): void {
-    this.#dispatch(runtimeEvent(this.#origin, turnId, source, type, data));
-  }
-
-  get #origin(): RuntimeOrigin {
-    return { sessionId: this.id, backend: this.#backend.kind };
+    if (!this.#closed) this.#ends.connectionLost(this.#run, state);
   }
 }
