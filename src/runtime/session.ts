@@ -39,7 +39,7 @@ import {
   withoutAwaiting,
 } from "./run-state.js";
 import { RuntimeEnds } from "./runtime-ends.js";
-import { connectionChangedEvent } from "./runtime-events.js";
+import { connectionChangedEvent, type RuntimeOrigin } from "./runtime-events.js";
 import type {
   BackendFactory,
   SendOptions,
@@ -114,7 +114,7 @@ export class Session implements AsyncDisposable {
           ? this.replyPermission(answer.requestId, answer.reply, { message: answer.message })
           : this.rejectQuestion(answer.requestId),
     });
-    const origin = () => ({ sessionId: id, backend: this.#backend.kind });
+    const origin = () => this.#origin;
     const ends = new RuntimeEnds({
       origin,
       logger,
@@ -145,7 +145,7 @@ export class Session implements AsyncDisposable {
       },
       watch: () => this.#watch(),
       dispatch: (event) => this.#dispatch(event),
-      interrupt: (signal) => this.interrupt(signal),
+      interrupt: (options) => this.interrupt(options),
       throwIfClosed: () => this.#throwIfClosed(),
     });
     const resume = options.resume;
@@ -412,13 +412,17 @@ export class Session implements AsyncDisposable {
       });
     }
     // Ephemeral, so not dispatched: it is no activity of the run and no transcript keeps it.
-    const origin = { sessionId: this.id, backend: this.#backend.kind };
-    this.#log.append(connectionChangedEvent(origin, ++this.#connectionChanges, state));
+    this.#log.append(connectionChangedEvent(this.#origin, ++this.#connectionChanges, state));
     this.#watch();
   }
 
   /** The streams stayed away for the connection-lost bound: what runs ends `connection-lost`. */
   #connectionLost(state: ConnectionState): void {
     if (!this.#closed) this.#ends.connectionLost(this.#run, state);
+  }
+
+  /** Who originates the events the runtime adds to this session. */
+  get #origin(): RuntimeOrigin {
+    return { sessionId: this.id, backend: this.#backend.kind };
   }
 }
