@@ -18,7 +18,6 @@ import { SqliteStore } from "../store/sqlite-store.js";
 import type { SessionRecord, Store } from "../store/store.js";
 import { throwIfAborted } from "../util/abort.js";
 import { type Logger, silentLogger } from "../util/logger.js";
-import { holdForTest } from "../util/test-hold.js";
 import { type BridgeOptions, chooseBackend, parseModel } from "./bridge-options.js";
 import { launch, type Runner, type ServeRunner } from "./launch.js";
 import { forgetServer, managedServerKey } from "./managed-servers.js";
@@ -353,7 +352,6 @@ export class Bridge implements AsyncDisposable {
     reconnected: boolean,
     signal: AbortSignal | undefined,
   ): Promise<void> {
-    await holdForTest("admission", signal);
     if (runner.server instanceof SupervisedServer) await runner.server.restarted(signal);
     if (reconnected) this.#readyModels.forget(directory, model);
     await this.#readyModels.ensure(runner.client, directory, model, signal);

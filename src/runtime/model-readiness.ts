@@ -6,7 +6,6 @@
 import type { OpencodeClient } from "../client/opencode-client.js";
 import { waitForModel } from "../client/wait-for-model.js";
 import type { ModelRef } from "../events/canonical.js";
-import { holdForTest } from "../util/test-hold.js";
 
 /** Waits until `client`'s catalog for `directory` lists `model`. */
 export type WaitForCatalog = (
@@ -41,7 +40,6 @@ export class ModelReadiness {
   ): Promise<void> {
     const key = modelKey(directory, model);
     if (this.#ready.has(key)) return;
-    await holdForTest("catalog", signal);
     await this.#wait(client, directory, model, signal);
     this.#ready.add(key);
   }
