@@ -3,8 +3,7 @@
  * markers: `npm run docs:capabilities`. A test fails when the README and the code disagree.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { capabilityTable } from "../src/backends/capabilities.js";
-import { replaceCapabilityTable } from "../src/backends/capability-table-markers.js";
+import { capabilityTable, replaceCapabilityTable } from "./capability-table.js";
 
 const path = new URL("../README.md", import.meta.url);
 writeFileSync(path, replaceCapabilityTable(readFileSync(path, "utf8"), capabilityTable()));

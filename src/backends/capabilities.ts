@@ -1,7 +1,7 @@
 /**
  * What each backend can do, in one object per backend. The runtime reads it to decide what to
  * emulate (a queue) and what to refuse; clients read it instead of guessing; the README's
- * table is generated from it (`npm run docs:capabilities`).
+ * table is generated from it (`npm run docs:capabilities`, scripts/capability-table.ts).
  */
 import type { BackendKind } from "./backend.js";
 
@@ -27,20 +27,6 @@ export interface Capabilities {
   /** After an interrupt the same upstream session takes the next input. */
   interruptKeepsSession: boolean;
 }
-
-/** Every capability's name and what it means, in table order. */
-export const CAPABILITY_DESCRIPTIONS: Readonly<Record<keyof Capabilities, string>> = {
-  streamingDeltas: "streaming deltas",
-  liveToolCalls: "tool calls seen while they run",
-  nativeSteer: "native steer (joins the running turn)",
-  nativeQueue: "native queue (else held by the runtime)",
-  durableResume: "durable resume from the server",
-  permissions: "interactive permission asks",
-  questions: "questions",
-  images: "images",
-  subagents: "subagents",
-  interruptKeepsSession: "interrupt keeps the session",
-};
 
 export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> = {
   serve: {
@@ -86,19 +72,3 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     interruptKeepsSession: true,
   },
 };
-
-/** A Markdown table of the capabilities of every backend (the README shows it). */
-export function capabilityTable(): string {
-  const kinds = Object.keys(BACKEND_CAPABILITIES) as BackendKind[];
-  const rows = (Object.keys(CAPABILITY_DESCRIPTIONS) as (keyof Capabilities)[]).map(
-    (key) =>
-      `| ${CAPABILITY_DESCRIPTIONS[key]} | ${kinds
-        .map((kind) => (BACKEND_CAPABILITIES[kind][key] ? "yes" : "no"))
-        .join(" | ")} |`,
-  );
-  return [
-    `| capability | ${kinds.map((kind) => `\`${kind}\``).join(" | ")} |`,
-    `|---|${kinds.map(() => "---").join("|")}|`,
-    ...rows,
-  ].join("\n");
-}

@@ -3,130 +3,29 @@
  * or `opencode run` processes), and the sessions on it. With a `modelServer` (the scripted demo
  * model, from `opencode-bridge/testing`) it also runs that, so it works offline.
  */
-import { createHash, randomUUID } from "node:crypto";
-import { resolve } from "node:path";
-import { BACKEND_KINDS, type BackendKind } from "../backends/backend.js";
+import { randomUUID } from "node:crypto";
+import type { BackendKind } from "../backends/backend.js";
 import { ServeBackend } from "../backends/serve/serve-backend.js";
 import { LegacyBackend } from "../backends/serve-legacy/legacy-backend.js";
-import { RunEnvironment } from "../backends/subprocess/run-environment.js";
 import { SubprocessBackend } from "../backends/subprocess/subprocess-backend.js";
-import { OpencodeClient } from "../client/opencode-client.js";
-import { waitForModel } from "../client/wait-for-model.js";
+import type { OpencodeClient } from "../client/opencode-client.js";
 import { AbortError, UsageError } from "../errors.js";
 import type { CanonicalEvent, ModelRef } from "../events/canonical.js";
-import { AdoptedServer } from "../server/adopted-server.js";
-import { attachOpencode } from "../server/attach-opencode.js";
-import { isolatedDirsAt } from "../server/isolated-dirs.js";
-import { isProcessGroupAlive } from "../server/process-group.js";
 import type { OpencodeServerHandle } from "../server/server-handle.js";
-import type { StartOpencodeOptions } from "../server/start-opencode.js";
 import { SupervisedServer } from "../server/supervised-server.js";
 import { defaultStorePath } from "../store/default-store-path.js";
 import { SqliteStore } from "../store/sqlite-store.js";
-import type { ServerRecord, SessionRecord, Store } from "../store/store.js";
-import { HttpTransport } from "../transport/http-transport.js";
+import type { SessionRecord, Store } from "../store/store.js";
 import { throwIfAborted } from "../util/abort.js";
 import { type Logger, silentLogger } from "../util/logger.js";
-import { isProcessRunning } from "../util/process-liveness.js";
-import { holdForTest } from "../util/test-hold.js";
-import { experimentalConfig } from "./experimental-config.js";
-import type { ModelServer, ModelServerFactory } from "./model-server.js";
-import { type PermissionPreset, permissionConfig } from "./permission-presets.js";
-import { type AskTimeout, type BackendFactory, Session } from "./session.js";
-import type { WatchdogBounds } from "./watchdog.js";
+import { type BridgeOptions, chooseBackend, parseModel } from "./bridge-options.js";
+import { launch, type Runner, type ServeRunner } from "./launch.js";
+import { forgetServer, managedServerKey } from "./managed-servers.js";
+import { ModelReadiness } from "./model-readiness.js";
+import type { ModelServer } from "./model-server.js";
+import { type BackendFactory, Session } from "./session.js";
 
-export interface BridgeOptions {
-  /** Default project directory of sessions. */
-  directory: string;
-  /**
-   * How turns run (default `serve`, or the `OCB_BACKEND` environment variable):
-   * `serve` (the `/api` surface), `serve-legacy` (`/session` + `/event`, every 1.x server),
-   * `subprocess` (one `opencode run` per turn, no server). See `Session.capabilities`.
-   */
-  backend?: BackendKind;
-  /** `subprocess` only: allow permission asks the config does not deny (`--auto`); default reject. */
-  autoApprove?: boolean;
-  /** What `steer` does while a turn runs on a backend that cannot steer (default `queue`). */
-  steerFallback?: "queue" | "supersede";
-  /**
-   * Which tool calls wait for an answer (`session.replyPermission`): `ask` (edits and shell
-   * commands), `allow-all`, `read-only` (edits and shell commands refused), or an OpenCode
-   * `permission` config object. Default: the server's own config.
-   */
-  permissions?: PermissionPreset | Record<string, unknown>;
-  /** Answers asks nobody answered in time (default: they wait). */
-  askTimeout?: AskTimeout;
-  /**
-   * After a refused permission the model is told and the run goes on (default true; OpenCode's
-   * `experimental.continue_loop_on_deny`). On 1.18.33's `/api` surface only a refusal with a
-   * `message` goes on; one without stops the run (the turn ends `interrupted`). Merged into
-   * `config.experimental`: when only the config sets `continue_loop_on_deny` its value is used;
-   * both set and disagreeing is a UsageError.
-   */
-  continueAfterReject?: boolean;
-  /**
-   * A model server to run beside OpenCode, configured into it, its model the default (for
-   * example `demoModelServer` from `opencode-bridge/testing`: the scripted model, provider `demo`).
-   * Not with `attach`.
-   */
-  modelServer?: ModelServerFactory;
-  /** Default model of new sessions (else the `modelServer`'s, else the config's `model`). */
-  model?: ModelRef;
-  /** OpenCode config for a managed server. */
-  config?: Record<string, unknown>;
-  /** Options for the managed server (ignored with `attach`; `binary`, `env` and `inheritUserConfig` also apply to `subprocess`). */
-  server?: Omit<StartOpencodeOptions, "config" | "directory" | "logger">;
-  /** Use a server someone else runs instead of starting one. */
-  attach?: { url: string; password?: string };
-  logger?: Logger;
-  watchdog?: Partial<WatchdogBounds>;
-  /**
-   * How long a running turn waits for its session's lost streams to come back before it ends
-   * `failed` (`connection-lost`); default 3 minutes. The streams themselves reconnect for as
-   * long as the session is open (see `Session.connection`).
-   */
-  connectionLostAfterMs?: number;
-  /**
-   * Where transcripts and session records are kept: a `Store`, a file path, or `:memory:`
-   * (default: `store.db` in the user's data directory, `$XDG_DATA_HOME/opencode-bridge/`).
-   */
-  store?: Store | string;
-  /** Releases a session left idle this long (its upstream session is kept; default: never). */
-  idleReleaseMs?: number;
-  /** Bound on the /api model catalog listing the model before a session's first prompt (30 s). */
-  modelReadyTimeoutMs?: number;
-  /** Aborts `Bridge.start` (what it started so far is stopped; it rejects with AbortError). */
-  signal?: AbortSignal;
-}
-
-/** Parses `provider/model` (the model id may contain further slashes). */
-export function parseModel(text: string): ModelRef {
-  const slash = text.indexOf("/");
-  if (slash <= 0 || slash === text.length - 1) {
-    throw new UsageError(
-      `a model is written provider/model (for example demo/demo-1), got "${text}"`,
-    );
-  }
-  return { providerID: text.slice(0, slash), modelID: text.slice(slash + 1) };
-}
-
-/** The backend named by `option`, else by `OCB_BACKEND`, else `serve`; anything else is refused. */
-export function chooseBackend(
-  option: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
-): BackendKind {
-  const value = option ?? (env.OCB_BACKEND?.trim() || undefined) ?? "serve";
-  if ((BACKEND_KINDS as readonly string[]).includes(value)) return value as BackendKind;
-  const from = option === undefined ? "OCB_BACKEND" : "backend";
-  throw new UsageError(
-    `${from} must be one of ${BACKEND_KINDS.join(", ")}, got ${JSON.stringify(value)}`,
-  );
-}
-
-/** Where turns run: a server (both serve backends) or `opencode run` processes. */
-type Runner =
-  | { kind: "serve" | "serve-legacy"; server: OpencodeServerHandle; client: OpencodeClient }
-  | { kind: "subprocess"; environment: RunEnvironment };
+export type { BridgeOptions } from "./bridge-options.js";
 
 export class Bridge implements AsyncDisposable {
   readonly backend: BackendKind;
@@ -135,7 +34,7 @@ export class Bridge implements AsyncDisposable {
   readonly #model: ModelServer | undefined;
   readonly #logger: Logger;
   readonly #sessions = new Set<Session>();
-  readonly #readyModels = new Set<string>();
+  readonly #readyModels: ModelReadiness;
 
   readonly #store: Store;
   readonly #ownsStore: boolean;
@@ -146,6 +45,7 @@ export class Bridge implements AsyncDisposable {
     options: BridgeOptions,
     store: { store: Store; owned: boolean },
   ) {
+    this.#readyModels = new ModelReadiness(options.modelReadyTimeoutMs ?? 30_000);
     this.#store = store.store;
     this.#ownsStore = store.owned;
     this.backend = runner.kind;
@@ -224,7 +124,7 @@ export class Bridge implements AsyncDisposable {
       );
       id = info.id;
     } else {
-      await this.#modelReady(runner.client, directory, model, options.signal);
+      await this.#readyModels.ensure(runner.client, directory, model, options.signal);
       const info = await runner.client.v2.session.create(
         {
           model: { providerID: model.providerID, id: model.modelID },
@@ -424,20 +324,16 @@ export class Bridge implements AsyncDisposable {
       await this.#runner.environment.close();
     } else {
       const { server } = this.#runner;
-      const key = managedServerKey(this.backend, this.#options.directory);
       await server.close();
       // Stopped on purpose: nothing for a successor to take up (unless another bridge's now).
-      try {
-        if (this.#store.server(key)?.pid === server.pid) this.#store.deleteServer(key);
-      } catch (error) {
-        this.#logger.warn("could not forget the server in the store", { error });
-      }
+      const key = managedServerKey(this.backend, this.#options.directory);
+      forgetServer(this.#store, key, server.pid, this.#logger);
     }
     if (this.#ownsStore) this.#store.close();
     await this.#model?.close();
   }
 
-  #serve(): Extract<Runner, { client: OpencodeClient }> {
+  #serve(): ServeRunner {
     if (this.#runner.kind === "subprocess") {
       throw new UsageError("the subprocess backend has no server or client");
     }
@@ -450,122 +346,15 @@ export class Bridge implements AsyncDisposable {
    * attached server may have been restarted, and a restarted server loads its catalog anew.
    */
   async #serverReady(
-    runner: Extract<Runner, { client: OpencodeClient }>,
+    runner: ServeRunner,
     directory: string,
     model: ModelRef,
     reconnected: boolean,
     signal: AbortSignal | undefined,
   ): Promise<void> {
-    await holdForTest("admission", signal);
     if (runner.server instanceof SupervisedServer) await runner.server.restarted(signal);
-    if (reconnected) this.#readyModels.delete(modelKey(directory, model));
-    await this.#modelReady(runner.client, directory, model, signal);
-  }
-
-  /** A location's /api catalog loads after the server is ready; a prompt before it is lost. */
-  async #modelReady(
-    client: OpencodeClient,
-    directory: string,
-    model: ModelRef,
-    signal: AbortSignal | undefined,
-  ): Promise<void> {
-    const key = modelKey(directory, model);
-    if (this.#readyModels.has(key)) return;
-    await holdForTest("catalog", signal);
-    await waitForModel(
-      client,
-      { providerID: model.providerID, id: model.modelID },
-      {
-        directory,
-        timeoutMs: this.#options.modelReadyTimeoutMs ?? 30_000,
-        ...(signal === undefined ? {} : { signal }),
-      },
-    );
-    this.#readyModels.add(key);
-  }
-}
-
-/** Which models are known to be ready: one key per location and model. */
-function modelKey(directory: string, model: ModelRef): string {
-  return `${directory}\u0000${model.providerID}/${model.modelID}`;
-}
-
-function clientOf(server: OpencodeServerHandle, options: BridgeOptions, logger: Logger) {
-  return new OpencodeClient(
-    new HttpTransport({ url: server.url, password: server.password, logger }),
-    { directory: options.directory },
-  );
-}
-
-/** Starts (or attaches to) the server, or prepares `opencode run`; with a `modelServer`, that too. */
-async function launch(
-  options: BridgeOptions,
-  kind: BackendKind,
-  store: Store,
-): Promise<{ runner: Runner; model: ModelServer | undefined }> {
-  const logger = options.logger ?? silentLogger;
-  if (options.attach !== undefined) {
-    if (kind === "subprocess") {
-      throw new UsageError(
-        "the subprocess backend runs no server; drop `attach` or pick a serve backend",
-      );
-    }
-    if (options.permissions !== undefined) {
-      throw new UsageError(
-        "permissions cannot be set on an attached server (its config is its own); set them there",
-      );
-    }
-    if (options.modelServer !== undefined) {
-      throw new UsageError(
-        "a model server cannot be configured into an attached server (its config is its own); " +
-          "drop `modelServer`, or configure the provider on that server",
-      );
-    }
-    const server = await attachOpencode(options.attach.url, {
-      ...(options.attach.password === undefined ? {} : { password: options.attach.password }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
-    return {
-      runner: { kind, server, client: clientOf(server, options, logger) },
-      model: undefined,
-    };
-  }
-  const model = await options.modelServer?.({ logger });
-  try {
-    const config = {
-      ...options.config,
-      ...model?.config,
-      ...(options.permissions === undefined
-        ? {}
-        : { permission: permissionConfig(options.permissions) }),
-      experimental: experimentalConfig(options.config?.experimental, options.continueAfterReject),
-    };
-    if (kind === "subprocess") {
-      const { binary, env, inheritUserConfig } = options.server ?? {};
-      const environment = await RunEnvironment.create({
-        config,
-        ...(binary === undefined ? {} : { binary }),
-        ...(env === undefined ? {} : { env }),
-        ...(inheritUserConfig === undefined ? {} : { inheritUserConfig }),
-      });
-      return { runner: { kind, environment }, model };
-    }
-    const server = await managedServer(
-      store,
-      kind,
-      {
-        ...options.server,
-        directory: options.directory,
-        config,
-        logger,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      },
-      logger,
-    );
-    return { runner: { kind, server, client: clientOf(server, options, logger) }, model };
-  } catch (error) {
-    await model?.close();
-    throw error;
+    if (reconnected) this.#readyModels.forget(directory, model);
+    await this.#readyModels.ensure(runner.client, directory, model, signal);
   }
 }
 
@@ -573,86 +362,4 @@ async function launch(
 function openStore(option: BridgeOptions["store"]): { store: Store; owned: boolean } {
   if (typeof option === "object") return { store: option, owned: false };
   return { store: SqliteStore.open(option ?? defaultStorePath()), owned: true };
-}
-
-/**
- * The managed server: the one a previous bridge on this store left running for the same
- * directory and config (it was killed before it could stop it; its sessions and running turns
- * are there to adopt), else a new one. A leftover that cannot be taken up is stopped.
- */
-async function managedServer(
-  store: Store,
-  kind: BackendKind,
-  options: StartOpencodeOptions,
-  logger: Logger,
-): Promise<SupervisedServer> {
-  const key = managedServerKey(kind, options.directory ?? process.cwd());
-  const configHash = createHash("sha256")
-    .update(JSON.stringify([options.config ?? {}, options.env ?? {}, options.binary ?? ""]))
-    .digest("hex");
-  const previous = store.server(key);
-  let server: SupervisedServer | undefined;
-  if (previous !== undefined && !isProcessRunning(previous.ownerPid)) {
-    if (previous.configHash === configHash) {
-      server = await SupervisedServer.adopt(
-        {
-          ...previous,
-          ...(previous.keeper === undefined ? {} : { keeperSocket: previous.keeper }),
-        },
-        options,
-      );
-      if (server !== undefined) {
-        logger.info("took up the server a previous bridge left running", { url: server.url });
-      }
-    }
-    if (server === undefined) await stopLeftover(previous, logger);
-  }
-  server ??= await SupervisedServer.start(options);
-  const started = server;
-  const remember = () => {
-    if (started.pid === undefined) return;
-    try {
-      store.saveServer(key, {
-        url: started.url,
-        username: started.username,
-        ...(started.password === undefined ? {} : { password: started.password }),
-        pid: started.pid,
-        ...(started.root === undefined ? {} : { root: started.root }),
-        ownerPid: process.pid,
-        configHash,
-        ...(started.keeperSocket === undefined ? {} : { keeper: started.keeperSocket }),
-      });
-    } catch (error) {
-      // Costs only the take-up after a crash of this process; the server runs.
-      logger.warn("could not record the server in the store", { error });
-    }
-  };
-  remember();
-  started.onRestart(remember); // a new process after a crash: a successor must find that one
-  return server;
-}
-
-/** Which managed server a store remembers: one per backend kind and directory. */
-export function managedServerKey(kind: BackendKind, directory: string): string {
-  return `managed:${kind}:${resolve(directory)}`;
-}
-
-/** A leftover server of a dead bridge that cannot be taken up: stop it and remove its dirs. */
-async function stopLeftover(record: ServerRecord, logger: Logger): Promise<void> {
-  // A recorded pid may have been reused since (a reboot): only a group that still answers
-  // as that server, with its password, is signalled.
-  const leftover = await AdoptedServer.take({
-    url: record.url,
-    username: record.username,
-    password: record.password,
-    pid: record.pid,
-    dirs: undefined,
-  });
-  if (leftover !== undefined) {
-    logger.info("stopping a server a previous bridge left running", { pid: record.pid });
-    await leftover.close().catch(() => {});
-  }
-  if (record.root !== undefined && !isProcessGroupAlive(record.pid)) {
-    await isolatedDirsAt(record.root).remove();
-  }
 }

@@ -3,9 +3,9 @@
  * process group, as a terminal sends it; at an ask, the key itself in a pseudo-terminal), and
  * `ocb run` killed outright. Each time the run ends (130 for Ctrl-C) and no process it
  * started (server, tools, keeper) is left. Phases that pass too fast to hit by timing are
- * held by a test hook (`OCB_TEST_HOLD`, see src/util/test-hold.ts) or a fake `opencode`
- * that never becomes ready. Time bounds here are safety nets, not what is tested; the measured
- * exit times are printed.
+ * held by a preload that holds the phase's request (`OCB_TEST_HOLD`, see
+ * test/support/phase-hold.ts) or by a fake `opencode` that never becomes ready. Time bounds
+ * here are safety nets, not what is tested; the measured exit times are printed.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { DescendantWatch } from "../support/descendants.js";
-import { type RunningOcb, startOcb } from "../support/ocb-cli.js";
+import { PHASE_HOLD, type RunningOcb, startOcb } from "../support/ocb-cli.js";
 import { isRunning } from "../support/process-tracker.js";
 
 const FAKES = join(import.meta.dirname, "../fixtures/fake-binaries");
@@ -49,7 +49,7 @@ function tempDir(): string {
 /** Starts `ocb run` (its store in a temp dir) and watches every process it starts. */
 function runOcb(
   args: string[],
-  options: { env?: Record<string, string>; tty?: boolean } = {},
+  options: { env?: Record<string, string>; tty?: boolean; preload?: string[] } = {},
 ): { cli: RunningOcb; watch: DescendantWatch } {
   const store = join(tempDir(), "store.db");
   const cli = startOcb(["run", "--store", store, ...args], options);
@@ -166,6 +166,7 @@ describe("Ctrl-C at ocb run", () => {
     const marker = join(tempDir(), "held");
     const { cli, watch } = runOcb(["--demo", "[[reply never]]"], {
       env: { OCB_TEST_HOLD: "catalog", OCB_TEST_HOLD_MARKER: marker },
+      preload: [PHASE_HOLD],
     });
     await until("the catalog wait", cli, () => existsSync(marker));
     expect(watch.seen.some((process) => /opencode.* serve/.test(process.command))).toBe(true);
@@ -177,6 +178,7 @@ describe("Ctrl-C at ocb run", () => {
     const marker = join(tempDir(), "held");
     const { cli, watch } = runOcb(["--demo", "[[reply never]]"], {
       env: { OCB_TEST_HOLD: "admission", OCB_TEST_HOLD_MARKER: marker },
+      preload: [PHASE_HOLD],
     });
     await until("the admission", cli, () => existsSync(marker));
     expect(await ctrlC("during admission", cli)).toBe(130);

@@ -130,6 +130,7 @@ describe("the packed package, installed into an empty project", () => {
     const paths = packed.files.map((file) => file.path);
     const allowed = /^(package\.json|README\.md|LICENSE(\.\w+)?|bin\/ocb\.js|dist\/.+)$/;
     expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
+    expect(paths).toContain("LICENSE");
     expect(paths.filter((path) => /\.test\.|(^|\/)test\/|\.map$|fixture/.test(path))).toEqual([]);
     // Every file package.json points a user at is in it.
     const targets = [

@@ -1,6 +1,8 @@
 /** Runs the `ocb` CLI as a user does: a real process (through tsx), its output collected. */
 import { spawn } from "node:child_process";
+import { join } from "node:path";
 import type { Readable } from "node:stream";
+import { pathToFileURL } from "node:url";
 import { trackProcess } from "./process-tracker.js";
 
 export interface CliRun {
@@ -32,6 +34,9 @@ export function ocb(args: string[], env: Record<string, string> = {}): Promise<C
   });
 }
 
+/** The preload that holds a phase of `ocb run` for a test (see phase-hold.ts). */
+export const PHASE_HOLD = pathToFileURL(join(import.meta.dirname, "phase-hold.ts")).href;
+
 /** A CLI process started with `startOcb`, to be driven while it runs. */
 export interface RunningOcb {
   pid: number;
@@ -46,13 +51,15 @@ export interface RunningOcb {
 
 /**
  * Starts `ocb` as a user does, in its own process group (as a shell runs a foreground job);
- * with `tty`, under `script`, so that the CLI sees a terminal on stdin and stdout.
+ * with `tty`, under `script`, so that the CLI sees a terminal on stdin and stdout; `preload`
+ * modules are imported before the CLI (for example `PHASE_HOLD`).
  */
 export function startOcb(
   args: string[],
-  options: { env?: Record<string, string>; tty?: boolean } = {},
+  options: { env?: Record<string, string>; tty?: boolean; preload?: string[] } = {},
 ): RunningOcb {
-  const command = [process.execPath, "--import", "tsx", "src/cli/ocb.ts", ...args];
+  const preloads = (options.preload ?? []).flatMap((file) => ["--import", file]);
+  const command = [process.execPath, "--import", "tsx", ...preloads, "src/cli/ocb.ts", ...args];
   const [file, argv] = options.tty
     ? ["script", ["-qefc", command.map(shellQuote).join(" "), "/dev/null"]]
     : [command[0] ?? process.execPath, command.slice(1)];

@@ -10,9 +10,11 @@
 import { setImmediate } from "node:timers";
 import { AbortError } from "../../errors.js";
 import { sleep, withDeadline } from "../../util/abort.js";
-import { apiErrorFrom } from "../api-error.js";
+import { assertNever } from "../../util/assert-never.js";
 import type { CallOptions, OperationCall, StreamOptions, Transport } from "../transport.js";
+import { recordedAnswer } from "./recorded-answer.js";
 import { ReplayMismatchError } from "./replay-mismatch-error.js";
+import { ReplaySubscription } from "./replay-subscription.js";
 import { findMismatch, type MatchContext, rewriteForRun } from "./structural-match.js";
 import {
   type EmitInboundEntry,
@@ -33,8 +35,7 @@ export interface ReplayOptions {
   stallTimeoutMs?: number;
 }
 
-/** The recorded answer meaning "the server never answered". */
-export const HANG = "<hang>";
+export { HANG } from "./recorded-answer.js";
 
 interface PendingCall {
   call: OperationCall;
@@ -50,14 +51,6 @@ interface InFlight {
   reject(error: Error): void;
 }
 
-class Subscription {
-  readonly queue: unknown[] = [];
-  /** Set while the consumer waits for the next event. */
-  waiting: { wake(): void; fail(error: Error): void } | undefined;
-  closed = false;
-  constructor(readonly operation: string) {}
-}
-
 export class ReplayTransport implements Transport {
   readonly #entries: NumberedEntry[];
   readonly #context: MatchContext;
@@ -66,7 +59,7 @@ export class ReplayTransport implements Transport {
   #cursor = 0;
   readonly #pending: PendingCall[] = [];
   readonly #inFlight: InFlight[] = [];
-  readonly #subscriptions: Subscription[] = [];
+  readonly #subscriptions: ReplaySubscription[] = [];
   #failure: ReplayMismatchError | undefined;
   #delaying = false;
   #stallTimer: NodeJS.Timeout | undefined;
@@ -114,7 +107,7 @@ export class ReplayTransport implements Transport {
   async *stream(next: () => OperationCall, options: StreamOptions = {}): AsyncIterable<unknown> {
     const { signal } = options;
     const call = next();
-    const subscription = new Subscription(call.operation);
+    const subscription = new ReplaySubscription(call.operation);
     await new Promise<void>((resolve, reject) => {
       if (signal?.aborted) {
         reject(new AbortError(`replayed ${call.operation}`));
@@ -133,7 +126,7 @@ export class ReplayTransport implements Transport {
         "abort",
         () => {
           // Its recorded call may still match later; its events must then go elsewhere.
-          subscription.closed = true;
+          subscription.close();
           reject(new AbortError(`replayed ${call.operation}`));
         },
         { once: true },
@@ -144,8 +137,7 @@ export class ReplayTransport implements Transport {
         yield await this.#pull(subscription, signal);
       }
     } finally {
-      subscription.closed = true;
-      subscription.waiting = undefined;
+      subscription.close();
     }
   }
 
@@ -181,32 +173,10 @@ export class ReplayTransport implements Transport {
     this.#pump();
   }
 
-  #pull(subscription: Subscription, signal: AbortSignal | undefined): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      const take = (): void => {
-        if (subscription.queue.length > 0) {
-          signal?.removeEventListener("abort", onAbort);
-          resolve(subscription.queue.shift());
-          return;
-        }
-        subscription.waiting = { wake: take, fail: reject };
-      };
-      const onAbort = (): void => {
-        subscription.waiting = undefined;
-        reject(new AbortError(`replayed ${subscription.operation} stream`));
-      };
-      if (signal?.aborted) {
-        onAbort();
-        return;
-      }
-      if (this.#failure) {
-        reject(this.#failure);
-        return;
-      }
-      signal?.addEventListener("abort", onAbort, { once: true });
-      take();
-      this.#pump();
-    });
+  #pull(subscription: ReplaySubscription, signal: AbortSignal | undefined): Promise<unknown> {
+    const next = subscription.next(signal);
+    this.#pump();
+    return next;
   }
 
   /** Walks the cursor as far as the client's calls and reads allow. */
@@ -333,30 +303,29 @@ export class ReplayTransport implements Transport {
       return true;
     }
     const subscription = this.#subscriberFor(frame.stream);
-    if (subscription?.waiting === undefined) return false;
-    subscription.queue.push(rewriteForRun(frame.event, this.#context));
-    const { wake } = subscription.waiting;
-    subscription.waiting = undefined;
-    wake();
+    if (subscription?.waiting !== true) return false;
+    subscription.deliver(rewriteForRun(frame.event, this.#context));
     return true;
   }
 
   #answer(flight: InFlight, data: unknown): void {
-    if (data === HANG) return; // never answered: the caller's bound or signal ends the call
-    if (data === null) {
-      flight.resolve(undefined);
-    } else if (isRecordedHttpError(data)) {
-      const body = rewriteForRun(data.body, this.#context);
-      // No body (recorded as null) reads as an empty text, as it does over HTTP.
-      const text = typeof body === "string" ? body : body === null ? "" : JSON.stringify(body);
-      flight.reject(apiErrorFrom(data.status, "", `replay:${flight.operation}`, text));
-    } else {
-      flight.resolve(rewriteForRun(data, this.#context));
+    const answer = recordedAnswer(data, flight.operation, this.#context);
+    switch (answer.kind) {
+      case "value":
+        flight.resolve(answer.value);
+        return;
+      case "error":
+        flight.reject(answer.error);
+        return;
+      case "hang":
+        return; // the caller's bound or signal ends the call
+      default:
+        assertNever(answer);
     }
   }
 
   /** The stream an event goes to: the named one, else the latest opened. */
-  #subscriberFor(stream: string | undefined): Subscription | undefined {
+  #subscriberFor(stream: string | undefined): ReplaySubscription | undefined {
     const candidates = this.#subscriptions.filter(
       (subscription) =>
         !subscription.closed && (stream === undefined || subscription.operation === stream),
@@ -423,30 +392,13 @@ export class ReplayTransport implements Transport {
     first?.fail(error);
     for (const pending of this.#pending.splice(0)) pending.fail(error);
     for (const flight of this.#inFlight.splice(0)) flight.reject(error);
-    for (const subscription of this.#subscriptions) {
-      subscription.closed = true;
-      subscription.waiting?.fail(error);
-      subscription.waiting = undefined;
-    }
+    for (const subscription of this.#subscriptions) subscription.fail(error);
     clearTimeout(this.#stallTimer);
   }
 
   #lastLine(): number {
     return this.#entries.at(-1)?.line ?? 0;
   }
-}
-
-function isRecordedHttpError(data: unknown): data is { status: number; body: unknown } {
-  if (typeof data !== "object" || data === null || Array.isArray(data)) return false;
-  const keys = Object.keys(data).sort();
-  const status = (data as { status?: unknown }).status;
-  return (
-    keys.length === 2 &&
-    keys[0] === "body" &&
-    keys[1] === "status" &&
-    typeof status === "number" &&
-    status >= 400
-  );
 }
 
 function labelOf({ entry }: NumberedEntry): string {

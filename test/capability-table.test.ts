@@ -1,14 +1,16 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { BACKEND_KINDS } from "./backend.js";
-import { BACKEND_CAPABILITIES, CAPABILITY_DESCRIPTIONS, capabilityTable } from "./capabilities.js";
 import {
+  CAPABILITY_DESCRIPTIONS,
+  capabilityTable,
   capabilityTableCells,
   replaceCapabilityTable,
   TABLE_END,
   TABLE_START,
   tableCells,
-} from "./capability-table-markers.js";
+} from "../scripts/capability-table.js";
+import { BACKEND_KINDS } from "../src/backends/backend.js";
+import { BACKEND_CAPABILITIES } from "../src/backends/capabilities.js";
 
 describe("the capability table", () => {
   it("has a row per capability and a column per backend, from the objects", () => {
@@ -23,7 +25,7 @@ describe("the capability table", () => {
   });
 
   it("is the one in README.md (run `npm run docs:capabilities` after changing a capability)", () => {
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
     expect(capabilityTableCells(readme)).toEqual(tableCells(capabilityTable()));
   });
 

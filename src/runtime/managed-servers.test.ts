@@ -1,0 +1,136 @@
+import { resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { recordingLogger } from "../../test/support/recording-logger.js";
+import { IN_MEMORY, SqliteStore } from "../store/sqlite-store.js";
+import type { ServerRecord, Store } from "../store/store.js";
+import {
+  forgetServer,
+  leftoverAction,
+  managedServerKey,
+  type RecordedServer,
+  rememberServer,
+  startConfigHash,
+} from "./managed-servers.js";
+
+const stores: Store[] = [];
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close();
+});
+function memoryStore(): Store {
+  const store = SqliteStore.open(IN_MEMORY);
+  stores.push(store);
+  return store;
+}
+
+const SERVER: RecordedServer = {
+  url: "http://127.0.0.1:4096",
+  username: "opencode",
+  password: "secret",
+  pid: 4242,
+  root: "/tmp/ocb-root",
+  keeperSocket: "/tmp/ocb-keeper.sock",
+};
+
+function record(overrides: Partial<ServerRecord> = {}): ServerRecord {
+  return {
+    url: SERVER.url,
+    username: SERVER.username,
+    pid: 4242,
+    ownerPid: 1234,
+    configHash: "same",
+    ...overrides,
+  };
+}
+
+describe("managedServerKey", () => {
+  it("is one per backend kind and resolved directory", () => {
+    expect(managedServerKey("serve", "project")).toBe(`managed:serve:${resolve("project")}`);
+    expect(managedServerKey("serve", "./project/")).toBe(managedServerKey("serve", "project"));
+    expect(managedServerKey("serve-legacy", "project")).not.toBe(
+      managedServerKey("serve", "project"),
+    );
+  });
+});
+
+describe("startConfigHash", () => {
+  it("is the same for the same start and differs with the config, env or binary", () => {
+    const start = { config: { model: "a/b" }, env: { A: "1" }, binary: "/bin/opencode" };
+    expect(startConfigHash({ ...start })).toBe(startConfigHash(start));
+    expect(startConfigHash({ ...start, config: { model: "a/c" } })).not.toBe(
+      startConfigHash(start),
+    );
+    expect(startConfigHash({ ...start, env: { A: "2" } })).not.toBe(startConfigHash(start));
+    expect(startConfigHash({ ...start, binary: "opencode" })).not.toBe(startConfigHash(start));
+    expect(startConfigHash({})).toBe(startConfigHash({ config: {}, env: {}, binary: "" }));
+  });
+});
+
+describe("leftoverAction", () => {
+  const dead = () => false;
+  const alive = () => true;
+
+  it("does nothing without a record, or while the bridge that runs the server lives", () => {
+    expect(leftoverAction(undefined, "same", dead)).toBe("none");
+    expect(leftoverAction(record(), "same", alive)).toBe("none");
+    expect(leftoverAction(record({ configHash: "other" }), "same", alive)).toBe("none");
+  });
+
+  it("takes up a dead bridge's server started the same way, and stops one started otherwise", () => {
+    expect(leftoverAction(record(), "same", dead)).toBe("take-up");
+    expect(leftoverAction(record({ configHash: "other" }), "same", dead)).toBe("stop");
+  });
+
+  it("asks about the owner, not the server", () => {
+    const asked: number[] = [];
+    leftoverAction(record({ ownerPid: 77, pid: 88 }), "same", (pid) => {
+      asked.push(pid);
+      return false;
+    });
+    expect(asked).toEqual([77]);
+  });
+});
+
+describe("rememberServer and forgetServer", () => {
+  it("records the server as run by this process, for a successor to take up", () => {
+    const store = memoryStore();
+    rememberServer(store, "key", SERVER, "hash", recordingLogger());
+    expect(store.server("key")).toEqual({
+      url: SERVER.url,
+      username: SERVER.username,
+      password: "secret",
+      pid: 4242,
+      root: "/tmp/ocb-root",
+      ownerPid: process.pid,
+      configHash: "hash",
+      keeper: "/tmp/ocb-keeper.sock",
+    });
+  });
+
+  it("records nothing for a server without a pid (nothing a successor could stop or keep)", () => {
+    const store = memoryStore();
+    rememberServer(store, "key", { ...SERVER, pid: undefined }, "hash", recordingLogger());
+    expect(store.server("key")).toBeUndefined();
+  });
+
+  it("forgets the record only while it is still this server's", () => {
+    const store = memoryStore();
+    const logger = recordingLogger();
+    rememberServer(store, "key", SERVER, "hash", logger);
+    forgetServer(store, "key", 9999, logger); // another bridge's server by now
+    expect(store.server("key")?.pid).toBe(4242);
+    forgetServer(store, "key", 4242, logger);
+    expect(store.server("key")).toBeUndefined();
+  });
+
+  it("only warns when the store fails: the server runs on", () => {
+    const store = memoryStore();
+    store.close(); // every use of a closed store throws
+    const logger = recordingLogger();
+    expect(() => rememberServer(store, "key", SERVER, "hash", logger)).not.toThrow();
+    expect(() => forgetServer(store, "key", 4242, logger)).not.toThrow();
+    expect(logger.entries.map((entry) => [entry.level, entry.message])).toEqual([
+      ["warn", "could not record the server in the store"],
+      ["warn", "could not forget the server in the store"],
+    ]);
+  });
+});
