@@ -20,12 +20,12 @@ import {
   canonical,
   emitterInto,
   errorInfoOf,
+  type Normalized,
   type Origin,
   toolErrorKind,
   usageOf,
 } from "./build.js";
 import type { CanonicalEvent, ErrorInfo } from "./canonical.js";
-import type { Normalized } from "./normalize-api.js";
 import { emitInterruptedWork, emitStepFailure } from "./step-endings.js";
 import {
   addTurnText,
