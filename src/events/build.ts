@@ -10,12 +10,32 @@ import {
   type Usage,
 } from "./canonical.js";
 
+/** What a normaliser gives for one native event: its next state and the canonical events. */
+export interface Normalized<State> {
+  state: State;
+  events: CanonicalEvent[];
+}
+
 /** What every event of one native event shares. */
 export interface Origin {
   sessionId: string;
   turnId: string | undefined;
   at: number;
   native: NativeOrigin;
+}
+
+/**
+ * The native origin of a `serve` event: 1.18's `/api` and 2.0's envelopes both carry an `id`
+ * and, on the durable stream, `durable.seq`.
+ */
+export function serveNativeOf(event: { type: string }): NativeOrigin {
+  const { id, durable } = event as { id?: string; durable?: { seq?: number } };
+  return {
+    backend: "serve",
+    type: event.type,
+    ...(id === undefined ? {} : { id }),
+    ...(durable?.seq === undefined ? {} : { seq: durable.seq }),
+  };
 }
 
 /**

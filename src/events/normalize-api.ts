@@ -13,17 +13,24 @@
 import type { ApiEvent } from "../protocol/api/events.js";
 import type { Parsed } from "../protocol/common.js";
 import { assertNever } from "../util/assert-never.js";
-import { canonical, type Origin, textOfContent, usageOf } from "./build.js";
-import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "./canonical.js";
 import {
-  addTurnText,
+  canonical,
+  type Normalized,
+  type Origin,
+  serveNativeOf,
+  textOfContent,
+  usageOf,
+} from "./build.js";
+import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "./canonical.js";
+import { modelRefOf, normalizeStepPart, type StepPart } from "./step-parts.js";
+import {
   addTurnUsage,
+  admissionOrigin,
   endingOf,
   hasPendingSteer,
   initialTurnState,
   startTurn,
   type TurnState,
-  turnIdFor,
   updateTurn,
   withoutPending,
   withPending,
@@ -35,11 +42,6 @@ export interface ApiNormalizerState extends TurnState {
 
 export function initialApiState(sessionId: string): ApiNormalizerState {
   return { ...initialTurnState, sessionId };
-}
-
-export interface Normalized<State> {
-  state: State;
-  events: CanonicalEvent[];
 }
 
 const INTERRUPTED_TOOL = /interrupted/i;
@@ -54,18 +56,9 @@ export function normalizeApiEvent(
   state: ApiNormalizerState,
   parsed: Parsed<ApiEvent>,
 ): Normalized<ApiNormalizerState> {
-  const raw = parsed.event as {
-    id?: string;
-    durable?: { seq?: number };
-    data?: { timestamp?: number };
-  };
+  const raw = parsed.event as { data?: { timestamp?: number } };
   const at = typeof raw.data?.timestamp === "number" ? raw.data.timestamp : 0;
-  const native = {
-    backend: "serve" as const,
-    type: parsed.event.type,
-    ...(raw.id === undefined ? {} : { id: raw.id }),
-    ...(raw.durable?.seq === undefined ? {} : { seq: raw.durable.seq }),
-  };
+  const native = serveNativeOf(parsed.event);
   const origin = (current: TurnState): Origin => ({
     sessionId: state.sessionId,
     turnId: current.turn?.id,
@@ -92,6 +85,8 @@ export function normalizeApiEvent(
   /** The one canonical event of this native event, the state unchanged. */
   const emit = <T extends CanonicalType>(type: T, data: CanonicalEventOf<T>["data"]) =>
     one(state, canonical(origin(state), 0, type, data));
+  /** A part mapped as on 2.0 (`step-parts.ts`), under 1.18's field names. */
+  const stepPart = (part: StepPart) => normalizeStepPart(state, origin(state), part);
 
   switch (event.type) {
     case "session.next.prompt.admitted": {
@@ -124,12 +119,10 @@ export function normalizeApiEvent(
       events.push(canonical(origin(next), events.length, "input.delivered", { inputId }));
       return { state: next as ApiNormalizerState, events };
     }
-    case "session.next.step.started":
-      return emit("step.started", {
-        stepId: event.data.assistantMessageID,
-        model: { providerID: event.data.model.providerID, modelID: event.data.model.id },
-        agent: event.data.agent,
-      });
+    case "session.next.step.started": {
+      const { assistantMessageID: stepId, agent, model } = event.data;
+      return stepPart({ type: "step.started", stepId, agent, model });
+    }
     case "session.next.step.ended": {
       const usage = usageOf(event.data.tokens, event.data.cost);
       let next: TurnState = addTurnUsage(state, usage);
@@ -177,53 +170,61 @@ export function normalizeApiEvent(
       return { state: { ...state, turn: undefined }, events };
     }
     case "session.next.text.started":
-      return emit("text.started", {
-        partId: partId(event.data.assistantMessageID, event.data.textID),
+      return stepPart({
+        type: "text.started",
         stepId: event.data.assistantMessageID,
+        localId: event.data.textID,
       });
     case "session.next.text.delta":
-      return emit("text.delta", {
-        partId: partId(event.data.assistantMessageID, event.data.textID),
+      return stepPart({
+        type: "text.delta",
+        stepId: event.data.assistantMessageID,
+        localId: event.data.textID,
         delta: event.data.delta,
       });
     case "session.next.text.ended":
-      return one(
-        addTurnText(state, event.data.assistantMessageID, event.data.text),
-        canonical(origin(state), 0, "text.ended", {
-          partId: partId(event.data.assistantMessageID, event.data.textID),
-          stepId: event.data.assistantMessageID,
-          text: event.data.text,
-        }),
-      );
-    case "session.next.reasoning.started":
-      return emit("reasoning.started", {
-        partId: partId(event.data.assistantMessageID, event.data.reasoningID),
+      return stepPart({
+        type: "text.ended",
         stepId: event.data.assistantMessageID,
+        localId: event.data.textID,
+        text: event.data.text,
+      });
+    case "session.next.reasoning.started":
+      return stepPart({
+        type: "reasoning.started",
+        stepId: event.data.assistantMessageID,
+        localId: event.data.reasoningID,
       });
     case "session.next.reasoning.delta":
-      return emit("reasoning.delta", {
-        partId: partId(event.data.assistantMessageID, event.data.reasoningID),
+      return stepPart({
+        type: "reasoning.delta",
+        stepId: event.data.assistantMessageID,
+        localId: event.data.reasoningID,
         delta: event.data.delta,
       });
     case "session.next.reasoning.ended":
-      return emit("reasoning.ended", {
-        partId: partId(event.data.assistantMessageID, event.data.reasoningID),
+      return stepPart({
+        type: "reasoning.ended",
         stepId: event.data.assistantMessageID,
+        localId: event.data.reasoningID,
         text: event.data.text,
       });
     case "session.next.tool.input.started":
-      return emit("tool.input.started", {
+      return stepPart({
+        type: "tool.input.started",
+        stepId: event.data.assistantMessageID,
         callId: event.data.callID,
         tool: event.data.name,
-        stepId: event.data.assistantMessageID,
       });
     case "session.next.tool.input.delta":
-      return emit("tool.input.delta", {
+      return stepPart({
+        type: "tool.input.delta",
         callId: event.data.callID,
         delta: event.data.delta,
       });
     case "session.next.tool.input.ended":
-      return emit("tool.input.ended", {
+      return stepPart({
+        type: "tool.input.ended",
         callId: event.data.callID,
         input: event.data.text,
       });
@@ -261,9 +262,7 @@ export function normalizeApiEvent(
         error: { kind: "provider", message: describeRetryError(event.data.error) },
       });
     case "session.next.model.switched":
-      return emit("model.switched", {
-        model: { providerID: event.data.model.providerID, modelID: event.data.model.id },
-      });
+      return emit("model.switched", { model: modelRefOf(event.data.model) });
     case "session.next.compaction.started":
       return emit("compaction.started", { reason: event.data.reason });
     case "session.next.compaction.ended":
@@ -306,28 +305,6 @@ export function normalizeApiEvent(
     default:
       return assertNever(event, "/api event");
   }
-}
-
-/**
- * An admission belongs to the turn it will join or start: a steer into the running turn joins
- * it; anything else starts the turn named after the input (see docs/events.md).
- */
-export function admissionOrigin(
-  origin: Origin,
-  state: TurnState,
-  inputId: string,
-  delivery: "steer" | "queue",
-): Origin {
-  const running = state.turn?.id;
-  return {
-    ...origin,
-    turnId: delivery === "steer" && running !== undefined ? running : turnIdFor(inputId),
-  };
-}
-
-/** Text and reasoning part ids are per step (`text-0`), so they are scoped by the step. */
-function partId(stepId: string, localId: string): string {
-  return `${stepId}/${localId}`;
 }
 
 function describeRetryError(error: unknown): string {

@@ -2,9 +2,9 @@
  * OpenCode 1.18's legacy `/event` stream (one session's events) to canonical events. The
  * legacy stream sends whole part snapshots (`message.part.updated`) and text deltas
  * (`message.part.delta`); this normaliser remembers what each part last looked like and emits
- * the transitions: a text part's first snapshot is `text.started`, its snapshot with an end
- * time is `text.ended`; a tool part's states become `tool.input.started`, `tool.called`,
- * `tool.succeeded` / `tool.failed`.
+ * the transitions (`legacy-parts.ts`): a text part's first snapshot is `text.started`, its
+ * snapshot with an end time is `text.ended`; a tool part's states become `tool.input.started`,
+ * `tool.called`, `tool.succeeded` / `tool.failed`.
  *
  * Turn rule: a turn starts when the session turns busy (or a step starts) while none runs, and
  * ends at the next idle (`session.idle` or `session.status` idle): `interrupted` after a
@@ -20,33 +20,25 @@ import {
   canonical,
   emitterInto,
   errorInfoOf,
+  type Normalized,
   type Origin,
-  toolErrorKind,
   usageOf,
 } from "./build.js";
 import type { CanonicalEvent, ErrorInfo } from "./canonical.js";
-import type { Normalized } from "./normalize-api.js";
+import { type PartsState, remember, textPartSnapshot, toolPartSnapshot } from "./legacy-parts.js";
 import { emitInterruptedWork, emitStepFailure } from "./step-endings.js";
 import {
-  addTurnText,
   addTurnUsage,
+  admissionOrigin,
   endingOf,
   initialTurnState,
   startTurn,
-  type TurnState,
-  turnIdFor,
 } from "./turn-state.js";
 
-type PartSeen = "text-started" | "text-ended" | "pending" | "running" | "done";
-
-export interface LegacyNormalizerState extends TurnState {
+export interface LegacyNormalizerState extends PartsState {
   readonly sessionId: string;
   /** Role of each message seen, by id. */
   readonly roles: ReadonlyMap<string, "user" | "assistant">;
-  /** What was last emitted for each part (or tool call), by part id. */
-  readonly parts: ReadonlyMap<string, PartSeen>;
-  /** Part types by id, to route deltas (text or reasoning). */
-  readonly partTypes: ReadonlyMap<string, string>;
   /** User messages admitted and not yet answered (message ids), oldest first. */
   readonly waiting: readonly string[];
   /**
@@ -63,10 +55,6 @@ export interface LegacyNormalizerState extends TurnState {
   readonly late: readonly { inputId: string; announced: boolean; text: string }[];
   /** The input id of each user message (its bridge id when one was expected, else its own). */
   readonly inputOf: ReadonlyMap<string, string>;
-  /** Tool calls that started and have not settled, by part id. */
-  readonly openTools: ReadonlyMap<string, string>;
-  /** The child session of each `task` call whose subagent started, by call id. */
-  readonly subagents: ReadonlyMap<string, string>;
   /** The session error seen in the running turn, if any. */
   readonly error: ErrorInfo | undefined;
   /** The step (assistant message) started and not finished. */
@@ -226,10 +214,7 @@ export function normalizeLegacyEvent(
         const delivery = next.busy ? "steer" : "queue";
         events.push(
           canonical(
-            {
-              ...origin(),
-              turnId: delivery === "steer" && next.turn ? next.turn.id : turnIdFor(inputId),
-            },
+            admissionOrigin(origin(), next, inputId, delivery),
             events.length,
             "input.admitted",
             { inputId, text: part.text, delivery },
@@ -253,105 +238,12 @@ export function normalizeLegacyEvent(
           return { state: next, events };
         }
         case "text":
-        case "reasoning": {
-          const seen = next.parts.get(part.id);
-          const ended = part.time?.end !== undefined;
-          const partId = `${part.messageID}/${part.id}`;
-          if (seen === undefined) {
-            emit(part.type === "text" ? "text.started" : "reasoning.started", {
-              partId,
-              stepId: part.messageID,
-            });
-            next = remember(next, part.id, "text-started", part.type);
-          }
-          if (ended && seen !== "text-ended") {
-            emit(part.type === "text" ? "text.ended" : "reasoning.ended", {
-              partId,
-              stepId: part.messageID,
-              text: part.text,
-            });
-            if (part.type === "text") {
-              next = addTurnText(next, part.messageID, part.text) as LegacyNormalizerState;
-            }
-            next = remember(next, part.id, "text-ended", part.type);
-          }
+        case "reasoning":
+          next = textPartSnapshot(next, part, emit);
           return { state: next, events };
-        }
-        case "tool": {
-          const seen = next.parts.get(part.id);
-          const status = part.state.status;
-          if (seen === undefined) {
-            emit("tool.input.started", {
-              callId: part.callID,
-              tool: part.tool,
-              stepId: part.messageID,
-            });
-            next = remember(next, part.id, "pending", "tool");
-            next = { ...next, openTools: new Map(next.openTools).set(part.id, part.callID) };
-          }
-          if (
-            (status === "running" || status === "completed" || status === "error") &&
-            (seen === undefined || seen === "pending")
-          ) {
-            emit("tool.input.ended", {
-              callId: part.callID,
-              input: JSON.stringify(part.state.input),
-            });
-            emit("tool.called", {
-              callId: part.callID,
-              tool: part.tool,
-              input: part.state.input,
-              stepId: part.messageID,
-            });
-            next = remember(next, part.id, "running", "tool");
-          }
-          const childSessionId =
-            part.state.status === "pending" ? undefined : part.state.metadata?.sessionId;
-          if (
-            part.tool === "task" &&
-            typeof childSessionId === "string" &&
-            !next.subagents.has(part.callID)
-          ) {
-            const { subagent_type: agent, description } = part.state.input;
-            emit("subagent.started", {
-              callId: part.callID,
-              childSessionId,
-              ...(typeof agent === "string" ? { agent } : {}),
-              ...(typeof description === "string" ? { description } : {}),
-            });
-            next = { ...next, subagents: new Map(next.subagents).set(part.callID, childSessionId) };
-          }
-          if (status === "completed" || status === "error") {
-            next = { ...next, openTools: without(next.openTools, part.id) };
-          }
-          const child = next.subagents.get(part.callID);
-          if (
-            child !== undefined &&
-            (status === "completed" || status === "error") &&
-            seen !== "done"
-          ) {
-            emit("subagent.ended", {
-              callId: part.callID,
-              childSessionId: child,
-              result: part.state.status === "completed" ? part.state.output : part.state.error,
-            });
-          }
-          if (status === "completed" && seen !== "done") {
-            emit("tool.succeeded", {
-              callId: part.callID,
-              output: part.state.output,
-              title: part.state.title,
-            });
-            next = remember(next, part.id, "done", "tool");
-          } else if (status === "error" && seen !== "done") {
-            emit("tool.failed", {
-              callId: part.callID,
-              error: { kind: toolErrorKind(part.state.error), message: part.state.error },
-            });
-            next = remember(next, part.id, "done", "tool");
-          }
+        case "tool":
+          next = toolPartSnapshot(next, part, emit);
           return { state: next, events };
-        }
         // Parts with no canonical counterpart yet: kept, not dropped.
         case "file":
         case "agent":
@@ -479,24 +371,4 @@ export function normalizeLegacyEvent(
     };
     return { state: next, events };
   }
-}
-
-function remember(
-  state: LegacyNormalizerState,
-  partId: string,
-  seen: PartSeen,
-  type: string,
-): LegacyNormalizerState {
-  return {
-    ...state,
-    parts: new Map(state.parts).set(partId, seen),
-    partTypes: new Map(state.partTypes).set(partId, type),
-  };
-}
-
-function without<V>(map: ReadonlyMap<string, V>, key: string): ReadonlyMap<string, V> {
-  if (!map.has(key)) return map;
-  const copy = new Map(map);
-  copy.delete(key);
-  return copy;
 }

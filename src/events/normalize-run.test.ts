@@ -7,8 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { readNdjson } from "../../test/support/fixture-files.js";
 import { parseRunLine } from "../protocol/run/events.js";
+import type { Normalized } from "./build.js";
 import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "./canonical.js";
-import type { Normalized } from "./normalize-api.js";
 import {
   initialRunState,
   normalizeRunLine,

@@ -8,9 +8,15 @@
 import type { Parsed } from "../protocol/common.js";
 import type { RunLine } from "../protocol/run/events.js";
 import { assertNever } from "../util/assert-never.js";
-import { emitterInto, errorInfoOf, type Origin, toolErrorKind, usageOf } from "./build.js";
+import {
+  emitterInto,
+  errorInfoOf,
+  type Normalized,
+  type Origin,
+  toolErrorKind,
+  usageOf,
+} from "./build.js";
 import type { CanonicalEvent, ErrorInfo } from "./canonical.js";
-import type { Normalized } from "./normalize-api.js";
 import { emitInterruptedWork, emitStepFailure } from "./step-endings.js";
 import {
   addTurnText,

@@ -4,15 +4,15 @@
  * `session.execution.{succeeded,failed,interrupted}`, which ends the canonical turn.
  * Pinned to the recorded 2.0.18 session of seed 000.
  */
-import type { Parsed } from "../protocol/common.js";
+import type { Parsed, Tokens } from "../protocol/common.js";
 import type { V2Event } from "../protocol/v2/events.js";
 import { assertNever } from "../util/assert-never.js";
-import { canonical, type Origin, usageOf } from "./build.js";
+import { canonical, type Normalized, type Origin, serveNativeOf, usageOf } from "./build.js";
 import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "./canonical.js";
-import { admissionOrigin, type Normalized } from "./normalize-api.js";
+import { normalizeStepPart, type StepPart } from "./step-parts.js";
 import {
-  addTurnText,
   addTurnUsage,
+  admissionOrigin,
   endingOf,
   initialTurnState,
   startTurn,
@@ -38,13 +38,8 @@ export function normalizeV2Event(
   state: V2NormalizerState,
   parsed: Parsed<V2Event>,
 ): Normalized<V2NormalizerState> {
-  const raw = parsed.event as { id?: string; created?: number; durable?: { seq?: number } };
-  const native = {
-    backend: "serve" as const,
-    type: parsed.event.type,
-    ...(raw.id === undefined ? {} : { id: raw.id }),
-    ...(raw.durable?.seq === undefined ? {} : { seq: raw.durable.seq }),
-  };
+  const raw = parsed.event as { created?: number };
+  const native = serveNativeOf(parsed.event);
   const origin = (current: TurnState): Origin => ({
     sessionId: state.sessionId,
     turnId: current.turn?.id,
@@ -69,6 +64,8 @@ export function normalizeV2Event(
   /** The one canonical event of this native event, the state unchanged. */
   const emit = <T extends CanonicalType>(type: T, data: CanonicalEventOf<T>["data"]) =>
     one(state, canonical(origin(state), 0, type, data));
+  /** A part mapped as on 1.18's `/api` (`step-parts.ts`), under 2.0's field names. */
+  const stepPart = (part: StepPart) => normalizeStepPart(state, origin(state), part);
 
   switch (event.type) {
     case "session.created":
@@ -114,17 +111,12 @@ export function normalizeV2Event(
         canonical(origin(state), 0, "input.delivered", { inputId: event.data.inboxID }),
       );
     }
-    case "session.step.started":
-      return emit("step.started", {
-        stepId: event.data.assistantMessageID,
-        model: { providerID: event.data.model.providerID, modelID: event.data.model.id },
-        agent: event.data.agent,
-      });
+    case "session.step.started": {
+      const { assistantMessageID: stepId, agent, model } = event.data;
+      return stepPart({ type: "step.started", stepId, agent, model });
+    }
     case "session.step.ended": {
-      const usage =
-        event.data.tokens === undefined
-          ? undefined
-          : usageOf(event.data.tokens, event.data.cost ?? 0);
+      const usage = stepUsageOf(event.data);
       return one(
         addTurnUsage(state, usage) as V2NormalizerState,
         canonical(origin(state), 0, "step.ended", {
@@ -135,10 +127,7 @@ export function normalizeV2Event(
       );
     }
     case "session.step.failed": {
-      const usage =
-        event.data.tokens === undefined
-          ? undefined
-          : usageOf(event.data.tokens, event.data.cost ?? 0);
+      const usage = stepUsageOf(event.data);
       return one(
         addTurnUsage(state, usage) as V2NormalizerState,
         canonical(origin(state), 0, "step.failed", {
@@ -149,43 +138,37 @@ export function normalizeV2Event(
       );
     }
     case "session.text.started":
-      return emit("text.started", {
-        partId: `${event.data.assistantMessageID}/${event.data.ordinal}`,
+      return stepPart({
+        type: "text.started",
         stepId: event.data.assistantMessageID,
+        localId: event.data.ordinal,
       });
     case "session.text.delta":
-      return emit("text.delta", {
-        partId: `${event.data.assistantMessageID}/${event.data.ordinal}`,
+      return stepPart({
+        type: "text.delta",
+        stepId: event.data.assistantMessageID,
+        localId: event.data.ordinal,
         delta: event.data.delta,
       });
     case "session.text.ended":
-      return one(
-        addTurnText(state, event.data.assistantMessageID, event.data.text) as V2NormalizerState,
-        canonical(origin(state), 0, "text.ended", {
-          partId: `${event.data.assistantMessageID}/${event.data.ordinal}`,
-          stepId: event.data.assistantMessageID,
-          text: event.data.text,
-        }),
-      );
-    case "session.tool.input.started":
-      return one(
-        { ...state, tools: new Map(state.tools).set(event.data.id, event.data.name) },
-        canonical(origin(state), 0, "tool.input.started", {
-          callId: event.data.id,
-          tool: event.data.name,
-          stepId: event.data.assistantMessageID,
-        }),
-      );
+      return stepPart({
+        type: "text.ended",
+        stepId: event.data.assistantMessageID,
+        localId: event.data.ordinal,
+        text: event.data.text,
+      });
+    case "session.tool.input.started": {
+      const { assistantMessageID: stepId, id: callId, name: tool } = event.data;
+      const started = stepPart({ type: "tool.input.started", stepId, callId, tool });
+      return {
+        ...started,
+        state: { ...started.state, tools: new Map(state.tools).set(callId, tool) },
+      };
+    }
     case "session.tool.input.delta":
-      return emit("tool.input.delta", {
-        callId: event.data.id,
-        delta: event.data.delta,
-      });
+      return stepPart({ type: "tool.input.delta", callId: event.data.id, delta: event.data.delta });
     case "session.tool.input.ended":
-      return emit("tool.input.ended", {
-        callId: event.data.id,
-        input: event.data.text,
-      });
+      return stepPart({ type: "tool.input.ended", callId: event.data.id, input: event.data.text });
     case "session.tool.called":
       return emit("tool.called", {
         callId: event.data.id,
@@ -237,6 +220,11 @@ export function normalizeV2Event(
     default:
       return assertNever(event, "2.0 event");
   }
+}
+
+/** A step's usage, if it reported tokens (2.0 leaves them out of some step ends). */
+function stepUsageOf(step: { tokens?: Tokens | undefined; cost?: number | undefined }) {
+  return step.tokens === undefined ? undefined : usageOf(step.tokens, step.cost ?? 0);
 }
 
 /** A tool name carried by the event itself, if any. */

@@ -7,9 +7,8 @@
 import { formatIssues, type ProtocolIssue } from "../errors.js";
 import type { Parsed } from "../protocol/common.js";
 import { describeError } from "../util/describe-error.js";
-import { canonical } from "./build.js";
+import { canonical, type Normalized } from "./build.js";
 import type { CanonicalEvent, NativeOrigin } from "./canonical.js";
-import type { Normalized } from "./normalize-api.js";
 import type { TurnState } from "./turn-state.js";
 
 /** A pure normaliser of one protocol. */

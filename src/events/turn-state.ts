@@ -3,7 +3,7 @@
  * which turn runs, what it has used and said. Immutable: every change returns a new state.
  */
 
-import { addUsage } from "./build.js";
+import { addUsage, type Origin } from "./build.js";
 import type { Outcome, Usage } from "./canonical.js";
 
 export interface RunningTurn {
@@ -28,6 +28,23 @@ export const initialTurnState: TurnState = { turn: undefined, pending: new Map()
 /** Turn ids derive from the input that started the turn, so they survive a resume. */
 export function turnIdFor(inputId: string): string {
   return `turn_${inputId}`;
+}
+
+/**
+ * An admission belongs to the turn it will join or start: a steer into the running turn joins
+ * it; anything else starts the turn named after the input (see docs/events.md).
+ */
+export function admissionOrigin(
+  origin: Origin,
+  state: TurnState,
+  inputId: string,
+  delivery: "steer" | "queue",
+): Origin {
+  const running = state.turn?.id;
+  return {
+    ...origin,
+    turnId: delivery === "steer" && running !== undefined ? running : turnIdFor(inputId),
+  };
 }
 
 export function withPending(

@@ -6,8 +6,8 @@
  * `autoApprove` (`--auto`). An interrupt kills the process group; the session goes on.
  */
 import { UsageError } from "../../errors.js";
+import type { Normalized } from "../../events/build.js";
 import type { ModelRef } from "../../events/canonical.js";
-import type { Normalized } from "../../events/normalize-api.js";
 import {
   initialRunState,
   normalizeRunLine,
