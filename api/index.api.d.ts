@@ -169,6 +169,7 @@ type Delivery = "steer" | "queue";
 
 // DeltaStats
 interface DeltaStats {
+    completedParts: number;
     incompleteParts: number;
     droppedDeltas: number;
 }

@@ -5,7 +5,7 @@
  * the ended value exactly. On `serve` the deltas come on the live stream and the ends on the
  * durable one, so a burst easily has its deltas land after its end: the bridge holds the end.
  * When the live stream drops during a part, its deltas are lost upstream: the end is not held,
- * and `session.stats()` counts the loss.
+ * the missing text goes out as one delta made from the end, and `session.stats()` counts it.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -139,7 +139,22 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
     rmSync(directory, { recursive: true, force: true });
   });
 
-  const noLoss = { incompleteParts: 0, droppedDeltas: 0 };
+  const noLoss = { completedParts: 0, incompleteParts: 0, droppedDeltas: 0 };
+  /**
+   * A long part on a loaded machine may have its last deltas made from its end
+   * (`completedParts`): OpenCode's live stream can pause for longer than the catch-up's bound
+   * (seen: 30 s). The deltas still join to the value, which `expectWholeDeltas` checks; the
+   * bursts, whose deltas trail their ends on most runs, show that the ends are held.
+   */
+  const expectNothingLost = async (
+    session: Session,
+    annotate: (note: string) => Promise<unknown>,
+  ) => {
+    const deltas = session.stats().deltas;
+    expect(deltas).toMatchObject({ incompleteParts: 0, droppedDeltas: 0 });
+    if (deltas.completedParts > 0)
+      await annotate(`${deltas.completedParts} part(s) completed from the end`);
+  };
 
   it("a reply of 30 multibyte characters in one burst: every delta, before the end", async () => {
     expect(Array.from(MULTIBYTE)).toHaveLength(30);
@@ -156,12 +171,12 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
     await session.close();
   });
 
-  it("a reply of 10,000 deltas: all of them, before the end", async () => {
+  it("a reply of 10,000 deltas: all of them, before the end", async ({ annotate }) => {
     const session = await open("text 10,000");
     const { parts } = await expectWholeDeltas(session, "[[slow 10000 0]]", "text");
     const [part] = parts.values();
     expect(part?.ended?.endsWith(" tok10000")).toBe(true);
-    expect(session.stats().deltas).toEqual(noLoss);
+    await expectNothingLost(session, annotate);
     await session.close();
   });
 
@@ -174,13 +189,13 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
     await session.close();
   });
 
-  it("reasoning in 10,000 deltas", async () => {
+  it("reasoning in 10,000 deltas", async ({ annotate }) => {
     const session = await open("reasoning 10,000");
     const reasoning = "思".repeat(10_000);
     const prompt = `[[chunks 10000]] [[reasoning ${reasoning}]] [[reply done]]`;
     const { parts } = await expectWholeDeltas(session, prompt, "reasoning");
     expect([...parts.values()][0]?.ended === reasoning).toBe(true);
-    expect(session.stats().deltas).toEqual(noLoss);
+    await expectNothingLost(session, annotate);
     await session.close();
   });
 
@@ -196,10 +211,10 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
     await session.close();
   });
 
-  it.runIf(toolInputDeltas)("tool input in 10,000 deltas", async () => {
+  it.runIf(toolInputDeltas)("tool input in 10,000 deltas", async ({ annotate }) => {
     const session = await open("tool input 10,000");
     await expectWholeDeltas(session, `[[chunks 10000]] ${call("x".repeat(10_000))}`, "tool.input");
-    expect(session.stats().deltas).toEqual(noLoss);
+    await expectNothingLost(session, annotate);
     await session.close();
   });
 
@@ -223,7 +238,7 @@ describe("deltas on serve when the live stream drops mid-part", () => {
   });
   afterAll(() => setup?.close());
 
-  it("ends the part without waiting, hands out no delta after its end, and counts a loss", async () => {
+  it("ends the part without waiting, makes up the lost deltas from its end, and counts it", async () => {
     const session = await setup.bridge.createSession({ title: "cut" });
     const turn = await session.send("[[slow 30 60]]", { delivery: "queue" });
     const events: CanonicalEvent[] = [];
@@ -239,12 +254,14 @@ describe("deltas on serve when the live stream drops mid-part", () => {
     const [part] = partsOf(events).values();
     expect(part?.ended).toBe(text);
     expect(part?.lateDeltas).toBe(0);
-    // Deltas sent while the live stream was away are gone: the session says so exactly when
-    // the deltas handed out fall short of the text.
-    const whole = part?.deltas.join("") === text;
-    expect({ whole, incompleteParts: session.stats().deltas.incompleteParts }).toEqual({
-      whole,
-      incompleteParts: whole ? 0 : 1,
+    // Deltas sent while the live stream was away are gone; the ones after the gap are skipped
+    // and the part's end makes up the rest: the deltas still join to the text, and the
+    // session counts the part as completed from its end.
+    expect(part?.deltas.join("")).toBe(text);
+    expect(session.stats().deltas).toEqual({
+      completedParts: 1,
+      incompleteParts: 0,
+      droppedDeltas: 0,
     });
     await session.close();
   });

@@ -63,7 +63,7 @@ describe("DeltaCatchUp", () => {
       "text.ended p",
       "turn.ended",
     ]);
-    expect(catchUp.stats()).toEqual({ incompleteParts: 0, droppedDeltas: 0 });
+    expect(catchUp.stats()).toEqual({ completedParts: 0, incompleteParts: 0, droppedDeltas: 0 });
   });
 
   it("lets a delta that came before its part's start go right after it, in the start's turn", () => {
@@ -77,7 +77,7 @@ describe("DeltaCatchUp", () => {
     expect(out).toEqual(["text.started q", "delta q:one @t2", "delta q:two@t2", "text.ended q"]);
   });
 
-  it("after the bound lets the end go, counts the part, and drops its late deltas", () => {
+  it("after the bound hands out the missing tail from the end, then the end; late deltas repeat it", () => {
     const { out, catchUp } = setUp({ idleMs: 1_000 });
     catchUp.push(started("p"));
     catchUp.push(delta("p", "hel"));
@@ -86,10 +86,29 @@ describe("DeltaCatchUp", () => {
     vi.advanceTimersByTime(999);
     expect(out).toEqual(["text.started p", "delta p:hel@t1"]);
     vi.advanceTimersByTime(1);
-    expect(out).toEqual(["text.started p", "delta p:hel@t1", "text.ended p", "turn.ended"]);
+    expect(out).toEqual([
+      "text.started p",
+      "delta p:hel@t1",
+      "delta p:lo@t1",
+      "text.ended p",
+      "turn.ended",
+    ]);
+    // The live side catches up later: its text already went out.
     catchUp.push(delta("p", "lo"));
-    expect(out).toHaveLength(4);
-    expect(catchUp.stats()).toEqual({ incompleteParts: 1, droppedDeltas: 1 });
+    expect(out).toHaveLength(5);
+    expect(catchUp.stats()).toEqual({ completedParts: 1, incompleteParts: 0, droppedDeltas: 0 });
+  });
+
+  it("after the bound lets an end go that its deltas do not begin, counts it, and drops its late deltas", () => {
+    const { out, catchUp } = setUp({ idleMs: 1_000 });
+    catchUp.push(started("p"));
+    catchUp.push(delta("p", "help"));
+    catchUp.push(ended("p", "hello"));
+    vi.advanceTimersByTime(1_000);
+    expect(out).toEqual(["text.started p", "delta p:help@t1", "text.ended p"]);
+    catchUp.push(delta("p", "o"));
+    expect(out).toHaveLength(3);
+    expect(catchUp.stats()).toEqual({ completedParts: 0, incompleteParts: 1, droppedDeltas: 1 });
   });
 
   it("keeps waiting while the live stream keeps delivering, up to the maximum", () => {
@@ -117,7 +136,7 @@ describe("DeltaCatchUp", () => {
     expect(out.at(-1)).toBe("text.started other");
     vi.advanceTimersByTime(5);
     expect(out.at(-1)).toBe("text.ended other");
-    expect(catchUp.stats().incompleteParts).toBe(2);
+    expect(catchUp.stats()).toMatchObject({ completedParts: 2, incompleteParts: 0 });
   });
 
   it("bounds each part on its own: a later part waits for an earlier one only while that one waits", () => {
@@ -135,8 +154,8 @@ describe("DeltaCatchUp", () => {
     expect(out).toHaveLength(3);
     vi.advanceTimersByTime(1);
     // a's bound passed; b was whole, so it goes at once, and the turn's end after both.
-    expect(out.slice(3)).toEqual(["text.ended a", "text.ended b", "turn.ended"]);
-    expect(catchUp.stats()).toEqual({ incompleteParts: 1, droppedDeltas: 0 });
+    expect(out.slice(3)).toEqual(["delta a:slow@t1", "text.ended a", "text.ended b", "turn.ended"]);
+    expect(catchUp.stats()).toEqual({ completedParts: 1, incompleteParts: 0, droppedDeltas: 0 });
 
     // Two incomplete parts: each goes at its own bound, not at a bound for the turn.
     catchUp.push(started("c", "t2"));
@@ -160,7 +179,7 @@ describe("DeltaCatchUp", () => {
     catchUp.push(delta("p", "e\u0301"));
     catchUp.push(ended("p", "\u00e9x"));
     expect(out.at(-1)).toBe("text.ended p");
-    expect(catchUp.stats()).toEqual({ incompleteParts: 1, droppedDeltas: 0 });
+    expect(catchUp.stats()).toEqual({ completedParts: 0, incompleteParts: 1, droppedDeltas: 0 });
   });
 
   it("holds nothing while the live stream never connected", () => {
@@ -168,29 +187,41 @@ describe("DeltaCatchUp", () => {
     const catchUp = new DeltaCatchUp((e) => out.push(e.type));
     catchUp.push(started("p"));
     catchUp.push(ended("p", "hello"));
-    expect(out).toEqual(["text.started", "text.ended"]);
-    expect(catchUp.stats()).toEqual({ incompleteParts: 1, droppedDeltas: 0 });
+    expect(out).toEqual(["text.started", "text.delta", "text.ended"]);
+    expect(catchUp.stats()).toEqual({ completedParts: 1, incompleteParts: 0, droppedDeltas: 0 });
   });
 
-  it("holds nothing for a part that began before the live stream reconnected", () => {
+  it("holds nothing for a part that began before the live stream reconnected, and makes up its gap from the end", () => {
     const { out, catchUp } = setUp();
     catchUp.push(started("p"));
     catchUp.push(delta("p", "he"));
     catchUp.liveConnected();
-    catchUp.push(delta("p", "o"));
+    // Sent after a gap (the "l" before it was lost with the old connection): skipped.
+    catchUp.push(delta("p", "lo"));
     catchUp.push(ended("p", "hello"));
-    expect(out.at(-1)).toBe("text.ended p");
+    expect(out).toEqual(["text.started p", "delta p:he@t1", "delta p:llo@t1", "text.ended p"]);
     // A reconnect while an end waits lets it go at once.
     catchUp.push(started("q"));
     catchUp.push(ended("q", "gone"));
     expect(out.at(-1)).toBe("text.started q");
     catchUp.liveConnected();
-    expect(out.at(-1)).toBe("text.ended q");
-    expect(catchUp.stats()).toEqual({ incompleteParts: 2, droppedDeltas: 0 });
+    expect(out.slice(-2)).toEqual(["delta q:gone@t1", "text.ended q"]);
+    expect(catchUp.stats()).toEqual({ completedParts: 2, incompleteParts: 0, droppedDeltas: 0 });
     // A part that starts after the reconnect is held as usual.
     catchUp.push(started("r"));
     catchUp.push(ended("r", "r"));
     expect(out.at(-1)).toBe("text.started r");
+  });
+
+  it("counts the deltas it skipped after a reconnect as dropped when no end makes them up", () => {
+    const { out, catchUp } = setUp();
+    catchUp.push(started("p"));
+    catchUp.push(delta("p", "cut "));
+    catchUp.liveConnected();
+    catchUp.push(delta("p", "short"));
+    catchUp.push(turnEnded());
+    expect(out).toEqual(["text.started p", "delta p:cut @t1", "turn.ended"]);
+    expect(catchUp.stats()).toEqual({ completedParts: 0, incompleteParts: 0, droppedDeltas: 1 });
   });
 
   it("holds nothing for a part whose start it never saw (a stream resumed mid-part)", () => {
@@ -198,17 +229,22 @@ describe("DeltaCatchUp", () => {
     catchUp.push(delta("p", "lo", undefined));
     catchUp.push(ended("p", "hello", "t1"));
     expect(out).toEqual(["delta p:lo@t1", "text.ended p"]);
-    expect(catchUp.stats()).toEqual({ incompleteParts: 1, droppedDeltas: 0 });
+    expect(catchUp.stats()).toEqual({ completedParts: 0, incompleteParts: 1, droppedDeltas: 0 });
   });
 
-  it("with idleMs 0 (one ordered stream) holds nothing but still counts and drops", () => {
+  it("with idleMs 0 (one ordered stream) holds nothing but still completes, counts and drops", () => {
     const { out, catchUp } = setUp({ idleMs: 0 });
     catchUp.push(started("p"));
     catchUp.push(delta("p", "h"));
     catchUp.push(ended("p", "hi"));
     catchUp.push(delta("p", "i"));
-    expect(out).toEqual(["text.started p", "delta p:h@t1", "text.ended p"]);
-    expect(catchUp.stats()).toEqual({ incompleteParts: 1, droppedDeltas: 1 });
+    expect(out).toEqual(["text.started p", "delta p:h@t1", "delta p:i@t1", "text.ended p"]);
+    catchUp.push(started("q"));
+    catchUp.push(delta("q", "x"));
+    catchUp.push(ended("q", "hi"));
+    catchUp.push(delta("q", "i"));
+    expect(out.slice(4)).toEqual(["text.started q", "delta q:x@t1", "text.ended q"]);
+    expect(catchUp.stats()).toEqual({ completedParts: 1, incompleteParts: 1, droppedDeltas: 1 });
   });
 
   it("waits for nothing on kinds the surface does not stream", () => {
@@ -216,7 +252,7 @@ describe("DeltaCatchUp", () => {
     catchUp.push(event("tool.input.started", { callId: "c", tool: "bash" }));
     catchUp.push(event("tool.input.ended", { callId: "c", input: "{}" }));
     expect(out).toEqual(["tool.input.started", "tool.input.ended"]);
-    expect(catchUp.stats()).toEqual({ incompleteParts: 0, droppedDeltas: 0 });
+    expect(catchUp.stats()).toEqual({ completedParts: 0, incompleteParts: 0, droppedDeltas: 0 });
   });
 
   it("tracks reasoning and tool input by their own ids", () => {
@@ -246,7 +282,7 @@ describe("DeltaCatchUp", () => {
     catchUp.push(turnEnded());
     catchUp.push(delta("p", "short"));
     expect(out).toEqual(["text.started p", "delta p:cut @t1", "turn.ended"]);
-    expect(catchUp.stats()).toEqual({ incompleteParts: 0, droppedDeltas: 1 });
+    expect(catchUp.stats()).toEqual({ completedParts: 0, incompleteParts: 0, droppedDeltas: 1 });
   });
 
   it("on flush lets everything go, in order, drops what waits for a start, and holds nothing after", () => {
@@ -256,8 +292,8 @@ describe("DeltaCatchUp", () => {
     catchUp.push(turnEnded());
     catchUp.push(delta("p2", "never started"));
     catchUp.flush();
-    expect(out).toEqual(["text.started p1", "text.ended p1", "turn.ended"]);
-    expect(catchUp.stats()).toEqual({ incompleteParts: 1, droppedDeltas: 1 });
+    expect(out).toEqual(["text.started p1", "delta p1:one@t1", "text.ended p1", "turn.ended"]);
+    expect(catchUp.stats()).toEqual({ completedParts: 1, incompleteParts: 0, droppedDeltas: 1 });
     catchUp.push(ended("p3", "three"));
     expect(out.at(-1)).toBe("text.ended p3");
   });

@@ -18,8 +18,15 @@
  * `serve-legacy` has one ordered stream: it uses this with `idleMs: 0` (nothing is held), for
  * the same counts and the same guarantee that no delta follows its part's end.
  */
-import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../../events/canonical.js";
+import type { CanonicalEvent } from "../../events/canonical.js";
 import { type Logger, silentLogger } from "../../util/logger.js";
+import {
+  DELTA_KINDS,
+  type DeltaKind,
+  deltaFromEnd,
+  type PartEvent,
+  partEventOf,
+} from "./part-events.js";
 
 /**
  * A held end goes once no delta of the session came for this long (the live side stopped short).
@@ -34,16 +41,19 @@ export const DELTA_MAX_HOLD_MS = 30_000;
 /** Ended parts remembered (to drop their late deltas); older ones are forgotten. */
 const ENDED_PARTS_KEPT = 1_000;
 
-/** The kinds of part that stream deltas. */
-export type DeltaKind = "text" | "reasoning" | "tool.input";
-
-export const DELTA_KINDS: readonly DeltaKind[] = ["text", "reasoning", "tool.input"];
-
 /** What could not be handed out whole, since the session started. */
 export interface DeltaStats {
   /**
-   * Parts whose `*.ended` went out while their deltas did not join to its value: the live
-   * stream reconnected during the part, fell behind past the bound, or sent other text.
+   * Parts whose last deltas were missing when their `*.ended` went out (the live stream fell
+   * behind past the bound, or reconnected during the part) while those handed out were the
+   * start of its value: the rest went out as one delta made from the end, just before it, so
+   * their deltas still join to the value. Late, not lost; any of their deltas that come
+   * afterwards carry text already handed out, and are let go uncounted.
+   */
+  completedParts: number;
+  /**
+   * Parts whose `*.ended` went out while their deltas did not join to its value, and could
+   * not be completed from it: deltas were lost in the middle, or the live stream sent other text.
    */
   incompleteParts: number;
   /**
@@ -61,66 +71,6 @@ export interface DeltaCatchUpOptions {
   /** The kinds of part whose deltas the surface streams; the others' ends wait for nothing. */
   kinds?: readonly DeltaKind[];
   logger?: Logger;
-}
-
-type Phase = "started" | "delta" | "ended";
-
-/** What an event says about a streamed part: which part, and its delta or whole value. */
-interface PartEvent {
-  kind: DeltaKind;
-  id: string;
-  phase: Phase;
-  /** The delta, or the whole value at the end. */
-  text: string;
-}
-
-type PartReader<T extends CanonicalType> = (event: CanonicalEventOf<T>) => PartEvent;
-
-const PART_EVENTS: { [T in CanonicalType]?: PartReader<T> } = {
-  "text.started": (e) => ({ kind: "text", id: e.data.partId, phase: "started", text: "" }),
-  "text.delta": (e) => ({ kind: "text", id: e.data.partId, phase: "delta", text: e.data.delta }),
-  "text.ended": (e) => ({ kind: "text", id: e.data.partId, phase: "ended", text: e.data.text }),
-  "reasoning.started": (e) => ({
-    kind: "reasoning",
-    id: e.data.partId,
-    phase: "started",
-    text: "",
-  }),
-  "reasoning.delta": (e) => ({
-    kind: "reasoning",
-    id: e.data.partId,
-    phase: "delta",
-    text: e.data.delta,
-  }),
-  "reasoning.ended": (e) => ({
-    kind: "reasoning",
-    id: e.data.partId,
-    phase: "ended",
-    text: e.data.text,
-  }),
-  "tool.input.started": (e) => ({
-    kind: "tool.input",
-    id: e.data.callId,
-    phase: "started",
-    text: "",
-  }),
-  "tool.input.delta": (e) => ({
-    kind: "tool.input",
-    id: e.data.callId,
-    phase: "delta",
-    text: e.data.delta,
-  }),
-  "tool.input.ended": (e) => ({
-    kind: "tool.input",
-    id: e.data.callId,
-    phase: "ended",
-    text: e.data.input,
-  }),
-};
-
-function partEventOf(event: CanonicalEvent): PartEvent | undefined {
-  const read = PART_EVENTS[event.type] as ((event: CanonicalEvent) => PartEvent) | undefined;
-  return read?.(event);
 }
 
 /** One streamed part, from its first sign (a delta or its start) to its end going out. */
@@ -143,6 +93,10 @@ interface Part {
   startMissed: boolean;
   /** Its end (or its turn's) went out: later deltas are dropped. */
   ended: boolean;
+  /** Its end went out with the missing tail made from it: later deltas repeat what went out. */
+  completed: boolean;
+  /** Deltas not handed out because they came after a gap (a reconnect during the part). */
+  skipped: number;
 }
 
 /** An event waiting behind a held end; the start or end of a part, if it is one. */
@@ -166,7 +120,7 @@ export class DeltaCatchUp {
   /** How often the live stream connected: a part seen under an earlier count lost deltas. */
   #connections = 0;
   #lastDeltaAt = 0;
-  readonly #stats: DeltaStats = { incompleteParts: 0, droppedDeltas: 0 };
+  readonly #stats: DeltaStats = { completedParts: 0, incompleteParts: 0, droppedDeltas: 0 };
   /** After `flush()`: everything passes straight through. */
   #closed = false;
 
@@ -262,6 +216,8 @@ export class DeltaCatchUp {
         expired: false,
         startMissed: false,
         ended: false,
+        completed: false,
+        skipped: 0,
       };
       this.#parts.set(key, part);
     }
@@ -270,9 +226,16 @@ export class DeltaCatchUp {
 
   #delta(event: CanonicalEvent, part: Part): void {
     this.#lastDeltaAt = Date.now();
+    if (part.completed) return;
     if (part.ended) {
       this.#stats.droppedDeltas++;
       this.#logger.debug("dropped a delta that came after its part's end", { part: part.key });
+      return;
+    }
+    if (part.connection !== this.#connections) {
+      // The live stream reconnected since the part began: what it sent in between is gone,
+      // so this delta would follow a gap. The part's end makes up everything after the gap.
+      part.skipped++;
       return;
     }
     if (!part.started) {
@@ -331,7 +294,7 @@ export class DeltaCatchUp {
         }
         if (!this.#mayEnd(end, end.held.value)) return;
         this.#queue.shift();
-        this.#end(end, end.held.value);
+        this.#end(end, event);
         this.#out(event);
         continue;
       }
@@ -362,8 +325,25 @@ export class DeltaCatchUp {
     for (const delta of early) this.#handOut(delta, part);
   }
 
-  #end(part: Part, value: string): void {
+  /** The part's end goes out next: if deltas are missing at its tail, they go out first. */
+  #end(part: Part, end: CanonicalEvent): void {
     clearTimeout(part.held?.timer);
+    const value = part.held?.value ?? "";
+    const tail = part.handed !== value && value.startsWith(part.handed);
+    const tailDelta = tail ? deltaFromEnd(end, value.slice(part.handed.length)) : undefined;
+    if (tailDelta !== undefined) {
+      this.#stats.completedParts++;
+      this.#logger.info("a part's last deltas came late: the rest went out from its end", {
+        part: part.key,
+        handed: part.handed.length,
+        length: value.length,
+        reason: this.#lossReason(part),
+      });
+      this.#handOut(tailDelta, part);
+      part.completed = true;
+      this.#forget(part);
+      return;
+    }
     if (part.handed !== value) {
       this.#stats.incompleteParts++;
       this.#logger.info("a part ended before all its deltas were handed out", {
@@ -397,6 +377,9 @@ export class DeltaCatchUp {
 
   /** Keeps only that the part ended (its late deltas are dropped), for the last few parts. */
   #forget(part: Part): void {
+    // Skipped deltas are lost unless the part's end made them up (see #end).
+    if (!part.completed) this.#stats.droppedDeltas += part.skipped;
+    part.skipped = 0;
     part.ended = true;
     part.held = undefined;
     part.handed = "";
