@@ -172,6 +172,7 @@ interface DeltaStats {
     completedParts: number;
     incompleteParts: number;
     droppedDeltas: number;
+    liveReconnects: number;
 }
 
 // DurableEventData

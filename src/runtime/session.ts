@@ -308,7 +308,7 @@ export class Session implements AsyncDisposable {
 
   /** Counts of what the session could not hand out whole (see docs/events.md, "Deltas"). */
   stats(): SessionStats {
-    const none = { completedParts: 0, incompleteParts: 0, droppedDeltas: 0 };
+    const none = { completedParts: 0, incompleteParts: 0, droppedDeltas: 0, liveReconnects: 0 };
     return { deltas: this.#backend.deltaStats?.() ?? none };
   }
 

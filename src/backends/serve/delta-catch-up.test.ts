@@ -63,7 +63,12 @@ describe("DeltaCatchUp", () => {
       "text.ended p",
       "turn.ended",
     ]);
-    expect(catchUp.stats()).toEqual({ completedParts: 0, incompleteParts: 0, droppedDeltas: 0 });
+    expect(catchUp.stats()).toEqual({
+      completedParts: 0,
+      incompleteParts: 0,
+      droppedDeltas: 0,
+      liveReconnects: 0,
+    });
   });
 
   it("lets a delta that came before its part's start go right after it, in the start's turn", () => {
@@ -96,7 +101,12 @@ describe("DeltaCatchUp", () => {
     // The live side catches up later: its text already went out.
     catchUp.push(delta("p", "lo"));
     expect(out).toHaveLength(5);
-    expect(catchUp.stats()).toEqual({ completedParts: 1, incompleteParts: 0, droppedDeltas: 0 });
+    expect(catchUp.stats()).toEqual({
+      completedParts: 1,
+      incompleteParts: 0,
+      droppedDeltas: 0,
+      liveReconnects: 0,
+    });
   });
 
   it("after the bound lets an end go that its deltas do not begin, counts it, and drops its late deltas", () => {
@@ -108,7 +118,12 @@ describe("DeltaCatchUp", () => {
     expect(out).toEqual(["text.started p", "delta p:help@t1", "text.ended p"]);
     catchUp.push(delta("p", "o"));
     expect(out).toHaveLength(3);
-    expect(catchUp.stats()).toEqual({ completedParts: 0, incompleteParts: 1, droppedDeltas: 1 });
+    expect(catchUp.stats()).toEqual({
+      completedParts: 0,
+      incompleteParts: 1,
+      droppedDeltas: 1,
+      liveReconnects: 0,
+    });
   });
 
   it("keeps waiting while the live stream keeps delivering, up to the maximum", () => {
@@ -155,7 +170,12 @@ describe("DeltaCatchUp", () => {
     vi.advanceTimersByTime(1);
     // a's bound passed; b was whole, so it goes at once, and the turn's end after both.
     expect(out.slice(3)).toEqual(["delta a:slow@t1", "text.ended a", "text.ended b", "turn.ended"]);
-    expect(catchUp.stats()).toEqual({ completedParts: 1, incompleteParts: 0, droppedDeltas: 0 });
+    expect(catchUp.stats()).toEqual({
+      completedParts: 1,
+      incompleteParts: 0,
+      droppedDeltas: 0,
+      liveReconnects: 0,
+    });
 
     // Two incomplete parts: each goes at its own bound, not at a bound for the turn.
     catchUp.push(started("c", "t2"));
@@ -179,7 +199,12 @@ describe("DeltaCatchUp", () => {
     catchUp.push(delta("p", "e\u0301"));
     catchUp.push(ended("p", "\u00e9x"));
     expect(out.at(-1)).toBe("text.ended p");
-    expect(catchUp.stats()).toEqual({ completedParts: 0, incompleteParts: 1, droppedDeltas: 0 });
+    expect(catchUp.stats()).toEqual({
+      completedParts: 0,
+      incompleteParts: 1,
+      droppedDeltas: 0,
+      liveReconnects: 0,
+    });
   });
 
   it("holds nothing while the live stream never connected", () => {
@@ -188,40 +213,40 @@ describe("DeltaCatchUp", () => {
     catchUp.push(started("p"));
     catchUp.push(ended("p", "hello"));
     expect(out).toEqual(["text.started", "text.delta", "text.ended"]);
-    expect(catchUp.stats()).toEqual({ completedParts: 1, incompleteParts: 0, droppedDeltas: 0 });
+    expect(catchUp.stats()).toEqual({
+      completedParts: 1,
+      incompleteParts: 0,
+      droppedDeltas: 0,
+      liveReconnects: 0,
+    });
   });
 
-  it("holds nothing for a part that began before the live stream reconnected, and makes up its gap from the end", () => {
+  it("holds nothing for a part that began before the live stream reconnected", () => {
     const { out, catchUp } = setUp();
     catchUp.push(started("p"));
     catchUp.push(delta("p", "he"));
     catchUp.liveConnected();
-    // Sent after a gap (the "l" before it was lost with the old connection): skipped.
+    // Sent after a gap (the "l" before it was lost with the old connection): the text keeps
+    // streaming, and the part ends incomplete.
     catchUp.push(delta("p", "lo"));
     catchUp.push(ended("p", "hello"));
-    expect(out).toEqual(["text.started p", "delta p:he@t1", "delta p:llo@t1", "text.ended p"]);
-    // A reconnect while an end waits lets it go at once.
+    expect(out).toEqual(["text.started p", "delta p:he@t1", "delta p:lo@t1", "text.ended p"]);
+    // A reconnect while an end waits lets it go at once; it lost its tail only: made up.
     catchUp.push(started("q"));
     catchUp.push(ended("q", "gone"));
     expect(out.at(-1)).toBe("text.started q");
     catchUp.liveConnected();
     expect(out.slice(-2)).toEqual(["delta q:gone@t1", "text.ended q"]);
-    expect(catchUp.stats()).toEqual({ completedParts: 2, incompleteParts: 0, droppedDeltas: 0 });
+    expect(catchUp.stats()).toEqual({
+      completedParts: 1,
+      incompleteParts: 1,
+      droppedDeltas: 0,
+      liveReconnects: 2,
+    });
     // A part that starts after the reconnect is held as usual.
     catchUp.push(started("r"));
     catchUp.push(ended("r", "r"));
     expect(out.at(-1)).toBe("text.started r");
-  });
-
-  it("counts the deltas it skipped after a reconnect as dropped when no end makes them up", () => {
-    const { out, catchUp } = setUp();
-    catchUp.push(started("p"));
-    catchUp.push(delta("p", "cut "));
-    catchUp.liveConnected();
-    catchUp.push(delta("p", "short"));
-    catchUp.push(turnEnded());
-    expect(out).toEqual(["text.started p", "delta p:cut @t1", "turn.ended"]);
-    expect(catchUp.stats()).toEqual({ completedParts: 0, incompleteParts: 0, droppedDeltas: 1 });
   });
 
   it("holds nothing for a part whose start it never saw (a stream resumed mid-part)", () => {
@@ -229,7 +254,12 @@ describe("DeltaCatchUp", () => {
     catchUp.push(delta("p", "lo", undefined));
     catchUp.push(ended("p", "hello", "t1"));
     expect(out).toEqual(["delta p:lo@t1", "text.ended p"]);
-    expect(catchUp.stats()).toEqual({ completedParts: 0, incompleteParts: 1, droppedDeltas: 0 });
+    expect(catchUp.stats()).toEqual({
+      completedParts: 0,
+      incompleteParts: 1,
+      droppedDeltas: 0,
+      liveReconnects: 0,
+    });
   });
 
   it("with idleMs 0 (one ordered stream) holds nothing but still completes, counts and drops", () => {
@@ -244,7 +274,12 @@ describe("DeltaCatchUp", () => {
     catchUp.push(ended("q", "hi"));
     catchUp.push(delta("q", "i"));
     expect(out.slice(4)).toEqual(["text.started q", "delta q:x@t1", "text.ended q"]);
-    expect(catchUp.stats()).toEqual({ completedParts: 1, incompleteParts: 1, droppedDeltas: 1 });
+    expect(catchUp.stats()).toEqual({
+      completedParts: 1,
+      incompleteParts: 1,
+      droppedDeltas: 1,
+      liveReconnects: 0,
+    });
   });
 
   it("waits for nothing on kinds the surface does not stream", () => {
@@ -252,7 +287,12 @@ describe("DeltaCatchUp", () => {
     catchUp.push(event("tool.input.started", { callId: "c", tool: "bash" }));
     catchUp.push(event("tool.input.ended", { callId: "c", input: "{}" }));
     expect(out).toEqual(["tool.input.started", "tool.input.ended"]);
-    expect(catchUp.stats()).toEqual({ completedParts: 0, incompleteParts: 0, droppedDeltas: 0 });
+    expect(catchUp.stats()).toEqual({
+      completedParts: 0,
+      incompleteParts: 0,
+      droppedDeltas: 0,
+      liveReconnects: 0,
+    });
   });
 
   it("tracks reasoning and tool input by their own ids", () => {
@@ -282,7 +322,12 @@ describe("DeltaCatchUp", () => {
     catchUp.push(turnEnded());
     catchUp.push(delta("p", "short"));
     expect(out).toEqual(["text.started p", "delta p:cut @t1", "turn.ended"]);
-    expect(catchUp.stats()).toEqual({ completedParts: 0, incompleteParts: 0, droppedDeltas: 1 });
+    expect(catchUp.stats()).toEqual({
+      completedParts: 0,
+      incompleteParts: 0,
+      droppedDeltas: 1,
+      liveReconnects: 0,
+    });
   });
 
   it("on flush lets everything go, in order, drops what waits for a start, and holds nothing after", () => {
@@ -293,7 +338,12 @@ describe("DeltaCatchUp", () => {
     catchUp.push(delta("p2", "never started"));
     catchUp.flush();
     expect(out).toEqual(["text.started p1", "delta p1:one@t1", "text.ended p1", "turn.ended"]);
-    expect(catchUp.stats()).toEqual({ completedParts: 1, incompleteParts: 0, droppedDeltas: 1 });
+    expect(catchUp.stats()).toEqual({
+      completedParts: 1,
+      incompleteParts: 0,
+      droppedDeltas: 1,
+      liveReconnects: 0,
+    });
     catchUp.push(ended("p3", "three"));
     expect(out.at(-1)).toBe("text.ended p3");
   });

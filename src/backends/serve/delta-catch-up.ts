@@ -53,7 +53,8 @@ export interface DeltaStats {
   completedParts: number;
   /**
    * Parts whose `*.ended` went out while their deltas did not join to its value, and could
-   * not be completed from it: deltas were lost in the middle, or the live stream sent other text.
+   * not be completed from it: deltas were lost in the middle (a reconnect during the part;
+   * its later deltas still go out, so the text keeps streaming), or other text came.
    */
   incompleteParts: number;
   /**
@@ -61,6 +62,11 @@ export interface DeltaStats {
    * gone out, or were still waiting for their part to start when the session closed.
    */
   droppedDeltas: number;
+  /**
+   * Times the live stream reconnected after its first connection: each loses what was sent
+   * while it was away, so the parts going on then may end incomplete.
+   */
+  liveReconnects: number;
 }
 
 export interface DeltaCatchUpOptions {
@@ -95,8 +101,6 @@ interface Part {
   ended: boolean;
   /** Its end went out with the missing tail made from it: later deltas repeat what went out. */
   completed: boolean;
-  /** Deltas not handed out because they came after a gap (a reconnect during the part). */
-  skipped: number;
 }
 
 /** An event waiting behind a held end; the start or end of a part, if it is one. */
@@ -120,7 +124,7 @@ export class DeltaCatchUp {
   /** How often the live stream connected: a part seen under an earlier count lost deltas. */
   #connections = 0;
   #lastDeltaAt = 0;
-  readonly #stats: DeltaStats = { completedParts: 0, incompleteParts: 0, droppedDeltas: 0 };
+  readonly #stats = { completedParts: 0, incompleteParts: 0, droppedDeltas: 0 };
   /** After `flush()`: everything passes straight through. */
   #closed = false;
 
@@ -134,7 +138,7 @@ export class DeltaCatchUp {
 
   /** A copy of the counts so far. */
   stats(): DeltaStats {
-    return { ...this.#stats };
+    return { ...this.#stats, liveReconnects: Math.max(0, this.#connections - 1) };
   }
 
   /**
@@ -217,7 +221,6 @@ export class DeltaCatchUp {
         startMissed: false,
         ended: false,
         completed: false,
-        skipped: 0,
       };
       this.#parts.set(key, part);
     }
@@ -230,12 +233,6 @@ export class DeltaCatchUp {
     if (part.ended) {
       this.#stats.droppedDeltas++;
       this.#logger.debug("dropped a delta that came after its part's end", { part: part.key });
-      return;
-    }
-    if (part.connection !== this.#connections) {
-      // The live stream reconnected since the part began: what it sent in between is gone,
-      // so this delta would follow a gap. The part's end makes up everything after the gap.
-      part.skipped++;
       return;
     }
     if (!part.started) {
@@ -377,9 +374,6 @@ export class DeltaCatchUp {
 
   /** Keeps only that the part ended (its late deltas are dropped), for the last few parts. */
   #forget(part: Part): void {
-    // Skipped deltas are lost unless the part's end made them up (see #end).
-    if (!part.completed) this.#stats.droppedDeltas += part.skipped;
-    part.skipped = 0;
     part.ended = true;
     part.held = undefined;
     part.handed = "";

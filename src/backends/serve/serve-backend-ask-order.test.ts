@@ -45,6 +45,7 @@ describe("serve backend, a permission ask behind a held part end", () => {
       completedParts: 1,
       incompleteParts: 0,
       droppedDeltas: 0,
+      liveReconnects: 0,
     });
   });
 });
