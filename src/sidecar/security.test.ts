@@ -148,6 +148,48 @@ describe("security of every route", () => {
   });
 });
 
+describe("CORS for the allowed origins", () => {
+  it("answers an allowed page's preflight without a token, and lets it read the answers", async () => {
+    const { app } = harness({ allowOrigins: ["https://app.example"] });
+    const preflight = await app.inject({
+      method: "OPTIONS",
+      url: "/v1/sessions",
+      headers: { origin: "https://app.example", "access-control-request-method": "POST" },
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers["access-control-allow-origin"]).toBe("https://app.example");
+    expect(preflight.headers["access-control-allow-headers"]).toContain("authorization");
+    const answer = await app.inject({
+      url: "/v1/sessions",
+      headers: { ...AUTH, origin: "https://app.example" },
+    });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers["access-control-allow-origin"]).toBe("https://app.example");
+  });
+
+  it("gives a foreign page neither a preflight nor CORS headers", async () => {
+    const { app } = harness({ allowOrigins: ["https://app.example"] });
+    const preflight = await app.inject({
+      method: "OPTIONS",
+      url: "/v1/sessions",
+      headers: { origin: "https://evil.example", "access-control-request-method": "POST" },
+    });
+    expect(preflight.statusCode).toBe(403);
+    expect(preflight.headers["access-control-allow-origin"]).toBeUndefined();
+    const rebound = await app.inject({
+      method: "OPTIONS",
+      url: "/v1/sessions",
+      headers: {
+        host: "evil.example:80",
+        origin: "https://app.example",
+        "access-control-request-method": "POST",
+      },
+    });
+    expect(rebound.statusCode).toBe(421);
+    expect(rebound.headers["access-control-allow-origin"]).toBeUndefined();
+  });
+});
+
 describe("tickets for the stream handshakes", () => {
   /** The security hook over a stand-in stream route (the real ones belong to the streams part). */
   async function ticketApp() {
