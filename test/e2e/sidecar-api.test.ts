@@ -505,20 +505,17 @@ describe("bad input over a real bridge: the documented 4xx, and the session carr
     }),
   ];
 
-  it.each(cases)(
-    "$name → $status $code",
-    async ({ method, path, body, headers, status, code }) => {
-      const before = (await transcript(session.id)).length;
-      const answer = await call(method, path(session.id), body, headers);
-      expect(answer.status).toBe(status);
-      expect((answer.body as { error: { code: string; message: string } }).error).toMatchObject({
-        code,
-        message: expect.any(String),
-      });
-      expect(answer.text).not.toMatch(/\n\s+at /);
-      expect((await transcript(session.id)).length).toBe(before); // nothing admitted, nothing lost
-    },
-  );
+  it.each(cases)("$name → $status $code", async ({ method, path, body, headers, status, code }) => {
+    const before = (await transcript(session.id)).length;
+    const answer = await call(method, path(session.id), body, headers);
+    expect(answer.status).toBe(status);
+    expect((answer.body as { error: { code: string; message: string } }).error).toMatchObject({
+      code,
+      message: expect.any(String),
+    });
+    expect(answer.text).not.toMatch(/\n\s+at /);
+    expect((await transcript(session.id)).length).toBe(before); // nothing admitted, nothing lost
+  });
 
   it("a wrong Host (DNS rebinding) → 421 bad_host", async () => {
     const port = new URL(sidecar.url).port;
