@@ -401,15 +401,16 @@ describe("bad input: each a 4xx with its code, and the session carries on", () =
 });
 
 describe("the OpenAPI document", () => {
-  it("is generated from the schemas and lists every route", async () => {
+  it("is generated from the schemas and lists every REST route", async () => {
     const { app } = await withSession();
     const document = (await app.inject({ url: "/v1/openapi.json", headers: AUTH })).json();
     expect(document.openapi).toBe("3.1.0");
     const routes = Object.entries(document.paths as Record<string, object>).flatMap(
       ([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
     );
-    expect(routes.sort()).toEqual(
-      [
+    // The streams' routes (when registered) are listed too; these are the REST ones.
+    expect(routes).toEqual(
+      expect.arrayContaining([
         "GET /healthz",
         "GET /v1/models",
         "GET /v1/sessions",
@@ -427,7 +428,7 @@ describe("the OpenAPI document", () => {
         "POST /v1/sessions/{id}/questions/{requestId}/reject",
         "POST /v1/sessions/{id}/release",
         "POST /v1/tickets",
-      ].sort(),
+      ]),
     );
     const inputs = document.paths["/v1/sessions/{id}/inputs"].post;
     expect(inputs.requestBody.content["application/json"].schema.properties.delivery.enum).toEqual([
