@@ -5,7 +5,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { recordingLogger } from "../../test/support/recording-logger.js";
 import { AUTH, type SidecarHarness, sidecarHarness } from "../../test/support/sidecar-harness.js";
 import { ConversationSchema, SessionInfoSchema } from "./protocol/http.js";
 
@@ -96,6 +97,34 @@ describe("sessions", () => {
     expect(lines.every((event) => event.durable === true)).toBe(true);
     const after = await app.inject({ url: `/v1/sessions/${id}/transcript?after=3`, headers: AUTH });
     expect(after.body.trim().split("\n")).toHaveLength(lines.length - 3);
+  });
+});
+
+describe("metrics and the log of turn ends", () => {
+  it("counts turns by outcome and open sessions, and logs one line per turn end", async () => {
+    const recorded = recordingLogger();
+    const { app, backend, post, id } = await withSession({ logger: recorded });
+    await post("/inputs", { text: "one", delivery: "queue" });
+    backend.step(1);
+    backend.end();
+    await post("/inputs", { text: "two", delivery: "queue" });
+    await post("/interrupt", {});
+    await vi.waitFor(() => {
+      expect(recorded.entries.filter((entry) => entry.message === "turn ended")).toHaveLength(2);
+    });
+    const text = (await app.inject({ url: "/metrics", headers: AUTH })).body;
+    expect(text).toContain('ocb_turns_total{outcome="completed"} 1');
+    expect(text).toContain('ocb_turns_total{outcome="interrupted"} 1');
+    expect(text).toContain("ocb_open_sessions 1");
+    expect(text).toContain('ocb_session_deltas{kind="dropped_deltas"} 0');
+    expect(text).toMatch(
+      /ocb_http_requests_total\{route="\/v1\/sessions\/:id\/inputs",method="POST",status="202"\} 2/,
+    );
+    const ends = recorded.entries.filter((entry) => entry.message === "turn ended");
+    expect(ends.map((entry) => entry.fields)).toEqual([
+      expect.objectContaining({ sessionId: id, outcome: "completed" }),
+      expect.objectContaining({ sessionId: id, outcome: "interrupted" }),
+    ]);
   });
 });
 
