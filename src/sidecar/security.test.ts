@@ -11,7 +11,7 @@ import {
   sidecarHarness,
   TOKEN,
 } from "../../test/support/sidecar-harness.js";
-import { lineLogger } from "../cli/log-lines.js";
+import { lineLogger } from "./log-lines.js";
 import { hasToken, securityHook } from "./security.js";
 
 const harnesses: SidecarHarness[] = [];
