@@ -28,6 +28,8 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
     logger: false, // the sidecar logs through ctx.logger, redacted (see onResponse below)
     bodyLimit: ctx.limits.jsonBodyBytes,
     return503OnClosing: true,
+    // Bounds receiving a request (headers and body: a slow upload), not answering it (streams).
+    requestTimeout: 120_000,
     forceCloseConnections: "idle",
     routerOptions: { maxParamLength: 500 },
   }).withTypeProvider<ZodTypeProvider>();

@@ -61,6 +61,13 @@ describe("sessions", () => {
     expect(killed.json().error.code).toBe("conflict");
   });
 
+  it("creates a session from no body at all (every field has a default)", async () => {
+    const { app } = await withSession();
+    const created = await app.inject({ method: "POST", url: "/v1/sessions", headers: AUTH });
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).toMatchObject({ open: true, state: "open" });
+  });
+
   it("serves the conversation and the NDJSON transcript of a turn", async () => {
     const { app, id, backend, post } = await withSession();
     const sent = await post("/inputs", { text: "hi", delivery: "queue" });
