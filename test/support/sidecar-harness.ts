@@ -38,7 +38,12 @@ const MODEL: ModelRef = { providerID: "demo", modelID: "demo-1" };
 
 /** A sidecar app (not listening) on port 80, so that `inject()`'s default Host `localhost:80` is its own. */
 export function sidecarHarness(
-  options: { logger?: Logger; allowOrigins?: string[]; limits?: Partial<SidecarLimits> } = {},
+  options: {
+    logger?: Logger;
+    allowOrigins?: string[];
+    allowHosts?: string[];
+    limits?: Partial<SidecarLimits>;
+  } = {},
 ): SidecarHarness {
   const directory = mkdtempSync(join(tmpdir(), "ocb-sidecar-unit-"));
   const store = SqliteStore.open(":memory:");
@@ -92,6 +97,7 @@ export function sidecarHarness(
       store,
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       ...(options.allowOrigins === undefined ? {} : { allowOrigins: options.allowOrigins }),
+      ...(options.allowHosts === undefined ? {} : { allowHosts: options.allowHosts }),
       ...(options.limits === undefined ? {} : { limits: options.limits }),
     },
     stopping.signal,
