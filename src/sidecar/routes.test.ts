@@ -176,7 +176,23 @@ describe("inputs", () => {
     expect(sent.statusCode).toBe(202);
     const files = backend.prompts[0]?.files ?? [];
     expect(files.map((file) => file.name)).toEqual(["a.txt", "notes.txt"]);
+    // Upstream gets a plain data: URL; the transcript keeps a reference, not the bytes.
+    expect(files[0]?.uri).toBe("data:text/plain;base64,aGVsbG8=");
+    expect(files[0]?.ref).toBe("data:text/plain;name=a.txt;bytes=5");
     expect(files[1]?.ref).toBe(join(directory, "notes.txt"));
+  });
+
+  it("takes a percent-encoded data URL as its bytes", async () => {
+    const { backend, post } = await withSession();
+    const sent = await post("/inputs", {
+      text: "look",
+      delivery: "queue",
+      attachments: [{ name: "b.txt", dataUrl: "data:,hello%20there" }],
+    });
+    expect(sent.statusCode).toBe(202);
+    const file = backend.prompts[0]?.files?.[0];
+    expect(file).toMatchObject({ name: "b.txt", mime: "text/plain" });
+    expect(Buffer.from(file?.uri.split(",")[1] ?? "", "base64").toString()).toBe("hello there");
   });
 
   it("takes a multipart input with files", async () => {
