@@ -61,6 +61,16 @@ describe("sessions", () => {
     expect(killed.json().error.code).toBe("conflict");
   });
 
+  it("a session released behind the sidecar's back (idle release) is opened again by the next request", async () => {
+    const { ctx, id, post } = await withSession();
+    const session = ctx.sessions.peek(id);
+    if (session === undefined) throw new Error("not open");
+    await ctx.bridge.releaseSession(session);
+    await vi.waitFor(() => expect(ctx.sessions.peek(id)).toBeUndefined());
+    expect((await post("/inputs", { text: "again", delivery: "queue" })).statusCode).toBe(202);
+    expect(ctx.sessions.peek(id)).not.toBe(session);
+  });
+
   it("creates a session from no body at all (every field has a default)", async () => {
     const { app } = await withSession();
     const created = await app.inject({ method: "POST", url: "/v1/sessions", headers: AUTH });
