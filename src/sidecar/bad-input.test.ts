@@ -22,6 +22,13 @@ async function withSession(options: Parameters<typeof harnessWithSession>[0] = {
   return harness;
 }
 
+/** One part of a multipart body with the boundary `x`; a file part when `file` names it. */
+function part(name: string, value: string, file?: string): string {
+  const disposition = `form-data; name="${name}"${file === undefined ? "" : `; filename="${file}"`}`;
+  const type = file === undefined ? "" : "\r\nContent-Type: text/plain";
+  return `--x\r\nContent-Disposition: ${disposition}${type}\r\n\r\n${value}\r\n`;
+}
+
 describe("bad input: each a 4xx with its code, and the session carries on", () => {
   const big = "x".repeat(1024 * 1024 + 10);
   const cases: {
@@ -138,6 +145,38 @@ describe("bad input: each a 4xx with its code, and the session carries on", () =
       contentType: "application/xml",
       status: 400,
       code: "invalid_request",
+    },
+    {
+      name: "multipart without a boundary",
+      url: "/inputs",
+      body: "garbage",
+      contentType: "multipart/form-data",
+      status: 400,
+      code: "invalid_request",
+    },
+    {
+      name: "a multipart body cut short",
+      url: "/inputs",
+      body: `${part("text", "hi")}--x\r\nContent-Disposition: form-data; name="delivery"\r\n\r\nqu`,
+      contentType: "multipart/form-data; boundary=x",
+      status: 400,
+      code: "invalid_request",
+    },
+    {
+      name: "an unknown multipart field",
+      url: "/inputs",
+      body: `${part("text", "hi")}${part("delivery", "queue")}${part("urgent", "yes")}--x--\r\n`,
+      contentType: "multipart/form-data; boundary=x",
+      status: 400,
+      code: "invalid_request",
+    },
+    {
+      name: "a multipart file over the limit",
+      url: "/inputs",
+      body: `${part("text", "hi")}${part("delivery", "queue")}${part("f", "x".repeat(2000), "big.txt")}--x--\r\n`,
+      contentType: "multipart/form-data; boundary=x",
+      status: 413,
+      code: "too_large",
     },
     {
       name: "an unknown permission ask",

@@ -74,6 +74,24 @@ export async function multipartInput(
   request: FastifyRequest,
   ctx: SidecarContext,
 ): Promise<Record<string, unknown>> {
+  try {
+    return await readMultipart(request, ctx);
+  } catch (error) {
+    if (error instanceof ApiError || hasFastifyCode(error)) throw error;
+    // busboy's own: no boundary, a body cut short, a broken header.
+    const problem = error instanceof Error ? error.message : String(error);
+    throw new ApiError(
+      "invalid_request",
+      `the multipart body is malformed (${problem}); send multipart/form-data with a boundary, or JSON`,
+      { cause: error },
+    );
+  }
+}
+
+async function readMultipart(
+  request: FastifyRequest,
+  ctx: SidecarContext,
+): Promise<Record<string, unknown>> {
   const body: Record<string, unknown> = {};
   const attachments: { name: string; dataUrl: string }[] = [];
   let total = 0;
@@ -98,6 +116,12 @@ export async function multipartInput(
   }
   if (attachments.length > 0) body.attachments = attachments;
   return body;
+}
+
+/** fastify's and its plugins' errors carry an `FST_…` code, which the error handler maps. */
+function hasFastifyCode(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("FST_");
 }
 
 async function fileBytes(part: MultipartFile, ctx: SidecarContext): Promise<Buffer> {
