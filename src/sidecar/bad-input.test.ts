@@ -271,6 +271,16 @@ describe("bad input: each a 4xx with its code, and the session carries on", () =
     },
   );
 
+  it.each([
+    ["an over-long session id", `/v1/sessions/${"x".repeat(600)}`],
+    ["a bad %-escape in the path", "/v1/sessions/%ZZ"],
+  ])("%s → 400 invalid_request, as JSON", async (_name, url) => {
+    const { app } = await withSession();
+    const response = await app.inject({ url, headers: AUTH });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.code).toBe("invalid_request");
+  });
+
   it("a creation with a relative directory → 400", async () => {
     const { app } = await withSession();
     const response = await app.inject({
