@@ -27,7 +27,8 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
   const app = Fastify({
     logger: false, // the sidecar logs through ctx.logger, redacted (see onResponse below)
     bodyLimit: ctx.limits.jsonBodyBytes,
-    return503OnClosing: true,
+    // While stopping, the security hook answers 503 itself, in the API's error shape.
+    return503OnClosing: false,
     // Bounds receiving a request (headers and body: a slow upload), not answering it (streams).
     requestTimeout: 120_000,
     forceCloseConnections: "idle",

@@ -153,6 +153,14 @@ describe("security of every route", () => {
     expect((await app.inject({ url: "/metrics", headers: AUTH })).statusCode).toBe(200);
   });
 
+  it("answers 503 unavailable once the sidecar is stopping", async () => {
+    const made = harness();
+    made.stop();
+    const response = await made.app.inject({ url: "/v1/sessions", headers: AUTH });
+    expect(response.statusCode).toBe(503);
+    expect(response.json().error.code).toBe("unavailable");
+  });
+
   it("compares tokens whole: only the exact token passes", () => {
     expect(hasToken(`Bearer ${TOKEN}`, TOKEN)).toBe(true);
     expect(hasToken(`Bearer  ${TOKEN} `, TOKEN)).toBe(true);

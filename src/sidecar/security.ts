@@ -24,9 +24,20 @@ export const TICKET_ROUTES: ReadonlySet<string> = new Set(["/v1/ws", "/v1/sessio
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
 const WILDCARDS = new Set(["0.0.0.0", "::", "[::]"]);
 
-/** The `onRequest` hook: answers 421, 403 or 401 with the error body, or lets the request on. */
+/**
+ * The `onRequest` hook: answers 503 while the sidecar stops, else 421, 403 or 401 with the
+ * error body, or lets the request on.
+ */
 export function securityHook(ctx: SidecarContext) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (ctx.stopping.aborted) {
+      const stopping = new ApiError(
+        "unavailable",
+        "the sidecar is stopping; try again once it is back",
+      );
+      await reply.code(stopping.status).header("connection", "close").send(stopping.body());
+      return;
+    }
     const route = request.routeOptions.url;
     if (route !== undefined && PUBLIC_ROUTES.has(route)) return;
     const origin = request.headers.origin;

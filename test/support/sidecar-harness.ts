@@ -31,6 +31,8 @@ export interface SidecarHarness {
   directory: string;
   /** The in-process backend of each session the stand-in bridge made, by session id. */
   backends: Map<string, InProcessBackend>;
+  /** Starts stopping, as `Sidecar.close()` does first (`ctx.stopping` aborted). */
+  stop(): void;
   close(): Promise<void>;
 }
 
@@ -109,6 +111,7 @@ export function sidecarHarness(
     ctx,
     directory,
     backends,
+    stop: () => stopping.abort(),
     async close() {
       stopping.abort();
       ctx.sessions.close();
