@@ -116,7 +116,7 @@ function ticketOf(request: FastifyRequest): string | undefined {
 function isAcceptedHost(header: string, ctx: SidecarContext): boolean {
   if (isOwnHost(header, ctx.address)) return true;
   const host = header.toLowerCase();
-  return ctx.allowHosts.some((allowed) => {
+  return (ctx.allowHosts ?? []).some((allowed) => {
     const name = allowed.toLowerCase();
     // "chat.example" allows it on any port; "chat.example:443" on that one only.
     return host === name || (splitHost(name) === undefined && splitHost(host)?.name === name);
