@@ -5,26 +5,12 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { recordingLogger } from "../../test/support/recording-logger.js";
-import {
-  AUTH,
-  harnessWithSession,
-  JSON_HEADERS,
-  type SidecarHarness,
-} from "../../test/support/sidecar-harness.js";
+import { AUTH, JSON_HEADERS, sessionHarnesses } from "../../test/support/sidecar-harness.js";
 import { ConversationSchema } from "./protocol/http.js";
 
-const harnesses: SidecarHarness[] = [];
-afterEach(async () => {
-  for (const harness of harnesses.splice(0)) await harness.close();
-});
-
-async function withSession(options: Parameters<typeof harnessWithSession>[0] = {}) {
-  const harness = await harnessWithSession(options);
-  harnesses.push(harness);
-  return harness;
-}
+const withSession = sessionHarnesses();
 
 describe("sessions", () => {
   it("creates, lists, gets, renames, releases, opens again and kills a session", async () => {

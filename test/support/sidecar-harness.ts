@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Response as InjectResponse } from "light-my-request";
+import { afterEach } from "vitest";
 import type { ModelRef } from "../../src/events/canonical.js";
 import type { Bridge } from "../../src/runtime/bridge.js";
 import type { Session } from "../../src/runtime/session.js";
@@ -157,4 +158,22 @@ export async function harnessWithSession(
       payload: JSON.stringify(payload),
     });
   return { ...harness, id: info.id, info, backend, post };
+}
+
+/**
+ * `withSession(options)`: a harness with a session, closed after each test of the file that
+ * calls this (at its top level).
+ */
+export function sessionHarnesses(): (
+  options?: Parameters<typeof sidecarHarness>[0],
+) => Promise<SessionHarness> {
+  const made: SidecarHarness[] = [];
+  afterEach(async () => {
+    for (const harness of made.splice(0)) await harness.close();
+  });
+  return async (options = {}) => {
+    const harness = await harnessWithSession(options);
+    made.push(harness);
+    return harness;
+  };
 }
