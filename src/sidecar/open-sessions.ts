@@ -4,6 +4,8 @@
  * Each open session has one watcher reading its events for the operations side (turns by
  * outcome, upstream reconnects, the model in use, a log line per turn end).
  */
+import { BACKEND_KINDS } from "../backends/backend.js";
+import { BACKEND_CAPABILITIES } from "../backends/capabilities.js";
 import type { DeltaStats } from "../backends/serve/delta-catch-up.js";
 import type { ModelRef } from "../events/canonical.js";
 import type { Bridge } from "../runtime/bridge.js";
@@ -260,8 +262,11 @@ export class OpenSessions {
 }
 
 function recordInfo(record: SessionRecord): SessionInfo {
+  // What its backend can do, known without opening it (a record of an unknown backend: nothing).
+  const kind = BACKEND_KINDS.find((known) => known === record.backend);
   return {
     id: record.id,
+    ...(kind === undefined ? {} : { capabilities: { ...BACKEND_CAPABILITIES[kind] } }),
     ...(record.title === undefined ? {} : { title: record.title }),
     directory: record.directory,
     backend: record.backend,

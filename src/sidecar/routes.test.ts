@@ -36,7 +36,12 @@ describe("sessions", () => {
       url: `/v1/sessions/${id}/release`,
       headers: AUTH,
     });
-    expect(released.json()).toMatchObject({ id, open: false });
+    expect(released.json()).toMatchObject({
+      id,
+      open: false,
+      state: "released",
+      capabilities: { nativeSteer: false },
+    });
     const opened = await app.inject({ url: `/v1/sessions/${id}`, headers: AUTH });
     expect(opened.json()).toMatchObject({ id, open: true });
     expect(

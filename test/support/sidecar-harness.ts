@@ -84,6 +84,8 @@ export function sidecarHarness(
     async releaseSession(session: Session) {
       open.delete(session.id);
       await session.close();
+      const record = store.session(session.id);
+      if (record !== undefined) store.saveSession({ ...record, state: "released" });
     },
     async killSession(session: Session) {
       open.delete(session.id);
