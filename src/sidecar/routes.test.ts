@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { recordingLogger } from "../../test/support/recording-logger.js";
 import { AUTH, JSON_HEADERS, sessionHarnesses } from "../../test/support/sidecar-harness.js";
+import { CANONICAL_TYPES } from "../events/canonical.js";
 import { ConversationSchema } from "./protocol/http.js";
 
 const withSession = sessionHarnesses();
@@ -252,5 +253,14 @@ describe("the OpenAPI document", () => {
       "queue",
     ]);
     expect(inputs.responses["202"]).toBeDefined();
+    // The streams' shapes too: the canonical event and the WebSocket messages.
+    const schemas = document.components.schemas;
+    expect(Object.keys(schemas)).toEqual(
+      expect.arrayContaining(["CanonicalEvent", "WsClientMessage", "WsServerMessage"]),
+    );
+    expect(JSON.stringify(schemas.WsServerMessage)).toContain(
+      '"$ref":"#/components/schemas/CanonicalEvent"',
+    );
+    expect(schemas.CanonicalEvent.oneOf).toHaveLength(CANONICAL_TYPES.length);
   });
 });
