@@ -39,17 +39,14 @@ export interface SidecarHarness {
 
 const MODEL: ModelRef = { providerID: "demo", modelID: "demo-1" };
 
-/** A sidecar app (not listening) on port 80, so that `inject()`'s default Host `localhost:80` is its own. */
-export function sidecarHarness(
-  options: {
-    logger?: Logger;
-    allowOrigins?: string[];
-    allowHosts?: string[];
-    limits?: Partial<SidecarLimits>;
-  } = {},
-): SidecarHarness {
-  const directory = mkdtempSync(join(tmpdir(), "ocb-sidecar-unit-"));
-  const store = SqliteStore.open(":memory:");
+/**
+ * A stand-in for `Bridge` whose sessions run on the in-process backend, with what the sidecar
+ * calls, each as the real Bridge does it (records kept in `store`).
+ */
+export function standInBridge(
+  directory: string,
+  store: SqliteStore,
+): { bridge: Bridge; backends: Map<string, InProcessBackend>; open: Map<string, Session> } {
   const backends = new Map<string, InProcessBackend>();
   const open = new Map<string, Session>();
   let count = 0;
@@ -59,7 +56,6 @@ export function sidecarHarness(
     open.set(id, session);
     return session;
   };
-  // Only what the sidecar calls; each as the real Bridge does it, on the in-process backend.
   const standIn = {
     backend: "subprocess",
     defaultModel: MODEL,
@@ -94,10 +90,25 @@ export function sidecarHarness(
       if (record !== undefined) store.saveSession({ ...record, state: "killed" });
     },
   };
+  return { bridge: standIn as unknown as Bridge, backends, open };
+}
+
+/** A sidecar app (not listening) on port 80, so that `inject()`'s default Host `localhost:80` is its own. */
+export function sidecarHarness(
+  options: {
+    logger?: Logger;
+    allowOrigins?: string[];
+    allowHosts?: string[];
+    limits?: Partial<SidecarLimits>;
+  } = {},
+): SidecarHarness {
+  const directory = mkdtempSync(join(tmpdir(), "ocb-sidecar-unit-"));
+  const store = SqliteStore.open(":memory:");
+  const { bridge, backends, open } = standInBridge(directory, store);
   const stopping = new AbortController();
   const ctx = createSidecarContext(
     {
-      bridge: standIn as unknown as Bridge,
+      bridge,
       token: TOKEN,
       store,
       ...(options.logger === undefined ? {} : { logger: options.logger }),
