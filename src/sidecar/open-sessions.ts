@@ -6,7 +6,6 @@
  */
 import { BACKEND_KINDS } from "../backends/backend.js";
 import { BACKEND_CAPABILITIES } from "../backends/capabilities.js";
-import type { DeltaStats } from "../backends/serve/delta-catch-up.js";
 import type { ModelRef } from "../events/canonical.js";
 import type { Bridge } from "../runtime/bridge.js";
 import type { Session } from "../runtime/session.js";
@@ -188,14 +187,13 @@ export class OpenSessions {
     for (const id of [...this.#open.keys()]) this.#forget(id);
   }
 
-  /** The open sessions' delta stats, summed. */
-  #deltaStats(): DeltaStats {
-    const sum = { completedParts: 0, incompleteParts: 0, droppedDeltas: 0 };
+  /** The open sessions' delta stats, summed field by field (whatever counts the runtime keeps). */
+  #deltaStats(): Record<string, number> {
+    const sum: Record<string, number> = {};
     for (const { session } of this.#open.values()) {
-      const stats = session.stats().deltas;
-      sum.completedParts += stats.completedParts;
-      sum.incompleteParts += stats.incompleteParts;
-      sum.droppedDeltas += stats.droppedDeltas;
+      for (const [key, value] of Object.entries(session.stats().deltas)) {
+        if (typeof value === "number") sum[key] = (sum[key] ?? 0) + value;
+      }
     }
     return sum;
   }
