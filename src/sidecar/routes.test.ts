@@ -1,0 +1,266 @@
+/**
+ * The REST routes over sessions on the in-process backend (`app.inject()`, no OpenCode):
+ * sessions, metrics, idempotency keys, attachments, the OpenAPI document. Malformed requests
+ * are in bad-input.test.ts; the same flows against a real OpenCode in test/e2e/sidecar-api.test.ts.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import { recordingLogger } from "../../test/support/recording-logger.js";
+import { AUTH, JSON_HEADERS, sessionHarnesses } from "../../test/support/sidecar-harness.js";
+import { CANONICAL_TYPES } from "../events/canonical.js";
+import { ConversationSchema } from "./protocol/http.js";
+
+const withSession = sessionHarnesses();
+
+describe("sessions", () => {
+  it("creates, lists, gets, renames, releases, opens again and kills a session", async () => {
+    const { app, id, info } = await withSession();
+    expect(info).toMatchObject({
+      title: "unit",
+      open: true,
+      state: "open",
+      running: false,
+      lastSeq: 0,
+    });
+    const listed = await app.inject({ url: "/v1/sessions", headers: AUTH });
+    expect(listed.json().sessions.map((session: { id: string }) => session.id)).toEqual([id]);
+    const renamed = await app.inject({
+      method: "PATCH",
+      url: `/v1/sessions/${id}`,
+      headers: JSON_HEADERS,
+      payload: { title: "new" },
+    });
+    expect(renamed.json()).toMatchObject({ id, title: "new" });
+    const released = await app.inject({
+      method: "POST",
+      url: `/v1/sessions/${id}/release`,
+      headers: AUTH,
+    });
+    expect(released.json()).toMatchObject({
+      id,
+      open: false,
+      state: "released",
+      capabilities: { nativeSteer: false },
+    });
+    const opened = await app.inject({ url: `/v1/sessions/${id}`, headers: AUTH });
+    expect(opened.json()).toMatchObject({ id, open: true });
+    expect(
+      (await app.inject({ method: "DELETE", url: `/v1/sessions/${id}`, headers: AUTH })).json(),
+    ).toEqual({ ok: true });
+    const killed = await app.inject({ url: `/v1/sessions/${id}`, headers: AUTH });
+    expect(killed.statusCode).toBe(409);
+    expect(killed.json().error.code).toBe("conflict");
+  });
+
+  it("a session released behind the sidecar's back (idle release) is opened again by the next request", async () => {
+    const { ctx, id, post } = await withSession();
+    const session = ctx.sessions.peek(id);
+    if (session === undefined) throw new Error("not open");
+    await ctx.bridge.releaseSession(session);
+    await vi.waitFor(() => expect(ctx.sessions.peek(id)).toBeUndefined());
+    expect((await post("/inputs", { text: "again", delivery: "queue" })).statusCode).toBe(202);
+    expect(ctx.sessions.peek(id)).not.toBe(session);
+  });
+
+  it("creates a session from no body at all (every field has a default)", async () => {
+    const { app } = await withSession();
+    const created = await app.inject({ method: "POST", url: "/v1/sessions", headers: AUTH });
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).toMatchObject({ open: true, state: "open" });
+  });
+
+  it("serves the conversation and the NDJSON transcript of a turn", async () => {
+    const { app, id, backend, post } = await withSession();
+    const sent = await post("/inputs", { text: "hi", delivery: "queue" });
+    expect(sent.statusCode).toBe(202);
+    expect(sent.json()).toMatchObject({ inputId: "in_1", turnId: expect.any(String) });
+    backend.step(2);
+    backend.end();
+    const conversation = ConversationSchema.parse(
+      (await app.inject({ url: `/v1/sessions/${id}/conversation`, headers: AUTH })).json(),
+    );
+    expect(conversation.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+    const transcript = await app.inject({ url: `/v1/sessions/${id}/transcript`, headers: AUTH });
+    expect(transcript.headers["content-type"]).toMatch(/^application\/x-ndjson/);
+    const lines = transcript.body
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines.map((event) => event.seq)).toEqual(lines.map((_, index) => index + 1));
+    expect(lines.at(-1)).toMatchObject({ type: "turn.ended" });
+    expect(lines.every((event) => event.durable === true)).toBe(true);
+    const after = await app.inject({ url: `/v1/sessions/${id}/transcript?after=3`, headers: AUTH });
+    expect(after.body.trim().split("\n")).toHaveLength(lines.length - 3);
+  });
+});
+
+describe("metrics and the log of turn ends", () => {
+  it("counts turns by outcome and open sessions, and logs one line per turn end", async () => {
+    const recorded = recordingLogger();
+    const { app, backend, post, id } = await withSession({ logger: recorded });
+    await post("/inputs", { text: "one", delivery: "queue" });
+    backend.step(1);
+    backend.end();
+    await post("/inputs", { text: "two", delivery: "queue" });
+    await post("/interrupt", {});
+    await vi.waitFor(() => {
+      expect(recorded.entries.filter((entry) => entry.message === "turn ended")).toHaveLength(2);
+    });
+    const text = (await app.inject({ url: "/metrics", headers: AUTH })).body;
+    expect(text).toContain('ocb_turns_total{outcome="completed"} 1');
+    expect(text).toContain('ocb_turns_total{outcome="interrupted"} 1');
+    expect(text).toContain("ocb_open_sessions 1");
+    expect(text).toContain('ocb_session_deltas{kind="dropped_deltas"} 0');
+    expect(text).toMatch(
+      /ocb_http_requests_total\{route="\/v1\/sessions\/:id\/inputs",method="POST",status="202"\} 2/,
+    );
+    const ends = recorded.entries.filter((entry) => entry.message === "turn ended");
+    expect(ends.map((entry) => entry.fields)).toEqual([
+      expect.objectContaining({ sessionId: id, outcome: "completed" }),
+      expect.objectContaining({ sessionId: id, outcome: "interrupted" }),
+    ]);
+  });
+});
+
+describe("inputs", () => {
+  it("admits a send retried with the same idempotency key once, and answers it the same", async () => {
+    const { backend, post } = await withSession();
+    const body = { text: "once", delivery: "queue", idempotencyKey: "key-1" };
+    const first = await post("/inputs", body);
+    const again = await post("/inputs", body);
+    expect(again.statusCode).toBe(202);
+    expect(again.json()).toEqual(first.json());
+    expect(again.headers["idempotent-replayed"]).toBe("true");
+    expect(backend.prompts.map((prompt) => prompt.text)).toEqual(["once"]);
+  });
+
+  it("a key is per session; the same key with another input is a 409", async () => {
+    const { post } = await withSession();
+    await post("/inputs", { text: "a", delivery: "queue", idempotencyKey: "key-2" });
+    const other = await post("/inputs", { text: "b", delivery: "queue", idempotencyKey: "key-2" });
+    expect(other.statusCode).toBe(409);
+    expect(other.json().error.message).toMatch(/use a new key/);
+  });
+
+  it("a steer while a turn runs where the backend cannot steer: 422 with ifCannotSteer reject, else the bridge's fallback", async () => {
+    const { backend, post } = await withSession();
+    const first = await post("/inputs", { text: "first", delivery: "queue" });
+    expect(backend.running).toBeDefined();
+    const refused = await post("/inputs", {
+      text: "steer",
+      delivery: "steer",
+      ifCannotSteer: "reject",
+    });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().error).toMatchObject({
+      code: "unsupported",
+      message: expect.stringMatching(/cannot steer/),
+    });
+    const held = await post("/inputs", { text: "steer", delivery: "steer" });
+    expect(held.statusCode).toBe(202);
+    // Held by the runtime (queued, the default fallback): the next turn, not the running one.
+    expect(held.json().turnId).not.toBe(first.json().turnId);
+    expect(backend.prompts.map((prompt) => prompt.text)).toEqual(["first"]);
+  });
+
+  it("takes attachments as data URLs and paths inside the session directory", async () => {
+    const { backend, post, directory } = await withSession();
+    writeFileSync(join(directory, "notes.txt"), "notes");
+    const sent = await post("/inputs", {
+      text: "look",
+      delivery: "queue",
+      attachments: [
+        { name: "a.txt", dataUrl: "data:text/plain;base64,aGVsbG8=" },
+        { path: "notes.txt" },
+      ],
+    });
+    expect(sent.statusCode).toBe(202);
+    const files = backend.prompts[0]?.files ?? [];
+    expect(files.map((file) => file.name)).toEqual(["a.txt", "notes.txt"]);
+    // Upstream gets a plain data: URL; the transcript keeps a reference, not the bytes.
+    expect(files[0]?.uri).toBe("data:text/plain;base64,aGVsbG8=");
+    expect(files[0]?.ref).toBe("data:text/plain;name=a.txt;bytes=5");
+    expect(files[1]?.ref).toBe(join(directory, "notes.txt"));
+  });
+
+  it("takes a percent-encoded data URL as its bytes", async () => {
+    const { backend, post } = await withSession();
+    const sent = await post("/inputs", {
+      text: "look",
+      delivery: "queue",
+      attachments: [{ name: "b.txt", dataUrl: "data:,hello%20there" }],
+    });
+    expect(sent.statusCode).toBe(202);
+    const file = backend.prompts[0]?.files?.[0];
+    expect(file).toMatchObject({ name: "b.txt", mime: "text/plain" });
+    expect(Buffer.from(file?.uri.split(",")[1] ?? "", "base64").toString()).toBe("hello there");
+  });
+
+  it("takes a multipart input with files", async () => {
+    const { app, id, backend } = await withSession();
+    const boundary = "----unit";
+    const part = (name: string, value: string, file?: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${file === undefined ? "" : `; filename="${file}"\r\nContent-Type: text/plain`}\r\n\r\n${value}\r\n`;
+    const payload = `${part("text", "with a file")}${part("delivery", "queue")}${part("file", "file body", "f.txt")}--${boundary}--\r\n`;
+    const sent = await app.inject({
+      method: "POST",
+      url: `/v1/sessions/${id}/inputs`,
+      headers: { ...AUTH, "content-type": `multipart/form-data; boundary=${boundary}` },
+      payload,
+    });
+    expect(sent.statusCode).toBe(202);
+    expect(backend.prompts[0]?.text).toBe("with a file");
+    expect(backend.prompts[0]?.files?.map((file) => [file.name, file.mime])).toEqual([
+      ["f.txt", "text/plain"],
+    ]);
+  });
+});
+
+describe("the OpenAPI document", () => {
+  it("is generated from the schemas and lists every REST route", async () => {
+    const { app } = await withSession();
+    const document = (await app.inject({ url: "/v1/openapi.json", headers: AUTH })).json();
+    expect(document.openapi).toBe("3.1.0");
+    const routes = Object.entries(document.paths as Record<string, object>).flatMap(
+      ([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    // The streams' routes (when registered) are listed too; these are the REST ones.
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        "GET /healthz",
+        "GET /v1/models",
+        "GET /v1/sessions",
+        "GET /v1/sessions/{id}",
+        "GET /v1/sessions/{id}/conversation",
+        "GET /v1/sessions/{id}/transcript",
+        "PATCH /v1/sessions/{id}",
+        "DELETE /v1/sessions/{id}",
+        "POST /v1/sessions",
+        "POST /v1/sessions/{id}/inputs",
+        "POST /v1/sessions/{id}/interrupt",
+        "POST /v1/sessions/{id}/model",
+        "POST /v1/sessions/{id}/permissions/{requestId}",
+        "POST /v1/sessions/{id}/questions/{requestId}",
+        "POST /v1/sessions/{id}/questions/{requestId}/reject",
+        "POST /v1/sessions/{id}/release",
+        "POST /v1/tickets",
+      ]),
+    );
+    const inputs = document.paths["/v1/sessions/{id}/inputs"].post;
+    expect(inputs.requestBody.content["application/json"].schema.properties.delivery.enum).toEqual([
+      "steer",
+      "queue",
+    ]);
+    expect(inputs.responses["202"]).toBeDefined();
+    // The streams' shapes too: the canonical event and the WebSocket messages.
+    const schemas = document.components.schemas;
+    expect(Object.keys(schemas)).toEqual(
+      expect.arrayContaining(["CanonicalEvent", "WsClientMessage", "WsServerMessage"]),
+    );
+    expect(JSON.stringify(schemas.WsServerMessage)).toContain(
+      '"$ref":"#/components/schemas/CanonicalEvent"',
+    );
+    expect(schemas.CanonicalEvent.oneOf).toHaveLength(CANONICAL_TYPES.length);
+  });
+});
