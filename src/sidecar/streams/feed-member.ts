@@ -54,6 +54,9 @@ export class FeedMember {
    * the feed has passed the target (`position` is the feed's, read at each step).
    */
   async readBacklog(source: FeedSource, after: number, upTo: number, position: () => number) {
+    // Never a call back from inside `join`: the subscriber sets itself up (an SSE response
+    // writes its headers) after joining, before its first event.
+    await Promise.resolve();
     try {
       if (after < upTo) {
         const kept = source.events({ after, signal: this.#stopBacklog.signal });

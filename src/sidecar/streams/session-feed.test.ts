@@ -341,3 +341,16 @@ describe("SessionFeed", () => {
     );
   });
 });
+
+describe("SessionFeed.join", () => {
+  it("never calls the subscriber back from inside join (it sets itself up first)", async () => {
+    const source = new LogSource();
+    source.append(true);
+    const feed = new SessionFeed(source);
+    const recorder = new Recorder();
+    feed.join(recorder, 1);
+    expect(recorder.heard).toEqual([]);
+    await tick();
+    expect(recorder.heard).toEqual([{ kind: "caught-up", seq: 1 }]);
+  });
+});
