@@ -5,74 +5,12 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonical } from "../../events/build.js";
+import { LogSource, tick } from "../../../test/support/feed-source.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
-import { EventLog } from "../../runtime/event-log.js";
-import type { FeedEnd, FeedSource, FeedSubscriber } from "./feed-types.js";
+import type { FeedEnd, FeedSubscriber } from "./feed-types.js";
 import { FeedRequestError } from "./feed-types.js";
 import { SessionFeed } from "./session-feed.js";
 import { SessionFeeds } from "./session-feeds.js";
-
-const SESSION = "ses_feed";
-let made = 0;
-
-/** A fresh durable (`text.ended`) or ephemeral (`text.delta`) event. */
-function event(durable: boolean): CanonicalEvent {
-  const n = ++made;
-  const origin = {
-    sessionId: SESSION,
-    turnId: "turn_1",
-    at: n,
-    native: { backend: "serve" as const, type: "test", id: `evt_${n}` },
-  };
-  return durable
-    ? canonical(origin, 0, "text.ended", { partId: `part_${n}`, text: `text ${n}` })
-    : canonical(origin, 0, "text.delta", { partId: `part_${n}`, delta: `d${n}` });
-}
-
-const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/**
- * A session over a real event log. `duringKeptRead` runs before each event a subscriber's
- * kept-event read yields (not the feed's own reader, the first read), awaited: events appended
- * there arrive while the kept ones are read.
- */
-class LogSource implements FeedSource {
-  readonly id = SESSION;
-  readonly log: EventLog;
-  reads = 0;
-  duringKeptRead: (() => void | Promise<void>) | undefined;
-  /** Everything appended, in order, as numbered. */
-  readonly appended: CanonicalEvent[] = [];
-
-  constructor(pageSize = 256) {
-    this.log = new EventLog({ pageSize });
-  }
-
-  get lastSeq(): number {
-    return this.log.lastSeq;
-  }
-
-  append(durable: boolean): CanonicalEvent {
-    const stored = this.log.append(event(durable));
-    if (stored === undefined) throw new Error("not appended");
-    this.appended.push(stored);
-    return stored;
-  }
-
-  events(options: { after?: number; signal?: AbortSignal }): AsyncIterable<CanonicalEvent> {
-    const read = this.log.read(options.after ?? 0, options.signal);
-    const isFeedReader = ++this.reads === 1;
-    const during = () => this.duringKeptRead;
-    return (async function* () {
-      for await (const item of read) {
-        const hook = during();
-        if (!isFeedReader && hook !== undefined) await hook();
-        yield item;
-      }
-    })();
-  }
-}
 
 type Heard =
   | { kind: "event"; event: CanonicalEvent }
