@@ -8,7 +8,7 @@ export const SESSION = "ses_feed";
 let made = 0;
 
 /** A fresh durable (`text.ended`) or ephemeral (`text.delta`) event. */
-export function event(durable: boolean): CanonicalEvent {
+export function event(durable: boolean, padding = 0): CanonicalEvent {
   const n = ++made;
   const origin = {
     sessionId: SESSION,
@@ -17,8 +17,14 @@ export function event(durable: boolean): CanonicalEvent {
     native: { backend: "serve" as const, type: "test", id: `evt_${n}` },
   };
   return durable
-    ? canonical(origin, 0, "text.ended", { partId: `part_${n}`, text: `text ${n}` })
-    : canonical(origin, 0, "text.delta", { partId: `part_${n}`, delta: `d${n}` });
+    ? canonical(origin, 0, "text.ended", {
+        partId: `part_${n}`,
+        text: `text ${n}${"x".repeat(padding)}`,
+      })
+    : canonical(origin, 0, "text.delta", {
+        partId: `part_${n}`,
+        delta: `d${n}${"x".repeat(padding)}`,
+      });
 }
 
 export const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -45,8 +51,9 @@ export class LogSource implements FeedSource {
     return this.log.lastSeq;
   }
 
-  append(durable: boolean): CanonicalEvent {
-    const stored = this.log.append(event(durable));
+  /** Appends a fresh event (`padding` more characters of text, to make it large). */
+  append(durable: boolean, padding = 0): CanonicalEvent {
+    const stored = this.log.append(event(durable, padding));
     if (stored === undefined) throw new Error("not appended");
     this.appended.push(stored);
     return stored;

@@ -71,7 +71,7 @@ export class OutboundStream implements FeedSubscriber {
         this.#flushDropped();
         this.#output.event(event);
         if (event.durable && event.seq !== undefined) this.#lastSeq = event.seq;
-        this.#metrics.eventSent(this.#transport, event.durable);
+        this.#metrics.eventSent(this.#transport, event);
         return;
       default:
         assertNever(decision, "backlog decision");

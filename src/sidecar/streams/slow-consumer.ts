@@ -7,16 +7,11 @@
 import type { CanonicalEvent } from "../../events/canonical.js";
 
 export interface BacklogBounds {
-  /** Past this many unsent bytes, ephemeral events are skipped (default 4 MiB). */
+  /** Past this many unsent bytes, ephemeral events are skipped. */
   dropEphemeralAbove: number;
-  /** Past this many, the client is disconnected (default 16 MiB). */
+  /** Past this many, the client is disconnected. */
   disconnectAbove: number;
 }
-
-export const DEFAULT_BACKLOG_BOUNDS: BacklogBounds = {
-  dropEphemeralAbove: 4 * 1024 * 1024,
-  disconnectAbove: 16 * 1024 * 1024,
-};
 
 export type BacklogDecision = "send" | "drop" | "disconnect";
 

@@ -7,9 +7,10 @@ import { createServer, type Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { LogSource, tick } from "../../../test/support/feed-source.js";
 import { type SseFrame, sseFrames } from "../../../test/support/sse-frames.js";
+import { resolveLimits } from "../limits.js";
 import { SessionFeeds } from "./session-feeds.js";
 import { SseStream } from "./sse-stream.js";
-import { streamLimits } from "./stream-limits.js";
+import { streamLimitsOf } from "./stream-limits.js";
 import { noStreamMetrics } from "./stream-metrics.js";
 
 let server: Server | undefined;
@@ -25,7 +26,7 @@ async function serve(source: LogSource, feeds: SessionFeeds, heartbeatMs = 60_00
     const after = Number(new URL(request.url ?? "/", "http://x").searchParams.get("after") ?? 0);
     new SseStream(response, source, after, {
       feeds,
-      limits: streamLimits({ heartbeatMs }),
+      limits: streamLimitsOf(resolveLimits({ streamHeartbeatMs: heartbeatMs })),
       metrics: noStreamMetrics,
       logger: { debug() {}, info() {}, warn() {}, error() {} },
     });
