@@ -42,6 +42,12 @@ export interface StreamSocket {
 }
 
 const OPEN = 1;
+/**
+ * How long a closed socket's client has to answer the close frame before the socket is
+ * destroyed: one that never reads (a slow consumer) would otherwise hold it, and a stopping
+ * sidecar, for ws's own 30 s.
+ */
+const CLOSE_GRACE_MS = 5_000;
 /** A WebSocket close reason is at most 123 bytes. */
 const MAX_REASON = 123;
 
@@ -70,6 +76,8 @@ export class WsConnection {
   readonly #invalid: InvalidMessages;
   readonly #heartbeat: NodeJS.Timeout;
   #lastHeard = Date.now();
+  /** close() was called: messages that still arrive are ignored. */
+  #closing = false;
   #closed = false;
 
   constructor(socket: StreamSocket, deps: WsConnectionDeps) {
@@ -92,8 +100,13 @@ export class WsConnection {
 
   /** Closes the socket (the sidecar stops: 1012), leaving every subscription. */
   close(code: number, reason: string): void {
+    this.#closing = true;
     this.#leaveAll();
-    if (this.#socket.readyState === OPEN) this.#socket.close(code, truncate(reason));
+    if (this.#socket.readyState !== OPEN) return;
+    this.#socket.close(code, truncate(reason));
+    setTimeout(() => {
+      if (!this.#closed) this.#socket.terminate();
+    }, CLOSE_GRACE_MS).unref();
   }
 
   #heard(): void {
@@ -115,7 +128,7 @@ export class WsConnection {
 
   #onMessage(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
     this.#heard();
-    if (this.#closed) return;
+    if (this.#closing || this.#closed) return;
     const bytes = byteLength(data);
     if (bytes > this.#deps.limits.maxMessageBytes) {
       this.close(
@@ -210,7 +223,7 @@ export class WsConnection {
       this.#sendError(code, message, sessionId);
       return;
     }
-    if (this.#subscriptions.get(sessionId) !== subscription || this.#closed) return;
+    if (this.#subscriptions.get(sessionId) !== subscription || this.#closing) return;
     const outbound = new OutboundStream({
       output: {
         unsent: () => this.#socket.bufferedAmount,
