@@ -11,6 +11,7 @@ import { assertNever } from "../../util/assert-never.js";
 import { describeError } from "../../util/describe-error.js";
 import type { Logger } from "../../util/logger.js";
 import { ClientMessageSchema, type ServerMessage, WS_CLOSE } from "../protocol/ws.js";
+import { eventMessageJson } from "./event-json.js";
 import {
   type FeedEnd,
   type FeedMembership,
@@ -227,7 +228,7 @@ export class WsConnection {
     const outbound = new OutboundStream({
       output: {
         unsent: () => this.#socket.bufferedAmount,
-        event: (event: CanonicalEvent) => this.#send({ type: "event", sessionId, event }),
+        event: (event: CanonicalEvent) => this.#sendText(eventMessageJson(sessionId, event)),
         caughtUp: (seq) => this.#send({ type: "caught-up", sessionId, seq }),
         dropped: (count) => this.#send({ type: "dropped", sessionId, count }),
         ended: (end) => this.#ended(sessionId, subscription, end),
@@ -283,8 +284,11 @@ export class WsConnection {
   }
 
   #send(message: ServerMessage): void {
-    if (this.#socket.readyState !== OPEN) return;
-    this.#socket.send(JSON.stringify(message));
+    this.#sendText(JSON.stringify(message));
+  }
+
+  #sendText(text: string): void {
+    if (this.#socket.readyState === OPEN) this.#socket.send(text);
   }
 
   #leaveAll(): void {
