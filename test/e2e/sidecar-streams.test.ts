@@ -163,6 +163,53 @@ describe("sidecar streams", () => {
     watching.close();
   });
 
+  it("answers each bad message with its error; the socket's subscription and other clients carry on", async () => {
+    const sessionId = await createSession(sidecar.url, "bad messages");
+    const bystander = await subscribed(sidecar.url, sessionId);
+    const noisy = await subscribed(sidecar.url, sessionId);
+    await noisy.waitFor("caught up", messageWith({ type: "caught-up" }));
+    const { turnId } = await send(sidecar.url, sessionId, "[[slow 30 20]]");
+    const table: [unknown, string][] = [
+      ["{not json", "bad_json"],
+      ["", "bad_json"],
+      ["null", "invalid_message"],
+      ["[1,2]", "invalid_message"],
+      [{ type: "subscribe" }, "invalid_message"],
+      [{ type: "dance" }, "invalid_message"],
+      [{ type: "subscribe", sessionId, after: -1 }, "invalid_message"],
+      [{ type: "subscribe", sessionId, after: "3" }, "invalid_message"],
+      [{ type: "subscribe", sessionId, extra: 1 }, "invalid_message"],
+      [{ type: "ping", id: { nested: true } }, "invalid_message"],
+      [{ type: "subscribe", sessionId }, "already_subscribed"],
+      [{ type: "subscribe", sessionId: "ses_missing" }, "not_found"],
+      [{ type: "unsubscribe", sessionId: "ses_missing" }, "not_subscribed"],
+    ];
+    for (const [message, code] of table) {
+      const from = noisy.received.length;
+      noisy.send(message);
+      const index = await noisy.waitFor(
+        `the error for ${JSON.stringify(message)}`,
+        (answer) => messageWith({ type: "error" })(answer),
+        from,
+      );
+      expect((noisy.received[index] as { error: { code: string } }).error.code).toBe(code);
+    }
+    await within(turnEnded(noisy, turnId), "the noisy client's turn end", WAIT_MS);
+    await within(turnEnded(bystander, turnId), "the bystander's turn end", WAIT_MS);
+    expect(eventsOf(noisy)).toEqual(eventsOf(bystander));
+    noisy.close();
+    bystander.close();
+  });
+
+  it("refuses a WebSocket handshake without the token (401) or from a foreign origin (403)", async () => {
+    await expect(RawWsClient.connect(wsUrl(sidecar.url))).rejects.toThrow(/HTTP 401/);
+    await expect(
+      RawWsClient.connect(wsUrl(sidecar.url), {
+        headers: { ...auth, origin: "https://evil.example" },
+      }),
+    ).rejects.toThrow(/HTTP 403/);
+  });
+
   describe("resume", () => {
     let proxy: CuttingProxy;
     beforeAll(async () => {
