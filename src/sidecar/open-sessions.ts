@@ -4,6 +4,7 @@
  * Each open session has one watcher reading its events for the operations side (turns by
  * outcome, upstream reconnects, the model in use, a log line per turn end).
  */
+import type { DeltaStats } from "../backends/serve/delta-catch-up.js";
 import type { ModelRef } from "../events/canonical.js";
 import type { Bridge } from "../runtime/bridge.js";
 import type { Session } from "../runtime/session.js";
@@ -36,6 +37,7 @@ export class OpenSessions {
     this.#store = store;
     this.#metrics = metrics;
     this.#logger = logger;
+    metrics.readDeltaStatsFrom(() => this.#deltaStats());
   }
 
   /** The open session `id`, if this sidecar follows it now. */
@@ -113,6 +115,7 @@ export class OpenSessions {
 
   /** The store's record of `id`. */
   record(id: string): SessionRecord | undefined {
+    if (this.#store !== undefined) return this.#store.session(id);
     return this.#bridge.sessions().find((record) => record.id === id);
   }
 
@@ -181,6 +184,18 @@ export class OpenSessions {
   close(): void {
     this.#closed = true;
     for (const id of [...this.#open.keys()]) this.#forget(id);
+  }
+
+  /** The open sessions' delta stats, summed. */
+  #deltaStats(): DeltaStats {
+    const sum = { completedParts: 0, incompleteParts: 0, droppedDeltas: 0 };
+    for (const { session } of this.#open.values()) {
+      const stats = session.stats().deltas;
+      sum.completedParts += stats.completedParts;
+      sum.incompleteParts += stats.incompleteParts;
+      sum.droppedDeltas += stats.droppedDeltas;
+    }
+    return sum;
   }
 
   #follow(session: Session, model: ModelRef | undefined): Session {
