@@ -367,8 +367,19 @@ describe("sidecar streams", () => {
       await slow.waitFor("caught up", messageWith({ type: "caught-up" }));
       await normal.waitFor("caught up", messageWith({ type: "caught-up" }));
       slow.socket.pause(); // stops reading: what the sidecar writes piles up
-      const { turnId } = await send(small.url, sessionId, "[[slow 6000 0]]");
-      await within(turnEnded(normal, turnId), "the normal client's turn end", 120_000);
+      // Turns until the sidecar gives up on the slow client (the kernel's socket buffers take
+      // a few MB first); each a large durable input and thousands of deltas. The normal client
+      // reads each turn to its end.
+      const metrics = async () =>
+        await (await fetch(`${small.url}/metrics`, { headers: auth })).text();
+      const filler = `${"lorem ipsum ".repeat(8_000)} [[slow 4000 0]]`;
+      const turns: string[] = [];
+      for (let turn = 0; turn < 15; turn++) {
+        const { turnId } = await send(small.url, sessionId, filler);
+        turns.push(turnId);
+        await within(turnEnded(normal, turnId), `the normal client's turn ${turn}`, WAIT_MS);
+        if (/ocb_slow_consumer_disconnects_total\{transport="ws"\} 1/.test(await metrics())) break;
+      }
       slow.socket.resume();
       const closed = await within(slow.closed, "the slow client's close", WAIT_MS);
       expect(closed.code).toBe(4008);
@@ -378,19 +389,24 @@ describe("sidecar streams", () => {
       expect(closed.reason).toBe(`slow consumer: resume from seq ${seqs.at(-1)}`);
       const dropped = (slow.received as Message[]).filter((message) => message.type === "dropped");
       expect(dropped.length).toBeGreaterThan(0);
-      // The normal client got everything: every delta, joining to the whole text.
+      // The normal client got everything: each turn's deltas join to its whole text.
       const normalEvents = eventsOf(normal);
       expect((normal.received as Message[]).some((message) => message.type === "dropped")).toBe(
         false,
       );
-      const text = normalEvents.flatMap((event) =>
-        event.type === "text.delta" ? [event.data.delta] : [],
-      );
-      const ended = normalEvents.find((event) => event.type === "turn.ended");
-      expect(text.join("")).toBe(ended?.type === "turn.ended" ? ended.data.text : undefined);
-      const metrics = await (await fetch(`${small.url}/metrics`, { headers: auth })).text();
-      expect(metrics).toMatch(/ocb_slow_consumer_disconnects_total\{transport="ws"\} 1/);
-      expect(metrics).toMatch(/ocb_events_dropped_total\{transport="ws"\} [1-9]/);
+      for (const turnId of turns) {
+        const text = normalEvents.flatMap((event) =>
+          event.type === "text.delta" && event.turnId === turnId ? [event.data.delta] : [],
+        );
+        const ended = normalEvents.find(
+          (event) => event.type === "turn.ended" && event.turnId === turnId,
+        );
+        expect(ended?.type === "turn.ended" && ended.data.text).toBe(text.join(""));
+        expect(text.join("")).toMatch(/^tok1 tok2 .* tok4000$/);
+      }
+      const counted = await metrics();
+      expect(counted).toMatch(/ocb_slow_consumer_disconnects_total\{transport="ws"\} 1/);
+      expect(counted).toMatch(/ocb_events_dropped_total\{transport="ws"\} [1-9]/);
       normal.close();
     });
 
