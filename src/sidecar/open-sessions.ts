@@ -248,6 +248,9 @@ export class OpenSessions {
         this.#logger.warn("watching a session's events failed", { sessionId: session.id, error });
       }
     }
+    // Closed by someone else (the bridge's idle release, its close): the next request opens it
+    // again instead of finding a closed session.
+    if (!stop.signal.aborted && this.#open.get(session.id) === followed) this.#forget(session.id);
   }
 
   #throwIfClosed(): void {

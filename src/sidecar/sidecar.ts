@@ -28,6 +28,8 @@ export interface SidecarOptions {
   port?: number;
   /** Origins besides the sidecar's own that browsers may call it from. */
   allowOrigins?: string[];
+  /** `Host` names besides its own (`name` or `name:port`), for a reverse proxy in front. */
+  allowHosts?: string[];
   /** Where the sidecar logs (one line per request and per turn end); silent by default. */
   logger?: Logger;
   /** Without `logger`: log lines on stderr, as text or JSON lines. */
@@ -71,6 +73,7 @@ export function createSidecarContext(
     bridge: options.bridge,
     token: options.token,
     allowOrigins: [...(options.allowOrigins ?? [])],
+    allowHosts: [...(options.allowHosts ?? [])],
     tickets: new Tickets({ ttlMs: limits.ticketTtlMs, max: limits.maxTickets }),
     metrics,
     logger,

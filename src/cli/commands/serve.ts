@@ -37,6 +37,7 @@ interface ServeOptions {
   host: string;
   demo?: boolean;
   allowOrigin: string[];
+  allowHost: string[];
   logFormat: LogFormat;
   permissions?: PermissionPreset;
   startupTimeout: string;
@@ -140,6 +141,7 @@ async function serve(options: ServeOptions): Promise<void> {
       host: options.host,
       port,
       allowOrigins,
+      allowHosts: options.allowHost,
       logger,
       store,
       metrics,
