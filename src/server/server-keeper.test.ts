@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -53,13 +54,32 @@ function keeper(pgid: number, boundMs: number): { child: ChildProcess; socket: s
   return { child, socket };
 }
 
-async function until(what: string, check: () => boolean, boundMs = 15_000): Promise<void> {
+async function until(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  boundMs = 15_000,
+): Promise<void> {
   const deadline = Date.now() + boundMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`${what}: not within ${boundMs} ms`);
     await delay(50);
   }
 }
+
+/**
+ * The keeper accepts links. Its socket file alone does not say so: a loaded machine can pause
+ * the keeper between binding the file and listening (a link then is refused: failed once on a
+ * loaded run), and a file can be a leftover of an earlier keeper of the same pid.
+ */
+const accepting = (socket: string) =>
+  new Promise<boolean>((resolve) => {
+    const probe = connect(socket);
+    probe.once("connect", () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once("error", () => resolve(false));
+  });
 
 const exited = (child: ChildProcess) =>
   child.exitCode !== null || child.signalCode !== null
@@ -70,7 +90,7 @@ describe("the server keeper", () => {
   it("stops the server's group at once (bound 0) when its bridge is gone, then exits", async () => {
     const server = fakeServer();
     const { child, socket } = keeper(server, 0);
-    await until("the keeper listens", () => existsSync(socket));
+    await until("the keeper listens", () => accepting(socket));
     expect(isProcessGroupAlive(server)).toBe(true);
     child.stdin?.end(); // the bridge is gone
     await until("the server is stopped", () => !isProcessGroupAlive(server));
@@ -81,7 +101,7 @@ describe("the server keeper", () => {
   it("keeps an orphan while a successor is linked, and stops it after the bound once none is", async () => {
     const server = fakeServer();
     const { child, socket } = keeper(server, 1_000);
-    await until("the keeper listens", () => existsSync(socket));
+    await until("the keeper listens", () => accepting(socket));
     child.stdin?.end(); // the bridge is gone …
     const successor = await linkToKeeper(socket); // … and a successor takes the server up
     expect(successor).toBeDefined();
@@ -96,7 +116,7 @@ describe("the server keeper", () => {
   it("SIGKILLs a server that ignores SIGTERM", async () => {
     const server = fakeServer(true);
     const { child, socket } = keeper(server, 0);
-    await until("the keeper listens", () => existsSync(socket));
+    await until("the keeper listens", () => accepting(socket));
     child.stdin?.end();
     await until("the server is killed", () => !isProcessGroupAlive(server));
     await exited(child);
@@ -105,7 +125,7 @@ describe("the server keeper", () => {
   it("does not outlive its server: it exits once the group is gone", async () => {
     const server = fakeServer();
     const { child, socket } = keeper(server, 60_000);
-    await until("the keeper listens", () => existsSync(socket));
+    await until("the keeper listens", () => accepting(socket));
     process.kill(-server, "SIGKILL");
     await until("the keeper exits", () => child.exitCode !== null);
     expect(existsSync(socket)).toBe(false);
@@ -116,7 +136,7 @@ describe("the server keeper", () => {
     const kept = startKeeper(server, 0);
     expect(kept).toBeDefined();
     trackProcess(kept?.pid, "keeper (startKeeper test)");
-    await until("the keeper listens", () => existsSync(kept?.socket ?? ""));
+    await until("the keeper listens", () => accepting(kept?.socket ?? ""));
     kept?.stop();
     await until("the keeper exits", () => !isRunning(kept?.pid ?? 0));
     expect(isProcessGroupAlive(server)).toBe(true);
