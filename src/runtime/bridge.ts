@@ -12,6 +12,7 @@ import type { OpencodeClient } from "../client/opencode-client.js";
 import { AbortError, UsageError } from "../errors.js";
 import type { CanonicalEvent, ModelRef } from "../events/canonical.js";
 import type { OpencodeServerHandle } from "../server/server-handle.js";
+import { DEFAULT_ORPHAN_TIMEOUT_MS } from "../server/server-keeper.js";
 import { SupervisedServer } from "../server/supervised-server.js";
 import { defaultStorePath } from "../store/default-store-path.js";
 import { SqliteStore } from "../store/sqlite-store.js";
@@ -20,12 +21,14 @@ import { throwIfAborted } from "../util/abort.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { type BridgeOptions, chooseBackend, parseModel } from "./bridge-options.js";
 import { launch, type Runner, type ServeRunner } from "./launch.js";
-import { forgetServer, managedServerKey } from "./managed-servers.js";
+import { type CloseOptions, type LeftRunning, leavingRefusal } from "./leave-running.js";
+import { forgetServer, leaveServer, managedServerKey } from "./managed-servers.js";
 import { ModelReadiness } from "./model-readiness.js";
 import type { ModelServer } from "./model-server.js";
 import { type BackendFactory, Session } from "./session.js";
 
 export type { BridgeOptions } from "./bridge-options.js";
+export type { CloseOptions, LeftRunning } from "./leave-running.js";
 
 export class Bridge implements AsyncDisposable {
   readonly backend: BackendKind;
@@ -35,6 +38,8 @@ export class Bridge implements AsyncDisposable {
   readonly #logger: Logger;
   readonly #sessions = new Set<Session>();
   readonly #readyModels: ModelReadiness;
+  /** Closed with `leaveRunning`, turns left for a successor. */
+  #left = false;
 
   readonly #store: Store;
   readonly #ownsStore: boolean;
@@ -299,9 +304,53 @@ export class Bridge implements AsyncDisposable {
     timer.unref();
   }
 
-  /** Stops following every session, then stops the server (or removes the run dirs) and the model server. */
-  async close(): Promise<void> {
+  /**
+   * Stops following every session, then stops the server (or removes the run dirs) and the
+   * model server. With `leaveRunning` and a turn still running, leaves instead, as a crash of
+   * this process would: see `CloseOptions` and what it returns, `LeftRunning`.
+   */
+  async close(options: CloseOptions = {}): Promise<LeftRunning> {
+    if (this.#left) return { turns: [] }; // left already: nothing of it is this bridge's now
     const sessions = [...this.#sessions];
+    const running = sessions.flatMap((session) => {
+      const turn = session.runningTurn;
+      return turn === undefined ? [] : [{ sessionId: session.id, turnId: turn.id }];
+    });
+    if (options.leaveRunning === true && running.length > 0) {
+      const refusal = leavingRefusal(this.#runner.kind, this.#model !== undefined);
+      if (refusal === undefined) return this.#leave(sessions, running);
+      await this.#closeAll(sessions);
+      return { turns: [], notLeft: refusal };
+    }
+    await this.#closeAll(sessions);
+    return { turns: [] };
+  }
+
+  /** Detaches every session and leaves the server to its keeper, for a successor to adopt. */
+  async #leave(sessions: Session[], turns: LeftRunning["turns"]): Promise<LeftRunning> {
+    this.#left = true;
+    this.#sessions.clear();
+    // The records stay as they are ("open"): a successor opens them and adopts the turns.
+    await Promise.allSettled(sessions.map((session) => session.detach()));
+    let server: LeftRunning["server"];
+    if (this.#runner.kind !== "subprocess") {
+      const handle = this.#runner.server;
+      if (handle.leave !== undefined && handle.pid !== undefined) {
+        handle.leave();
+        const key = managedServerKey(this.backend, this.#options.directory);
+        leaveServer(this.#store, key, handle.pid, this.#logger);
+        server = {
+          pid: handle.pid,
+          url: handle.url,
+          keptForMs: this.#options.server?.orphanTimeoutMs ?? DEFAULT_ORPHAN_TIMEOUT_MS,
+        };
+      }
+    }
+    if (this.#ownsStore) this.#store.close();
+    return { turns, ...(server === undefined ? {} : { server }) };
+  }
+
+  async #closeAll(sessions: Session[]): Promise<void> {
     this.#sessions.clear();
     await Promise.allSettled(sessions.map((session) => session.close()));
     try {

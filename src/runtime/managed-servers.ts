@@ -39,7 +39,9 @@ export function leftoverAction(
   configHash: string,
   isRunning: (pid: number) => boolean = isProcessRunning,
 ): "none" | "take-up" | "stop" {
-  if (record === undefined || isRunning(record.ownerPid)) return "none";
+  // ownerPid 0: its bridge left it on purpose (`close({ leaveRunning: true })`), maybe from
+  // this very process, which still runs.
+  if (record === undefined || (record.ownerPid > 0 && isRunning(record.ownerPid))) return "none";
   return record.configHash === configHash ? "take-up" : "stop";
 }
 
@@ -125,6 +127,25 @@ export function forgetServer(
     if (store.server(key)?.pid === pid) store.deleteServer(key);
   } catch (error) {
     logger.warn("could not forget the server in the store", { error });
+  }
+}
+
+/**
+ * Marks the server recorded under `key` as left by its bridge (`ownerPid` 0), so that the next
+ * bridge on this store takes it up even while this process still runs.
+ */
+export function leaveServer(
+  store: Store,
+  key: string,
+  pid: number | undefined,
+  logger: Logger,
+): void {
+  try {
+    const record = store.server(key);
+    if (record !== undefined && record.pid === pid) store.saveServer(key, { ...record, ownerPid: 0 });
+  } catch (error) {
+    // Costs only an in-process successor's take-up; one in another process still takes it.
+    logger.warn("could not mark the server left in the store", { error });
   }
 }
 

@@ -132,6 +132,19 @@ export class RuntimeEnds {
     });
   }
 
+  /**
+   * The session was detached (`Bridge.detach()`): the running turn and inputs already sent
+   * are left upstream for a successor to adopt, untouched; only inputs the runtime held back
+   * (never sent, so no successor can know of them) end `failed` (`session-closed`).
+   */
+  detached(held: readonly string[]): void {
+    this.#fail(undefined, held, false, {
+      source: "runtime.close",
+      reason: "session-closed",
+      message: "the session was detached before this held input was sent; send it again",
+    });
+  }
+
   /** The backend refused a held input: its turn starts and fails, so whoever waits on it hears. */
   sendFailed(inputId: string, error: unknown): void {
     this.#fail(undefined, [inputId], false, {

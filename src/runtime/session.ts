@@ -324,6 +324,20 @@ export class Session implements AsyncDisposable {
    */
   async close(): Promise<void> {
     if (this.#closed) return;
+    await this.#stopFollowing((held) => this.#ends.closed(this.#run, held));
+  }
+
+  /**
+   * @internal Stops following the session as a crash of this process would, for a successor
+   * to adopt (`Bridge.detach()`): a running turn is not ended and nothing is asked upstream;
+   * only inputs the runtime held back (never sent) end `failed` (`session-closed`).
+   */
+  async detach(): Promise<void> {
+    if (this.#closed) return;
+    await this.#stopFollowing((held) => this.#ends.detached(held));
+  }
+
+  async #stopFollowing(endHeld: (held: string[]) => void): Promise<void> {
     this.#closed = true;
     this.#watchdog.stop();
     this.#connection.stop();
@@ -333,10 +347,7 @@ export class Session implements AsyncDisposable {
     this.#asks.close();
     await sent;
     await this.#backend.close();
-    this.#ends.closed(
-      this.#run,
-      this.#sender.held.takeAll().map((entry) => entry.inputId),
-    );
+    endHeld(this.#sender.held.takeAll().map((entry) => entry.inputId));
     this.#log.close();
     this.#children.close();
   }

@@ -93,6 +93,14 @@ export class AdoptedServer implements OpencodeServerHandle {
     return []; // its output went to the bridge that started it
   }
 
+  /** Lets the server run on for a successor (see `OpencodeServerHandle.leave`). */
+  leave(): void {
+    if (this.#closing !== undefined) return;
+    this.#closing = Promise.resolve(); // its end from now on is no crash of ours
+    if (this.#keeping?.kind === "linked") this.#keeping.link.close();
+    else this.#keeping?.keeper.release();
+  }
+
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await terminateProcessGroup(this.pid, this.#gone);

@@ -29,6 +29,7 @@ export class ManagedServer implements OpencodeServerHandle {
   readonly pid: number | undefined;
   readonly exited: Promise<ServerExit>;
   private closing: Promise<void> | undefined;
+  private left = false;
 
   constructor(private readonly fields: ManagedServerFields) {
     this.url = fields.url;
@@ -41,7 +42,7 @@ export class ManagedServer implements OpencodeServerHandle {
         code: end.code,
         signal: end.signal,
         logTail: fields.tail.snapshot(),
-        expected: this.closing !== undefined,
+        expected: this.closing !== undefined || this.left,
       };
       if (!exit.expected) {
         fields.logger.error("opencode serve exited unexpectedly; call close() to clean up", {
@@ -63,7 +64,15 @@ export class ManagedServer implements OpencodeServerHandle {
     return this.fields.process.keeper?.socket;
   }
 
+  /** Lets the server run on for a successor (see `OpencodeServerHandle.leave`). */
+  leave(): void {
+    if (this.closing !== undefined || this.left) return;
+    this.left = true;
+    this.fields.process.leave();
+  }
+
   close(): Promise<void> {
+    if (this.left) return Promise.resolve(); // left to its keeper and a successor
     this.closing ??= this.shutdown();
     return this.closing;
   }

@@ -52,8 +52,10 @@ export class OpencodeProcess {
   /** Stops the group when this process dies without stopping it (see server-keeper.ts). */
   readonly keeper: ServerKeeper | undefined;
   private endInfo: ProcessEnd | undefined;
+  readonly #child: ChildProcess;
 
   private constructor(child: ChildProcess, options: SpawnOpencodeOptions) {
+    this.#child = child;
     this.pid = child.pid;
     let onListening: (url: string) => void = () => {};
     this.listening = new Promise((resolve) => {
@@ -115,6 +117,20 @@ export class OpencodeProcess {
     } finally {
       this.keeper?.stop(); // stopped on purpose: nothing left to keep
     }
+  }
+
+  /**
+   * Lets the server run on without this process: not stopped when it exits, its keeper's link
+   * dropped (the keeper keeps it for its bound, for a successor), and nothing of it holds this
+   * process alive any more (its output is still read while this process runs).
+   */
+  leave(): void {
+    untrackLiveGroup(this.pid);
+    this.keeper?.release();
+    for (const stream of [this.#child.stdout, this.#child.stderr]) {
+      (stream as unknown as { unref?: () => void } | null)?.unref?.();
+    }
+    this.#child.unref();
   }
 }
 

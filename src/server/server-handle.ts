@@ -34,4 +34,11 @@ export interface OpencodeServerHandle {
   logTail(): string[];
   /** The socket of a managed server's keeper, for a successor bridge to link to (server-keeper.ts). */
   readonly keeperSocket?: string | undefined;
+  /**
+   * Lets a managed server run on without this process, for a successor bridge on the same
+   * store to take up (`Bridge.close({ leaveRunning: true })`): its keeper keeps it for its
+   * bound (`orphanTimeoutMs`), then stops it. Its dirs stay. Absent on an attached server
+   * (never this process's to stop).
+   */
+  leave?(): void;
 }

@@ -23,6 +23,11 @@ export interface ServerKeeper {
   /** The Unix socket a successor links to. */
   readonly socket: string;
   stop(): void;
+  /**
+   * Drops this process's link (the pipe) without stopping anything: the keeper then keeps
+   * the server for its bound, for a successor to take up, and stops it after.
+   */
+  release(): void;
 }
 
 /**
@@ -57,6 +62,9 @@ export function startKeeper(pgid: number, orphanTimeoutMs: number): ServerKeeper
     stop() {
       // SIGTERM alone: closing the pipe first would make it see an orphan and stop the server.
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    },
+    release() {
+      child.stdin?.destroy(); // the link closes: to the keeper, this process is gone
     },
   };
 }

@@ -38,6 +38,7 @@ export class SupervisedServer implements OpencodeServerHandle {
   readonly #listeners = new Set<(exit: ServerExit) => void>();
   readonly #restartListeners = new Set<() => void>();
   #closing = false;
+  #left = false;
   #restarting: Promise<void> | undefined;
   /** Resolves when the supervision ends (closed, or restarts gave up). */
   readonly exited: Promise<ServerExit>;
@@ -195,7 +196,21 @@ export class SupervisedServer implements OpencodeServerHandle {
     }
   }
 
+  /**
+   * Lets the server run on without this process (see `OpencodeServerHandle.leave`): no
+   * restart any more, its dirs kept for the successor that takes it up.
+   */
+  leave(): void {
+    if (this.#closing) return;
+    this.#closing = true;
+    this.#left = true;
+    this.#closer.abort();
+    this.#current.leave?.();
+    this.#ended({ code: null, signal: null, logTail: this.#current.logTail(), expected: true });
+  }
+
   async close(): Promise<void> {
+    if (this.#closing && this.#left) return;
     this.#closing = true;
     // A restart in progress is not waited out: its delay and start end now, and
     // startOpencode kills the process it had half started.

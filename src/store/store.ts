@@ -71,7 +71,10 @@ export interface ServerRecord {
   pid: number;
   /** Its isolated dirs (removed when it is stopped), when it runs isolated. */
   root?: string;
-  /** The bridge process that runs it: only a server whose bridge is gone is taken up. */
+  /**
+   * The bridge process that runs it: only a server whose bridge is gone is taken up; 0 when
+   * its bridge left it running on purpose (`Bridge.close({ leaveRunning: true })`).
+   */
   ownerPid: number;
   /** A hash of the config it was started with: a different config starts a new server. */
   configHash: string;
