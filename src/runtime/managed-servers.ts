@@ -142,7 +142,8 @@ export function leaveServer(
 ): void {
   try {
     const record = store.server(key);
-    if (record !== undefined && record.pid === pid) store.saveServer(key, { ...record, ownerPid: 0 });
+    if (record !== undefined && record.pid === pid)
+      store.saveServer(key, { ...record, ownerPid: 0 });
   } catch (error) {
     // Costs only an in-process successor's take-up; one in another process still takes it.
     logger.warn("could not mark the server left in the store", { error });

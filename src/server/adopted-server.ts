@@ -103,7 +103,14 @@ export class AdoptedServer implements OpencodeServerHandle {
 
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      await terminateProcessGroup(this.pid, this.#gone);
+      // Not a child of this process: no handle of it holds the event loop while it stops, and
+      // `await close()` must not be cut off by an otherwise idle process exiting (code 13).
+      const hold = setInterval(() => {}, 1_000);
+      try {
+        await terminateProcessGroup(this.pid, this.#gone);
+      } finally {
+        clearInterval(hold);
+      }
       if (this.#keeping?.kind === "linked") this.#keeping.link.close();
       else this.#keeping?.keeper.stop();
       await this.#dirs?.remove();

@@ -1,8 +1,10 @@
 /**
  * `ocb serve`: the sidecar. Starts a bridge (a managed OpenCode server by default; `--demo`
  * behind the scripted model, offline) and serves its HTTP + WebSocket API on 127.0.0.1 until
- * Ctrl-C or SIGTERM, which stop the sidecar (clients are told to resume), the bridge and its
- * server; a second one kills the server's process group and exits 130 at once.
+ * Ctrl-C or SIGTERM, which stop the sidecar (clients are told to resume) and the bridge: turns
+ * still running are left to the store and the server's keeper, for the next `ocb serve` on the
+ * same store to adopt; with none, the server stops too. A second one kills the server's
+ * process group and exits 130 at once.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +12,7 @@ import { join, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { BACKEND_KINDS, type BackendKind } from "../../backends/backend.js";
 import { UsageError } from "../../errors.js";
-import { Bridge } from "../../runtime/bridge.js";
+import { Bridge, type LeftRunning } from "../../runtime/bridge.js";
 import { chooseBackend, parseModel } from "../../runtime/bridge-options.js";
 import { PERMISSION_PRESETS, type PermissionPreset } from "../../runtime/permission-presets.js";
 import { LOG_FORMATS, type LogFormat, lineLogger } from "../../sidecar/log-lines.js";
@@ -121,6 +123,7 @@ async function serve(options: ServeOptions): Promise<void> {
   let bridge: Bridge | undefined;
   let sidecar: Sidecar | undefined;
   let reason = "stopping";
+  let stopped = false; // by Ctrl-C or SIGTERM, after the start: running turns are left
   const stop = handleInterrupts();
   try {
     bridge = await Bridge.start({
@@ -158,17 +161,33 @@ async function serve(options: ServeOptions): Promise<void> {
     console.log(`try: curl -H "Authorization: Bearer $TOKEN" ${sidecar.url}/v1/sessions`);
     console.log("press Ctrl-C to stop");
     reason = await stop.reason;
+    stopped = true;
     console.log(`\n${reason}: shutting down`);
   } catch (error) {
     if (stop.signal.aborted) return; // whatever the aborted start threw: a requested stop
     throw error;
   } finally {
     await sidecar?.close(reason);
-    await bridge?.close();
+    const left = await bridge?.close({ leaveRunning: stopped });
+    if (left !== undefined) console.log(whatWasLeft(left));
     store.close();
     stop.dispose();
     if (scratch) rmSync(directory, { recursive: true, force: true });
   }
+}
+
+/** What the stop left running, and how a successor takes it up. */
+export function whatWasLeft(left: LeftRunning): string {
+  if (left.notLeft !== undefined) {
+    return `running turns ended failed (session-closed): ${left.notLeft}`;
+  }
+  const count = left.turns.length;
+  if (count === 0) return "nothing left running";
+  const turns = `${count} running turn${count === 1 ? "" : "s"} left for adoption`;
+  const again = `run \`ocb serve\` again with the same --store, --dir and --config to take ${count === 1 ? "it" : "them"} up`;
+  if (left.server === undefined) return `${turns}: ${again}`;
+  const seconds = Math.round(left.server.keptForMs / 1000);
+  return `${turns}; the OpenCode server is kept for ${seconds} s: ${again}`;
 }
 
 function checkOrigin(origin: string): string {

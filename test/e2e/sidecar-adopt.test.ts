@@ -1,0 +1,194 @@
+/**
+ * End to end: `ocb serve` stopped gracefully (SIGTERM) while a long turn runs leaves it for
+ * adoption: its clients get 1012 "resume from your last seq", it exits 0 and says what it
+ * left; the OpenCode server runs on (its keeper keeps it), and a second `ocb serve` on the
+ * same store takes the server and the session up. A client that resumes there from its last
+ * seq ends with the turn's durable events whole (0 lost, 0 duplicated) and the turn completed.
+ * Stopped with no turn running, `ocb serve` leaves nothing running.
+ *
+ * The scripted model runs in this test process (through `--config`), not in the sidecar
+ * (`--demo`): the model a turn calls must outlive the first sidecar, and both sidecars must
+ * start the server with the same config for the second to take it up.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { CanonicalEvent } from "../../src/events/canonical.js";
+import { managedServerKey } from "../../src/runtime/managed-servers.js";
+import { SqliteStore } from "../../src/store/sqlite-store.js";
+import { demoProviderConfig } from "../../src/testing/demo-provider.js";
+import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
+import { type RunningOcb, startOcb } from "../support/ocb-cli.js";
+import { isRunning, trackProcess } from "../support/process-tracker.js";
+import { RawWsClient } from "../support/raw-ws.js";
+
+const TOKEN = "sidecar-adopt-e2e-token-0123456789";
+const COUNT = 40;
+const PROMPT = `[[slow ${COUNT} 250]]`;
+const TEXT = Array.from({ length: COUNT }, (_, index) => `tok${index + 1}`).join(" ");
+/** Safety net for a state to be reached (a cold real server on a loaded machine). */
+const BOUND_MS = 90_000;
+
+let model: ScriptedModel;
+let root: string;
+let args: string[];
+const clis: RunningOcb[] = [];
+/** The managed server's pid (the one both sidecars run), to kill in afterAll if left. */
+let serverPid: number | undefined;
+/** The second sidecar, running after the first test; the second stops it. */
+let successor: { cli: RunningOcb; url: string } | undefined;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), "ocb-sidecar-adopt-"));
+  model = await startScriptedModel();
+  const configFile = join(root, "config.json");
+  writeFileSync(configFile, JSON.stringify(demoProviderConfig(model.url)));
+  args = ["serve", "--dir", root, "--store", join(root, "store.db"), "--config", configFile];
+  args.push("--model", "demo/demo-1");
+});
+
+afterAll(async () => {
+  for (const cli of clis) {
+    try {
+      process.kill(-cli.pid, "SIGKILL"); // only does anything when a test failed
+    } catch {
+      // gone, as it should be
+    }
+  }
+  if (serverPid !== undefined && isRunning(serverPid)) {
+    try {
+      process.kill(-serverPid, "SIGKILL"); // a failed test's kept server (and its keeper's charge)
+    } catch {
+      // gone
+    }
+  }
+  await model?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function until(what: string, ready: () => boolean, cli?: RunningOcb): Promise<void> {
+  const deadline = Date.now() + BOUND_MS;
+  while (!ready()) {
+    if (Date.now() > deadline) {
+      throw new Error(`never reached ${what}:\n${cli?.stdout ?? ""}\n${cli?.stderr ?? ""}`);
+    }
+    await delay(50);
+  }
+}
+
+/** Starts `ocb serve` with the shared arguments and waits for its URL. */
+async function startServe(): Promise<{ cli: RunningOcb; url: string }> {
+  const cli = startOcb(args, { env: { OCB_TOKEN: TOKEN } });
+  clis.push(cli);
+  const listening = () => /listening on (http:\/\/\S+)/.exec(cli.stdout)?.[1];
+  await until("the sidecar's URL", () => listening() !== undefined, cli);
+  return { cli, url: listening() ?? "" };
+}
+
+async function call(url: string, method: string, path: string, body?: unknown): Promise<unknown> {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(BOUND_MS),
+  });
+  const json: unknown = await response.json();
+  if (!response.ok)
+    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** A WebSocket subscribed to the session after `after`; its events read from `received`. */
+async function subscribe(url: string, sessionId: string, after: number): Promise<RawWsClient> {
+  const client = await RawWsClient.connect(`${url.replace(/^http/, "ws")}/v1/ws`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  client.send({ type: "subscribe", sessionId, after });
+  return client;
+}
+
+/** The canonical events a client received, in order. */
+function eventsOf(client: RawWsClient): CanonicalEvent[] {
+  return client.received.flatMap((message) => {
+    const { type, event } = message as { type: string; event?: CanonicalEvent };
+    return type === "event" && event !== undefined ? [event] : [];
+  });
+}
+
+const durable = (events: CanonicalEvent[]) => events.filter((event) => event.seq !== undefined);
+const lastSeq = (events: CanonicalEvent[]) =>
+  Math.max(0, ...durable(events).map((e) => e.seq ?? 0));
+
+it("stopped mid-turn, leaves the turn to a successor on the same store: resumed, 0 lost, 0 duplicated, completed", async () => {
+  const first = await startServe();
+  const session = (await call(first.url, "POST", "/v1/sessions", { title: "adopt" })) as {
+    id: string;
+  };
+  const early = await subscribe(first.url, session.id, 0);
+  await call(first.url, "POST", `/v1/sessions/${session.id}/inputs`, {
+    text: PROMPT,
+    delivery: "queue",
+  });
+  await until(
+    "the turn's first deltas",
+    () => eventsOf(early).filter((event) => event.type === "text.delta").length >= 3,
+    first.cli,
+  );
+  const store = SqliteStore.open(join(root, "store.db"));
+  serverPid = store.server(managedServerKey("serve", root))?.pid;
+  store.close();
+  expect(serverPid).toBeDefined();
+  trackProcess(serverPid, "opencode serve (sidecar adopt, kept)");
+
+  process.kill(first.cli.pid, "SIGTERM");
+  expect(await early.closed).toEqual({
+    code: 1012,
+    reason: "sidecar stopping: resume from your last seq",
+  });
+  expect(await first.cli.exited).toBe(0);
+  expect(first.cli.stdout).toMatch(/1 running turn left for adoption; the OpenCode server is kept/);
+  // Left, not stopped: the server runs on, the turn in it.
+  expect(isRunning(serverPid ?? 0)).toBe(true);
+  const seen = durable(eventsOf(early));
+  expect(seen.some((event) => event.type === "turn.ended")).toBe(false);
+
+  successor = await startServe();
+  const resumed = await subscribe(successor.url, session.id, lastSeq(seen));
+  await until(
+    "the adopted turn's end",
+    () => eventsOf(resumed).some((event) => event.type === "turn.ended"),
+    successor.cli,
+  );
+  resumed.close();
+  // The same server, taken up: not a new one.
+  const kept = SqliteStore.open(join(root, "store.db"));
+  expect(kept.server(managedServerKey("serve", root))?.pid).toBe(serverPid);
+  const transcript = kept.read(session.id);
+  kept.close();
+
+  const all = [...seen, ...durable(eventsOf(resumed))];
+  expect(all.map((event) => event.seq)).toEqual(all.map((_, index) => index + 1));
+  expect(all.map((event) => event.seq)).toEqual(transcript.map((event) => event.seq));
+  expect(all.map((event) => event.type)).toEqual(transcript.map((event) => event.type));
+  const ends = all.filter((event) => event.type === "turn.ended");
+  expect(ends).toHaveLength(1);
+  expect(ends[0]?.data).toMatchObject({ outcome: "completed", text: TEXT });
+  expect(all.filter((event) => event.type === "turn.started")).toHaveLength(1);
+});
+
+it("stopped with no turn running, leaves nothing running: the server stops with it", async () => {
+  expect(successor).toBeDefined();
+  const cli = successor?.cli as RunningOcb;
+  process.kill(cli.pid, "SIGTERM");
+  expect(await cli.exited).toBe(0);
+  expect(cli.stdout).toContain("nothing left running");
+  await until("the server's end", () => !isRunning(serverPid ?? 0));
+  const store = SqliteStore.open(join(root, "store.db"));
+  expect(store.server(managedServerKey("serve", root))).toBeUndefined();
+  store.close();
+});
