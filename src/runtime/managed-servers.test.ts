@@ -5,6 +5,7 @@ import { IN_MEMORY, SqliteStore } from "../store/sqlite-store.js";
 import type { ServerRecord, Store } from "../store/store.js";
 import {
   forgetServer,
+  leaveServer,
   leftoverAction,
   managedServerKey,
   type RecordedServer,
@@ -80,6 +81,13 @@ describe("leftoverAction", () => {
     expect(leftoverAction(record({ configHash: "other" }), "same", dead)).toBe("stop");
   });
 
+  it("takes up a server its bridge left on purpose (owner 0), even from the same process", () => {
+    expect(leftoverAction(record({ ownerPid: 0 }), "same", alive)).toBe("take-up");
+    expect(leftoverAction(record({ ownerPid: 0, configHash: "other" }), "same", alive)).toBe(
+      "stop",
+    );
+  });
+
   it("asks about the owner, not the server", () => {
     const asked: number[] = [];
     leftoverAction(record({ ownerPid: 77, pid: 88 }), "same", (pid) => {
@@ -120,6 +128,16 @@ describe("rememberServer and forgetServer", () => {
     expect(store.server("key")?.pid).toBe(4242);
     forgetServer(store, "key", 4242, logger);
     expect(store.server("key")).toBeUndefined();
+  });
+
+  it("leaveServer marks the record left (owner 0) only while it is still this server's", () => {
+    const store = memoryStore();
+    const logger = recordingLogger();
+    rememberServer(store, "key", SERVER, "hash", logger);
+    leaveServer(store, "key", 9999, logger);
+    expect(store.server("key")?.ownerPid).toBe(process.pid);
+    leaveServer(store, "key", 4242, logger);
+    expect(store.server("key")).toMatchObject({ pid: 4242, ownerPid: 0, configHash: "hash" });
   });
 
   it("only warns when the store fails: the server runs on", () => {

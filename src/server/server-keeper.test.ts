@@ -141,4 +141,14 @@ describe("the server keeper", () => {
     await until("the keeper exits", () => !isRunning(kept?.pid ?? 0));
     expect(isProcessGroupAlive(server)).toBe(true);
   });
+
+  it("startKeeper: release() drops the link, so the keeper keeps the server for its bound only", async () => {
+    const server = fakeServer();
+    const kept = startKeeper(server, 0); // bound 0: it stops the orphan at once
+    trackProcess(kept?.pid, "keeper (startKeeper release test)");
+    await until("the keeper listens", () => accepting(kept?.socket ?? ""));
+    kept?.release();
+    await until("the server is stopped", () => !isProcessGroupAlive(server));
+    await until("the keeper exits", () => !isRunning(kept?.pid ?? 0));
+  });
 });
