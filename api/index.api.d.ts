@@ -63,7 +63,7 @@ class Bridge implements AsyncDisposable {
     killSession(session: Session, options?: {
         signal?: AbortSignal;
     }): Promise<void>;
-    close(): Promise<void>;
+    close(options?: CloseOptions): Promise<LeftRunning>;
     [Symbol.asyncDispose](): Promise<void>;
 }
 
@@ -141,6 +141,11 @@ interface ChildSession {
         signal?: AbortSignal;
     }): AsyncIterable<CanonicalEvent>;
     transcript(): CanonicalEvent[];
+}
+
+// CloseOptions
+interface CloseOptions {
+    leaveRunning?: boolean;
 }
 
 // ConnectionError
@@ -369,6 +374,20 @@ interface ErrorInfo {
 // EventData
 type EventData<T extends CanonicalType> = T extends DurableType ? DurableEventData[T] : T extends EphemeralType ? EphemeralEventData[T] : never;
 
+// LeftRunning
+interface LeftRunning {
+    turns: {
+        sessionId: string;
+        turnId: string;
+    }[];
+    server?: {
+        pid: number;
+        url: string;
+        keptForMs: number;
+    };
+    notLeft?: string;
+}
+
 // Logger
 interface Logger {
     debug(message: string, fields?: Record<string, unknown>): void;
@@ -427,6 +446,7 @@ interface OpencodeServerHandle {
     readonly exited: Promise<ServerExit>;
     logTail(): string[];
     readonly keeperSocket?: string | undefined;
+    leave?(): void;
 }
 
 // Outcome

@@ -42,7 +42,12 @@ export {
   type Outcome,
   type Usage,
 } from "./events/canonical.js";
-export { Bridge, type BridgeOptions } from "./runtime/bridge.js";
+export {
+  Bridge,
+  type BridgeOptions,
+  type CloseOptions,
+  type LeftRunning,
+} from "./runtime/bridge.js";
 export type { PermissionPreset } from "./runtime/permission-presets.js";
 export type {
   AskTimeout,
