@@ -123,16 +123,15 @@ export function forgetServer(
   pid: number | undefined,
   logger: Logger,
 ): void {
-  try {
-    if (store.server(key)?.pid === pid) store.deleteServer(key);
-  } catch (error) {
-    logger.warn("could not forget the server in the store", { error });
-  }
+  whileOurs(store, key, pid, logger, "could not forget the server in the store", () =>
+    store.deleteServer(key),
+  );
 }
 
 /**
  * Marks the server recorded under `key` as left by its bridge (`ownerPid` 0), so that the next
- * bridge on this store takes it up even while this process still runs.
+ * bridge on this store takes it up even while this process still runs. A failure costs only
+ * such an in-process successor's take-up: one in another process takes it up all the same.
  */
 export function leaveServer(
   store: Store,
@@ -140,13 +139,25 @@ export function leaveServer(
   pid: number | undefined,
   logger: Logger,
 ): void {
+  whileOurs(store, key, pid, logger, "could not mark the server left in the store", (record) =>
+    store.saveServer(key, { ...record, ownerPid: 0 }),
+  );
+}
+
+/** Changes the record under `key` while it is still server `pid`'s; a store failure only warns. */
+function whileOurs(
+  store: Store,
+  key: string,
+  pid: number | undefined,
+  logger: Logger,
+  failure: string,
+  change: (record: ServerRecord) => void,
+): void {
   try {
     const record = store.server(key);
-    if (record !== undefined && record.pid === pid)
-      store.saveServer(key, { ...record, ownerPid: 0 });
+    if (record !== undefined && record.pid === pid) change(record);
   } catch (error) {
-    // Costs only an in-process successor's take-up; one in another process still takes it.
-    logger.warn("could not mark the server left in the store", { error });
+    logger.warn(failure, { error });
   }
 }
 
