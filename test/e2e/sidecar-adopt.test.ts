@@ -33,20 +33,16 @@ const BOUND_MS = 90_000;
 
 let model: ScriptedModel;
 let root: string;
-let args: string[];
+let configFile: string;
 const clis: RunningOcb[] = [];
-/** The managed server's pid (the one both sidecars run), to kill in afterAll if left. */
-let serverPid: number | undefined;
-/** The second sidecar, running after the first test; the second stops it. */
-let successor: { cli: RunningOcb; url: string } | undefined;
+/** The managed servers' pids, to kill in afterAll if a failed test left one. */
+const serverPids: number[] = [];
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "ocb-sidecar-adopt-"));
   model = await startScriptedModel();
-  const configFile = join(root, "config.json");
+  configFile = join(root, "config.json");
   writeFileSync(configFile, JSON.stringify(demoProviderConfig(model.url)));
-  args = ["serve", "--dir", root, "--store", join(root, "store.db"), "--config", configFile];
-  args.push("--model", "demo/demo-1");
 });
 
 afterAll(async () => {
@@ -57,9 +53,9 @@ afterAll(async () => {
       // gone, as it should be
     }
   }
-  if (serverPid !== undefined && isRunning(serverPid)) {
+  for (const pid of serverPids.filter(isRunning)) {
     try {
-      process.kill(-serverPid, "SIGKILL"); // a failed test's kept server (and its keeper's charge)
+      process.kill(-pid, "SIGKILL"); // a failed test's kept server
     } catch {
       // gone
     }
@@ -78,9 +74,10 @@ async function until(what: string, ready: () => boolean, cli?: RunningOcb): Prom
   }
 }
 
-/** Starts `ocb serve` with the shared arguments and waits for its URL. */
-async function startServe(): Promise<{ cli: RunningOcb; url: string }> {
-  const cli = startOcb(args, { env: { OCB_TOKEN: TOKEN } });
+/** Starts `ocb serve` on `dir` (its store in it, the scripted model in the config); waits for its URL. */
+async function startServe(dir: string): Promise<{ cli: RunningOcb; url: string }> {
+  const args = ["serve", "--dir", dir, "--store", join(dir, "store.db"), "--config", configFile];
+  const cli = startOcb([...args, "--model", "demo/demo-1"], { env: { OCB_TOKEN: TOKEN } });
   clis.push(cli);
   const listening = () => /listening on (http:\/\/\S+)/.exec(cli.stdout)?.[1];
   await until("the sidecar's URL", () => listening() !== undefined, cli);
@@ -120,12 +117,39 @@ function eventsOf(client: RawWsClient): CanonicalEvent[] {
   });
 }
 
+/** The pid of the managed server the store of `dir` records, tracked for the teardown. */
+function recordedServerPid(dir: string): number | undefined {
+  const store = SqliteStore.open(join(dir, "store.db"));
+  try {
+    const pid = store.server(managedServerKey("serve", dir))?.pid;
+    if (pid !== undefined) {
+      trackProcess(pid, "opencode serve (sidecar adopt)");
+      serverPids.push(pid);
+    }
+    return pid;
+  } finally {
+    store.close();
+  }
+}
+
+/** SIGTERM with no turn running: exits 0, says it left nothing, and its server is gone. */
+async function stopLeavingNothing(cli: RunningOcb, dir: string, serverPid: number): Promise<void> {
+  process.kill(cli.pid, "SIGTERM");
+  expect(await cli.exited).toBe(0);
+  expect(cli.stdout).toContain("nothing left running");
+  await until("the server's end", () => !isRunning(serverPid));
+  const store = SqliteStore.open(join(dir, "store.db"));
+  expect(store.server(managedServerKey("serve", dir))).toBeUndefined();
+  store.close();
+}
+
 const durable = (events: CanonicalEvent[]) => events.filter((event) => event.seq !== undefined);
 const lastSeq = (events: CanonicalEvent[]) =>
   Math.max(0, ...durable(events).map((e) => e.seq ?? 0));
 
 it("stopped mid-turn, leaves the turn to a successor on the same store: resumed, 0 lost, 0 duplicated, completed", async () => {
-  const first = await startServe();
+  const dir = mkdtempSync(join(root, "adopt-"));
+  const first = await startServe(dir);
   const session = (await call(first.url, "POST", "/v1/sessions", { title: "adopt" })) as {
     id: string;
   };
@@ -139,11 +163,8 @@ it("stopped mid-turn, leaves the turn to a successor on the same store: resumed,
     () => eventsOf(early).filter((event) => event.type === "text.delta").length >= 3,
     first.cli,
   );
-  const store = SqliteStore.open(join(root, "store.db"));
-  serverPid = store.server(managedServerKey("serve", root))?.pid;
-  store.close();
+  const serverPid = recordedServerPid(dir);
   expect(serverPid).toBeDefined();
-  trackProcess(serverPid, "opencode serve (sidecar adopt, kept)");
 
   process.kill(first.cli.pid, "SIGTERM");
   expect(await early.closed).toEqual({
@@ -157,7 +178,7 @@ it("stopped mid-turn, leaves the turn to a successor on the same store: resumed,
   const seen = durable(eventsOf(early));
   expect(seen.some((event) => event.type === "turn.ended")).toBe(false);
 
-  successor = await startServe();
+  const successor = await startServe(dir);
   const resumed = await subscribe(successor.url, session.id, lastSeq(seen));
   await until(
     "the adopted turn's end",
@@ -166,8 +187,8 @@ it("stopped mid-turn, leaves the turn to a successor on the same store: resumed,
   );
   resumed.close();
   // The same server, taken up: not a new one.
-  const kept = SqliteStore.open(join(root, "store.db"));
-  expect(kept.server(managedServerKey("serve", root))?.pid).toBe(serverPid);
+  const kept = SqliteStore.open(join(dir, "store.db"));
+  expect(kept.server(managedServerKey("serve", dir))?.pid).toBe(serverPid);
   const transcript = kept.read(session.id);
   kept.close();
 
@@ -179,16 +200,23 @@ it("stopped mid-turn, leaves the turn to a successor on the same store: resumed,
   expect(ends).toHaveLength(1);
   expect(ends[0]?.data).toMatchObject({ outcome: "completed", text: TEXT });
   expect(all.filter((event) => event.type === "turn.started")).toHaveLength(1);
+
+  // The turn over, the successor stops everything: nothing is left this time.
+  await stopLeavingNothing(successor.cli, dir, serverPid ?? 0);
 });
 
 it("stopped with no turn running, leaves nothing running: the server stops with it", async () => {
-  expect(successor).toBeDefined();
-  const cli = successor?.cli as RunningOcb;
-  process.kill(cli.pid, "SIGTERM");
-  expect(await cli.exited).toBe(0);
-  expect(cli.stdout).toContain("nothing left running");
-  await until("the server's end", () => !isRunning(serverPid ?? 0));
-  const store = SqliteStore.open(join(root, "store.db"));
-  expect(store.server(managedServerKey("serve", root))).toBeUndefined();
-  store.close();
+  const dir = mkdtempSync(join(root, "idle-"));
+  const { cli, url } = await startServe(dir);
+  const session = (await call(url, "POST", "/v1/sessions", { title: "idle" })) as { id: string };
+  const client = await subscribe(url, session.id, 0);
+  await call(url, "POST", `/v1/sessions/${session.id}/inputs`, {
+    text: "[[slow 2 10]]",
+    delivery: "queue",
+  });
+  await until("the turn's end", () => eventsOf(client).some((e) => e.type === "turn.ended"), cli);
+  const serverPid = recordedServerPid(dir);
+  expect(serverPid).toBeDefined();
+  await stopLeavingNothing(cli, dir, serverPid ?? 0);
+  expect(await client.closed).toMatchObject({ code: 1012 });
 });
