@@ -1,0 +1,114 @@
+/**
+ * The sidecar's HTTP application: security first, then the routes, every error answered as
+ * `{ error: { code, message, details? } }` with its status, one log line per request.
+ */
+import fastifyMultipart from "@fastify/multipart";
+import fastifySwagger from "@fastify/swagger";
+import Fastify from "fastify";
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from "fastify-type-provider-zod";
+import type { SidecarContext } from "./context.js";
+import { ApiError, toApiError } from "./errors.js";
+import { redactUrl } from "./redact.js";
+import { registerAskRoutes } from "./routes/asks.js";
+import { registerInputRoutes } from "./routes/inputs.js";
+import { registerMetaRoutes } from "./routes/meta.js";
+import { registerSessionRoutes } from "./routes/sessions.js";
+import { securityHook } from "./security.js";
+import type { SidecarApp } from "./sidecar-app.js";
+import { registerStreamRoutes } from "./streams/index.js";
+
+/** Builds the app (not listening: `startSidecar` listens; tests call `app.inject()`). */
+export function buildApp(ctx: SidecarContext): SidecarApp {
+  const app = Fastify({
+    logger: false, // the sidecar logs through ctx.logger, redacted (see onResponse below)
+    bodyLimit: ctx.limits.jsonBodyBytes,
+    return503OnClosing: true,
+    forceCloseConnections: "idle",
+    routerOptions: { maxParamLength: 500 },
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  app.addHook("onRequest", securityHook(ctx));
+  app.addHook("onResponse", async (request, reply) => {
+    const route = request.routeOptions.url ?? "(none)";
+    const status = reply.statusCode;
+    ctx.metrics.httpRequests.inc({ route, method: request.method, status: String(status) });
+    ctx.logger.info("request", {
+      reqId: request.id,
+      method: request.method,
+      url: redactUrl(request.url),
+      route,
+      status,
+      ms: Math.round(reply.elapsedTime),
+    });
+  });
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const { error: apiError, unexpected } = toApiError(error);
+    if (unexpected) {
+      ctx.logger.error("request failed", {
+        reqId: request.id,
+        route: request.routeOptions.url,
+        error: describe(error),
+      });
+    }
+    return reply.code(apiError.status).send(apiError.body());
+  });
+  app.setNotFoundHandler(async (request, reply) => {
+    const error = new ApiError(
+      "not_found",
+      `no route ${request.method} ${request.url.split("?")[0]}; the API is listed at /v1/openapi.json`,
+    );
+    return reply.code(error.status).send(error.body());
+  });
+
+  void app.register(fastifySwagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "opencode-bridge sidecar",
+        version: "1",
+        description: "The bridge as an HTTP + WebSocket service; see docs/sidecar.md.",
+      },
+      components: {
+        securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+      },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  void app.register(fastifyMultipart, {
+    limits: {
+      fileSize: ctx.limits.attachmentBytes,
+      files: ctx.limits.attachmentsPerInput,
+      fields: 10,
+      fieldSize: ctx.limits.jsonBodyBytes,
+      parts: ctx.limits.attachmentsPerInput + 10,
+    },
+  });
+  void app.register(async (scope) => {
+    registerMetaRoutes(scope, ctx);
+    registerSessionRoutes(scope, ctx);
+    registerInputRoutes(scope, ctx);
+    registerAskRoutes(scope, ctx);
+  });
+  void app.register(async (scope) => registerStreamRoutes(scope, ctx));
+  return app;
+}
+
+function describe(error: unknown): { name: string; message: string; stack?: string } {
+  if (error instanceof Error) {
+    return {
+      name: error.name,
+      message: error.message,
+      ...(error.stack === undefined ? {} : { stack: error.stack }),
+    };
+  }
+  return { name: typeof error, message: String(error) };
+}

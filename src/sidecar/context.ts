@@ -1,0 +1,41 @@
+/** What every part of the sidecar (routes, security, streams) works with. */
+import type { Bridge } from "../runtime/bridge.js";
+import type { Store } from "../store/store.js";
+import type { Logger } from "../util/logger.js";
+import type { Idempotency } from "./idempotency.js";
+import type { SidecarLimits } from "./limits.js";
+import type { SidecarMetrics } from "./metrics.js";
+import type { OpenSessions } from "./open-sessions.js";
+import type { Tickets } from "./tickets.js";
+
+/** Where the sidecar listens: its own `Host` and origin are checked against it. */
+export interface SidecarAddress {
+  /** The host it was bound to (`127.0.0.1`, `::1`, `0.0.0.0`, a name). */
+  host: string;
+  /** The port it listens on (known once listening; `startSidecar` sets it). */
+  port: number;
+}
+
+export interface SidecarContext {
+  /** The bridge the API drives; its owner (the caller of `startSidecar`) closes it. */
+  readonly bridge: Bridge;
+  /** The access token (`Authorization: Bearer`). Never logged. */
+  readonly token: string;
+  /** Origins besides the sidecar's own that browsers may call it from (`--allow-origin`). */
+  readonly allowOrigins: readonly string[];
+  readonly tickets: Tickets;
+  readonly metrics: SidecarMetrics;
+  readonly logger: Logger;
+  readonly limits: SidecarLimits;
+  readonly sessions: OpenSessions;
+  /** Answers of inputs by idempotency key. */
+  readonly idempotency: Idempotency;
+  /** The bridge's store, when the caller has it: kept sessions' seqs and renames. */
+  readonly store: Store | undefined;
+  readonly address: SidecarAddress;
+  /**
+   * Aborted when the sidecar starts stopping: streams close their clients (code 1012) and
+   * long waits give up.
+   */
+  readonly stopping: AbortSignal;
+}

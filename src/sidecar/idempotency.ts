@@ -1,0 +1,84 @@
+/**
+ * Idempotency keys of inputs: a send retried with the same key on the same session (after a
+ * dropped connection, say) gets the first answer again and is never admitted twice. Kept in
+ * memory for a bounded time and count; a retry while the first is still under way waits for it.
+ */
+import { createHash } from "node:crypto";
+import { ApiError } from "./errors.js";
+
+interface Entry<T> {
+  /** A digest of the request: the same key with another input is a client bug, not a retry. */
+  fingerprint: string;
+  answer: Promise<T>;
+  expiresAt: number;
+}
+
+export class Idempotency {
+  readonly #entries = new Map<string, Entry<unknown>>();
+  readonly #ttlMs: number;
+  readonly #max: number;
+  readonly #now: () => number;
+
+  constructor(options: { ttlMs: number; max: number; now?: () => number }) {
+    this.#ttlMs = options.ttlMs;
+    this.#max = options.max;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /**
+   * The answer for `key` on `sessionId`: the remembered one (`replayed: true`), or `run()`'s.
+   * A failed run is forgotten, so that the retry can try again (nothing was admitted by it, or
+   * OpenCode failed and the client is told so).
+   */
+  async run<T>(
+    sessionId: string,
+    key: string,
+    request: unknown,
+    run: () => Promise<T>,
+  ): Promise<{ answer: T; replayed: boolean }> {
+    this.#prune();
+    const id = `${sessionId}\u0000${key}`;
+    const fingerprint = createHash("sha256").update(JSON.stringify(request)).digest("hex");
+    const known = this.#entries.get(id);
+    if (known !== undefined) {
+      if (known.fingerprint !== fingerprint) {
+        throw new ApiError(
+          "conflict",
+          `idempotency key ${JSON.stringify(key)} was used for another input on this session; ` +
+            "use a new key for each new input",
+        );
+      }
+      return { answer: (await known.answer) as T, replayed: true };
+    }
+    const answer = run();
+    this.#entries.set(id, { fingerprint, answer, expiresAt: this.#now() + this.#ttlMs });
+    this.#bound();
+    try {
+      return { answer: await answer, replayed: false };
+    } catch (error) {
+      this.#entries.delete(id);
+      throw error;
+    }
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  #prune(): void {
+    const now = this.#now();
+    for (const [id, entry] of this.#entries) {
+      // Oldest first: the first one still valid ends the scan.
+      if (entry.expiresAt > now) break;
+      this.#entries.delete(id);
+    }
+  }
+
+  #bound(): void {
+    while (this.#entries.size > this.#max) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.#entries.delete(oldest);
+    }
+  }
+}

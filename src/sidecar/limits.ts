@@ -1,0 +1,44 @@
+/** The sidecar's bounds, with their defaults (see docs/sidecar.md, "Limits"). */
+export interface SidecarLimits {
+  /** Largest JSON body (default 1 MiB). */
+  jsonBodyBytes: number;
+  /** Largest multipart body, all files together (default 20 MiB). */
+  multipartBodyBytes: number;
+  /** Largest single attachment, decoded (default 10 MiB, the library's). */
+  attachmentBytes: number;
+  /** Most attachments in one input (default 16). */
+  attachmentsPerInput: number;
+  /** How long a ticket stays valid (default 30 s). */
+  ticketTtlMs: number;
+  /** Most tickets outstanding at once (default 1000; older ones are dropped first). */
+  maxTickets: number;
+  /** How long an idempotency key is remembered (default 24 h). */
+  idempotencyTtlMs: number;
+  /** Most idempotency keys remembered, over all sessions (default 10 000; oldest dropped first). */
+  maxIdempotencyKeys: number;
+  /** Bound on one call into the bridge from a request (default 60 s). */
+  requestTimeoutMs: number;
+}
+
+export const DEFAULT_LIMITS: SidecarLimits = {
+  jsonBodyBytes: 1024 * 1024,
+  multipartBodyBytes: 20 * 1024 * 1024,
+  attachmentBytes: 10 * 1024 * 1024,
+  attachmentsPerInput: 16,
+  ticketTtlMs: 30_000,
+  maxTickets: 1000,
+  idempotencyTtlMs: 24 * 60 * 60 * 1000,
+  maxIdempotencyKeys: 10_000,
+  requestTimeoutMs: 60_000,
+};
+
+/** The defaults with `given` over them; each must be a positive whole number. */
+export function resolveLimits(given: Partial<SidecarLimits> | undefined): SidecarLimits {
+  const limits = { ...DEFAULT_LIMITS, ...given };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new RangeError(`limits.${name} must be a positive whole number, got ${String(value)}`);
+    }
+  }
+  return limits;
+}

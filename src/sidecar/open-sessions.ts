@@ -1,0 +1,257 @@
+/**
+ * The sessions this sidecar follows, by id: created here, or opened (adopted) from the store on
+ * the first request that names them. Concurrent requests for one kept session open it once.
+ * Each open session has one watcher reading its events for the operations side (turns by
+ * outcome, upstream reconnects, the model in use, a log line per turn end).
+ */
+import type { ModelRef } from "../events/canonical.js";
+import type { Bridge } from "../runtime/bridge.js";
+import type { Session } from "../runtime/session.js";
+import type { SessionRecord, Store } from "../store/store.js";
+import type { Logger } from "../util/logger.js";
+import { ApiError } from "./errors.js";
+import type { SidecarMetrics } from "./metrics.js";
+import type { SessionInfo } from "./protocol/http.js";
+
+interface Followed {
+  session: Session;
+  model: ModelRef | undefined;
+  /** Stops the watcher. */
+  stop: AbortController;
+}
+
+export class OpenSessions {
+  readonly #bridge: Bridge;
+  readonly #metrics: SidecarMetrics;
+  readonly #logger: Logger;
+  readonly #open = new Map<string, Followed>();
+  /** Opens under way, so that two requests for one kept session share one open. */
+  readonly #opening = new Map<string, Promise<Session>>();
+  #closed = false;
+
+  readonly #store: Store | undefined;
+
+  constructor(bridge: Bridge, metrics: SidecarMetrics, logger: Logger, store?: Store) {
+    this.#bridge = bridge;
+    this.#store = store;
+    this.#metrics = metrics;
+    this.#logger = logger;
+  }
+
+  /** The open session `id`, if this sidecar follows it now. */
+  peek(id: string): Session | undefined {
+    return this.#open.get(id)?.session;
+  }
+
+  /** Ids of the sessions followed now. */
+  ids(): string[] {
+    return [...this.#open.keys()];
+  }
+
+  /**
+   * The session `id`, opened from the store (adopted) if need be. `not_found` when the store
+   * has no such session; `conflict` when it was killed or runs on another backend.
+   */
+  async open(id: string, options: { signal?: AbortSignal } = {}): Promise<Session> {
+    const open = this.peek(id);
+    if (open !== undefined) return open;
+    this.#throwIfClosed();
+    const record = this.record(id);
+    if (record === undefined) {
+      throw new ApiError(
+        "not_found",
+        `no session ${JSON.stringify(id)}; list them with GET /v1/sessions`,
+      );
+    }
+    if (record.state === "killed") {
+      throw new ApiError("conflict", `session ${id} was killed; it cannot be opened again`);
+    }
+    if (record.backend !== this.#bridge.backend) {
+      throw new ApiError(
+        "conflict",
+        `session ${id} runs on the ${record.backend} backend, this sidecar on ${this.#bridge.backend}; ` +
+          `start \`ocb serve --backend ${record.backend}\` to open it`,
+      );
+    }
+    let opening = this.#opening.get(id);
+    if (opening === undefined) {
+      opening = this.#bridge
+        .openSession(id, options.signal === undefined ? {} : { signal: options.signal })
+        .then((session) => this.#follow(session, undefined))
+        .finally(() => this.#opening.delete(id));
+      this.#opening.set(id, opening);
+    }
+    return await opening;
+  }
+
+  /** Creates a session on the bridge and follows it. */
+  async create(options: {
+    directory?: string;
+    title?: string;
+    model?: ModelRef;
+    signal?: AbortSignal;
+  }): Promise<Session> {
+    this.#throwIfClosed();
+    const session = await this.#bridge.createSession(options);
+    return this.#follow(session, options.model ?? this.#bridge.defaultModel);
+  }
+
+  /** Stops following `id` (the upstream session is kept; it can be opened again). */
+  async release(id: string): Promise<void> {
+    const followed = this.#open.get(id);
+    if (followed === undefined) return;
+    this.#forget(id);
+    await this.#bridge.releaseSession(followed.session);
+  }
+
+  /** Ends `id` for good, upstream too (its transcript stays in the store). */
+  async kill(id: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    const session = await this.open(id, options);
+    await this.#bridge.killSession(session, options);
+    this.#forget(id);
+  }
+
+  /** The store's record of `id`. */
+  record(id: string): SessionRecord | undefined {
+    return this.#bridge.sessions().find((record) => record.id === id);
+  }
+
+  /** What a client is told about a session, open or kept. */
+  info(id: string): SessionInfo {
+    const record = this.record(id);
+    const followed = this.#open.get(id);
+    if (followed === undefined) {
+      if (record === undefined) throw new ApiError("not_found", `no session ${JSON.stringify(id)}`);
+      return { ...recordInfo(record), lastSeq: this.#store?.lastSeq(id) ?? 0 };
+    }
+    const { session } = followed;
+    const transcript = session.transcript();
+    return {
+      ...(record === undefined ? {} : recordInfo(record)),
+      id: session.id,
+      directory: session.directory,
+      backend: session.backend,
+      open: true,
+      state: "open",
+      running: session.runningTurn !== undefined,
+      lastSeq: transcript.at(-1)?.seq ?? 0,
+      capabilities: { ...session.capabilities },
+      ...(followed.model === undefined ? {} : { model: followed.model }),
+      pendingAsks: session.pendingAsks.map((ask) => ({
+        kind: ask.kind,
+        requestId: ask.requestId,
+        ...(ask.turnId === undefined ? {} : { turnId: ask.turnId }),
+      })),
+    };
+  }
+
+  /** Every session: the store's records (with the open ones' live state), oldest first. */
+  list(): SessionInfo[] {
+    const ids = new Set([
+      ...this.#bridge.sessions().map((record) => record.id),
+      ...this.#open.keys(),
+    ]);
+    return [...ids].map((id) => this.info(id));
+  }
+
+  /** Renames a session in the store (OpenCode's client has no rename: the title is the bridge's). */
+  rename(id: string, title: string): void {
+    const store = this.#store;
+    if (store === undefined) {
+      throw new ApiError(
+        "unsupported",
+        "this sidecar was started without the bridge's store; it cannot rename",
+      );
+    }
+    const record = store.session(id);
+    if (record === undefined) throw new ApiError("not_found", `no session ${JSON.stringify(id)}`);
+    store.saveSession({ ...record, title, updatedAt: Date.now() });
+  }
+
+  /** The model a session uses, as far as the sidecar knows (set on create and switch). */
+  noteModel(id: string, model: ModelRef): void {
+    const followed = this.#open.get(id);
+    if (followed !== undefined) followed.model = model;
+  }
+
+  /**
+   * Stops the watchers and refuses new opens. The sessions stay open: the bridge's owner closes
+   * them (running turns are left to the store, to be adopted by the next bridge).
+   */
+  close(): void {
+    this.#closed = true;
+    for (const id of [...this.#open.keys()]) this.#forget(id);
+  }
+
+  #follow(session: Session, model: ModelRef | undefined): Session {
+    const existing = this.#open.get(session.id);
+    if (existing !== undefined) return existing.session;
+    const followed: Followed = { session, model, stop: new AbortController() };
+    this.#open.set(session.id, followed);
+    this.#metrics.openSessions.set(this.#open.size);
+    void this.#watch(followed);
+    return session;
+  }
+
+  #forget(id: string): void {
+    this.#open.get(id)?.stop.abort();
+    this.#open.delete(id);
+    this.#metrics.openSessions.set(this.#open.size);
+  }
+
+  /** Reads the session's new events until it closes or is forgotten. */
+  async #watch(followed: Followed): Promise<void> {
+    const { session, stop } = followed;
+    const after = session.transcript().at(-1)?.seq ?? 0;
+    let reconnecting = false;
+    try {
+      for await (const event of session.events({ after, signal: stop.signal })) {
+        // Only a few types matter here: ifs, not a switch that would list all of them.
+        if (event.type === "turn.ended") {
+          this.#metrics.turns.inc({ outcome: event.data.outcome });
+          this.#logger.info("turn ended", {
+            sessionId: session.id,
+            turnId: event.turnId,
+            outcome: event.data.outcome,
+            ...(event.data.reason === undefined ? {} : { reason: event.data.reason }),
+            ...(event.data.usage === undefined ? {} : { cost: event.data.usage.cost }),
+          });
+        } else if (event.type === "connection.changed") {
+          if (event.data.state === "reconnecting") reconnecting = true;
+          else if (reconnecting) {
+            reconnecting = false;
+            this.#metrics.upstreamReconnects.inc();
+          }
+        } else if (event.type === "model.switched") {
+          followed.model = event.data.model;
+        } else if (event.type === "step.started" && event.data.model !== undefined) {
+          followed.model = event.data.model;
+        }
+      }
+    } catch (error) {
+      if (!stop.signal.aborted) {
+        this.#logger.warn("watching a session's events failed", { sessionId: session.id, error });
+      }
+    }
+  }
+
+  #throwIfClosed(): void {
+    if (this.#closed)
+      throw new ApiError("unavailable", "the sidecar is stopping; try again once it is back");
+  }
+}
+
+function recordInfo(record: SessionRecord): SessionInfo {
+  return {
+    id: record.id,
+    ...(record.title === undefined ? {} : { title: record.title }),
+    directory: record.directory,
+    backend: record.backend,
+    open: false,
+    state: record.state,
+    running: false,
+    lastSeq: 0,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}

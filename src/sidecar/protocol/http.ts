@@ -1,0 +1,261 @@
+/**
+ * The sidecar's HTTP API, as zod schemas: request bodies, params and answers of every route,
+ * and the one error body. The server validates with them, the OpenAPI document is generated
+ * from them, and the client infers its types from them. Isomorphic: no `node:` import.
+ */
+import { z } from "zod";
+import type { Capabilities } from "../../backends/capabilities.js";
+import type { Conversation } from "../../store/conversation-types.js";
+import {
+  durableDataSchemas,
+  ErrorInfoSchema,
+  ModelRefSchema,
+  OutcomeSchema,
+  UsageSchema,
+} from "./canonical-schema.js";
+import { assertType, type Equals } from "./type-equality.js";
+
+// --- errors ---
+
+/** Every error code the API answers with, and its HTTP status. */
+export const ERROR_STATUS = {
+  bad_json: 400,
+  invalid_request: 400,
+  unauthorized: 401,
+  bad_origin: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  bad_host: 421,
+  unsupported: 422,
+  upstream: 502,
+  unavailable: 503,
+  internal: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const ErrorCodeSchema = z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]);
+
+/** The body of every error answer: what went wrong (`code`), what to do (`message`). */
+export const ErrorBodySchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.unknown().optional(),
+  }),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+// --- shared pieces ---
+
+export const BackendKindSchema = z.enum(["serve", "serve-legacy", "subprocess"]);
+
+export const CapabilitiesSchema = z.object({
+  streamingDeltas: z.boolean(),
+  liveToolCalls: z.boolean(),
+  nativeSteer: z.boolean(),
+  nativeQueue: z.boolean(),
+  durableResume: z.boolean(),
+  permissions: z.boolean(),
+  questions: z.boolean(),
+  images: z.boolean(),
+  subagents: z.boolean(),
+  interruptKeepsSession: z.boolean(),
+});
+assertType<Equals<z.infer<typeof CapabilitiesSchema>, Capabilities>>(true);
+
+/** A non-empty string of bounded length (ids, names, titles). */
+const text = (max: number) => z.string().min(1).max(max);
+
+export const SessionIdParamsSchema = z.object({ id: text(200) });
+export const AskParamsSchema = z.object({ id: text(200), requestId: text(200) });
+
+// --- sessions ---
+
+/** An ask waiting for an answer, as a reconnecting UI needs it. */
+export const PendingAskSchema = z.object({
+  kind: z.enum(["permission", "question"]),
+  requestId: z.string(),
+  turnId: z.string().optional(),
+});
+
+export const SessionInfoSchema = z.object({
+  id: z.string(),
+  title: z.string().optional(),
+  directory: z.string(),
+  backend: z.string(),
+  /** `open`: followed by this sidecar now; otherwise kept in the store (opened on demand). */
+  open: z.boolean(),
+  /** The store's state of the record: `released` ones can be opened again, `killed` ones not. */
+  state: z.enum(["open", "released", "killed"]),
+  running: z.boolean(),
+  /** The seq of its last durable event (0 for none): subscribe with `after` to resume. */
+  lastSeq: z.number().int(),
+  capabilities: CapabilitiesSchema.optional(),
+  model: ModelRefSchema.optional(),
+  pendingAsks: z.array(PendingAskSchema).optional(),
+  createdAt: z.number().optional(),
+  updatedAt: z.number().optional(),
+});
+export type SessionInfo = z.infer<typeof SessionInfoSchema>;
+
+export const SessionListSchema = z.object({ sessions: z.array(SessionInfoSchema) });
+
+export const CreateSessionBodySchema = z.strictObject({
+  /** Default: the bridge's directory. An absolute path. */
+  directory: text(4096).optional(),
+  title: text(500).optional(),
+  model: ModelRefSchema.optional(),
+});
+export type CreateSessionBody = z.infer<typeof CreateSessionBodySchema>;
+
+export const RenameSessionBodySchema = z.strictObject({ title: text(500) });
+
+/** The answer of an action that has nothing else to say. */
+export const OkSchema = z.object({ ok: z.literal(true) });
+
+// --- inputs ---
+
+export const AttachmentSchema = z.union([
+  z.strictObject({
+    name: text(255),
+    /** `data:<mime>[;base64],<payload>`, at most the sidecar's attachment limit decoded. */
+    dataUrl: z.string().startsWith("data:"),
+  }),
+  z.strictObject({
+    /** Relative to the session directory (or absolute inside it). */
+    path: text(4096),
+  }),
+]);
+export type AttachmentBody = z.infer<typeof AttachmentSchema>;
+
+export const SendInputBodySchema = z.strictObject({
+  text: z.string().max(1_000_000),
+  delivery: z.enum(["steer", "queue"]),
+  /** Chosen by the client: a send retried with the same key is admitted once (24 h). */
+  idempotencyKey: text(200).optional(),
+  attachments: z.array(AttachmentSchema).max(32).optional(),
+});
+export type SendInputBody = z.infer<typeof SendInputBodySchema>;
+
+export const SendInputResultSchema = z.object({
+  /** The admitted input's id, when the backend admitted it before the answer. */
+  inputId: z.string().optional(),
+  /** The turn it started or joined. */
+  turnId: z.string(),
+});
+export type SendInputResult = z.infer<typeof SendInputResultSchema>;
+
+export const SwitchModelBodySchema = z.strictObject({
+  providerID: text(200),
+  modelID: text(200),
+});
+
+export const PermissionReplyBodySchema = z.strictObject({
+  reply: z.enum(["once", "always", "reject"]),
+  /** With `reject`: tells the model why. */
+  message: z.string().max(10_000).optional(),
+});
+
+export const QuestionAnswerBodySchema = z.strictObject({
+  /** One list of chosen labels (or free text) per question. */
+  answers: z.array(z.array(z.string())),
+});
+
+// --- models ---
+
+export const ModelInfoSchema = z.object({
+  providerID: z.string(),
+  modelID: z.string(),
+  name: z.string().optional(),
+});
+export const ModelCatalogSchema = z.object({
+  models: z.array(ModelInfoSchema),
+  default: ModelRefSchema.optional(),
+});
+export type ModelCatalog = z.infer<typeof ModelCatalogSchema>;
+
+// --- conversation ---
+
+const PermissionFields = durableDataSchemas["permission.asked"].shape;
+const QuestionFields = durableDataSchemas["question.asked"].shape;
+const SubagentFields = durableDataSchemas["subagent.started"].shape;
+
+export const ConversationPartSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), partId: z.string(), text: z.string() }),
+  z.object({ type: z.literal("reasoning"), partId: z.string(), text: z.string() }),
+  z.object({
+    type: z.literal("tool"),
+    callId: z.string(),
+    tool: z.string(),
+    input: z.record(z.string(), z.unknown()),
+    state: z.enum(["running", "succeeded", "failed"]),
+    output: z.string().exactOptional(),
+    title: z.string().exactOptional(),
+    error: ErrorInfoSchema.exactOptional(),
+  }),
+  z.object({
+    type: z.literal("permission"),
+    reply: z.enum(["once", "always", "reject"]).exactOptional(),
+    ...PermissionFields,
+  }),
+  z.object({
+    type: z.literal("question"),
+    state: z.enum(["asked", "replied", "rejected"]),
+    answers: z.array(z.unknown()).exactOptional(),
+    ...QuestionFields,
+  }),
+  z.object({
+    type: z.literal("subagent"),
+    state: z.enum(["running", "ended"]),
+    result: z.string().exactOptional(),
+    ...SubagentFields,
+  }),
+]);
+
+export const ConversationSchema = z.object({
+  sessionId: z.string(),
+  lastSeq: z.number(),
+  messages: z.array(
+    z.discriminatedUnion("role", [
+      z.object({
+        role: z.literal("user"),
+        inputId: z.string(),
+        turnId: z.string().exactOptional(),
+        text: z.string(),
+        files: z.array(z.string()).exactOptional(),
+        cancelled: z.string().exactOptional(),
+      }),
+      z.object({
+        role: z.literal("assistant"),
+        turnId: z.string(),
+        parts: z.array(ConversationPartSchema),
+        outcome: OutcomeSchema.exactOptional(),
+        usage: UsageSchema.exactOptional(),
+        error: ErrorInfoSchema.exactOptional(),
+      }),
+    ]),
+  ),
+});
+// Both ways by assignability (the parts are intersections in the hand-written types).
+const _toConversation = (value: z.infer<typeof ConversationSchema>): Conversation => value;
+const _fromConversation = (value: Conversation): z.infer<typeof ConversationSchema> => value;
+
+// --- tickets, health ---
+
+export const TicketSchema = z.object({
+  /** Pass as `?ticket=` on a WebSocket or SSE handshake; single use. */
+  ticket: z.string(),
+  /** Milliseconds since the epoch. */
+  expiresAt: z.number(),
+});
+
+export const HealthSchema = z.object({
+  ok: z.boolean(),
+  opencode: z.enum(["up", "down"]),
+});
+
+export const TranscriptQuerySchema = z.object({
+  after: z.coerce.number().int().min(0).optional(),
+});

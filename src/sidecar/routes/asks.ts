@@ -1,0 +1,4 @@
+import type { SidecarContext } from "../context.js";
+import type { SidecarApp } from "../sidecar-app.js";
+
+export function registerAskRoutes(_app: SidecarApp, _ctx: SidecarContext): void {}

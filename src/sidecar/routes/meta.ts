@@ -1,0 +1,83 @@
+/** The routes about the sidecar itself: health, metrics, its OpenAPI document, tickets, models. */
+import { z } from "zod";
+import type { SidecarContext } from "../context.js";
+import {
+  ErrorBodySchema,
+  HealthSchema,
+  ModelCatalogSchema,
+  TicketSchema,
+} from "../protocol/http.js";
+import type { SidecarApp } from "../sidecar-app.js";
+import { modelCatalog, opencodeIsUp } from "./models.js";
+
+/** The error answers every authenticated route may give, for the OpenAPI document. */
+export const ERROR_RESPONSES = {
+  400: ErrorBodySchema,
+  401: ErrorBodySchema,
+  403: ErrorBodySchema,
+  404: ErrorBodySchema,
+  421: ErrorBodySchema,
+  500: ErrorBodySchema,
+} as const;
+
+export function registerMetaRoutes(app: SidecarApp, ctx: SidecarContext): void {
+  app.get(
+    "/healthz",
+    {
+      schema: {
+        summary: "Whether the sidecar and its OpenCode server are up (no token)",
+        security: [],
+        response: { 200: HealthSchema, 503: HealthSchema },
+      },
+    },
+    async (_request, reply) => {
+      const up = await opencodeIsUp(ctx);
+      return reply.code(up ? 200 : 503).send({ ok: up, opencode: up ? "up" : "down" });
+    },
+  );
+
+  app.get(
+    "/metrics",
+    { schema: { summary: "Prometheus metrics (text format)", hide: true } },
+    async (_request, reply) => {
+      const { contentType, body } = await ctx.metrics.text();
+      return reply.type(contentType).send(body);
+    },
+  );
+
+  app.get(
+    "/v1/openapi.json",
+    {
+      schema: {
+        summary: "This document (OpenAPI 3.1), generated from the zod schemas",
+        hide: true,
+      },
+    },
+    async () => app.swagger(),
+  );
+
+  app.post(
+    "/v1/tickets",
+    {
+      schema: {
+        summary: "A single-use ticket (30 s) for a browser's WebSocket or SSE handshake",
+        response: { 201: TicketSchema, ...ERROR_RESPONSES },
+      },
+    },
+    async (_request, reply) => reply.code(201).send(ctx.tickets.issue()),
+  );
+
+  app.get(
+    "/v1/models",
+    {
+      schema: {
+        summary: "The model catalog of the OpenCode server",
+        response: { 200: ModelCatalogSchema, ...ERROR_RESPONSES, 502: ErrorBodySchema },
+      },
+    },
+    async () => modelCatalog(ctx),
+  );
+}
+
+/** Schemas of the empty body some actions take (none, or `{}`). */
+export const EmptyBodySchema = z.strictObject({}).optional();

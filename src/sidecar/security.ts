@@ -1,0 +1,145 @@
+/**
+ * The checks every request but `/healthz` passes before anything else runs: the `Host` is the
+ * sidecar's own (DNS rebinding), an `Origin` is its own or an allowed one (cross-site requests
+ * from a page the user visits), and the token is there (or, on a stream handshake, a ticket).
+ * OpenCode's own unauthenticated server was a remote code execution: nothing is open by default.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { isIP } from "node:net";
+import { hostname } from "node:os";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { SidecarAddress, SidecarContext } from "./context.js";
+import { ApiError } from "./errors.js";
+
+/** Routes that take no token: the health check says only whether the sidecar and OpenCode are up. */
+export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(["/healthz"]);
+
+/**
+ * The stream handshakes, where a browser cannot set `Authorization` (WebSocket) or may not
+ * (EventSource): they take `?ticket=` from `POST /v1/tickets` instead.
+ */
+export const TICKET_ROUTES: ReadonlySet<string> = new Set(["/v1/ws", "/v1/sessions/:id/events"]);
+
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
+const WILDCARDS = new Set(["0.0.0.0", "::", "[::]"]);
+
+/** The `onRequest` hook: answers 421, 403 or 401 with the error body, or lets the request on. */
+export function securityHook(ctx: SidecarContext) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const route = request.routeOptions.url;
+    if (route !== undefined && PUBLIC_ROUTES.has(route)) return;
+    const problem = check(ctx, request, route);
+    if (problem === undefined) return;
+    await reply.code(problem.status).send(problem.body());
+  };
+}
+
+function check(
+  ctx: SidecarContext,
+  request: FastifyRequest,
+  route: string | undefined,
+): ApiError | undefined {
+  const host = request.headers.host;
+  if (host === undefined || !isOwnHost(host, ctx.address)) {
+    return new ApiError(
+      "bad_host",
+      `the Host header ${JSON.stringify(host ?? "")} is not this sidecar's; ` +
+        `call it as http://127.0.0.1:${ctx.address.port} (or by the host it was started with)`,
+    );
+  }
+  const origin = request.headers.origin;
+  if (origin !== undefined && !isAllowedOrigin(origin, ctx)) {
+    return new ApiError(
+      "bad_origin",
+      `requests from the origin ${JSON.stringify(origin)} are not allowed; ` +
+        "start the sidecar with --allow-origin for it",
+    );
+  }
+  if (hasToken(request.headers.authorization, ctx.token)) return undefined;
+  const ticket = ticketOf(request);
+  if (ticket !== undefined && route !== undefined && TICKET_ROUTES.has(route)) {
+    if (ctx.tickets.consume(ticket)) return undefined;
+    return new ApiError(
+      "unauthorized",
+      "the ticket is unknown, used or expired; get a new one with POST /v1/tickets (each works once, within 30 s)",
+    );
+  }
+  return new ApiError(
+    "unauthorized",
+    request.headers.authorization === undefined
+      ? "no token: send `Authorization: Bearer <token>` (ocb serve prints the token, or set OCB_TOKEN)"
+      : "wrong token: send `Authorization: Bearer <token>` with the token ocb serve printed",
+  );
+}
+
+/** The `Authorization` header carries `token`, compared in constant time. */
+export function hasToken(header: string | undefined, token: string): boolean {
+  if (header === undefined) return false;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (match?.[1] === undefined) return false;
+  // Digests first: timingSafeEqual wants equal lengths, and a length check would leak one.
+  return timingSafeEqual(digest(match[1]), digest(token));
+}
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
+}
+
+function ticketOf(request: FastifyRequest): string | undefined {
+  const query = request.query;
+  if (typeof query !== "object" || query === null || !("ticket" in query)) return undefined;
+  const ticket = query.ticket;
+  return typeof ticket === "string" && ticket !== "" ? ticket : undefined;
+}
+
+/** The names the sidecar answers to: loopback ones, the host it was bound to, and (bound to all) its IPs and host name. */
+export function isOwnHost(header: string, address: SidecarAddress): boolean {
+  const parsed = splitHost(header.toLowerCase());
+  if (parsed === undefined || parsed.port !== address.port) return false;
+  const name = parsed.name;
+  if (LOOPBACK_NAMES.includes(name)) return true;
+  const bound = bracketed(address.host.toLowerCase());
+  if (WILDCARDS.has(bound)) {
+    // Bound to every interface (a token is then required): any IP literal of this machine's
+    // reach, or its host name. A DNS name pointing here (rebinding) is still refused.
+    return isIP(name.replace(/^\[|\]$/g, "")) !== 0 || name === hostname().toLowerCase();
+  }
+  return name === bound;
+}
+
+/** The sidecar's own origins (`http://<own host>:<port>`) and the allowed ones. */
+export function isAllowedOrigin(origin: string, ctx: SidecarContext): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false; // `null` (a sandboxed page, a file) and garbage
+  }
+  if (ctx.allowOrigins.some((allowed) => sameOrigin(allowed, url.origin))) return true;
+  const port = url.port === "" ? "80" : url.port;
+  return url.protocol === "http:" && isOwnHost(`${url.hostname}:${port}`, ctx.address);
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}
+
+function splitHost(host: string): { name: string; port: number } | undefined {
+  const match = /^(\[[0-9a-f:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(host);
+  if (match === null) return undefined;
+  return { name: match[1] ?? "", port: Number(match[2]) };
+}
+
+function bracketed(host: string): string {
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
+/** Whether binding to `host` exposes the sidecar beyond this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[|\]$/g, "");
+  return name === "localhost" || name === "::1" || /^127\.\d+\.\d+\.\d+$/.test(name);
+}

@@ -1,0 +1,128 @@
+/**
+ * `startSidecar`: the bridge's API on a port. The caller owns the bridge (`ocb serve` starts
+ * one and stops it after the sidecar); `close()` stops the sidecar only: clients' streams end
+ * with a close frame that tells them to resume, running turns are left to the bridge's store.
+ */
+import type { Bridge } from "../runtime/bridge.js";
+import type { Store } from "../store/store.js";
+import { type Logger, silentLogger } from "../util/logger.js";
+import { buildApp } from "./app.js";
+import type { SidecarContext } from "./context.js";
+import { Idempotency } from "./idempotency.js";
+import { resolveLimits, type SidecarLimits } from "./limits.js";
+import { SidecarMetrics } from "./metrics.js";
+import { OpenSessions } from "./open-sessions.js";
+import { redactingLogger } from "./redact.js";
+import { isLoopbackHost } from "./security.js";
+import type { SidecarApp } from "./sidecar-app.js";
+import { Tickets } from "./tickets.js";
+
+export interface SidecarOptions {
+  bridge: Bridge;
+  /** The access token every request needs (`Authorization: Bearer`); at least 16 characters. */
+  token: string;
+  /** Default `127.0.0.1`. Anything but loopback exposes the API to the network. */
+  host?: string;
+  /** Default 0: a free port (the answer's `url` says which). */
+  port?: number;
+  /** Origins besides the sidecar's own that browsers may call it from. */
+  allowOrigins?: string[];
+  /** Where the sidecar logs (one line per request and per turn end); silent by default. */
+  logger?: Logger;
+  limits?: Partial<SidecarLimits>;
+  /** The bridge's store, when the caller opened it: kept sessions' seqs, renames. */
+  store?: Store;
+  /** Prometheus metrics to report into (default: new ones). */
+  metrics?: SidecarMetrics;
+}
+
+export interface Sidecar {
+  /** `http://host:port`, without a trailing slash. */
+  readonly url: string;
+  readonly token: string;
+  readonly metrics: SidecarMetrics;
+  /**
+   * Stops listening, closes the clients' streams (code 1012, "resume from your last seq") and
+   * stops following sessions; the bridge is the caller's to close. Idempotent.
+   */
+  close(reason?: string): Promise<void>;
+}
+
+/** The smallest token accepted: shorter ones are guessable. */
+export const MIN_TOKEN_LENGTH = 16;
+
+/** Builds the context of a sidecar (exported for tests that `inject()` without listening). */
+export function createSidecarContext(
+  options: SidecarOptions,
+  stopping: AbortSignal,
+): SidecarContext {
+  if (options.token.length < MIN_TOKEN_LENGTH || /\s/.test(options.token)) {
+    throw new RangeError(
+      `the token must be at least ${MIN_TOKEN_LENGTH} characters without spaces; generate one (openssl rand -hex 32)`,
+    );
+  }
+  const limits = resolveLimits(options.limits);
+  const metrics = options.metrics ?? new SidecarMetrics();
+  const logger = redactingLogger(options.logger ?? silentLogger, [options.token]);
+  return {
+    bridge: options.bridge,
+    token: options.token,
+    allowOrigins: [...(options.allowOrigins ?? [])],
+    tickets: new Tickets({ ttlMs: limits.ticketTtlMs, max: limits.maxTickets }),
+    metrics,
+    logger,
+    limits,
+    sessions: new OpenSessions(options.bridge, metrics, logger, options.store),
+    idempotency: new Idempotency({
+      ttlMs: limits.idempotencyTtlMs,
+      max: limits.maxIdempotencyKeys,
+    }),
+    store: options.store,
+    address: { host: options.host ?? "127.0.0.1", port: options.port ?? 0 },
+    stopping,
+  };
+}
+
+/** Starts the sidecar on `host:port`. */
+export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
+  const stop = new AbortController();
+  const ctx = createSidecarContext(options, stop.signal);
+  const app = buildApp(ctx);
+  await app.listen({ host: ctx.address.host, port: ctx.address.port });
+  const port = listeningPort(app);
+  ctx.address.port = port;
+  const url = `http://${urlHost(ctx.address.host)}:${port}`;
+  ctx.logger.info("sidecar listening", {
+    url,
+    loopback: isLoopbackHost(ctx.address.host),
+    backend: options.bridge.backend,
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    token: options.token,
+    metrics: ctx.metrics,
+    close(reason = "sidecar stopping") {
+      closing ??= (async () => {
+        ctx.logger.info("sidecar stopping", { reason });
+        stop.abort(new Error(reason));
+        ctx.sessions.close();
+        await app.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+function listeningPort(app: SidecarApp): number {
+  const address = app.server.address();
+  if (address === null || typeof address === "string") {
+    throw new Error(`the sidecar is not listening on a TCP port (${String(address)})`);
+  }
+  return address.port;
+}
+
+function urlHost(host: string): string {
+  if (host === "0.0.0.0" || host === "::") return "127.0.0.1";
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
