@@ -67,8 +67,7 @@ export class HttpCaller {
         });
         text = await response.text();
       } catch (error) {
-        const classified = deadline.classify(error);
-        if (classified !== error) throw classified;
+        if (deadline.signal.aborted) throw deadline.classify(error);
         throw new BridgeConnectionError(
           `${what}: the sidecar at ${this.#base.origin} could not be reached or cut the ` +
             `connection (${error instanceof Error ? error.message : String(error)})`,
@@ -83,9 +82,12 @@ export class HttpCaller {
     }
   }
 
+  /** `path` (with its query, if any) under the base URL, which may have a path prefix. */
   url(path: string): string {
     const url = new URL(this.#base.href);
-    url.pathname = `${url.pathname.replace(/\/+$/, "")}${path}`;
+    const [pathname = "", query] = path.split("?", 2);
+    url.pathname = `${url.pathname.replace(/\/+$/, "")}${pathname}`;
+    url.search = query === undefined ? "" : `?${query}`;
     return url.href;
   }
 }

@@ -6,8 +6,8 @@
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type WebSocket, WebSocketServer } from "ws";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
+import { type ServerSocket, WebSocketServer, type WebSocketServerLike } from "./ws.js";
 
 export interface FakeSidecarOptions {
   token?: string;
@@ -18,7 +18,7 @@ export interface FakeSidecarOptions {
 }
 
 interface Subscriber {
-  socket: WebSocket;
+  socket: ServerSocket;
   sessionId: string;
 }
 
@@ -26,11 +26,13 @@ export class FakeSidecar {
   readonly token: string;
   readonly #options: FakeSidecarOptions;
   readonly #http: Server;
-  readonly #wss: WebSocketServer;
+  readonly #wss: WebSocketServerLike;
   readonly #logs = new Map<string, CanonicalEvent[]>();
   readonly #subscribers = new Set<Subscriber>();
   /** Every subscribe message received, in order. */
   readonly subscribes: { sessionId: string; after: number | undefined }[] = [];
+  /** Unsubscribe messages received. */
+  unsubscribes = 0;
   /** Sockets accepted so far. */
   connections = 0;
   /** Tickets handed out so far. */
@@ -39,7 +41,7 @@ export class FakeSidecar {
   refuseTickets: number | undefined;
   url = "";
 
-  private constructor(options: FakeSidecarOptions) {
+  constructor(options: FakeSidecarOptions) {
     this.#options = options;
     this.token = options.token ?? "secret-token";
     this.#http = createServer((request, response) => {
@@ -113,7 +115,7 @@ export class FakeSidecar {
     await new Promise((resolve) => this.#http.close(resolve));
   }
 
-  #accept(socket: WebSocket): void {
+  #accept(socket: ServerSocket): void {
     this.connections += 1;
     socket.on("close", () => {
       for (const subscriber of this.#subscribers) {
@@ -133,6 +135,7 @@ export class FakeSidecar {
       }
       const sessionId = message.sessionId ?? "";
       if (message.type === "unsubscribe") {
+        this.unsubscribes += 1;
         for (const subscriber of this.#subscribers) {
           if (subscriber.socket === socket && subscriber.sessionId === sessionId) {
             this.#subscribers.delete(subscriber);
@@ -160,7 +163,7 @@ export class FakeSidecar {
     });
   }
 
-  #send(socket: WebSocket, message: unknown): void {
+  #send(socket: ServerSocket, message: unknown): void {
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
   }
 }

@@ -1,37 +1,20 @@
 /**
- * The WebSocket messages, as this client reads and writes them. What the sidecar sends is
- * validated once, here, at the boundary: a message of a type this client does not know is
- * passed over (a newer sidecar may add some), one of a known type that fails its schema is an
- * error for its session.
+ * The WebSocket messages, as this client reads and writes them (the schemas are the sidecar's
+ * own, `src/sidecar/protocol/ws.ts`). What the sidecar sends is validated once, here, at the
+ * boundary: a message of a type this client does not know is passed over (a newer sidecar may
+ * add some); one of a known type that fails its schema is an error for its session.
  */
-import { z } from "zod";
+import {
+  type ClientMessage,
+  type ServerMessage,
+  ServerMessageSchema,
+} from "../../sidecar/protocol/ws.js";
 
-/** What the client sends. */
-export type ClientMessage =
-  | { type: "subscribe"; sessionId: string; after: number }
-  | { type: "unsubscribe"; sessionId: string }
-  | { type: "ping"; id: string };
+export type { ClientMessage, ServerMessage };
 
-const Envelope = z.looseObject({ type: z.string(), sessionId: z.string().optional() });
-
-const ServerMessageSchema = z.discriminatedUnion("type", [
-  z.looseObject({
-    type: z.literal("event"),
-    sessionId: z.string(),
-    event: z.looseObject({ type: z.string(), durable: z.boolean(), seq: z.number().optional() }),
-  }),
-  z.looseObject({ type: z.literal("caught-up"), sessionId: z.string(), seq: z.number() }),
-  z.looseObject({ type: z.literal("dropped"), sessionId: z.string(), count: z.number() }),
-  z.looseObject({ type: z.literal("pong"), id: z.string().optional() }),
-  z.looseObject({
-    type: z.literal("error"),
-    sessionId: z.string().optional(),
-    error: z.looseObject({ code: z.string(), message: z.string() }),
-  }),
-]);
-export type ServerMessage = z.infer<typeof ServerMessageSchema>;
-
-const KNOWN = new Set(["event", "caught-up", "dropped", "pong", "error"]);
+const KNOWN_TYPES: ReadonlySet<string> = new Set(
+  ServerMessageSchema.options.map((option) => option.shape.type.value),
+);
 
 export type ParsedMessage =
   | { ok: true; message: ServerMessage | undefined }
@@ -45,17 +28,25 @@ export function parseServerMessage(data: unknown): ParsedMessage {
   } catch {
     return { ok: false, error: `the sidecar sent a frame that is not JSON: ${data.slice(0, 80)}` };
   }
-  const envelope = Envelope.safeParse(json);
-  if (!envelope.success) return { ok: false, error: "the sidecar sent a message without a type" };
-  if (!KNOWN.has(envelope.data.type)) return { ok: true, message: undefined };
+  const type = fieldOf(json, "type");
+  if (type === undefined) return { ok: false, error: "the sidecar sent a message without a type" };
+  if (!KNOWN_TYPES.has(type)) return { ok: true, message: undefined };
   const parsed = ServerMessageSchema.safeParse(json);
   if (parsed.success) return { ok: true, message: parsed.data };
+  const issues = parsed.error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
+    .join("; ");
+  const sessionId = fieldOf(json, "sessionId");
   return {
     ok: false,
-    error: `the sidecar's ${envelope.data.type} message does not fit this client: ${parsed.error.issues
-      .slice(0, 3)
-      .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
-      .join("; ")}`,
-    ...(envelope.data.sessionId !== undefined && { sessionId: envelope.data.sessionId }),
+    error: `the sidecar's ${type} message does not fit this client (${issues}); is it another version?`,
+    ...(sessionId !== undefined && { sessionId }),
   };
+}
+
+function fieldOf(json: unknown, key: string): string | undefined {
+  if (typeof json !== "object" || json === null) return undefined;
+  const value = (json as Record<string, unknown>)[key];
+  return typeof value === "string" ? value : undefined;
 }

@@ -75,7 +75,7 @@ export class SessionFeed {
   }
 
   /** A pong arrived; true when it closed this feed's barrier. */
-  pong(id: string | undefined, wire: FeedWire): boolean {
+  pong(id: string | number | undefined, wire: FeedWire): boolean {
     if (this.#wire.kind !== "draining" || this.#wire.pingId !== id) return false;
     this.#wire = { kind: "off" };
     this.refresh(wire);

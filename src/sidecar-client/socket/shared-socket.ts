@@ -76,8 +76,8 @@ export class SharedSocket {
     }
     if (this.#deps.WebSocket === undefined) {
       throw new BridgeClientError(
-        "no WebSocket: this runtime has no global WebSocket (Node 20); pass one, " +
-          "e.g. new BridgeClient({ url, token, WebSocket: (await import('ws')).WebSocket })",
+        "no WebSocket: this runtime has no global one (Node 20 has none); pass one as the " +
+          "`WebSocket` option, e.g. the WebSocket class of the ws package",
       );
     }
     const after = options.after ?? 0;
