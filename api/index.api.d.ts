@@ -535,6 +535,7 @@ class Session implements AsyncDisposable {
     get upstreamId(): string | undefined;
     get idleSince(): number | undefined;
     get connection(): ConnectionState;
+    get lastSeq(): number;
     get runningTurn(): Turn | undefined;
     send(text: string, options: SendOptions): Promise<Turn>;
     child(childSessionId: string): ChildSession;

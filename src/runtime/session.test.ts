@@ -38,6 +38,17 @@ describe("Session on a backend without a queue", () => {
     await s.close();
   });
 
+  it("says the seq of its last durable event (resume points for its readers)", async () => {
+    const { session: s, backend } = session();
+    expect(s.lastSeq).toBe(0);
+    await s.send("one", { delivery: "queue" });
+    backend.end("completed");
+    await flush();
+    expect(s.lastSeq).toBe(s.transcript().at(-1)?.seq);
+    expect(s.lastSeq).toBeGreaterThan(0);
+    await s.close();
+  });
+
   it("queues a steer by default, and supersedes the running turn when told to", async () => {
     const queued = session();
     const first = await queued.session.send("one", { delivery: "queue" });

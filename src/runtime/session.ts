@@ -208,6 +208,11 @@ export class Session implements AsyncDisposable {
     return this.#connection.state;
   }
 
+  /** The seq of the last durable event (0 before the first): resume `events({ after })` from it. */
+  get lastSeq(): number {
+    return this.#log.lastSeq;
+  }
+
   /** The turn that is running now, if any. */
   get runningTurn(): Turn | undefined {
     const running = this.#run.running;

@@ -18,6 +18,21 @@ export interface SidecarLimits {
   maxIdempotencyKeys: number;
   /** Bound on one call into the bridge from a request (default 60 s). */
   requestTimeoutMs: number;
+  // The streams (see docs/sidecar-streams.md):
+  /** Unsent bytes on a stream client's connection past which ephemeral events are skipped (4 MiB). */
+  streamDropEphemeralBytes: number;
+  /** Unsent bytes past which a stream client is disconnected (WebSocket 4008; default 16 MiB). */
+  streamDisconnectBytes: number;
+  /** How often streams send a heartbeat: a WebSocket ping, an SSE comment (default 15 s). */
+  streamHeartbeatMs: number;
+  /** A WebSocket silent this long, pongs included, is terminated (default 30 s). */
+  streamHeartbeatTimeoutMs: number;
+  /** The largest WebSocket message a client may send (default 64 KiB; larger closes 1009). */
+  wsMessageBytes: number;
+  /** Session subscriptions one WebSocket may hold (default 256). */
+  wsSubscriptions: number;
+  /** Invalid messages a WebSocket may send per minute before it is closed 1008 (default 20). */
+  wsInvalidMessagesPerMinute: number;
 }
 
 export const DEFAULT_LIMITS: SidecarLimits = {
@@ -30,6 +45,13 @@ export const DEFAULT_LIMITS: SidecarLimits = {
   idempotencyTtlMs: 24 * 60 * 60 * 1000,
   maxIdempotencyKeys: 10_000,
   requestTimeoutMs: 60_000,
+  streamDropEphemeralBytes: 4 * 1024 * 1024,
+  streamDisconnectBytes: 16 * 1024 * 1024,
+  streamHeartbeatMs: 15_000,
+  streamHeartbeatTimeoutMs: 30_000,
+  wsMessageBytes: 64 * 1024,
+  wsSubscriptions: 256,
+  wsInvalidMessagesPerMinute: 20,
 };
 
 /** The defaults with `given` over them; each must be a positive whole number. */
