@@ -1,104 +1,214 @@
 /**
- * `ocb serve`: starts a managed `opencode serve` (with `--demo`, behind the built-in
- * scripted model, offline and without credentials), prints its URL and health, and shuts
- * everything down cleanly on Ctrl-C or SIGTERM; a second one kills the server's process group
- * and exits 130 at once.
+ * `ocb serve`: the sidecar. Starts a bridge (a managed OpenCode server by default; `--demo`
+ * behind the scripted model, offline) and serves its HTTP + WebSocket API on 127.0.0.1 until
+ * Ctrl-C or SIGTERM, which stop the sidecar (clients are told to resume), the bridge and its
+ * server; a second one kills the server's process group and exits 130 at once.
  */
-import { mkdirSync } from "node:fs";
-import { resolve } from "node:path";
-import type { Command } from "commander";
-import { OpencodeClient } from "../../client/opencode-client.js";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { type Command, Option } from "commander";
+import { BACKEND_KINDS, type BackendKind } from "../../backends/backend.js";
 import { UsageError } from "../../errors.js";
-import { type OpencodeServerHandle, startOpencode } from "../../server/index.js";
-import { demoProviderConfig } from "../../testing/demo-provider.js";
-import { type ScriptedModel, startScriptedModel } from "../../testing/scripted-model/index.js";
-import { HttpTransport } from "../../transport/http-transport.js";
+import { Bridge } from "../../runtime/bridge.js";
+import { chooseBackend, parseModel } from "../../runtime/bridge-options.js";
+import { PERMISSION_PRESETS, type PermissionPreset } from "../../runtime/permission-presets.js";
+import { SidecarMetrics } from "../../sidecar/metrics.js";
+import { isLoopbackHost } from "../../sidecar/security.js";
+import { MIN_TOKEN_LENGTH, type Sidecar, startSidecar } from "../../sidecar/sidecar.js";
+import { timedStore } from "../../sidecar/timed-store.js";
+import { defaultStorePath } from "../../store/default-store-path.js";
+import { SqliteStore } from "../../store/sqlite-store.js";
+import { demoModelServer } from "../../testing/demo-model-server.js";
+import { choiceOption } from "../choice-option.js";
 import { readConfigFile } from "../config-file.js";
 import { handleInterrupts } from "../interrupts.js";
+import { LOG_FORMATS, type LogFormat, lineLogger } from "../log-lines.js";
+import { STORE_OPTION_HELP } from "../store-access.js";
 
 interface ServeOptions {
-  demo?: boolean;
-  dir: string;
-  port?: string;
+  dir?: string;
+  model?: string;
   config?: string;
+  backend?: BackendKind;
+  store?: string;
+  port?: string;
+  host: string;
+  demo?: boolean;
+  allowOrigin: string[];
+  logFormat: LogFormat;
+  permissions?: PermissionPreset;
   startupTimeout: string;
-  showPassword?: boolean;
 }
 
 export function registerServeCommand(program: Command): void {
   program
     .command("serve")
-    .description("start a managed opencode server and keep it running until Ctrl-C")
-    .option("--demo", "use the built-in scripted demo model (offline, no credentials)")
-    .option("--dir <directory>", "project directory the server works in", ".")
-    .option("--port <port>", "port to listen on (default: a free port)")
-    .option("--config <file>", "OpenCode config file (JSON) to merge into the server's config")
-    .option("--startup-timeout <ms>", "how long to wait for the server to become ready", "30000")
+    .description("serve the bridge as an HTTP + WebSocket API (see docs/sidecar.md) until Ctrl-C")
     .option(
-      "--show-password",
-      "print the server's random Basic-auth password (to connect other clients)",
+      "--dir <directory>",
+      "default project directory of sessions (default: the current one; a temp dir with --demo)",
+    )
+    .option(
+      "--model <provider/model>",
+      "default model of new sessions (default: the config's, or demo/demo-1)",
+    )
+    .option("--config <file>", "OpenCode config file (JSON) merged into the managed server's")
+    .addOption(
+      choiceOption(
+        "--backend <backend>",
+        "how turns run (default: $OCB_BACKEND, else serve)",
+        BACKEND_KINDS,
+      ),
+    )
+    .option("--store <path>", STORE_OPTION_HELP)
+    .option("--port <port>", "port to listen on (default: a free port)")
+    .option(
+      "--host <host>",
+      "address to listen on; anything but loopback needs OCB_TOKEN",
+      "127.0.0.1",
+    )
+    .option("--demo", "use the built-in scripted model (offline, no credentials)")
+    .option(
+      "--allow-origin <origin>",
+      "an origin (scheme://host:port) whose pages may call the API besides its own (repeatable)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .addOption(
+      choiceOption(
+        "--log-format <format>",
+        "log lines on stderr: text or json",
+        LOG_FORMATS,
+      ).default("text"),
+    )
+    .addOption(
+      choiceOption(
+        "--permissions <preset>",
+        "which tool calls ask first (default: the config's)",
+        Object.keys(PERMISSION_PRESETS),
+      ),
+    )
+    .addOption(
+      new Option(
+        "--startup-timeout <ms>",
+        "how long to wait for the OpenCode server to become ready",
+      ).default("30000"),
     )
     .action(async (options: ServeOptions) => serve(options));
 }
 
 async function serve(options: ServeOptions): Promise<void> {
-  const directory = resolve(options.dir);
-  mkdirSync(directory, { recursive: true });
-  const port = parseNumberOption("--port", options.port);
-  const startupTimeoutMs = parseNumberOption("--startup-timeout", options.startupTimeout);
-  const fileConfig = options.config === undefined ? {} : readConfigFile(options.config);
+  const backend = chooseBackend(options.backend);
+  const model = options.model === undefined ? undefined : parseModel(options.model);
+  const config = options.config === undefined ? undefined : readConfigFile(options.config);
+  const port = wholeNumber("--port", options.port ?? "0", 65_535);
+  const startupTimeoutMs = wholeNumber("--startup-timeout", options.startupTimeout);
+  const allowOrigins = options.allowOrigin.map(checkOrigin);
+  const token = chooseToken(options.host);
+  const scratch = options.demo === true && options.dir === undefined;
+  const directory = scratch
+    ? mkdtempSync(join(tmpdir(), "ocb-serve-"))
+    : resolve(options.dir ?? ".");
+  const logger = lineLogger(options.logFormat, (line) => process.stderr.write(line));
+  const metrics = new SidecarMetrics();
+  const store = timedStore(SqliteStore.open(options.store ?? defaultStorePath()), (seconds) =>
+    metrics.storeWriteSeconds.observe(seconds),
+  );
 
-  let model: ScriptedModel | undefined;
-  let server: OpencodeServerHandle | undefined;
-  const stopping = handleInterrupts();
+  let bridge: Bridge | undefined;
+  let sidecar: Sidecar | undefined;
+  let reason = "stopping";
+  const stop = handleInterrupts();
   try {
-    let config = fileConfig;
-    if (options.demo) {
-      model = await startScriptedModel();
-      config = { ...fileConfig, ...demoProviderConfig(model.url) };
-      console.log(`demo model: ${model.url} (scripted, not an LLM)`);
-    }
-    server = await startOpencode({
+    bridge = await Bridge.start({
       directory,
-      config,
-      ...(port === undefined ? {} : { port }),
-      ...(startupTimeoutMs === undefined ? {} : { startupTimeoutMs }),
-      signal: stopping.signal,
+      backend,
+      store,
+      logger,
+      signal: stop.signal,
+      server: { startupTimeoutMs },
+      ...(options.demo ? { modelServer: demoModelServer } : {}),
+      ...(model === undefined ? {} : { model }),
+      ...(config === undefined ? {} : { config }),
+      ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
     });
-    const client = new OpencodeClient(
-      new HttpTransport({ url: server.url, password: server.password }),
-      { directory },
-    );
-    const health = await client.global.health({ signal: stopping.signal });
-    console.log(`opencode ${health.version ?? "?"} listening on ${server.url} (pid ${server.pid})`);
-    console.log(`health: ${health.healthy ? "healthy" : "unhealthy"}; directory: ${directory}`);
-    console.log(
-      options.showPassword
-        ? `auth: Basic, user "opencode", password ${server.password}`
-        : `auth: Basic, user "opencode", a random password (--show-password prints it)`,
-    );
-    console.log("press Ctrl-C to stop");
-
-    const exit = await Promise.race([stopping.reason, server.exited]);
-    if (typeof exit === "string") {
-      console.log(`\n${exit}: shutting down`);
-    } else {
-      process.exitCode = 1;
-      console.error(`opencode exited unexpectedly (code ${exit.code}, signal ${exit.signal})`);
-      console.error(exit.logTail.slice(-20).join("\n"));
+    sidecar = await startSidecar({
+      bridge,
+      token: token.value,
+      host: options.host,
+      port,
+      allowOrigins,
+      logger,
+      store,
+      metrics,
+    });
+    if (!isLoopbackHost(options.host)) {
+      console.error(
+        `ocb: warning: listening on ${options.host}, beyond this machine: anyone who can reach it and has the token can run tools in ${directory}`,
+      );
     }
+    console.log(
+      `ocb sidecar listening on ${sidecar.url} (backend ${bridge.backend}, directory ${directory})`,
+    );
+    console.log(token.generated ? `token: ${token.value}` : "token: the one in OCB_TOKEN");
+    console.log(`try: curl -H "Authorization: Bearer $TOKEN" ${sidecar.url}/v1/sessions`);
+    console.log("press Ctrl-C to stop");
+    reason = await stop.reason;
+    console.log(`\n${reason}: shutting down`);
+  } catch (error) {
+    if (stop.signal.aborted) return; // whatever the aborted start threw: a requested stop
+    throw error;
   } finally {
-    stopping.dispose();
-    await server?.close();
-    await model?.close();
+    await sidecar?.close(reason);
+    await bridge?.close();
+    store.close();
+    stop.dispose();
+    if (scratch) rmSync(directory, { recursive: true, force: true });
   }
 }
 
-function parseNumberOption(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
+/** `OCB_TOKEN`, or a generated one (loopback only: on the network a token must be chosen). */
+function chooseToken(host: string): { value: string; generated: boolean } {
+  const given = process.env.OCB_TOKEN;
+  if (given !== undefined && given !== "") {
+    if (given.length < MIN_TOKEN_LENGTH || /\s/.test(given)) {
+      throw new UsageError(
+        `OCB_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters without spaces; generate one with \`openssl rand -hex 32\``,
+      );
+    }
+    return { value: given, generated: false };
+  }
+  if (!isLoopbackHost(host)) {
+    throw new UsageError(
+      `--host ${host} exposes the API beyond this machine: set OCB_TOKEN to a secret of your own (openssl rand -hex 32) first`,
+    );
+  }
+  return { value: randomBytes(32).toString("base64url"), generated: true };
+}
+
+function checkOrigin(origin: string): string {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    throw new UsageError(
+      `--allow-origin ${JSON.stringify(origin)} is not an origin; pass scheme://host[:port]`,
+    );
+  }
+  if (url.origin === "null" || url.pathname !== "/" || url.search !== "") {
+    throw new UsageError(
+      `--allow-origin ${JSON.stringify(origin)} is not an origin; pass scheme://host[:port] only`,
+    );
+  }
+  return url.origin;
+}
+
+function wholeNumber(flag: string, value: string, max = Number.MAX_SAFE_INTEGER): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) {
-    throw new UsageError(`${flag} must be a non-negative integer, got "${value}"`);
+  if (!/^\d+$/.test(value) || parsed > max) {
+    throw new UsageError(`${flag} must be a whole number from 0 to ${max}, got "${value}"`);
   }
   return parsed;
 }

@@ -136,6 +136,12 @@ export const SendInputBodySchema = z.strictObject({
   /** Chosen by the client: a send retried with the same key is admitted once (24 h). */
   idempotencyKey: text(200).optional(),
   attachments: z.array(AttachmentSchema).max(32).optional(),
+  /**
+   * A `steer` while a turn runs, on a backend that cannot steer (`capabilities.nativeSteer`
+   * false): `fallback` (default) lets the bridge queue it or supersede the turn (its
+   * `steerFallback`); `reject` answers 422 `unsupported` instead.
+   */
+  ifCannotSteer: z.enum(["fallback", "reject"]).optional(),
 });
 export type SendInputBody = z.infer<typeof SendInputBodySchema>;
 

@@ -1,4 +1,139 @@
+/** Inputs, interrupts and model switches: what drives a session's turns. */
+import type { Session } from "../../runtime/session.js";
+import type { Turn } from "../../runtime/turn.js";
+import { callSignal } from "../call-bounds.js";
 import type { SidecarContext } from "../context.js";
+import { ApiError } from "../errors.js";
+import {
+  ErrorBodySchema,
+  OkSchema,
+  type SendInputBody,
+  SendInputBodySchema,
+  type SendInputResult,
+  SendInputResultSchema,
+  SessionIdParamsSchema,
+  SwitchModelBodySchema,
+} from "../protocol/http.js";
 import type { SidecarApp } from "../sidecar-app.js";
+import { attachmentSpecs, multipartInput } from "./input-attachments.js";
+import { ERROR_RESPONSES } from "./meta.js";
 
-export function registerInputRoutes(_app: SidecarApp, _ctx: SidecarContext): void {}
+const INPUT_ERRORS = {
+  ...ERROR_RESPONSES,
+  409: ErrorBodySchema,
+  413: ErrorBodySchema,
+  422: ErrorBodySchema,
+  502: ErrorBodySchema,
+} as const;
+
+export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void {
+  app.post(
+    "/v1/sessions/:id/inputs",
+    {
+      schema: {
+        summary:
+          "Sends an input (JSON, or multipart/form-data with files); a retry with the same idempotencyKey is admitted once",
+        params: SessionIdParamsSchema,
+        body: SendInputBodySchema,
+        response: { 202: SendInputResultSchema, ...INPUT_ERRORS },
+      },
+      preValidation: async (request) => {
+        // Multipart fields become the JSON body, so one schema checks both forms.
+        if (!request.isMultipart()) return;
+        const unchecked: { body: unknown } = request; // checked by the route's schema next
+        unchecked.body = await multipartInput(request, ctx);
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const body = request.body;
+      const session = await ctx.sessions.open(id, { signal: callSignal(ctx) });
+      const send = () => sendInput(ctx, session, body);
+      if (body.idempotencyKey === undefined) return reply.code(202).send(await send());
+      const { answer, replayed } = await ctx.idempotency.run(id, body.idempotencyKey, body, send);
+      if (replayed) {
+        ctx.metrics.idempotentReplays.inc();
+        void reply.header("idempotent-replayed", "true");
+      }
+      return reply.code(202).send(answer);
+    },
+  );
+
+  app.post(
+    "/v1/sessions/:id/interrupt",
+    {
+      schema: {
+        summary: "Interrupts the running turn (it ends `interrupted`; the session stays usable)",
+        params: SessionIdParamsSchema,
+        response: { 200: OkSchema, ...INPUT_ERRORS },
+      },
+    },
+    async (request) => {
+      const session = await ctx.sessions.open(request.params.id, { signal: callSignal(ctx) });
+      await session.interrupt({ signal: callSignal(ctx) });
+      return { ok: true as const };
+    },
+  );
+
+  app.post(
+    "/v1/sessions/:id/model",
+    {
+      schema: {
+        summary: "Switches the model for the next steps",
+        params: SessionIdParamsSchema,
+        body: SwitchModelBodySchema,
+        response: { 200: OkSchema, ...INPUT_ERRORS },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const session = await ctx.sessions.open(id, { signal: callSignal(ctx) });
+      const model = { providerID: request.body.providerID, modelID: request.body.modelID };
+      await session.switchModel(model, { signal: callSignal(ctx) });
+      ctx.sessions.noteModel(id, model);
+      return { ok: true as const };
+    },
+  );
+}
+
+async function sendInput(
+  ctx: SidecarContext,
+  session: Session,
+  body: SendInputBody,
+): Promise<SendInputResult> {
+  if (
+    body.delivery === "steer" &&
+    body.ifCannotSteer === "reject" &&
+    !session.capabilities.nativeSteer &&
+    session.runningTurn !== undefined
+  ) {
+    throw new ApiError(
+      "unsupported",
+      `the ${session.backend} backend cannot steer a running turn; send with delivery "queue", ` +
+        'or without ifCannotSteer: "reject" to let the bridge queue it',
+    );
+  }
+  const files =
+    body.attachments === undefined
+      ? undefined
+      : attachmentSpecs(body.attachments, ctx.limits.attachmentBytes);
+  const turn = await session.send(body.text, {
+    delivery: body.delivery,
+    ...(files === undefined ? {} : { files }),
+    signal: callSignal(ctx),
+  });
+  const inputId = admittedInput(session, turn, body.text);
+  return { turnId: turn.id, ...(inputId === undefined ? {} : { inputId }) };
+}
+
+/** The id of the input `send` admitted: the last admission of that text into the turn (held inputs have none yet). */
+function admittedInput(session: Session, turn: Turn, text: string): string | undefined {
+  const transcript = session.transcript();
+  for (let index = transcript.length - 1; index >= 0; index--) {
+    const event = transcript[index];
+    if (event?.type === "input.admitted" && event.turnId === turn.id && event.data.text === text) {
+      return event.data.inputId;
+    }
+  }
+  return undefined;
+}

@@ -1,4 +1,182 @@
+/** Sessions: list, create, open (adopt), rename, release, kill, the conversation, the transcript. */
+import { isAbsolute } from "node:path";
+import type { CanonicalEvent } from "../../events/canonical.js";
+import { conversationOf } from "../../store/conversation.js";
+import { callSignal } from "../call-bounds.js";
 import type { SidecarContext } from "../context.js";
+import { ApiError } from "../errors.js";
+import {
+  ConversationSchema,
+  CreateSessionBodySchema,
+  ErrorBodySchema,
+  OkSchema,
+  RenameSessionBodySchema,
+  SessionIdParamsSchema,
+  SessionInfoSchema,
+  SessionListSchema,
+  TranscriptQuerySchema,
+} from "../protocol/http.js";
 import type { SidecarApp } from "../sidecar-app.js";
+import { ERROR_RESPONSES } from "./meta.js";
 
-export function registerSessionRoutes(_app: SidecarApp, _ctx: SidecarContext): void {}
+const WITH_UPSTREAM = { ...ERROR_RESPONSES, 409: ErrorBodySchema, 502: ErrorBodySchema } as const;
+
+export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): void {
+  const { sessions } = ctx;
+
+  app.get(
+    "/v1/sessions",
+    {
+      schema: {
+        summary: "Every session: the open ones and the store's records",
+        response: { 200: SessionListSchema, ...ERROR_RESPONSES },
+      },
+    },
+    async () => ({ sessions: sessions.list() }),
+  );
+
+  app.post(
+    "/v1/sessions",
+    {
+      schema: {
+        summary: "Creates a session (upstream too) and follows it",
+        body: CreateSessionBodySchema,
+        response: { 201: SessionInfoSchema, ...WITH_UPSTREAM },
+      },
+    },
+    async (request, reply) => {
+      const { directory, title, model } = request.body ?? {};
+      if (directory !== undefined && !isAbsolute(directory)) {
+        throw new ApiError(
+          "invalid_request",
+          `directory must be an absolute path, got ${JSON.stringify(directory)}`,
+        );
+      }
+      const session = await sessions.create({
+        ...(directory === undefined ? {} : { directory }),
+        ...(title === undefined ? {} : { title }),
+        ...(model === undefined ? {} : { model }),
+        signal: callSignal(ctx),
+      });
+      return reply.code(201).send(sessions.info(session.id));
+    },
+  );
+
+  app.get(
+    "/v1/sessions/:id",
+    {
+      schema: {
+        summary: "One session; a kept one is opened (adopted) on demand",
+        params: SessionIdParamsSchema,
+        response: { 200: SessionInfoSchema, ...WITH_UPSTREAM },
+      },
+    },
+    async (request) => {
+      const session = await sessions.open(request.params.id, { signal: callSignal(ctx) });
+      return sessions.info(session.id);
+    },
+  );
+
+  app.patch(
+    "/v1/sessions/:id",
+    {
+      schema: {
+        summary: "Renames a session (the bridge's title; OpenCode has no rename)",
+        params: SessionIdParamsSchema,
+        body: RenameSessionBodySchema,
+        response: { 200: SessionInfoSchema, ...WITH_UPSTREAM, 422: ErrorBodySchema },
+      },
+    },
+    async (request) => {
+      sessions.rename(request.params.id, request.body.title);
+      return sessions.info(request.params.id);
+    },
+  );
+
+  app.post(
+    "/v1/sessions/:id/release",
+    {
+      schema: {
+        summary: "Stops following a session; the upstream session is kept (GET opens it again)",
+        params: SessionIdParamsSchema,
+        response: { 200: SessionInfoSchema, ...WITH_UPSTREAM },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      if (sessions.record(id) === undefined && sessions.peek(id) === undefined) {
+        throw new ApiError("not_found", `no session ${JSON.stringify(id)}`);
+      }
+      await sessions.release(id);
+      return sessions.info(id);
+    },
+  );
+
+  app.delete(
+    "/v1/sessions/:id",
+    {
+      schema: {
+        summary: "Kills a session: interrupted, deleted upstream; its transcript stays",
+        params: SessionIdParamsSchema,
+        response: { 200: OkSchema, ...WITH_UPSTREAM },
+      },
+    },
+    async (request) => {
+      await sessions.kill(request.params.id, { signal: callSignal(ctx) });
+      return { ok: true as const };
+    },
+  );
+
+  app.get(
+    "/v1/sessions/:id/conversation",
+    {
+      schema: {
+        summary: "The session as messages and parts (conversationOf its transcript)",
+        params: SessionIdParamsSchema,
+        response: { 200: ConversationSchema, ...WITH_UPSTREAM },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      return conversationOf(await durableEvents(ctx, id), id);
+    },
+  );
+
+  app.get(
+    "/v1/sessions/:id/transcript",
+    {
+      schema: {
+        summary: "The session's durable events as NDJSON (one canonical event per line)",
+        params: SessionIdParamsSchema,
+        querystring: TranscriptQuerySchema,
+        produces: ["application/x-ndjson"],
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const after = request.query.after ?? 0;
+      const events = (await durableEvents(ctx, id)).filter((event) => (event.seq ?? 0) > after);
+      const body = events.map((event) => `${JSON.stringify(event)}\n`).join("");
+      return reply.type("application/x-ndjson; charset=utf-8").send(body);
+    },
+  );
+}
+
+/**
+ * A session's kept events: from the open session, else from the store without opening it
+ * (reading a killed session's transcript is fine), else by opening it.
+ */
+async function durableEvents(ctx: SidecarContext, id: string): Promise<CanonicalEvent[]> {
+  const open = ctx.sessions.peek(id);
+  if (open !== undefined) return open.transcript();
+  if (ctx.store !== undefined) {
+    if (ctx.sessions.record(id) === undefined) {
+      throw new ApiError(
+        "not_found",
+        `no session ${JSON.stringify(id)}; list them with GET /v1/sessions`,
+      );
+    }
+    return ctx.store.read(id);
+  }
+  return (await ctx.sessions.open(id, { signal: callSignal(ctx) })).transcript();
+}
