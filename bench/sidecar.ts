@@ -61,7 +61,7 @@ export async function benchSidecar(
 
     const turnAt = new Map<string, number>();
     const clientAt = new Map<string, number>();
-    const subscription = client.subscribe(info.id, { after: lastSeq(session) });
+    const subscription = client.subscribe(info.id, { after: session.lastSeq });
     await withTimeout(subscription.caughtUp, options.timeoutMs, "the client's catch-up");
     const receiving = receiveDeltas(subscription, clientAt);
     for (let turn = 0; turn < options.latencyTurns; turn++) {
@@ -101,7 +101,7 @@ async function benchFanOut(
 ): Promise<SidecarBenchResult["fanOut"]> {
   const prompt = `[[slow ${options.fanOutTokens} 0]]`;
   // Over the sidecar: a client (one socket) per reader.
-  const after = lastSeq(session);
+  const after = session.lastSeq;
   const subscriptions = Array.from({ length: options.clients }, () =>
     newClient().subscribe(session.id, { after }),
   );
@@ -116,7 +116,7 @@ async function benchFanOut(
 
   // In process: the same number of readers of the session's events.
   const stop = new AbortController();
-  const start = lastSeq(session);
+  const start = session.lastSeq;
   const readers = Array.from({ length: options.clients }, () =>
     session.events({ after: start, signal: stop.signal }),
   );
@@ -184,9 +184,4 @@ async function waitUntil(condition: () => boolean, ms: number): Promise<void> {
   while (!condition() && performance.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-}
-
-/** The seq of the session's last durable event. */
-function lastSeq(session: Session): number {
-  return session.transcript().at(-1)?.seq ?? 0;
 }

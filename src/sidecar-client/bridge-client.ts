@@ -101,9 +101,12 @@ export class BridgeClient {
 
   // --- the sidecar ---
 
-  /** `GET /healthz`: whether the sidecar and its OpenCode server are up. */
+  /** `GET /healthz`: whether the sidecar and its OpenCode server are up (503 is an answer too). */
   health(options?: CallOptions): Promise<Health> {
-    return this.#http.call({ method: "GET", path: "/healthz", schema: HealthSchema }, options);
+    return this.#http.call(
+      { method: "GET", path: "/healthz", schema: HealthSchema, answerStatuses: [503] },
+      options,
+    );
   }
 
   /** `GET /metrics`: the Prometheus text. */

@@ -3,6 +3,7 @@
  * nothing from the Node library, so it has its own small hierarchy: one base class, one
  * subclass per kind of failure, the underlying error always in `cause`.
  */
+import { ERROR_STATUS } from "../sidecar/protocol/http.js";
 
 /** Base class of every error `opencode-bridge/client` throws. */
 export class BridgeClientError extends Error {
@@ -64,22 +65,20 @@ export class BridgeAbortError extends BridgeClientError {
 /** The sidecar answered something this client does not understand (a version mismatch?). */
 export class BridgeProtocolError extends BridgeClientError {}
 
-/** The HTTP status each error code of the API has (spec: docs/sidecar.md). */
-const STATUS_OF_CODE: Readonly<Record<string, number>> = {
-  bad_json: 400,
-  invalid_request: 400,
-  unauthorized: 401,
-  bad_origin: 403,
-  not_found: 404,
-  conflict: 409,
-  too_large: 413,
-  bad_host: 421,
-  unsupported: 422,
-  internal: 500,
-  upstream: 502,
-};
-
-/** The status of an error that came without one (over the WebSocket). */
+/**
+ * The HTTP status of an error that came without one (over the WebSocket): the API's codes
+ * have theirs; the stream's own (docs/sidecar-streams.md) the status they would have.
+ */
 export function statusOfCode(code: string): number {
-  return STATUS_OF_CODE[code] ?? 400;
+  if (Object.hasOwn(ERROR_STATUS, code)) return ERROR_STATUS[code as keyof typeof ERROR_STATUS];
+  return Object.hasOwn(STREAM_ERROR_STATUS, code) ? (STREAM_ERROR_STATUS[code] as number) : 400;
 }
+
+const STREAM_ERROR_STATUS: Readonly<Record<string, number>> = {
+  after_out_of_range: 409,
+  already_subscribed: 409,
+  not_subscribed: 409,
+  session_closed: 409,
+  too_many_subscriptions: 429,
+  stream_failed: 502,
+};

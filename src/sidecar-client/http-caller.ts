@@ -24,6 +24,8 @@ export interface HttpRequest<S extends z.ZodType | undefined> {
   body?: unknown;
   /** The schema of a 2xx answer's JSON; undefined: the answer's text is returned as is. */
   schema: S;
+  /** Statuses besides 2xx whose body is an answer, not an error (`/healthz`'s 503). */
+  answerStatuses?: readonly number[];
 }
 
 type Answer<S> = S extends z.ZodType ? z.output<S> : string;
@@ -74,7 +76,9 @@ export class HttpCaller {
           { cause: error },
         );
       }
-      if (!response.ok) throw apiErrorOf(response, text);
+      if (!response.ok && !request.answerStatuses?.includes(response.status)) {
+        throw apiErrorOf(response, text);
+      }
       if (request.schema === undefined) return text as Answer<S>;
       return parseAnswer(request.schema, text, what) as Answer<S>;
     } finally {

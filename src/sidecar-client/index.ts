@@ -11,6 +11,7 @@ export type {
   EphemeralType,
   ModelRef,
 } from "../events/canonical.js";
+export type { CreateSessionBody } from "../sidecar/protocol/http.js";
 export {
   BridgeClient,
   type BridgeClientOptions,

@@ -23,6 +23,11 @@ export interface SendInput {
   /** Reuse it to retry a send yourself; generated when absent. */
   idempotencyKey?: string;
   attachments?: InputAttachment[];
+  /**
+   * A steer while a turn runs on a backend that cannot steer: `fallback` (default) lets the
+   * bridge queue it, `reject` makes the sidecar answer 422 `unsupported`.
+   */
+  ifCannotSteer?: SendInputBody["ifCannotSteer"];
 }
 
 /** The request body for `input`, with its key: the same body is sent again on a retry. */
@@ -35,6 +40,7 @@ export function inputBody(input: SendInput, idempotencyKey: string): SendInputBo
       delivery: input.delivery,
       idempotencyKey,
       ...(attachments.length > 0 && { attachments: attachments as AttachmentBody[] }),
+      ...(input.ifCannotSteer !== undefined && { ifCannotSteer: input.ifCannotSteer }),
     };
   }
   if (uploads.length !== attachments.length) {
@@ -47,6 +53,7 @@ export function inputBody(input: SendInput, idempotencyKey: string): SendInputBo
   form.append("text", input.text);
   form.append("delivery", input.delivery);
   form.append("idempotencyKey", idempotencyKey);
+  if (input.ifCannotSteer !== undefined) form.append("ifCannotSteer", input.ifCannotSteer);
   for (const upload of uploads) form.append("files", upload.blob, upload.name);
   return form;
 }

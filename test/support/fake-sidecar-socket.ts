@@ -100,6 +100,11 @@ export class FakeSidecar {
     return sockets.length;
   }
 
+  /** Sends `message` on every open socket. */
+  sendAll(message: unknown): void {
+    for (const socket of this.#wss.clients) this.#send(socket, message);
+  }
+
   /** Closes every open socket with `code` and `reason`. */
   closeAll(code: number, reason: string): void {
     for (const socket of this.#wss.clients) socket.close(code, reason);

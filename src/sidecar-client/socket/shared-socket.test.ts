@@ -287,6 +287,12 @@ describe("subscribe", () => {
       "reconnect",
     );
     fake.append("ses_1", durable("b"));
+    // The sidecar names the seq to resume from to each subscription, then closes.
+    fake.sendAll({
+      type: "error",
+      sessionId: "ses_1",
+      error: { code: "slow_consumer", message: "slow consumer: resume from seq 2" },
+    });
     fake.closeAll(4008, "slow consumer: resume from seq 2");
     await within(
       waitFor(() => fake.connections === 3 && fake.openSockets === 1),

@@ -261,7 +261,10 @@ export class SharedSocket {
         return true;
       }
       case "error": {
-        if (message.sessionId === undefined) return false;
+        // `slow_consumer` comes just before the 4008 close: the reconnect resumes, no failure.
+        if (message.sessionId === undefined || message.error.code === "slow_consumer") {
+          return false;
+        }
         const { code, message: text } = message.error;
         this.#feeds
           .get(message.sessionId)
