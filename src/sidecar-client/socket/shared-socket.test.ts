@@ -182,6 +182,21 @@ describe("subscribe", () => {
     expect(fake.connections).toBe(1);
   });
 
+  it("an event of the old subscription still in flight does not reach a reader that joined older", async () => {
+    const { fake, client } = await setup();
+    for (const text of ["a", "b", "c"]) fake.append("ses_1", durable(text));
+    const first = client.subscribe("ses_1", { after: 3 });
+    const firstRead = reader(first);
+    await within(first.caughtUp, "the first caught up");
+    // Sent before the client has read it: it is on its way when the second reader joins.
+    fake.append("ses_1", durable("d"));
+    const secondRead = reader(client.subscribe("ses_1", { after: 0 }));
+    await secondRead.until((events) => events.length === 4, "a to d");
+    await firstRead.until((events) => events.length === 1, "d");
+    expect(durableTexts(secondRead.events)).toEqual(["a", "b", "c", "d"]);
+    expect(durableTexts(firstRead.events)).toEqual(["d"]);
+  });
+
   it("a reader that falls behind detaches, then gets every durable event after its last seq", async () => {
     const { fake, client } = await setup({}, { bufferLimit: 5 });
     const subscription = client.subscribe("ses_1");
