@@ -36,7 +36,7 @@ class BridgeClient {
     createSession(body?: CreateSessionBody, options?: CallOptions): Promise<SessionInfo>;
     getSession(sessionId: string, options?: CallOptions): Promise<SessionInfo>;
     renameSession(sessionId: string, title: string, options?: CallOptions): Promise<SessionInfo>;
-    releaseSession(sessionId: string, options?: CallOptions): Promise<void>;
+    releaseSession(sessionId: string, options?: CallOptions): Promise<SessionInfo>;
     killSession(sessionId: string, options?: CallOptions): Promise<void>;
     conversation(sessionId: string, options?: CallOptions): Promise<ConversationView>;
     transcript(sessionId: string, options?: CallOptions & {

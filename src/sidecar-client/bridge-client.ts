@@ -172,8 +172,11 @@ export class BridgeClient {
   }
 
   /** `POST /v1/sessions/:id/release`: the sidecar stops following it; the store keeps it. */
-  async releaseSession(sessionId: string, options?: CallOptions): Promise<void> {
-    await this.#ok("POST", `${sessionPath(sessionId)}/release`, undefined, options);
+  releaseSession(sessionId: string, options?: CallOptions): Promise<SessionInfo> {
+    return this.#http.call(
+      { method: "POST", path: `${sessionPath(sessionId)}/release`, schema: SessionInfoSchema },
+      options,
+    );
   }
 
   /** `DELETE /v1/sessions/:id`: kills it (its running turn is interrupted). */

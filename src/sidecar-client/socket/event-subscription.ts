@@ -46,6 +46,7 @@ export class EventSubscription implements Subscription {
   #caughtUpSeq: number | undefined;
   #onCaughtUp: ((seq: number) => void) | undefined;
   #failCaughtUp: ((error: unknown) => void) | undefined;
+  #forgetSignal: (() => void) | undefined;
   /** Resolves with the seq the subscription was caught up to, the first time it is. */
   readonly caughtUp: Promise<number>;
 
@@ -66,13 +67,16 @@ export class EventSubscription implements Subscription {
     // Not every caller waits for it; a subscription that fails first must not leave it unhandled.
     this.caughtUp.catch(() => {});
     const signal = options.signal;
-    if (signal?.aborted)
-      this.fail(new BridgeAbortError("the subscription", { cause: signal.reason }));
-    signal?.addEventListener(
-      "abort",
-      () => this.fail(new BridgeAbortError("the subscription", { cause: signal.reason })),
-      { once: true },
-    );
+    if (signal !== undefined) {
+      const onAbort = (): void =>
+        this.fail(new BridgeAbortError("the subscription", { cause: signal.reason }));
+      if (signal.aborted) onAbort();
+      else {
+        signal.addEventListener("abort", onAbort, { once: true });
+        // A long-lived signal shared by many subscriptions must not keep every one of them.
+        this.#forgetSignal = () => signal.removeEventListener("abort", onAbort);
+      }
+    }
   }
 
   /** The seq of the last durable event taken (the `after` a resume asks for). */
@@ -122,6 +126,7 @@ export class EventSubscription implements Subscription {
   fail(error: unknown): void {
     if (this.#finished !== undefined) return;
     this.#finished = { error };
+    this.#forgetSignal?.();
     if (error instanceof BridgeAbortError) this.#queue.length = this.#head = 0;
     this.#rejectCaughtUp(error);
     this.#wakeReader();
@@ -136,6 +141,7 @@ export class EventSubscription implements Subscription {
   end(): void {
     if (this.#finished !== undefined) return;
     this.#finished = {};
+    this.#forgetSignal?.();
     this.#rejectCaughtUp(new BridgeAbortError("the subscription"));
     this.#wakeReader();
     this.#hooks.closed(this);

@@ -112,6 +112,23 @@ describe("subscribe", () => {
     );
   });
 
+  it("a subscription closed while its socket is being opened leaves no socket behind", async () => {
+    const { fake, client } = await setup();
+    client.subscribe("ses_1").close();
+    const later = client.subscribe("ses_2");
+    await within(later.caughtUp, "the second caught up");
+    later.close();
+    await within(
+      waitFor(() => fake.openSockets === 0),
+      "no socket open",
+    );
+    await within(
+      waitFor(() => client.connection.state.state === "idle"),
+      "idle",
+    );
+    expect(fake.subscribes.map((subscribe) => subscribe.sessionId)).toEqual(["ses_2"]);
+  });
+
   it("resumes after every cut from the last durable seq taken: none lost, none twice", async () => {
     const { fake, client } = await setup();
     const states: string[] = [];

@@ -45,9 +45,10 @@ interface SharedSocketDeps {
   options: SocketOptions;
 }
 
-/** One open socket and how to give it up. */
+/** The socket being opened or open, and how to give it up. */
 interface Live {
   ws: WebSocketLike;
+  open: boolean;
   end(reason: string): void;
 }
 
@@ -191,12 +192,14 @@ export class SharedSocket {
         connectMs,
       );
       unrefTimer(connectTimer);
+      const live: Live = { ws, open: false, end: (why) => end(why) };
+      this.#live = live;
       const end = (why: string): void => {
         if (ended) return;
         ended = true;
         clearTimeout(connectTimer);
         if (heartbeat !== undefined) clearInterval(heartbeat);
-        if (this.#live?.ws === ws) this.#live = undefined;
+        if (this.#live === live) this.#live = undefined;
         try {
           ws.close(1000, why.slice(0, 120));
         } catch {
@@ -207,7 +210,7 @@ export class SharedSocket {
       ws.addEventListener("open", () => {
         if (ended) return;
         clearTimeout(connectTimer);
-        this.#live = { ws, end };
+        live.open = true;
         this.#state.set("connected", 0);
         lastHeard = Date.now();
         const heartbeatMs = options.heartbeatMs ?? 15_000;
@@ -289,14 +292,14 @@ export class SharedSocket {
   }
 
   #send(message: ClientMessage): void {
-    const ws = this.#live?.ws;
+    const ws = this.#live?.open ? this.#live.ws : undefined;
     if (ws === undefined || ws.readyState !== OPEN) return;
     ws.send(JSON.stringify(message));
   }
 
   /** How feeds speak on the open socket; undefined while there is none. */
   #wire(): FeedWire | undefined {
-    if (this.#live === undefined) return undefined;
+    if (this.#live?.open !== true) return undefined;
     return {
       subscribe: (sessionId, after) => this.#send({ type: "subscribe", sessionId, after }),
       unsubscribe: (sessionId) => this.#send({ type: "unsubscribe", sessionId }),
