@@ -27,6 +27,7 @@ class BridgeClient {
     #private;
     constructor(options: BridgeClientOptions);
     get connection(): ConnectionObservable;
+    onConnectionChange(listener: ConnectionListener): () => void;
     health(options?: CallOptions): Promise<Health>;
     metrics(options?: CallOptions): Promise<string>;
     openapi(options?: CallOptions): Promise<Record<string, unknown>>;

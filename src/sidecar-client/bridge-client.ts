@@ -5,7 +5,7 @@
  * takes `{ signal, timeoutMs }` and has a default bound; `subscribe` reads a session's events
  * over the client's one WebSocket, which reconnects and resumes by itself.
  */
-import type { z } from "zod";
+import { z } from "zod";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { CanonicalEventSchema } from "../sidecar/protocol/canonical-schema.js";
 import {
@@ -23,7 +23,7 @@ import {
 import { BridgeClientError, BridgeProtocolError } from "./errors.js";
 import { type CallOptions, type FetchLike, HttpCaller } from "./http-caller.js";
 import { inputBody, newIdempotencyKey, type SendInput, withOneRetry } from "./send-input.js";
-import type { ConnectionObservable } from "./socket/connection-state.js";
+import type { ConnectionListener, ConnectionObservable } from "./socket/connection-state.js";
 import type { Subscription } from "./socket/event-subscription.js";
 import { SharedSocket, type SocketOptions, type SubscribeOptions } from "./socket/shared-socket.js";
 import type { WebSocketConstructor } from "./socket/websocket-like.js";
@@ -54,6 +54,9 @@ export type PermissionReply = "once" | "always" | "reject";
 export type { SendInput, SubscribeOptions, Subscription };
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Any OpenAPI document: an object with its version (the rest is the document's business). */
+const OpenApiDocumentSchema = z.looseObject({ openapi: z.string() });
 
 export class BridgeClient {
   readonly #http: HttpCaller;
@@ -99,6 +102,11 @@ export class BridgeClient {
     return this.#socket.connection;
   }
 
+  /** Calls `listener` on every change of the WebSocket's state; returns the function that stops it. */
+  onConnectionChange(listener: ConnectionListener): () => void {
+    return this.#socket.connection.onChange(listener);
+  }
+
   // --- the sidecar ---
 
   /** `GET /healthz`: whether the sidecar and its OpenCode server are up (503 is an answer too). */
@@ -115,12 +123,11 @@ export class BridgeClient {
   }
 
   /** `GET /v1/openapi.json`: the OpenAPI 3.1 document. */
-  async openapi(options?: CallOptions): Promise<Record<string, unknown>> {
-    const text = await this.#http.call(
-      { method: "GET", path: "/v1/openapi.json", schema: undefined },
+  openapi(options?: CallOptions): Promise<Record<string, unknown>> {
+    return this.#http.call(
+      { method: "GET", path: "/v1/openapi.json", schema: OpenApiDocumentSchema },
       options,
     );
-    return JSON.parse(text) as Record<string, unknown>;
   }
 
   /** `POST /v1/tickets`: a single-use, short-lived ticket for a browser's WebSocket/SSE handshake. */

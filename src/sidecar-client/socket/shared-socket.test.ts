@@ -132,7 +132,7 @@ describe("subscribe", () => {
   it("resumes after every cut from the last durable seq taken: none lost, none twice", async () => {
     const { fake, client } = await setup();
     const states: string[] = [];
-    client.connection.onChange((state) => states.push(state.state));
+    client.onConnectionChange((state) => states.push(state.state));
     const subscription = client.subscribe("ses_1");
     const read = reader(subscription);
     await within(subscription.caughtUp, "caught up");
