@@ -113,6 +113,7 @@ export class OpenSessions {
 
   /** The store's record of `id`. */
   record(id: string): SessionRecord | undefined {
+    if (this.#store !== undefined) return this.#store.session(id);
     return this.#bridge.sessions().find((record) => record.id === id);
   }
 

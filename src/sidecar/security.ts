@@ -9,6 +9,7 @@ import { isIP } from "node:net";
 import { hostname } from "node:os";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { SidecarAddress, SidecarContext } from "./context.js";
+import { answerPreflight, corsHeaders } from "./cors.js";
 import { ApiError } from "./errors.js";
 
 /** Routes that take no token: the health check says only whether the sidecar and OpenCode are up. */
@@ -28,6 +29,13 @@ export function securityHook(ctx: SidecarContext) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const route = request.routeOptions.url;
     if (route !== undefined && PUBLIC_ROUTES.has(route)) return;
+    const origin = request.headers.origin;
+    const allowed = origin !== undefined && isAllowedOrigin(origin, ctx);
+    // Host first: a preflight from an allowed page through a rebound name is still refused.
+    if (allowed && isOwnHost(request.headers.host ?? "", ctx.address)) {
+      if (await answerPreflight(request, reply, origin)) return;
+      corsHeaders(reply, origin);
+    }
     const problem = check(ctx, request, route);
     if (problem === undefined) return;
     await reply.code(problem.status).send(problem.body());

@@ -1,5 +1,5 @@
 /**
- * End to end: Ctrl-C at `ocb run` in every phase (and twice at `ocb serve`), as a person presses it (SIGINT to the CLI's
+ * End to end: Ctrl-C at `ocb run` in every phase (and once and twice at `ocb serve`), as a person presses it (SIGINT to the CLI's
  * process group, as a terminal sends it; at an ask, the key itself in a pseudo-terminal), and
  * `ocb run` killed outright. Each time the run ends (130 for Ctrl-C) and no process it
  * started (server, tools, keeper) is left. Phases that pass too fast to hit by timing are
@@ -226,10 +226,35 @@ describe("Ctrl-C at ocb run", () => {
 });
 
 describe("Ctrl-C at ocb serve", () => {
+  it("once while it serves: the sidecar, the bridge and its server stop; exits 0, nothing left", async () => {
+    const dir = tempDir();
+    const cli = startOcb(["serve", "--demo", "--dir", dir, "--store", join(dir, "store.db")], {
+      env: { OCB_TOKEN: "" },
+    });
+    const watch = new DescendantWatch(cli.pid);
+    clis.push(cli);
+    watches.push(watch);
+    await until("the sidecar listening", cli, () => /^token: \S+$/m.test(cli.stdout));
+    const url = /listening on (http:\/\/\S+)/.exec(cli.stdout)?.[1] ?? "";
+    const token = /^token: (\S+)$/m.exec(cli.stdout)?.[1] ?? "";
+    expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ ok: true, opencode: "up" });
+    const sessions = await fetch(`${url}/v1/sessions`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(sessions.status).toBe(200);
+    watch.poll();
+    expect(watch.seen.some((process) => /opencode.* serve/.test(process.command))).toBe(true);
+    expect(await ctrlC("once at serve", cli)).toBe(0);
+    expect(await leftOver(watch)).toEqual([]);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    expect(cli.stderr).toContain("sidecar stopping");
+    expect(cli.stderr).not.toContain(token);
+  });
+
   it("twice while its server ignores SIGTERM: exits 130 at once, its whole group killed", async () => {
     const dir = tempDir();
     const pidFile = join(dir, "fake.pid");
-    const cli = startOcb(["serve", "--dir", dir], {
+    const cli = startOcb(["serve", "--dir", dir, "--store", join(dir, "store.db")], {
       env: { OPENCODE_BIN: join(FAKES, "never-listens-ignores-term.sh"), FAKE_PID_FILE: pidFile },
     });
     const watch = new DescendantWatch(cli.pid);

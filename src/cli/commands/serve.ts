@@ -4,7 +4,6 @@
  * Ctrl-C or SIGTERM, which stop the sidecar (clients are told to resume), the bridge and its
  * server; a second one kills the server's process group and exits 130 at once.
  */
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -16,7 +15,7 @@ import { chooseBackend, parseModel } from "../../runtime/bridge-options.js";
 import { PERMISSION_PRESETS, type PermissionPreset } from "../../runtime/permission-presets.js";
 import { SidecarMetrics } from "../../sidecar/metrics.js";
 import { isLoopbackHost } from "../../sidecar/security.js";
-import { MIN_TOKEN_LENGTH, type Sidecar, startSidecar } from "../../sidecar/sidecar.js";
+import { type Sidecar, startSidecar } from "../../sidecar/sidecar.js";
 import { timedStore } from "../../sidecar/timed-store.js";
 import { defaultStorePath } from "../../store/default-store-path.js";
 import { SqliteStore } from "../../store/sqlite-store.js";
@@ -25,6 +24,7 @@ import { choiceOption } from "../choice-option.js";
 import { readConfigFile } from "../config-file.js";
 import { handleInterrupts } from "../interrupts.js";
 import { LOG_FORMATS, type LogFormat, lineLogger } from "../log-lines.js";
+import { chooseToken } from "../serve-token.js";
 import { STORE_OPTION_HELP } from "../store-access.js";
 
 interface ServeOptions {
@@ -106,7 +106,7 @@ async function serve(options: ServeOptions): Promise<void> {
   const port = wholeNumber("--port", options.port ?? "0", 65_535);
   const startupTimeoutMs = wholeNumber("--startup-timeout", options.startupTimeout);
   const allowOrigins = options.allowOrigin.map(checkOrigin);
-  const token = chooseToken(options.host);
+  const token = chooseToken(options.host, process.env.OCB_TOKEN);
   const scratch = options.demo === true && options.dir === undefined;
   const directory = scratch
     ? mkdtempSync(join(tmpdir(), "ocb-serve-"))
@@ -167,25 +167,6 @@ async function serve(options: ServeOptions): Promise<void> {
     stop.dispose();
     if (scratch) rmSync(directory, { recursive: true, force: true });
   }
-}
-
-/** `OCB_TOKEN`, or a generated one (loopback only: on the network a token must be chosen). */
-function chooseToken(host: string): { value: string; generated: boolean } {
-  const given = process.env.OCB_TOKEN;
-  if (given !== undefined && given !== "") {
-    if (given.length < MIN_TOKEN_LENGTH || /\s/.test(given)) {
-      throw new UsageError(
-        `OCB_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters without spaces; generate one with \`openssl rand -hex 32\``,
-      );
-    }
-    return { value: given, generated: false };
-  }
-  if (!isLoopbackHost(host)) {
-    throw new UsageError(
-      `--host ${host} exposes the API beyond this machine: set OCB_TOKEN to a secret of your own (openssl rand -hex 32) first`,
-    );
-  }
-  return { value: randomBytes(32).toString("base64url"), generated: true };
 }
 
 function checkOrigin(origin: string): string {

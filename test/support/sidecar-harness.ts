@@ -1,0 +1,112 @@
+/**
+ * The sidecar's app over a stand-in bridge whose sessions run on the in-process backend (see
+ * in-process-backend.ts): for the HTTP layer's own rules (security, validation, errors,
+ * idempotency) with `app.inject()`, where no OpenCode is involved. Not end to end: the e2e
+ * test (test/e2e/sidecar-api.test.ts) drives a real bridge.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ModelRef } from "../../src/events/canonical.js";
+import type { Bridge } from "../../src/runtime/bridge.js";
+import type { Session } from "../../src/runtime/session.js";
+import { buildApp } from "../../src/sidecar/app.js";
+import type { SidecarContext } from "../../src/sidecar/context.js";
+import type { SidecarLimits } from "../../src/sidecar/limits.js";
+import { createSidecarContext } from "../../src/sidecar/sidecar.js";
+import type { SidecarApp } from "../../src/sidecar/sidecar-app.js";
+import { SqliteStore } from "../../src/store/sqlite-store.js";
+import type { Logger } from "../../src/util/logger.js";
+import { type InProcessBackend, inProcessSession } from "./in-process-backend.js";
+
+export const TOKEN = "test-token-0123456789abcdef";
+export const AUTH = { authorization: `Bearer ${TOKEN}` } as const;
+
+export interface SidecarHarness {
+  app: SidecarApp;
+  ctx: SidecarContext;
+  directory: string;
+  /** The in-process backend of each session the stand-in bridge made, by session id. */
+  backends: Map<string, InProcessBackend>;
+  close(): Promise<void>;
+}
+
+const MODEL: ModelRef = { providerID: "demo", modelID: "demo-1" };
+
+/** A sidecar app (not listening) on port 80, so that `inject()`'s default Host `localhost:80` is its own. */
+export function sidecarHarness(
+  options: { logger?: Logger; allowOrigins?: string[]; limits?: Partial<SidecarLimits> } = {},
+): SidecarHarness {
+  const directory = mkdtempSync(join(tmpdir(), "ocb-sidecar-unit-"));
+  const store = SqliteStore.open(":memory:");
+  const backends = new Map<string, InProcessBackend>();
+  const open = new Map<string, Session>();
+  let count = 0;
+  const follow = (id: string): Session => {
+    const { session, backend } = inProcessSession(id, { directory, store });
+    backends.set(id, backend);
+    open.set(id, session);
+    return session;
+  };
+  // Only what the sidecar calls; each as the real Bridge does it, on the in-process backend.
+  const standIn = {
+    backend: "subprocess",
+    defaultModel: MODEL,
+    sessions: () => store.sessions(),
+    async createSession(options: { title?: string } = {}) {
+      const id = `ses_unit_${++count}`;
+      const now = Date.now();
+      store.saveSession({
+        id,
+        backend: "subprocess",
+        directory,
+        ...(options.title === undefined ? {} : { title: options.title }),
+        state: "open",
+        createdAt: now,
+        updatedAt: now,
+      });
+      return follow(id);
+    },
+    async openSession(id: string) {
+      return open.get(id) ?? follow(id);
+    },
+    async releaseSession(session: Session) {
+      open.delete(session.id);
+      await session.close();
+    },
+    async killSession(session: Session) {
+      open.delete(session.id);
+      await session.close();
+      const record = store.session(session.id);
+      if (record !== undefined) store.saveSession({ ...record, state: "killed" });
+    },
+  };
+  const stopping = new AbortController();
+  const ctx = createSidecarContext(
+    {
+      bridge: standIn as unknown as Bridge,
+      token: TOKEN,
+      store,
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      ...(options.allowOrigins === undefined ? {} : { allowOrigins: options.allowOrigins }),
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
+    },
+    stopping.signal,
+  );
+  ctx.address.port = 80;
+  const app = buildApp(ctx);
+  return {
+    app,
+    ctx,
+    directory,
+    backends,
+    async close() {
+      stopping.abort();
+      ctx.sessions.close();
+      await app.close();
+      await Promise.all([...open.values()].map((session) => session.close()));
+      store.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
