@@ -351,6 +351,7 @@ describe("subscribe", () => {
   it("refuses a bad `after` and a client without WebSocket, saying what to do", async () => {
     const { client, fake } = await setup();
     expect(() => client.subscribe("ses_1", { after: -1 })).toThrow(/after must be/);
+    expect(() => client.subscribe("")).toThrow(/session id is required/);
     const bare = new BridgeClient({ url: fake.url, token: "t" });
     expect(() => bare.subscribe("ses_1")).toThrow(/pass one/);
   });

@@ -81,6 +81,9 @@ export class SharedSocket {
           "`WebSocket` option, e.g. the WebSocket class of the ws package",
       );
     }
+    if (typeof sessionId !== "string" || sessionId === "") {
+      throw new BridgeClientError("a session id is required (from createSession or listSessions)");
+    }
     const after = options.after ?? 0;
     if (!Number.isSafeInteger(after) || after < 0) {
       throw new BridgeClientError(`after must be a whole number >= 0 (a seq), not ${after}`);
