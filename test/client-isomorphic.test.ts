@@ -5,7 +5,9 @@
  * erased: they may name the canonical events' and the protocol's types). Nor does any of those
  * modules touch a Node global (`process`, `Buffer`, `require`).
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -91,5 +93,58 @@ describe("the client's import graph (opencode-bridge/client is isomorphic)", () 
     ]);
     const abort = problemsFrom([join(ROOT, "src", "util", "abort.ts")]).problems;
     expect(abort).toContain("src/util/abort.ts: imports node:timers/promises");
+  });
+});
+
+describe("the client in a browser's types", () => {
+  it("takes the DOM's WebSocket and fetch as they are, without Node's types", {
+    timeout: 120_000,
+  }, () => {
+    const dir = mkdtempSync(join(tmpdir(), "ocb-client-dom-"));
+    try {
+      writeFileSync(
+        join(dir, "browser.ts"),
+        [
+          'import { BridgeClient, type FetchLike, type WebSocketConstructor } from "opencode-bridge/client";',
+          "const socket: WebSocketConstructor = WebSocket;",
+          "const fetchLike: FetchLike = fetch;",
+          'const client = new BridgeClient({ url: location.origin, token: "t", WebSocket, fetch });',
+          "export { client, fetchLike, socket };",
+        ].join("\n"),
+      );
+      writeFileSync(
+        join(dir, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            target: "ES2022",
+            module: "ESNext",
+            moduleResolution: "Bundler",
+            lib: ["ES2023", "DOM"],
+            types: [],
+            strict: true,
+            exactOptionalPropertyTypes: true,
+            noEmit: true,
+            skipLibCheck: true,
+            paths: { "opencode-bridge/client": [join(CLIENT, "index.ts")] },
+          },
+          files: ["browser.ts"],
+        }),
+      );
+      let output = "";
+      try {
+        execFileSync(join(ROOT, "node_modules", ".bin", "tsc"), ["-p", dir], { encoding: "utf8" });
+      } catch (error) {
+        const failed = error as { stdout?: string; stderr?: string };
+        output = `${failed.stdout ?? ""}${failed.stderr ?? ""}`;
+      }
+      // Only this file's errors: the protocol's schemas name some library types (capabilities,
+      // the conversation view) whose modules also use Node types; erased from the JavaScript,
+      // and a consumer's skipLibCheck passes over them in the declarations.
+      const here = output.split("\n").filter((line) => line.includes("browser.ts("));
+      expect(here).toEqual([]);
+      expect(output).not.toContain("sidecar-client/");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
