@@ -4,7 +4,7 @@
  */
 import fastifyMultipart from "@fastify/multipart";
 import fastifySwagger from "@fastify/swagger";
-import Fastify from "fastify";
+import Fastify, { type FastifyReply } from "fastify";
 import {
   jsonSchemaTransform,
   serializerCompiler,
@@ -27,9 +27,23 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
   const app = Fastify({
     logger: false, // the sidecar logs through ctx.logger, redacted (see onResponse below)
     bodyLimit: ctx.limits.jsonBodyBytes,
-    return503OnClosing: true,
+    // While stopping, the security hook answers 503 itself, in the API's error shape.
+    return503OnClosing: false,
+    // Bounds receiving a request (headers and body: a slow upload), not answering it (streams).
+    requestTimeout: 120_000,
     forceCloseConnections: "idle",
     routerOptions: { maxParamLength: 500 },
+    // The router's own errors (a bad %-escape, an over-long id) come before any handler.
+    frameworkErrors: (error, _request, reply) => {
+      const apiError = new ApiError(
+        "invalid_request",
+        error.code === "FST_ERR_MAX_PARAM_LENGTH"
+          ? "a path segment is too long (ids are at most 200 characters)"
+          : `the URL cannot be read (${error.message}); escape it properly`,
+      );
+      // Generic over the route's types, of which there are none yet: the plain reply.
+      void (reply as FastifyReply).code(apiError.status).send(apiError.body());
+    },
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

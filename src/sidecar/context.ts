@@ -23,6 +23,8 @@ export interface SidecarContext {
   readonly token: string;
   /** Origins besides the sidecar's own that browsers may call it from (`--allow-origin`). */
   readonly allowOrigins: readonly string[];
+  /** `Host` names besides its own it answers to (`--allow-host`: a reverse proxy's public name). */
+  readonly allowHosts?: readonly string[];
   readonly tickets: Tickets;
   readonly metrics: SidecarMetrics;
   readonly logger: Logger;

@@ -101,23 +101,20 @@ export function toApiError(error: unknown): { error: ApiError; unexpected: boole
 
 /**
  * The library reports a caller's mistake as `UsageError`; a few of them mean something more
- * precise over HTTP (a session that is not there, one that cannot be used any more).
+ * precise over HTTP. The routes check the common cases first (a session or an ask that is not
+ * there); this catches the ones only the library can tell.
  */
+const USAGE_CODES: ReadonlyArray<readonly [RegExp, ErrorCode]> = [
+  [/^no session .* in the store/, "not_found"],
+  [/^no (permission|question) ask .* is waiting/, "not_found"],
+  [/was killed; it cannot be opened|^session \S+ is closed/, "conflict"],
+  [/ is \d+ bytes, over the limit of \d+ bytes/, "too_large"],
+  [/^the \S+ backend (cannot|attaches local files only)/, "unsupported"],
+];
+
 function fromUsageError(error: UsageError): ApiError {
-  const message = error.message;
-  if (/^no session .* in the store/.test(message)) {
-    return new ApiError("not_found", message, { cause: error });
-  }
-  if (/was killed; it cannot be opened|is closed/.test(message)) {
-    return new ApiError("conflict", message, { cause: error });
-  }
-  if (/^no (pending|waiting) |is not (pending|waiting)|unknown (ask|request)/i.test(message)) {
-    return new ApiError("not_found", message, { cause: error });
-  }
-  if (/cannot steer|not supported|unsupported/i.test(message)) {
-    return new ApiError("unsupported", message, { cause: error });
-  }
-  return new ApiError("invalid_request", message, { cause: error });
+  const code = USAGE_CODES.find(([pattern]) => pattern.test(error.message))?.[1];
+  return new ApiError(code ?? "invalid_request", error.message, { cause: error });
 }
 
 function fromFastify(error: unknown): ApiError | undefined {

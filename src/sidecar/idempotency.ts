@@ -5,24 +5,19 @@
  */
 import { createHash } from "node:crypto";
 import { ApiError } from "./errors.js";
+import { ExpiringMap } from "./expiring-map.js";
 
-interface Entry<T> {
+interface Entry {
   /** A digest of the request: the same key with another input is a client bug, not a retry. */
   fingerprint: string;
-  answer: Promise<T>;
-  expiresAt: number;
+  answer: Promise<unknown>;
 }
 
 export class Idempotency {
-  readonly #entries = new Map<string, Entry<unknown>>();
-  readonly #ttlMs: number;
-  readonly #max: number;
-  readonly #now: () => number;
+  readonly #entries: ExpiringMap<Entry>;
 
   constructor(options: { ttlMs: number; max: number; now?: () => number }) {
-    this.#ttlMs = options.ttlMs;
-    this.#max = options.max;
-    this.#now = options.now ?? Date.now;
+    this.#entries = new ExpiringMap(options);
   }
 
   /**
@@ -36,7 +31,6 @@ export class Idempotency {
     request: unknown,
     run: () => Promise<T>,
   ): Promise<{ answer: T; replayed: boolean }> {
-    this.#prune();
     const id = `${sessionId}\u0000${key}`;
     const fingerprint = createHash("sha256").update(JSON.stringify(request)).digest("hex");
     const known = this.#entries.get(id);
@@ -48,11 +42,11 @@ export class Idempotency {
             "use a new key for each new input",
         );
       }
+      // Stored by the run below for this same key, so of the same T.
       return { answer: (await known.answer) as T, replayed: true };
     }
     const answer = run();
-    this.#entries.set(id, { fingerprint, answer, expiresAt: this.#now() + this.#ttlMs });
-    this.#bound();
+    this.#entries.set(id, { fingerprint, answer });
     try {
       return { answer: await answer, replayed: false };
     } catch (error) {
@@ -63,22 +57,5 @@ export class Idempotency {
 
   get size(): number {
     return this.#entries.size;
-  }
-
-  #prune(): void {
-    const now = this.#now();
-    for (const [id, entry] of this.#entries) {
-      // Oldest first: the first one still valid ends the scan.
-      if (entry.expiresAt > now) break;
-      this.#entries.delete(id);
-    }
-  }
-
-  #bound(): void {
-    while (this.#entries.size > this.#max) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.#entries.delete(oldest);
-    }
   }
 }

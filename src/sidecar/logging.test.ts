@@ -1,7 +1,7 @@
 /** What reaches the sidecar's log: lines as text or JSON, secrets redacted; the store timing. */
 import { describe, expect, it } from "vitest";
-import { lineLogger } from "../cli/log-lines.js";
 import { SqliteStore } from "../store/sqlite-store.js";
+import { lineLogger } from "./log-lines.js";
 import { redactingLogger, redactUrl } from "./redact.js";
 import { timedStore } from "./timed-store.js";
 

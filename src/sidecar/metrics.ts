@@ -4,6 +4,7 @@
  * events sent and dropped; the routes and the session watcher report the rest.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { DeltaStats } from "../backends/serve/delta-catch-up.js";
 
 export class SidecarMetrics {
   readonly registry = new Registry();
@@ -29,6 +30,13 @@ export class SidecarMetrics {
   readonly httpRequests: Counter<"route" | "method" | "status">;
   /** Inputs answered from the idempotency cache instead of being admitted again. */
   readonly idempotentReplays: Counter;
+  /** What the open sessions could not hand out whole (`Session.stats().deltas`), read at each scrape. */
+  readonly sessionDeltas: Gauge<"kind">;
+  #deltaStats: () => DeltaStats = () => ({
+    completedParts: 0,
+    incompleteParts: 0,
+    droppedDeltas: 0,
+  });
 
   constructor() {
     const registers = [this.registry];
@@ -90,11 +98,31 @@ export class SidecarMetrics {
       labelNames: ["route", "method", "status"],
       registers,
     });
+    const metrics = this;
+    this.sessionDeltas = new Gauge({
+      name: "ocb_session_deltas",
+      help:
+        "Of the open sessions: parts whose deltas were completed from their end (completed_parts), " +
+        "parts whose deltas did not join to their value (incomplete_parts), deltas dropped late (dropped_deltas)",
+      labelNames: ["kind"],
+      registers,
+      collect() {
+        const stats = metrics.#deltaStats();
+        this.set({ kind: "completed_parts" }, stats.completedParts);
+        this.set({ kind: "incomplete_parts" }, stats.incompleteParts);
+        this.set({ kind: "dropped_deltas" }, stats.droppedDeltas);
+      },
+    });
     this.idempotentReplays = new Counter({
       name: "ocb_idempotent_replays_total",
       help: "Inputs answered from the idempotency cache instead of being admitted again",
       registers,
     });
+  }
+
+  /** Where `sessionDeltas` is read from at each scrape (the open sessions' stats, summed). */
+  readDeltaStatsFrom(source: () => DeltaStats): void {
+    this.#deltaStats = source;
   }
 
   /** The Prometheus text exposition. */

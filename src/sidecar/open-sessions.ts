@@ -4,6 +4,7 @@
  * Each open session has one watcher reading its events for the operations side (turns by
  * outcome, upstream reconnects, the model in use, a log line per turn end).
  */
+import type { DeltaStats } from "../backends/serve/delta-catch-up.js";
 import type { ModelRef } from "../events/canonical.js";
 import type { Bridge } from "../runtime/bridge.js";
 import type { Session } from "../runtime/session.js";
@@ -36,6 +37,7 @@ export class OpenSessions {
     this.#store = store;
     this.#metrics = metrics;
     this.#logger = logger;
+    metrics.readDeltaStatsFrom(() => this.#deltaStats());
   }
 
   /** The open session `id`, if this sidecar follows it now. */
@@ -184,6 +186,18 @@ export class OpenSessions {
     for (const id of [...this.#open.keys()]) this.#forget(id);
   }
 
+  /** The open sessions' delta stats, summed. */
+  #deltaStats(): DeltaStats {
+    const sum = { completedParts: 0, incompleteParts: 0, droppedDeltas: 0 };
+    for (const { session } of this.#open.values()) {
+      const stats = session.stats().deltas;
+      sum.completedParts += stats.completedParts;
+      sum.incompleteParts += stats.incompleteParts;
+      sum.droppedDeltas += stats.droppedDeltas;
+    }
+    return sum;
+  }
+
   #follow(session: Session, model: ModelRef | undefined): Session {
     const existing = this.#open.get(session.id);
     if (existing !== undefined) return existing.session;
@@ -234,6 +248,9 @@ export class OpenSessions {
         this.#logger.warn("watching a session's events failed", { sessionId: session.id, error });
       }
     }
+    // Closed by someone else (the bridge's idle release, its close): the next request opens it
+    // again instead of finding a closed session.
+    if (!stop.signal.aborted && this.#open.get(session.id) === followed) this.#forget(session.id);
   }
 
   #throwIfClosed(): void {

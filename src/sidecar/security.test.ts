@@ -11,7 +11,7 @@ import {
   sidecarHarness,
   TOKEN,
 } from "../../test/support/sidecar-harness.js";
-import { lineLogger } from "../cli/log-lines.js";
+import { lineLogger } from "./log-lines.js";
 import { hasToken, securityHook } from "./security.js";
 
 const harnesses: SidecarHarness[] = [];
@@ -94,6 +94,17 @@ const CASES: Case[] = [
     status: 421,
     code: "bad_host",
   },
+  {
+    name: "an allowed Host (a proxy's name)",
+    headers: { ...AUTH, host: "chat.example:443" },
+    status: 200,
+  },
+  {
+    name: "an allowed Host on another port than allowed",
+    headers: { ...AUTH, host: "api.example:8080" },
+    status: 421,
+    code: "bad_host",
+  },
   { name: "Host 127.0.0.1", headers: { ...AUTH, host: "127.0.0.1:80" }, status: 200 },
   { name: "Host [::1]", headers: { ...AUTH, host: "[::1]:80" }, status: 200 },
   {
@@ -112,7 +123,10 @@ const CASES: Case[] = [
 
 describe("security of every route", () => {
   it.each(CASES)("$name → $status", async ({ headers, status, code }) => {
-    const { app } = harness({ allowOrigins: ["https://app.example"] });
+    const { app } = harness({
+      allowOrigins: ["https://app.example"],
+      allowHosts: ["chat.example", "api.example:443"],
+    });
     const response = await app.inject({ method: "GET", url: "/v1/sessions", headers });
     expect(response.statusCode).toBe(status);
     if (code !== undefined) {
@@ -137,6 +151,14 @@ describe("security of every route", () => {
     expect((await app.inject({ url: "/metrics" })).statusCode).toBe(401);
     expect((await app.inject({ url: "/v1/openapi.json" })).statusCode).toBe(401);
     expect((await app.inject({ url: "/metrics", headers: AUTH })).statusCode).toBe(200);
+  });
+
+  it("answers 503 unavailable once the sidecar is stopping", async () => {
+    const made = harness();
+    made.stop();
+    const response = await made.app.inject({ url: "/v1/sessions", headers: AUTH });
+    expect(response.statusCode).toBe(503);
+    expect(response.json().error.code).toBe("unavailable");
   });
 
   it("compares tokens whole: only the exact token passes", () => {

@@ -24,15 +24,26 @@ export const TICKET_ROUTES: ReadonlySet<string> = new Set(["/v1/ws", "/v1/sessio
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
 const WILDCARDS = new Set(["0.0.0.0", "::", "[::]"]);
 
-/** The `onRequest` hook: answers 421, 403 or 401 with the error body, or lets the request on. */
+/**
+ * The `onRequest` hook: answers 503 while the sidecar stops, else 421, 403 or 401 with the
+ * error body, or lets the request on.
+ */
 export function securityHook(ctx: SidecarContext) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (ctx.stopping.aborted) {
+      const stopping = new ApiError(
+        "unavailable",
+        "the sidecar is stopping; try again once it is back",
+      );
+      await reply.code(stopping.status).header("connection", "close").send(stopping.body());
+      return;
+    }
     const route = request.routeOptions.url;
     if (route !== undefined && PUBLIC_ROUTES.has(route)) return;
     const origin = request.headers.origin;
     const allowed = origin !== undefined && isAllowedOrigin(origin, ctx);
     // Host first: a preflight from an allowed page through a rebound name is still refused.
-    if (allowed && isOwnHost(request.headers.host ?? "", ctx.address)) {
+    if (allowed && isAcceptedHost(request.headers.host ?? "", ctx)) {
       if (await answerPreflight(request, reply, origin)) return;
       corsHeaders(reply, origin);
     }
@@ -48,11 +59,12 @@ function check(
   route: string | undefined,
 ): ApiError | undefined {
   const host = request.headers.host;
-  if (host === undefined || !isOwnHost(host, ctx.address)) {
+  if (host === undefined || !isAcceptedHost(host, ctx)) {
     return new ApiError(
       "bad_host",
       `the Host header ${JSON.stringify(host ?? "")} is not this sidecar's; ` +
-        `call it as http://127.0.0.1:${ctx.address.port} (or by the host it was started with)`,
+        `call it as http://127.0.0.1:${ctx.address.port} (or by the host it was started with); ` +
+        "behind a proxy, start it with --allow-host for the name the proxy passes",
     );
   }
   const origin = request.headers.origin;
@@ -98,6 +110,17 @@ function ticketOf(request: FastifyRequest): string | undefined {
   if (typeof query !== "object" || query === null || !("ticket" in query)) return undefined;
   const ticket = query.ticket;
   return typeof ticket === "string" && ticket !== "" ? ticket : undefined;
+}
+
+/** Its own host, or one the operator allowed (the name a reverse proxy passes on). */
+function isAcceptedHost(header: string, ctx: SidecarContext): boolean {
+  if (isOwnHost(header, ctx.address)) return true;
+  const host = header.toLowerCase();
+  return (ctx.allowHosts ?? []).some((allowed) => {
+    const name = allowed.toLowerCase();
+    // "chat.example" allows it on any port; "chat.example:443" on that one only.
+    return host === name || (splitHost(name) === undefined && splitHost(host)?.name === name);
+  });
 }
 
 /** The names the sidecar answers to: loopback ones, the host it was bound to, and (bound to all) its IPs and host name. */

@@ -10,6 +10,7 @@ import { buildApp } from "./app.js";
 import type { SidecarContext } from "./context.js";
 import { Idempotency } from "./idempotency.js";
 import { resolveLimits, type SidecarLimits } from "./limits.js";
+import { type LogFormat, lineLogger } from "./log-lines.js";
 import { SidecarMetrics } from "./metrics.js";
 import { OpenSessions } from "./open-sessions.js";
 import { redactingLogger } from "./redact.js";
@@ -27,8 +28,12 @@ export interface SidecarOptions {
   port?: number;
   /** Origins besides the sidecar's own that browsers may call it from. */
   allowOrigins?: string[];
+  /** `Host` names besides its own (`name` or `name:port`), for a reverse proxy in front. */
+  allowHosts?: string[];
   /** Where the sidecar logs (one line per request and per turn end); silent by default. */
   logger?: Logger;
+  /** Without `logger`: log lines on stderr, as text or JSON lines. */
+  logFormat?: LogFormat;
   limits?: Partial<SidecarLimits>;
   /** The bridge's store, when the caller opened it: kept sessions' seqs, renames. */
   store?: Store;
@@ -63,11 +68,12 @@ export function createSidecarContext(
   }
   const limits = resolveLimits(options.limits);
   const metrics = options.metrics ?? new SidecarMetrics();
-  const logger = redactingLogger(options.logger ?? silentLogger, [options.token]);
+  const logger = redactingLogger(chosenLogger(options), [options.token]);
   return {
     bridge: options.bridge,
     token: options.token,
     allowOrigins: [...(options.allowOrigins ?? [])],
+    allowHosts: [...(options.allowHosts ?? [])],
     tickets: new Tickets({ ttlMs: limits.ticketTtlMs, max: limits.maxTickets }),
     metrics,
     logger,
@@ -81,6 +87,12 @@ export function createSidecarContext(
     address: { host: options.host ?? "127.0.0.1", port: options.port ?? 0 },
     stopping,
   };
+}
+
+function chosenLogger(options: SidecarOptions): Logger {
+  if (options.logger !== undefined) return options.logger;
+  if (options.logFormat === undefined) return silentLogger;
+  return lineLogger(options.logFormat, (line) => process.stderr.write(line));
 }
 
 /** Starts the sidecar on `host:port`. */

@@ -354,202 +354,168 @@ describe("bad input over a real bridge: the documented 4xx, and the session carr
   afterAll(() => rmSync(join(directory, "..", "outside-secret.txt"), { force: true }));
 
   const inputs = (id: string) => `/v1/sessions/${id}/inputs`;
-  const cases: {
+  const ask =
+    (kind: string, requestId: string, tail = "") =>
+    (id: string) =>
+      `/v1/sessions/${id}/${kind}/${requestId}${tail}`;
+  const fixed = (path: string) => () => path;
+  type Case = {
     name: string;
-    method?: string;
     path: (id: string) => string;
-    body?: unknown;
-    headers?: Record<string, string>;
+    body: unknown;
     status: number;
     code: string;
-  }[] = [
-    { name: "bad JSON", path: inputs, body: "{oops", status: 400, code: "bad_json" },
-    { name: "an empty JSON body", path: inputs, body: "", status: 400, code: "bad_json" },
-    { name: "an array body", path: inputs, body: "[]", status: 400, code: "invalid_request" },
-    {
-      name: "text of the wrong type",
-      path: inputs,
-      body: { text: 5, delivery: "queue" },
-      status: 400,
-      code: "invalid_request",
-    },
-    {
-      name: "no delivery",
-      path: inputs,
-      body: { text: "x" },
-      status: 400,
-      code: "invalid_request",
-    },
-    {
-      name: "an unknown delivery",
-      path: inputs,
-      body: { text: "x", delivery: "later" },
-      status: 400,
-      code: "invalid_request",
-    },
-    {
-      name: "an unknown field",
-      path: inputs,
-      body: { text: "x", delivery: "queue", priority: 1 },
-      status: 400,
-      code: "invalid_request",
-    },
-    {
-      name: "an attachment outside the directory",
-      path: inputs,
-      body: { text: "x", delivery: "queue", attachments: [{ path: "../outside-secret.txt" }] },
-      status: 400,
-      code: "invalid_request",
-    },
-    {
-      name: "an absolute path outside the directory",
-      path: inputs,
-      body: { text: "x", delivery: "queue", attachments: [{ path: "/etc/hostname" }] },
-      status: 400,
-      code: "invalid_request",
-    },
-    {
-      name: "an attachment that is missing",
-      path: inputs,
-      body: { text: "x", delivery: "queue", attachments: [{ path: "nope.png" }] },
-      status: 400,
-      code: "invalid_request",
-    },
-    {
-      name: "a data URL without payload",
-      path: inputs,
-      body: {
-        text: "x",
-        delivery: "queue",
-        attachments: [{ name: "a", dataUrl: "data:image/png;base64" }],
-      },
-      status: 400,
-      code: "invalid_request",
-    },
-    {
-      name: "a body over 1 MiB",
-      path: inputs,
-      body: { text: "x".repeat(1_100_000), delivery: "queue" },
-      status: 413,
-      code: "too_large",
-    },
-    {
-      name: "an unknown session",
-      path: () => inputs("ses_unknown"),
-      body: { text: "x", delivery: "queue" },
-      status: 404,
-      code: "not_found",
-    },
-    {
-      name: "an unknown session's conversation",
-      method: "GET",
-      path: () => "/v1/sessions/ses_unknown/conversation",
-      status: 404,
-      code: "not_found",
-    },
-    {
-      name: "an unknown permission ask",
-      path: (id) => `/v1/sessions/${id}/permissions/per_unknown`,
-      body: { reply: "once" },
-      status: 404,
-      code: "not_found",
-    },
-    {
-      name: "an unknown question",
-      path: (id) => `/v1/sessions/${id}/questions/que_unknown`,
-      body: { answers: [["a"]] },
-      status: 404,
-      code: "not_found",
-    },
-    {
-      name: "rejecting an unknown question",
-      path: (id) => `/v1/sessions/${id}/questions/que_unknown/reject`,
-      status: 404,
-      code: "not_found",
-    },
-    {
-      name: "a permission reply of no kind",
-      path: (id) => `/v1/sessions/${id}/permissions/per_unknown`,
-      body: { reply: "maybe" },
-      status: 400,
-      code: "invalid_request",
-    },
-    {
-      name: "answers not a list of lists",
-      path: (id) => `/v1/sessions/${id}/questions/que_unknown`,
-      body: { answers: "a" },
-      status: 400,
-      code: "invalid_request",
-    },
-    {
-      name: "a model without provider",
-      path: (id) => `/v1/sessions/${id}/model`,
-      body: { modelID: "x" },
-      status: 400,
-      code: "invalid_request",
-    },
-    {
-      name: "a relative session directory",
-      path: () => "/v1/sessions",
-      body: { directory: "relative/dir" },
-      status: 400,
-      code: "invalid_request",
-    },
-    {
-      name: "an unknown route",
-      method: "GET",
-      path: () => "/v1/nothing",
-      status: 404,
-      code: "not_found",
-    },
-    {
-      name: "no token",
-      method: "GET",
-      path: () => "/v1/sessions",
+    method: string;
+    headers: Record<string, string>;
+  };
+  const row = (
+    name: string,
+    path: (id: string) => string,
+    body: unknown,
+    status: number,
+    code: string,
+    extra: { method?: string; headers?: Record<string, string> } = {},
+  ): Case => ({
+    name,
+    path,
+    body,
+    status,
+    code,
+    method: extra.method ?? "POST",
+    headers: extra.headers ?? {},
+  });
+  const get = { method: "GET" };
+  const input = (fields: Record<string, unknown>) => ({ text: "x", delivery: "queue", ...fields });
+  const cases: Case[] = [
+    row("bad JSON", inputs, "{oops", 400, "bad_json"),
+    row("an empty JSON body", inputs, "", 400, "bad_json"),
+    row("an array body", inputs, "[]", 400, "invalid_request"),
+    row("text of the wrong type", inputs, input({ text: 5 }), 400, "invalid_request"),
+    row("no delivery", inputs, { text: "x" }, 400, "invalid_request"),
+    row("an unknown delivery", inputs, input({ delivery: "later" }), 400, "invalid_request"),
+    row("an unknown field", inputs, input({ priority: 1 }), 400, "invalid_request"),
+    row(
+      "an attachment outside the directory",
+      inputs,
+      input({ attachments: [{ path: "../outside-secret.txt" }] }),
+      400,
+      "invalid_request",
+    ),
+    row(
+      "an absolute path outside the directory",
+      inputs,
+      input({ attachments: [{ path: "/etc/hostname" }] }),
+      400,
+      "invalid_request",
+    ),
+    row(
+      "an attachment that is missing",
+      inputs,
+      input({ attachments: [{ path: "nope.png" }] }),
+      400,
+      "invalid_request",
+    ),
+    row(
+      "a data URL without payload",
+      inputs,
+      input({ attachments: [{ name: "a", dataUrl: "data:image/png;base64" }] }),
+      400,
+      "invalid_request",
+    ),
+    row("a body over 1 MiB", inputs, input({ text: "x".repeat(1_100_000) }), 413, "too_large"),
+    row(
+      "an unknown session",
+      fixed("/v1/sessions/ses_unknown/inputs"),
+      input({}),
+      404,
+      "not_found",
+    ),
+    row(
+      "an unknown session's conversation",
+      fixed("/v1/sessions/ses_unknown/conversation"),
+      undefined,
+      404,
+      "not_found",
+      get,
+    ),
+    row(
+      "an unknown permission ask",
+      ask("permissions", "per_unknown"),
+      { reply: "once" },
+      404,
+      "not_found",
+    ),
+    row(
+      "an unknown question",
+      ask("questions", "que_unknown"),
+      { answers: [["a"]] },
+      404,
+      "not_found",
+    ),
+    row(
+      "rejecting an unknown question",
+      ask("questions", "que_unknown", "/reject"),
+      undefined,
+      404,
+      "not_found",
+    ),
+    row(
+      "a permission reply of no kind",
+      ask("permissions", "per_unknown"),
+      { reply: "maybe" },
+      400,
+      "invalid_request",
+    ),
+    row(
+      "answers not a list of lists",
+      ask("questions", "que_unknown"),
+      { answers: "a" },
+      400,
+      "invalid_request",
+    ),
+    row(
+      "a model without provider",
+      (id) => `/v1/sessions/${id}/model`,
+      { modelID: "x" },
+      400,
+      "invalid_request",
+    ),
+    row(
+      "a relative session directory",
+      fixed("/v1/sessions"),
+      { directory: "relative/dir" },
+      400,
+      "invalid_request",
+    ),
+    row("an unknown route", fixed("/v1/nothing"), undefined, 404, "not_found", get),
+    row("no token", fixed("/v1/sessions"), undefined, 401, "unauthorized", {
+      ...get,
       headers: { authorization: "" },
-      status: 401,
-      code: "unauthorized",
-    },
-    {
-      name: "a wrong token",
-      method: "GET",
-      path: () => "/v1/sessions",
+    }),
+    row("a wrong token", fixed("/v1/sessions"), undefined, 401, "unauthorized", {
+      ...get,
       headers: { authorization: "Bearer not-the-token-at-all" },
-      status: 401,
-      code: "unauthorized",
-    },
-    {
-      name: "a foreign Origin",
-      method: "GET",
-      path: () => "/v1/sessions",
+    }),
+    row("a foreign Origin", fixed("/v1/sessions"), undefined, 403, "bad_origin", {
+      ...get,
       headers: { origin: "https://evil.example" },
-      status: 403,
-      code: "bad_origin",
-    },
-    {
-      name: "an XML body",
-      path: inputs,
-      body: "<input/>",
+    }),
+    row("an XML body", inputs, "<input/>", 400, "invalid_request", {
       headers: { "content-type": "application/xml" },
-      status: 400,
-      code: "invalid_request",
-    },
+    }),
   ];
 
-  it.each(cases)(
-    "$name → $status $code",
-    async ({ method = "POST", path, body, headers = {}, status, code }) => {
-      const before = (await transcript(session.id)).length;
-      const answer = await call(method, path(session.id), body, headers);
-      expect(answer.status).toBe(status);
-      expect((answer.body as { error: { code: string; message: string } }).error).toMatchObject({
-        code,
-        message: expect.any(String),
-      });
-      expect(answer.text).not.toMatch(/\n\s+at /);
-      expect((await transcript(session.id)).length).toBe(before); // nothing admitted, nothing lost
-    },
-  );
+  it.each(cases)("$name → $status $code", async ({ method, path, body, headers, status, code }) => {
+    const before = (await transcript(session.id)).length;
+    const answer = await call(method, path(session.id), body, headers);
+    expect(answer.status).toBe(status);
+    expect((answer.body as { error: { code: string; message: string } }).error).toMatchObject({
+      code,
+      message: expect.any(String),
+    });
+    expect(answer.text).not.toMatch(/\n\s+at /);
+    expect((await transcript(session.id)).length).toBe(before); // nothing admitted, nothing lost
+  });
 
   it("a wrong Host (DNS rebinding) → 421 bad_host", async () => {
     const port = new URL(sidecar.url).port;

@@ -7,12 +7,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Response as InjectResponse } from "light-my-request";
 import type { ModelRef } from "../../src/events/canonical.js";
 import type { Bridge } from "../../src/runtime/bridge.js";
 import type { Session } from "../../src/runtime/session.js";
 import { buildApp } from "../../src/sidecar/app.js";
 import type { SidecarContext } from "../../src/sidecar/context.js";
 import type { SidecarLimits } from "../../src/sidecar/limits.js";
+import { type SessionInfo, SessionInfoSchema } from "../../src/sidecar/protocol/http.js";
 import { createSidecarContext } from "../../src/sidecar/sidecar.js";
 import type { SidecarApp } from "../../src/sidecar/sidecar-app.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
@@ -21,6 +23,7 @@ import { type InProcessBackend, inProcessSession } from "./in-process-backend.js
 
 export const TOKEN = "test-token-0123456789abcdef";
 export const AUTH = { authorization: `Bearer ${TOKEN}` } as const;
+export const JSON_HEADERS = { ...AUTH, "content-type": "application/json" } as const;
 
 export interface SidecarHarness {
   app: SidecarApp;
@@ -28,6 +31,8 @@ export interface SidecarHarness {
   directory: string;
   /** The in-process backend of each session the stand-in bridge made, by session id. */
   backends: Map<string, InProcessBackend>;
+  /** Starts stopping, as `Sidecar.close()` does first (`ctx.stopping` aborted). */
+  stop(): void;
   close(): Promise<void>;
 }
 
@@ -35,7 +40,12 @@ const MODEL: ModelRef = { providerID: "demo", modelID: "demo-1" };
 
 /** A sidecar app (not listening) on port 80, so that `inject()`'s default Host `localhost:80` is its own. */
 export function sidecarHarness(
-  options: { logger?: Logger; allowOrigins?: string[]; limits?: Partial<SidecarLimits> } = {},
+  options: {
+    logger?: Logger;
+    allowOrigins?: string[];
+    allowHosts?: string[];
+    limits?: Partial<SidecarLimits>;
+  } = {},
 ): SidecarHarness {
   const directory = mkdtempSync(join(tmpdir(), "ocb-sidecar-unit-"));
   const store = SqliteStore.open(":memory:");
@@ -89,6 +99,7 @@ export function sidecarHarness(
       store,
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       ...(options.allowOrigins === undefined ? {} : { allowOrigins: options.allowOrigins }),
+      ...(options.allowHosts === undefined ? {} : { allowHosts: options.allowHosts }),
       ...(options.limits === undefined ? {} : { limits: options.limits }),
     },
     stopping.signal,
@@ -100,6 +111,7 @@ export function sidecarHarness(
     ctx,
     directory,
     backends,
+    stop: () => stopping.abort(),
     async close() {
       stopping.abort();
       ctx.sessions.close();
@@ -109,4 +121,40 @@ export function sidecarHarness(
       rmSync(directory, { recursive: true, force: true });
     },
   };
+}
+
+export interface SessionHarness extends SidecarHarness {
+  id: string;
+  info: SessionInfo;
+  backend: InProcessBackend;
+  /** POSTs `payload` as JSON to `/v1/sessions/<id><url>`. */
+  post(url: string, payload: unknown): Promise<InjectResponse>;
+}
+
+/** A harness with one session created through the API, and a `post` to its routes. */
+export async function harnessWithSession(
+  options: Parameters<typeof sidecarHarness>[0] = {},
+): Promise<SessionHarness> {
+  const harness = sidecarHarness(options);
+  const created = await harness.app.inject({
+    method: "POST",
+    url: "/v1/sessions",
+    headers: JSON_HEADERS,
+    payload: { title: "unit" },
+  });
+  if (created.statusCode !== 201) {
+    await harness.close();
+    throw new Error(`creating the session answered ${created.statusCode}: ${created.body}`);
+  }
+  const info = SessionInfoSchema.parse(created.json());
+  const backend = harness.backends.get(info.id);
+  if (backend === undefined) throw new Error("no backend");
+  const post = (url: string, payload: unknown) =>
+    harness.app.inject({
+      method: "POST",
+      url: `/v1/sessions/${info.id}${url}`,
+      headers: JSON_HEADERS,
+      payload: JSON.stringify(payload),
+    });
+  return { ...harness, id: info.id, info, backend, post };
 }

@@ -13,6 +13,7 @@ import { UsageError } from "../../errors.js";
 import { Bridge } from "../../runtime/bridge.js";
 import { chooseBackend, parseModel } from "../../runtime/bridge-options.js";
 import { PERMISSION_PRESETS, type PermissionPreset } from "../../runtime/permission-presets.js";
+import { LOG_FORMATS, type LogFormat, lineLogger } from "../../sidecar/log-lines.js";
 import { SidecarMetrics } from "../../sidecar/metrics.js";
 import { isLoopbackHost } from "../../sidecar/security.js";
 import { type Sidecar, startSidecar } from "../../sidecar/sidecar.js";
@@ -23,7 +24,6 @@ import { demoModelServer } from "../../testing/demo-model-server.js";
 import { choiceOption } from "../choice-option.js";
 import { readConfigFile } from "../config-file.js";
 import { handleInterrupts } from "../interrupts.js";
-import { LOG_FORMATS, type LogFormat, lineLogger } from "../log-lines.js";
 import { chooseToken } from "../serve-token.js";
 import { STORE_OPTION_HELP } from "../store-access.js";
 
@@ -37,6 +37,7 @@ interface ServeOptions {
   host: string;
   demo?: boolean;
   allowOrigin: string[];
+  allowHost: string[];
   logFormat: LogFormat;
   permissions?: PermissionPreset;
   startupTimeout: string;
@@ -140,6 +141,7 @@ async function serve(options: ServeOptions): Promise<void> {
       host: options.host,
       port,
       allowOrigins,
+      allowHosts: options.allowHost,
       logger,
       store,
       metrics,

@@ -34,7 +34,7 @@ export function attachmentSpecs(
           "attach something smaller",
       );
     }
-    return withName(attachment.dataUrl, attachment.name);
+    return fromDataUrl(attachment.dataUrl, attachment.name);
   });
 }
 
@@ -46,13 +46,22 @@ function dataUrlBytes(dataUrl: string): number | undefined {
   return Math.floor((payload * 3) / 4);
 }
 
-/** `data:<mime>;name=<name>…`: the library reads the file name from the URL. */
-function withName(dataUrl: string, name: string): string {
-  const comma = dataUrl.indexOf(",");
-  if (comma < 0 || /;name=/i.test(dataUrl.slice(0, comma))) return dataUrl;
-  const header = dataUrl.slice("data:".length, comma).split(";");
-  const [mime = "", ...params] = header;
-  return `data:${[mime, `name=${encodeURIComponent(name)}`, ...params].join(";")}${dataUrl.slice(comma)}`;
+/**
+ * A `{ name, dataUrl }` as raw data with its MIME type and name, so that what goes upstream is
+ * a plain `data:<mime>;base64,…` URL however the client wrote it. A URL that does not parse is
+ * passed on as it is: the library says what is wrong with it.
+ */
+function fromDataUrl(dataUrl: string, name: string): AttachmentSpec {
+  const match = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/is.exec(dataUrl);
+  if (match === null) return dataUrl;
+  const [, type = "", params = "", payload = ""] = match;
+  const mime = type === "" ? "text/plain" : type;
+  if (/;base64$/i.test(params)) return { data: payload, mime, name };
+  try {
+    return { data: new Uint8Array(Buffer.from(decodeURIComponent(payload))), mime, name };
+  } catch {
+    return dataUrl; // a bad %-escape
+  }
 }
 
 const MULTIPART_FIELDS = new Set(["text", "delivery", "idempotencyKey", "ifCannotSteer"]);
@@ -62,6 +71,24 @@ const MULTIPART_FIELDS = new Set(["text", "delivery", "idempotencyKey", "ifCanno
  * as the JSON body of the same route, files as data: URLs; the route's schema then checks it.
  */
 export async function multipartInput(
+  request: FastifyRequest,
+  ctx: SidecarContext,
+): Promise<Record<string, unknown>> {
+  try {
+    return await readMultipart(request, ctx);
+  } catch (error) {
+    if (error instanceof ApiError || hasFastifyCode(error)) throw error;
+    // busboy's own: no boundary, a body cut short, a broken header.
+    const problem = error instanceof Error ? error.message : String(error);
+    throw new ApiError(
+      "invalid_request",
+      `the multipart body is malformed (${problem}); send multipart/form-data with a boundary, or JSON`,
+      { cause: error },
+    );
+  }
+}
+
+async function readMultipart(
   request: FastifyRequest,
   ctx: SidecarContext,
 ): Promise<Record<string, unknown>> {
@@ -89,6 +116,12 @@ export async function multipartInput(
   }
   if (attachments.length > 0) body.attachments = attachments;
   return body;
+}
+
+/** fastify's and its plugins' errors carry an `FST_…` code, which the error handler maps. */
+function hasFastifyCode(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("FST_");
 }
 
 async function fileBytes(part: MultipartFile, ctx: SidecarContext): Promise<Buffer> {

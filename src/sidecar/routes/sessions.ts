@@ -43,9 +43,14 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
         body: CreateSessionBodySchema,
         response: { 201: SessionInfoSchema, ...WITH_UPSTREAM },
       },
+      preValidation: async (request) => {
+        // No body (curl -X POST) is the empty object: every field has a default.
+        const unchecked: { body: unknown } = request;
+        unchecked.body ??= {};
+      },
     },
     async (request, reply) => {
-      const { directory, title, model } = request.body ?? {};
+      const { directory, title, model } = request.body;
       if (directory !== undefined && !isAbsolute(directory)) {
         throw new ApiError(
           "invalid_request",

@@ -1,7 +1,7 @@
 /**
- * The logger of the long-running commands: one line per entry on a stream (stderr), as text
- * for a person or as JSON lines (`--log-format json`) for a log collector. Debug lines are left
- * out. Secrets are the sidecar's to redact before they reach here.
+ * The sidecar's log lines (`ocb serve` writes them to stderr): one line per entry, as text for
+ * a person or as JSON lines (`--log-format json`) for a log collector. Debug lines are left out.
+ * Secrets are redacted before they reach here (`redactingLogger`).
  */
 import type { Logger } from "../util/logger.js";
 
