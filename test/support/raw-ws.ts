@@ -14,7 +14,7 @@ interface WsEvents {
   on(event: "error", listener: (error: Error) => void): unknown;
   on(
     event: "unexpected-response",
-    listener: (request: unknown, response: { statusCode?: number }) => void,
+    listener: (request: { destroy(): void }, response: { statusCode?: number }) => void,
   ): unknown;
 }
 
@@ -88,9 +88,11 @@ export class RawWsClient {
     const socket = new ws.WebSocket(url, options);
     return new Promise((resolve, reject) => {
       socket.on("open", () => resolve(new RawWsClient(socket)));
-      socket.on("unexpected-response", (_request, response) =>
-        reject(new Error(`upgrade refused: HTTP ${response.statusCode}`)),
-      );
+      socket.on("unexpected-response", (request, response) => {
+        // With this listener, ws leaves the refused connection open: a client closes it.
+        request.destroy();
+        reject(new Error(`upgrade refused: HTTP ${response.statusCode}`));
+      });
       socket.on("error", reject);
     });
   }

@@ -61,6 +61,13 @@ export async function registerStreamRoutes(app: SidecarApp, ctx: SidecarContext)
     },
   });
 
+  // A handshake answered with an HTTP error (the security hook's 401, 403, 421) leaves the
+  // socket to whoever holds it: @fastify/websocket frees only the ones that reached its own
+  // hook, and a client may keep it open, which would hold the sidecar's stop forever.
+  app.addHook("onResponse", async (request) => {
+    if (request.headers.upgrade?.toLowerCase() === "websocket") request.raw.socket.destroy();
+  });
+
   app.get("/v1/ws", { websocket: true }, (socket) => {
     const connection: WsConnection = new WsConnection(socket as StreamSocket, {
       feeds,

@@ -7,7 +7,7 @@ import { createServer, type Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { LogSource, tick } from "../../../test/support/feed-source.js";
 import { type SseFrame, sseFrames } from "../../../test/support/sse-frames.js";
-import { resolveLimits } from "../limits.js";
+import { resolveLimits, type SidecarLimits } from "../limits.js";
 import { SessionFeeds } from "./session-feeds.js";
 import { SseStream } from "./sse-stream.js";
 import { streamLimitsOf } from "./stream-limits.js";
@@ -21,12 +21,17 @@ afterEach(async () => {
 });
 
 /** Serves `source` as SSE from the `after` in the URL; its base URL. */
-async function serve(source: LogSource, feeds: SessionFeeds, heartbeatMs = 60_000) {
+async function serve(
+  source: LogSource,
+  feeds: SessionFeeds,
+  heartbeatMs = 60_000,
+  limits: Partial<SidecarLimits> = {},
+) {
   server = createServer((request, response) => {
     const after = Number(new URL(request.url ?? "/", "http://x").searchParams.get("after") ?? 0);
     new SseStream(response, source, after, {
       feeds,
-      limits: streamLimitsOf(resolveLimits({ streamHeartbeatMs: heartbeatMs })),
+      limits: streamLimitsOf(resolveLimits({ ...limits, streamHeartbeatMs: heartbeatMs })),
       metrics: noStreamMetrics,
       logger: { debug() {}, info() {}, warn() {}, error() {} },
     });
@@ -90,6 +95,35 @@ describe("SseStream", () => {
       { kind: "event", event: "caught-up", id: undefined, data: expect.any(String) },
       { kind: "comment", comment: "ping" },
     ]);
+  });
+
+  it("drops ephemeral events for a reader that stops reading, then ends its stream naming the seq to resume from", async () => {
+    const source = new LogSource();
+    const feeds = new SessionFeeds();
+    const url = await serve(source, feeds, 60_000, {
+      streamDropEphemeralBytes: 16 * 1024,
+      streamDisconnectBytes: 512 * 1024,
+    });
+    const response = await fetch(url);
+    // Not read until the server has given up: what it writes piles up.
+    for (let n = 0; n < 2000 && feeds.readers > 0; n++) {
+      source.append(n % 3 === 0, 16 * 1024);
+      await tick();
+    }
+    expect(feeds.readers).toBe(0);
+    const frames: SseFrame[] = [];
+    for await (const frame of sseFrames(response)) frames.push(frame);
+    const ids = frames.flatMap((frame) =>
+      frame.kind === "event" && frame.id !== undefined ? [Number(frame.id)] : [],
+    );
+    expect(ids).toEqual(ids.map((_, index) => index + 1)); // no durable event skipped
+    expect(frames.some((frame) => isEvent(frame, "dropped"))).toBe(true);
+    const last = frames.at(-1);
+    expect(last).toMatchObject({ kind: "event", event: "slow-consumer" });
+    expect(last?.kind === "event" && JSON.parse(last.data)).toMatchObject({
+      code: "slow_consumer",
+      message: `slow consumer: resume from seq ${ids.at(-1)}`,
+    });
   });
 
   it("leaves the session's feed when the client goes away", async () => {

@@ -9,6 +9,7 @@
 import type { ServerResponse } from "node:http";
 import type { CanonicalEvent } from "../../events/canonical.js";
 import type { Logger } from "../../util/logger.js";
+import { eventJson } from "./event-json.js";
 import type { FeedMembership, FeedSource } from "./feed-types.js";
 import { OutboundStream } from "./outbound-stream.js";
 import type { SessionFeeds } from "./session-feeds.js";
@@ -107,7 +108,7 @@ export class SseStream {
 }
 
 function eventFrame(event: CanonicalEvent): string {
-  const data = `data: ${JSON.stringify(event)}\n\n`;
+  const data = `data: ${eventJson(event)}\n\n`;
   return event.durable && event.seq !== undefined ? `id: ${event.seq}\n${data}` : data;
 }
 

@@ -11,6 +11,7 @@ import { assertNever } from "../../util/assert-never.js";
 import { describeError } from "../../util/describe-error.js";
 import type { Logger } from "../../util/logger.js";
 import { ClientMessageSchema, type ServerMessage, WS_CLOSE } from "../protocol/ws.js";
+import { eventMessageJson } from "./event-json.js";
 import {
   type FeedEnd,
   type FeedMembership,
@@ -42,6 +43,12 @@ export interface StreamSocket {
 }
 
 const OPEN = 1;
+/**
+ * How long a closed socket's client has to answer the close frame before the socket is
+ * destroyed: one that never reads (a slow consumer) would otherwise hold it, and a stopping
+ * sidecar, for ws's own 30 s.
+ */
+const CLOSE_GRACE_MS = 5_000;
 /** A WebSocket close reason is at most 123 bytes. */
 const MAX_REASON = 123;
 
@@ -70,6 +77,8 @@ export class WsConnection {
   readonly #invalid: InvalidMessages;
   readonly #heartbeat: NodeJS.Timeout;
   #lastHeard = Date.now();
+  /** close() was called: messages that still arrive are ignored. */
+  #closing = false;
   #closed = false;
 
   constructor(socket: StreamSocket, deps: WsConnectionDeps) {
@@ -92,8 +101,13 @@ export class WsConnection {
 
   /** Closes the socket (the sidecar stops: 1012), leaving every subscription. */
   close(code: number, reason: string): void {
+    this.#closing = true;
     this.#leaveAll();
-    if (this.#socket.readyState === OPEN) this.#socket.close(code, truncate(reason));
+    if (this.#socket.readyState !== OPEN) return;
+    this.#socket.close(code, truncate(reason));
+    setTimeout(() => {
+      if (!this.#closed) this.#socket.terminate();
+    }, CLOSE_GRACE_MS).unref();
   }
 
   #heard(): void {
@@ -115,7 +129,7 @@ export class WsConnection {
 
   #onMessage(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
     this.#heard();
-    if (this.#closed) return;
+    if (this.#closing || this.#closed) return;
     const bytes = byteLength(data);
     if (bytes > this.#deps.limits.maxMessageBytes) {
       this.close(
@@ -210,11 +224,11 @@ export class WsConnection {
       this.#sendError(code, message, sessionId);
       return;
     }
-    if (this.#subscriptions.get(sessionId) !== subscription || this.#closed) return;
+    if (this.#subscriptions.get(sessionId) !== subscription || this.#closing) return;
     const outbound = new OutboundStream({
       output: {
         unsent: () => this.#socket.bufferedAmount,
-        event: (event: CanonicalEvent) => this.#send({ type: "event", sessionId, event }),
+        event: (event: CanonicalEvent) => this.#sendText(eventMessageJson(sessionId, event)),
         caughtUp: (seq) => this.#send({ type: "caught-up", sessionId, seq }),
         dropped: (count) => this.#send({ type: "dropped", sessionId, count }),
         ended: (end) => this.#ended(sessionId, subscription, end),
@@ -270,8 +284,11 @@ export class WsConnection {
   }
 
   #send(message: ServerMessage): void {
-    if (this.#socket.readyState !== OPEN) return;
-    this.#socket.send(JSON.stringify(message));
+    this.#sendText(JSON.stringify(message));
+  }
+
+  #sendText(text: string): void {
+    if (this.#socket.readyState === OPEN) this.#socket.send(text);
   }
 
   #leaveAll(): void {
