@@ -265,6 +265,10 @@ describe("the typed client against the sidecar", () => {
     const request = model.requests.find((recorded) => recorded.lastUserText.includes(marker));
     const image = request?.attachments.find((part) => part.mime === "image/png");
     expect(image?.url).toBe(`data:image/png;base64,${PNG.toString("base64")}`);
+    const admitted = events.find((event) => event.type === "input.admitted");
+    expect(admitted?.data).toMatchObject({ files: [expect.stringContaining("pixel.png")] });
+    const transcript = await client.transcript(id);
+    expect(JSON.stringify(transcript)).not.toContain(PNG.toString("base64"));
     followed.subscription.close();
   });
 });
