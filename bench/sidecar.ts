@@ -7,6 +7,7 @@
  *     during a turn, against 100 in-process readers (`session.events()`) of the same turn.
  * The turns are sent in process (`session.send`) on the session the sidecar follows.
  */
+import { setMaxListeners } from "node:events";
 import type { Bridge } from "../src/runtime/bridge.js";
 import type { Session } from "../src/runtime/session.js";
 import { startSidecar } from "../src/sidecar/sidecar.js";
@@ -116,6 +117,8 @@ async function benchFanOut(
 
   // In process: the same number of readers of the session's events.
   const stop = new AbortController();
+  // One signal for every reader: as many abort listeners, on purpose.
+  setMaxListeners(options.clients + 10, stop.signal);
   const start = session.lastSeq;
   const readers = Array.from({ length: options.clients }, () =>
     session.events({ after: start, signal: stop.signal }),
