@@ -3,13 +3,16 @@
  * every module of src/sidecar-client, reaches no `node:` module, no package but zod, and at run
  * time nothing outside src/sidecar-client and src/sidecar/protocol (type-only imports are
  * erased: they may name the canonical events' and the protocol's types). Nor does any of those
- * modules touch a Node global (`process`, `Buffer`, `require`).
+ * modules touch a Node global (`process`, `Buffer`, `require`). It type-checks against the
+ * DOM's `WebSocket` and `fetch` without Node's types, and vite bundles it for a browser
+ * without stubbing out any Node module.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { build } from "vite";
 import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -146,5 +149,30 @@ describe("the client in a browser's types", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the client bundled for a browser", () => {
+  it("bundles (vite, browser build) with no Node module stubbed out", {
+    timeout: 120_000,
+  }, async () => {
+    const result = await build({
+      configFile: false,
+      logLevel: "silent",
+      root: ROOT,
+      build: {
+        write: false,
+        minify: false,
+        lib: { entry: join(CLIENT, "index.ts"), formats: ["es"], fileName: "client" },
+      },
+    });
+    const outputs = (Array.isArray(result) ? result : [result]).flatMap((one) =>
+      "output" in one ? one.output : [],
+    );
+    const code = outputs.map((chunk) => ("code" in chunk ? chunk.code : "")).join("\n");
+    expect(code).toMatch(/var BridgeClient = class/);
+    // Vite replaces a Node built-in it meets in a browser build by an empty stub.
+    expect(code).not.toContain("__vite-browser-external");
+    expect(code).not.toMatch(/["']node:/);
   });
 });
