@@ -13,6 +13,7 @@ import {
 } from "fastify-type-provider-zod";
 import type { SidecarContext } from "./context.js";
 import { ApiError, toApiError } from "./errors.js";
+import { streamSchemas } from "./openapi-components.js";
 import { redactUrl } from "./redact.js";
 import { registerAskRoutes } from "./routes/asks.js";
 import { registerInputRoutes } from "./routes/inputs.js";
@@ -92,6 +93,7 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
       },
       components: {
         securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+        schemas: streamSchemas(),
       },
       security: [{ bearer: [] }],
     },

@@ -3,24 +3,10 @@
  * each is answered with its documented 4xx and a message, never a stack, and the session takes
  * the next input as if nothing happened.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  AUTH,
-  harnessWithSession,
-  JSON_HEADERS,
-  type SidecarHarness,
-} from "../../test/support/sidecar-harness.js";
+import { describe, expect, it } from "vitest";
+import { AUTH, JSON_HEADERS, sessionHarnesses } from "../../test/support/sidecar-harness.js";
 
-const harnesses: SidecarHarness[] = [];
-afterEach(async () => {
-  for (const harness of harnesses.splice(0)) await harness.close();
-});
-
-async function withSession(options: Parameters<typeof harnessWithSession>[0] = {}) {
-  const harness = await harnessWithSession(options);
-  harnesses.push(harness);
-  return harness;
-}
+const withSession = sessionHarnesses();
 
 /** One part of a multipart body with the boundary `x`; a file part when `file` names it. */
 function part(name: string, value: string, file?: string): string {

@@ -4,7 +4,6 @@
  * events sent and dropped; the routes and the session watcher report the rest.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { DeltaStats } from "../backends/serve/delta-catch-up.js";
 
 export class SidecarMetrics {
   readonly registry = new Registry();
@@ -32,11 +31,7 @@ export class SidecarMetrics {
   readonly idempotentReplays: Counter;
   /** What the open sessions could not hand out whole (`Session.stats().deltas`), read at each scrape. */
   readonly sessionDeltas: Gauge<"kind">;
-  #deltaStats: () => DeltaStats = () => ({
-    completedParts: 0,
-    incompleteParts: 0,
-    droppedDeltas: 0,
-  });
+  #deltaStats: () => Record<string, number> = () => ({});
 
   constructor() {
     const registers = [this.registry];
@@ -102,15 +97,15 @@ export class SidecarMetrics {
     this.sessionDeltas = new Gauge({
       name: "ocb_session_deltas",
       help:
-        "Of the open sessions: parts whose deltas were completed from their end (completed_parts), " +
-        "parts whose deltas did not join to their value (incomplete_parts), deltas dropped late (dropped_deltas)",
+        "Of the open sessions, Session.stats().deltas summed: completed_parts, incomplete_parts, " +
+        "dropped_deltas, … (see docs/events.md, Deltas)",
       labelNames: ["kind"],
       registers,
       collect() {
-        const stats = metrics.#deltaStats();
-        this.set({ kind: "completed_parts" }, stats.completedParts);
-        this.set({ kind: "incomplete_parts" }, stats.incompleteParts);
-        this.set({ kind: "dropped_deltas" }, stats.droppedDeltas);
+        // Every count the runtime keeps, by its name (`droppedDeltas` → `dropped_deltas`).
+        for (const [key, value] of Object.entries(metrics.#deltaStats())) {
+          this.set({ kind: key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`) }, value);
+        }
       },
     });
     this.idempotentReplays = new Counter({
@@ -121,7 +116,7 @@ export class SidecarMetrics {
   }
 
   /** Where `sessionDeltas` is read from at each scrape (the open sessions' stats, summed). */
-  readDeltaStatsFrom(source: () => DeltaStats): void {
+  readDeltaStatsFrom(source: () => Record<string, number>): void {
     this.#deltaStats = source;
   }
 

@@ -4,7 +4,8 @@
  * Each open session has one watcher reading its events for the operations side (turns by
  * outcome, upstream reconnects, the model in use, a log line per turn end).
  */
-import type { DeltaStats } from "../backends/serve/delta-catch-up.js";
+import { BACKEND_KINDS } from "../backends/backend.js";
+import { BACKEND_CAPABILITIES } from "../backends/capabilities.js";
 import type { ModelRef } from "../events/canonical.js";
 import type { Bridge } from "../runtime/bridge.js";
 import type { Session } from "../runtime/session.js";
@@ -186,14 +187,13 @@ export class OpenSessions {
     for (const id of [...this.#open.keys()]) this.#forget(id);
   }
 
-  /** The open sessions' delta stats, summed. */
-  #deltaStats(): DeltaStats {
-    const sum = { completedParts: 0, incompleteParts: 0, droppedDeltas: 0 };
+  /** The open sessions' delta stats, summed field by field (whatever counts the runtime keeps). */
+  #deltaStats(): Record<string, number> {
+    const sum: Record<string, number> = {};
     for (const { session } of this.#open.values()) {
-      const stats = session.stats().deltas;
-      sum.completedParts += stats.completedParts;
-      sum.incompleteParts += stats.incompleteParts;
-      sum.droppedDeltas += stats.droppedDeltas;
+      for (const [key, value] of Object.entries(session.stats().deltas)) {
+        if (typeof value === "number") sum[key] = (sum[key] ?? 0) + value;
+      }
     }
     return sum;
   }
@@ -260,8 +260,11 @@ export class OpenSessions {
 }
 
 function recordInfo(record: SessionRecord): SessionInfo {
+  // What its backend can do, known without opening it (a record of an unknown backend: nothing).
+  const kind = BACKEND_KINDS.find((known) => known === record.backend);
   return {
     id: record.id,
+    ...(kind === undefined ? {} : { capabilities: { ...BACKEND_CAPABILITIES[kind] } }),
     ...(record.title === undefined ? {} : { title: record.title }),
     directory: record.directory,
     backend: record.backend,

@@ -5,26 +5,13 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { recordingLogger } from "../../test/support/recording-logger.js";
-import {
-  AUTH,
-  harnessWithSession,
-  JSON_HEADERS,
-  type SidecarHarness,
-} from "../../test/support/sidecar-harness.js";
+import { AUTH, JSON_HEADERS, sessionHarnesses } from "../../test/support/sidecar-harness.js";
+import { CANONICAL_TYPES } from "../events/canonical.js";
 import { ConversationSchema } from "./protocol/http.js";
 
-const harnesses: SidecarHarness[] = [];
-afterEach(async () => {
-  for (const harness of harnesses.splice(0)) await harness.close();
-});
-
-async function withSession(options: Parameters<typeof harnessWithSession>[0] = {}) {
-  const harness = await harnessWithSession(options);
-  harnesses.push(harness);
-  return harness;
-}
+const withSession = sessionHarnesses();
 
 describe("sessions", () => {
   it("creates, lists, gets, renames, releases, opens again and kills a session", async () => {
@@ -50,7 +37,12 @@ describe("sessions", () => {
       url: `/v1/sessions/${id}/release`,
       headers: AUTH,
     });
-    expect(released.json()).toMatchObject({ id, open: false });
+    expect(released.json()).toMatchObject({
+      id,
+      open: false,
+      state: "released",
+      capabilities: { nativeSteer: false },
+    });
     const opened = await app.inject({ url: `/v1/sessions/${id}`, headers: AUTH });
     expect(opened.json()).toMatchObject({ id, open: true });
     expect(
@@ -261,5 +253,14 @@ describe("the OpenAPI document", () => {
       "queue",
     ]);
     expect(inputs.responses["202"]).toBeDefined();
+    // The streams' shapes too: the canonical event and the WebSocket messages.
+    const schemas = document.components.schemas;
+    expect(Object.keys(schemas)).toEqual(
+      expect.arrayContaining(["CanonicalEvent", "WsClientMessage", "WsServerMessage"]),
+    );
+    expect(JSON.stringify(schemas.WsServerMessage)).toContain(
+      '"$ref":"#/components/schemas/CanonicalEvent"',
+    );
+    expect(schemas.CanonicalEvent.oneOf).toHaveLength(CANONICAL_TYPES.length);
   });
 });

@@ -248,15 +248,17 @@ describe("the REST flow over a real bridge", () => {
       delivery: "queue",
     });
     const { turnId } = sent.body as { turnId: string };
-    const [asked] = (
-      await until(
-        "the permission ask",
-        session.id,
-        (_, current) => (current.pendingAsks ?? []).length > 0,
+    // The ask is waited for in the transcript (read before the session's info in `until`).
+    const asked = (
+      await until("the permission ask", session.id, (list) =>
+        list.some((event) => event.type === "permission.asked"),
       )
-    ).filter((event) => event.type === "permission.asked");
+    ).find((event) => event.type === "permission.asked");
     if (asked?.type !== "permission.asked") throw new Error("no permission.asked");
     expect(asked.data.diff).toContain("+hello");
+    expect((await info(session.id)).pendingAsks).toEqual([
+      expect.objectContaining({ kind: "permission", requestId: asked.data.requestId }),
+    ]);
     const replied = await call(
       "POST",
       `/v1/sessions/${session.id}/permissions/${asked.data.requestId}`,
@@ -280,11 +282,14 @@ describe("the REST flow over a real bridge", () => {
       delivery: "queue",
     });
     const questionTurn = (asking.body as { turnId: string }).turnId;
-    const current = await until("the question", session.id, (_, now) =>
-      (now.pendingAsks ?? []).some((ask) => ask.kind === "question"),
+    const current = await until("the question", session.id, (list) =>
+      list.some((event) => event.type === "question.asked"),
     );
-    const ask = current.findLast((event) => event.type === "question.asked");
+    const ask = current.find((event) => event.type === "question.asked");
     if (ask?.type !== "question.asked") throw new Error("no question.asked");
+    expect((await info(session.id)).pendingAsks?.map((pending) => pending.requestId)).toEqual([
+      ask.data.requestId,
+    ]);
     expect(
       (
         await call("POST", `/v1/sessions/${session.id}/questions/${ask.data.requestId}`, {

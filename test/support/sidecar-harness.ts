@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Response as InjectResponse } from "light-my-request";
+import { afterEach } from "vitest";
 import type { ModelRef } from "../../src/events/canonical.js";
 import type { Bridge } from "../../src/runtime/bridge.js";
 import type { Session } from "../../src/runtime/session.js";
@@ -38,17 +39,14 @@ export interface SidecarHarness {
 
 const MODEL: ModelRef = { providerID: "demo", modelID: "demo-1" };
 
-/** A sidecar app (not listening) on port 80, so that `inject()`'s default Host `localhost:80` is its own. */
-export function sidecarHarness(
-  options: {
-    logger?: Logger;
-    allowOrigins?: string[];
-    allowHosts?: string[];
-    limits?: Partial<SidecarLimits>;
-  } = {},
-): SidecarHarness {
-  const directory = mkdtempSync(join(tmpdir(), "ocb-sidecar-unit-"));
-  const store = SqliteStore.open(":memory:");
+/**
+ * A stand-in for `Bridge` whose sessions run on the in-process backend, with what the sidecar
+ * calls, each as the real Bridge does it (records kept in `store`).
+ */
+export function standInBridge(
+  directory: string,
+  store: SqliteStore,
+): { bridge: Bridge; backends: Map<string, InProcessBackend>; open: Map<string, Session> } {
   const backends = new Map<string, InProcessBackend>();
   const open = new Map<string, Session>();
   let count = 0;
@@ -58,7 +56,6 @@ export function sidecarHarness(
     open.set(id, session);
     return session;
   };
-  // Only what the sidecar calls; each as the real Bridge does it, on the in-process backend.
   const standIn = {
     backend: "subprocess",
     defaultModel: MODEL,
@@ -83,6 +80,8 @@ export function sidecarHarness(
     async releaseSession(session: Session) {
       open.delete(session.id);
       await session.close();
+      const record = store.session(session.id);
+      if (record !== undefined) store.saveSession({ ...record, state: "released" });
     },
     async killSession(session: Session) {
       open.delete(session.id);
@@ -91,10 +90,25 @@ export function sidecarHarness(
       if (record !== undefined) store.saveSession({ ...record, state: "killed" });
     },
   };
+  return { bridge: standIn as unknown as Bridge, backends, open };
+}
+
+/** A sidecar app (not listening) on port 80, so that `inject()`'s default Host `localhost:80` is its own. */
+export function sidecarHarness(
+  options: {
+    logger?: Logger;
+    allowOrigins?: string[];
+    allowHosts?: string[];
+    limits?: Partial<SidecarLimits>;
+  } = {},
+): SidecarHarness {
+  const directory = mkdtempSync(join(tmpdir(), "ocb-sidecar-unit-"));
+  const store = SqliteStore.open(":memory:");
+  const { bridge, backends, open } = standInBridge(directory, store);
   const stopping = new AbortController();
   const ctx = createSidecarContext(
     {
-      bridge: standIn as unknown as Bridge,
+      bridge,
       token: TOKEN,
       store,
       ...(options.logger === undefined ? {} : { logger: options.logger }),
@@ -157,4 +171,22 @@ export async function harnessWithSession(
       payload: JSON.stringify(payload),
     });
   return { ...harness, id: info.id, info, backend, post };
+}
+
+/**
+ * `withSession(options)`: a harness with a session, closed after each test of the file that
+ * calls this (at its top level).
+ */
+export function sessionHarnesses(): (
+  options?: Parameters<typeof sidecarHarness>[0],
+) => Promise<SessionHarness> {
+  const made: SidecarHarness[] = [];
+  afterEach(async () => {
+    for (const harness of made.splice(0)) await harness.close();
+  });
+  return async (options = {}) => {
+    const harness = await harnessWithSession(options);
+    made.push(harness);
+    return harness;
+  };
 }

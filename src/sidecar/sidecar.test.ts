@@ -1,0 +1,68 @@
+/**
+ * `startSidecar` over a stand-in bridge (sessions on the in-process backend, no OpenCode):
+ * it listens on loopback, logs JSON lines on stderr with `logFormat`, refuses a weak token,
+ * and `close()` stops it (idempotent) without closing the caller's bridge.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { standInBridge, TOKEN } from "../../test/support/sidecar-harness.js";
+import { SqliteStore } from "../store/sqlite-store.js";
+import { startSidecar } from "./sidecar.js";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  vi.restoreAllMocks();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function bridge() {
+  const directory = mkdtempSync(join(tmpdir(), "ocb-sidecar-start-"));
+  const store = SqliteStore.open(":memory:");
+  const made = standInBridge(directory, store);
+  cleanups.push(() => {
+    store.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+  return { ...made, store };
+}
+
+describe("startSidecar", () => {
+  it("listens on 127.0.0.1, logs a JSON line per request with logFormat, and stops on close()", async () => {
+    const lines: string[] = [];
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const { bridge: standIn, store } = bridge();
+    const sidecar = await startSidecar({ bridge: standIn, token: TOKEN, store, logFormat: "json" });
+    cleanups.push(() => sidecar.close());
+    expect(sidecar.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const listed = await fetch(`${sidecar.url}/v1/sessions`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(await listed.json()).toEqual({ sessions: [] });
+    await sidecar.close();
+    await sidecar.close();
+    await expect(fetch(`${sidecar.url}/healthz`)).rejects.toThrow();
+    const entries = lines.map((line) => JSON.parse(line));
+    expect(entries).toContainEqual(
+      expect.objectContaining({
+        level: "info",
+        msg: "request",
+        route: "/v1/sessions",
+        status: 200,
+      }),
+    );
+    expect(entries).toContainEqual(expect.objectContaining({ msg: "sidecar stopping" }));
+    expect(lines.join("")).not.toContain(TOKEN);
+    // The caller's bridge and store are the caller's: still usable.
+    expect(store.sessions()).toEqual([]);
+  });
+
+  it("refuses a token shorter than 16 characters", async () => {
+    const { bridge: standIn } = bridge();
+    await expect(startSidecar({ bridge: standIn, token: "short" })).rejects.toThrow(/at least 16/);
+  });
+});
