@@ -16,6 +16,7 @@ import { SessionFeeds } from "./session-feeds.js";
 import { SseStream } from "./sse-stream.js";
 import { streamLimitsOf } from "./stream-limits.js";
 import { streamMetrics } from "./stream-metrics.js";
+import { UpgradeGuard } from "./upgrade-guard.js";
 import { type StreamSocket, WsConnection } from "./ws-connection.js";
 
 /** The close reason (WebSocket) and `end` message (SSE) when the sidecar stops. */
@@ -36,7 +37,10 @@ export async function registerStreamRoutes(app: SidecarApp, ctx: SidecarContext)
   const sockets = new Set<WsConnection>();
   const sseStreams = new Set<SseStream>();
 
+  const handshakes = new UpgradeGuard(app.server);
+
   const stopAll = (): void => {
+    handshakes.destroyUnclaimed();
     for (const socket of [...sockets]) socket.close(WS_CLOSE.serviceRestart, STOPPING_REASON);
     for (const stream of [...sseStreams]) stream.close("sidecar_stopping", STOPPING_REASON);
   };
@@ -68,7 +72,8 @@ export async function registerStreamRoutes(app: SidecarApp, ctx: SidecarContext)
     if (request.headers.upgrade?.toLowerCase() === "websocket") request.raw.socket.destroy();
   });
 
-  app.get("/v1/ws", { websocket: true }, (socket) => {
+  app.get("/v1/ws", { websocket: true }, (socket, request) => {
+    handshakes.claim(request.raw.socket);
     const connection: WsConnection = new WsConnection(socket as StreamSocket, {
       feeds,
       openSource,

@@ -64,6 +64,28 @@ async function listen(sources: LogSource[]) {
   return { url: `http://127.0.0.1:${address.port}`, ctx, stop };
 }
 
+/** A WebSocket handshake written by hand; the client never closes the connection itself. */
+function rawHandshake(url: string, path: string, headers: Record<string, string>) {
+  const { port } = new URL(url);
+  const socket = connect(Number(port), "127.0.0.1");
+  let answer = "";
+  socket.on("data", (chunk) => {
+    answer += chunk.toString("utf8");
+  });
+  const closed = new Promise((resolve) => socket.on("close", resolve));
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.write(
+    `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\n` +
+      "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n" +
+      `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n${extra.join("")}\r\n`,
+  );
+  return { closed, answer: () => answer };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let n = 0; n < 500 && !condition(); n++) await new Promise((r) => setTimeout(r, 10));
+}
+
 describe("the stream routes in the sidecar's app", () => {
   it("serves the WebSocket behind the token, and counts its clients and events", async () => {
     const source = new LogSource(256, "ses_one");
@@ -84,20 +106,16 @@ describe("the stream routes in the sidecar's app", () => {
 
   it("closes the connection of a refused handshake itself (a client may keep it open)", async () => {
     const { url } = await listen([]);
-    const { port } = new URL(url);
-    const socket = connect(Number(port), "127.0.0.1");
-    let answer = "";
-    socket.on("data", (chunk) => {
-      answer += chunk.toString("utf8");
-    });
-    const ended = new Promise((resolve) => socket.on("close", resolve));
-    socket.write(
-      `GET /v1/ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\n` +
-        "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n" +
-        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
-    );
-    await ended; // the server closed it: the client here never would
-    expect(answer).toMatch(/^HTTP\/1.1 401/);
+    const refused = rawHandshake(url, "/v1/ws", {});
+    await refused.closed; // the server closed it: the client here never would
+    expect(refused.answer()).toMatch(/^HTTP\/1.1 401/);
+    // Another path: answered 404 by the app, outside the stream routes. The connection is left
+    // until the handshake bound, or the stop, which it does not hold up.
+    const elsewhere = rawHandshake(url, "/v1/nope", auth);
+    await until(() => elsewhere.answer().startsWith("HTTP/1.1 404"));
+    await app?.close();
+    app = undefined;
+    await elsewhere.closed;
   });
 
   it("serves SSE from Last-Event-ID (over ?after=), and refuses a bad one or an unknown session", async () => {

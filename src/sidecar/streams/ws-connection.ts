@@ -45,8 +45,9 @@ export interface StreamSocket {
 const OPEN = 1;
 /**
  * How long a closed socket's client has to answer the close frame before the socket is
- * destroyed: one that never reads (a slow consumer) would otherwise hold it, and a stopping
- * sidecar, for ws's own 30 s.
+ * destroyed, when the sidecar stops: one that never reads would otherwise hold the stop for
+ * ws's own 30 s. (A slow consumer's close waits a heartbeat timeout: it may still be reading
+ * its backlog, at the end of which it learns where to resume.)
  */
 const CLOSE_GRACE_MS = 5_000;
 /** A WebSocket close reason is at most 123 bytes. */
@@ -99,15 +100,18 @@ export class WsConnection {
     this.#heartbeat.unref();
   }
 
-  /** Closes the socket (the sidecar stops: 1012), leaving every subscription. */
-  close(code: number, reason: string): void {
+  /**
+   * Closes the socket (the sidecar stops: 1012), leaving every subscription; destroys it if
+   * the client has not answered the close frame within `graceMs`.
+   */
+  close(code: number, reason: string, graceMs = CLOSE_GRACE_MS): void {
     this.#closing = true;
     this.#leaveAll();
     if (this.#socket.readyState !== OPEN) return;
     this.#socket.close(code, truncate(reason));
     setTimeout(() => {
       if (!this.#closed) this.#socket.terminate();
-    }, CLOSE_GRACE_MS).unref();
+    }, graceMs).unref();
   }
 
   #heard(): void {
@@ -272,7 +276,11 @@ export class WsConnection {
       const seq = id === sessionId ? lastSeq : subscription.outbound?.lastSeq;
       this.#sendError("slow_consumer", slowConsumerReason(seq), id);
     }
-    this.close(WS_CLOSE.slowConsumer, slowConsumerReason(lastSeq));
+    this.close(
+      WS_CLOSE.slowConsumer,
+      slowConsumerReason(lastSeq),
+      this.#deps.limits.heartbeatTimeoutMs,
+    );
   }
 
   #sendError(code: string, message: string, sessionId?: string): void {
