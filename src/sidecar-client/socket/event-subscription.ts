@@ -23,7 +23,10 @@ export interface Subscription extends AsyncIterable<CanonicalEvent> {
   readonly sessionId: string;
   /** Resolves with the seq it is caught up to once the kept events are read from the sidecar. */
   readonly caughtUp: Promise<number>;
-  /** The seq of the last durable event taken: where a resume starts. */
+  /**
+   * The seq of the last durable event handed to the reader (its `after`, before any): keep it
+   * to subscribe again later from where the reader is.
+   */
   readonly lastSeq: number;
   /** Ephemeral events skipped for this reader (it fell behind, or the sidecar said so). */
   readonly dropped: number;
@@ -37,7 +40,10 @@ export class EventSubscription implements Subscription {
   readonly #hooks: SubscriptionHooks;
   readonly #queue: CanonicalEvent[] = [];
   #head = 0;
-  #lastSeq: number;
+  /** The last durable seq taken into the buffer: where the sidecar resumes for it. */
+  #takenSeq: number;
+  /** The last durable seq handed to the reader. */
+  #handedSeq: number;
   #detached = false;
   #finished: { error?: unknown } | undefined;
   #wake: (() => void) | undefined;
@@ -57,7 +63,8 @@ export class EventSubscription implements Subscription {
     hooks: SubscriptionHooks,
   ) {
     this.sessionId = sessionId;
-    this.#lastSeq = after;
+    this.#takenSeq = after;
+    this.#handedSeq = after;
     this.#bufferLimit = options.bufferLimit;
     this.#hooks = hooks;
     this.caughtUp = new Promise((resolve, reject) => {
@@ -79,9 +86,16 @@ export class EventSubscription implements Subscription {
     }
   }
 
-  /** The seq of the last durable event taken (the `after` a resume asks for). */
   get lastSeq(): number {
-    return this.#lastSeq;
+    return this.#handedSeq;
+  }
+
+  /**
+   * The seq of the last durable event taken: the `after` a resume asks the sidecar for (the
+   * events buffered past `lastSeq` are still handed out, so none is asked for twice).
+   */
+  get takenSeq(): number {
+    return this.#takenSeq;
   }
 
   /** Whether it takes events (false while detached, or once finished). */
@@ -101,8 +115,8 @@ export class EventSubscription implements Subscription {
       return;
     }
     if (event.durable && event.seq !== undefined) {
-      if (event.seq <= this.#lastSeq) return;
-      this.#lastSeq = event.seq;
+      if (event.seq <= this.#takenSeq) return;
+      this.#takenSeq = event.seq;
     }
     this.#queue.push(event);
     if (this.#queue.length - this.#head > this.#bufferLimit) {
@@ -114,7 +128,7 @@ export class EventSubscription implements Subscription {
 
   markCaughtUp(seq: number): void {
     if (this.#caughtUpSeq !== undefined || !this.taking) return;
-    this.#caughtUpSeq = Math.max(seq, this.#lastSeq);
+    this.#caughtUpSeq = Math.max(seq, this.#takenSeq);
     this.#onCaughtUp?.(this.#caughtUpSeq);
   }
 
@@ -169,6 +183,7 @@ export class EventSubscription implements Subscription {
       if (this.#head < this.#queue.length) {
         const event = this.#queue[this.#head] as CanonicalEvent;
         this.#head += 1;
+        if (event.durable && event.seq !== undefined) this.#handedSeq = event.seq;
         this.#compact();
         return { done: false, value: event };
       }

@@ -1,6 +1,6 @@
 /**
  * One session's subscription on the shared socket, feeding every local subscriber of that
- * session. The wire subscription starts after the lowest last seq of the subscribers that take
+ * session. The wire subscription starts after the lowest seq taken among the subscribers that take
  * events; each subscriber drops the durable events it took already.
  *
  * Subscribing again on a live socket (a subscriber that was detached wants older events, or
@@ -116,12 +116,12 @@ export class SessionFeed {
     for (const subscriber of [...this.subscribers]) subscriber.fail(error);
   }
 
-  /** The lowest last seq of the subscribers taking events; undefined when none does. */
+  /** The lowest seq taken among the subscribers taking events; undefined when none does. */
   #wantedAfter(): number | undefined {
     let wanted: number | undefined;
     for (const subscriber of this.subscribers) {
       if (!subscriber.taking) continue;
-      wanted = wanted === undefined ? subscriber.lastSeq : Math.min(wanted, subscriber.lastSeq);
+      wanted = wanted === undefined ? subscriber.takenSeq : Math.min(wanted, subscriber.takenSeq);
     }
     return wanted;
   }

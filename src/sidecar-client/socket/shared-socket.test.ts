@@ -92,6 +92,18 @@ describe("subscribe", () => {
     expect(fake.subscribes).toEqual([{ sessionId: "ses_1", after: 1 }]);
   });
 
+  it("says as lastSeq the seq of the last durable event handed out, not of one still buffered", async () => {
+    const { fake, client } = await setup();
+    for (const text of ["a", "b", "c"]) fake.append("ses_1", durable(text));
+    const subscription = client.subscribe("ses_1", { after: 1 });
+    await within(subscription.caughtUp, "caught up");
+    expect(subscription.lastSeq).toBe(1);
+    const iterator = subscription[Symbol.asyncIterator]();
+    expect((await iterator.next()).value?.seq).toBe(2);
+    expect(subscription.lastSeq).toBe(2);
+    await iterator.return?.();
+  });
+
   it("shares one socket between sessions, and closes it with the last subscription", async () => {
     const { fake, client } = await setup();
     const one = client.subscribe("ses_1");
