@@ -3,8 +3,10 @@
  * `opencode serve` and the scripted model. Through `BridgeClient` only: a session is created, a
  * tool turn streams, a steer joins it, a queued input becomes the next turn, an interrupt, a
  * model switch, a permission answered (its diff in the ask), a question answered, an image
- * uploaded; a send whose answer is cut on the way back is retried with its key and admitted
- * once; a subscription cut again and again mid-turn ends with the durable events of an uncut one.
+ * uploaded; two clients of one session see the same events, and an ask one answers is
+ * answered for both; a send whose answer is cut on the way back is retried with its key and
+ * admitted once; a subscription cut again and again mid-turn ends with the durable events of
+ * an uncut one.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -270,6 +272,49 @@ describe("the typed client against the sidecar", () => {
     const transcript = await client.transcript(id);
     expect(JSON.stringify(transcript)).not.toContain(PNG.toString("base64"));
     followed.subscription.close();
+  });
+});
+
+describe("two typed clients on one session", () => {
+  it("see the same events in the same order; an ask answered by one is answered for both", async () => {
+    const other = new BridgeClient({ url: sidecar.url, token: TOKEN, WebSocket: NodeWebSocket });
+    try {
+      const { id } = await client.createSession({ title: "two clients" });
+      const mine = follow(id);
+      const theirs = follow(id, other);
+      await within(theirs.subscription.caughtUp, "the other client caught up", WAIT_MS);
+      const file = join(directory, "two-clients.txt");
+      const turn = await client.send(id, { text: "[[slow 20 30]]", delivery: "queue" });
+      await theirs.next("text.delta", (event) => event.turnId === turn.turnId);
+      // The steer's text is what the model reads next: a write, which asks.
+      const steer = await other.send(id, {
+        text: `[[tool write ${JSON.stringify({ path: file, content: "two\n" })}]] [[then both]]`,
+        delivery: "steer",
+      });
+      expect(steer.turnId).toBe(turn.turnId);
+      const ask = await theirs.next("permission.asked", (event) => event.turnId === turn.turnId);
+      await client.replyPermission(id, ask.data.requestId, "once");
+      const replied = await theirs.next("permission.replied");
+      expect(replied.data).toEqual({ requestId: ask.data.requestId, reply: "once" });
+      expect(endOf(await mine.turn(turn.turnId))?.data).toMatchObject({
+        outcome: "completed",
+        text: "both",
+      });
+      await theirs.turn(turn.turnId);
+      expect(readFileSync(file, "utf8")).toBe("two\n");
+      const upToEnd = (events: CanonicalEvent[]) => {
+        const end = events.findIndex((event) => event.type === "turn.ended");
+        return events.slice(0, end + 1).map((event) => event.id);
+      };
+      expect(upToEnd(theirs.events)).toEqual(upToEnd(mine.events));
+      await expect(other.replyPermission(id, ask.data.requestId, "once")).rejects.toMatchObject({
+        status: 404,
+      });
+      mine.subscription.close();
+      theirs.subscription.close();
+    } finally {
+      other.close();
+    }
   });
 });
 
