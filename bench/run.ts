@@ -1,13 +1,16 @@
 /**
- * `npm run bench`: six figures, each a ratio against a baseline run in the same process.
+ * `npm run bench`: seven figures, each against a baseline run in the same process.
  *   (a) normaliser throughput against bare `JSON.parse` of the same lines;
  *   (b) the latency the bridge adds per text delta, against a raw SSE reader;
  *   (c) a short turn through the bridge against the same turn over raw `fetch`;
  *   (d) the same short tool turn on each backend, against `serve`;
  *   (e) the transcript store against JSON in memory;
- *   (f) the heap of a session after 10,000 events against a fresh one.
+ *   (f) the heap of a session after 10,000 events against a fresh one;
+ *   (g) the sidecar: latency it adds per delta (client − in-process Turn) and events/s to
+ *       100 subscribed clients against 100 in-process readers.
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
- * --store-sessions N (e), --memory-sessions N (f), --only a,b,c,d,e,f.
+ * --store-sessions N (e), --memory-sessions N (f), --sidecar-turns N and
+ * --sidecar-clients N (g), --only a,b,c,d,e,f,g.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -26,6 +29,7 @@ import {
   sessionMemoryLines,
 } from "./session-memory.js";
 import { benchShortTurns, type ShortTurnResult } from "./short-turn.js";
+import { benchSidecar, type SidecarBenchResult } from "./sidecar.js";
 import { formatMs, formatRate, formatRatio, median, note, percentile } from "./stats.js";
 import { benchStore, type StoreBenchResult, storeLines } from "./store.js";
 
@@ -41,7 +45,9 @@ const { values } = parseArgs({
     "backend-runs": { type: "string", default: "5" },
     "store-sessions": { type: "string", default: "10000" },
     "memory-sessions": { type: "string", default: "1000" },
-    only: { type: "string", default: "a,b,c,d,e,f" },
+    "sidecar-turns": { type: "string", default: "5" },
+    "sidecar-clients": { type: "string", default: "100" },
+    only: { type: "string", default: "a,b,c,d,e,f,g" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -56,6 +62,8 @@ const runs = positive("runs", values.runs);
 const backendRuns = positive("backend-runs", values["backend-runs"]);
 const storeSessions = positive("store-sessions", values["store-sessions"]);
 const memorySessions = positive("memory-sessions", values["memory-sessions"]);
+const sidecarTurns = positive("sidecar-turns", values["sidecar-turns"]);
+const sidecarClients = positive("sidecar-clients", values["sidecar-clients"]);
 
 /** A bridge being started or running, and its temp dir. */
 interface OpenBridge {
@@ -180,6 +188,7 @@ async function main(): Promise<string[]> {
   let backends: BackendResult[] | undefined;
   let store: StoreBenchResult | undefined;
   let memory: SessionMemoryResult | undefined;
+  let sidecar: SidecarBenchResult | undefined;
 
   if (only.has("a")) normalizer = benchNormalizer({ events, runs: 7, warmups: 2 });
 
@@ -225,12 +234,26 @@ async function main(): Promise<string[]> {
     });
   }
 
+  if (only.has("g")) {
+    sidecar = await withBridge("serve", (bridge) =>
+      benchSidecar(bridge, {
+        latencyTurns: sidecarTurns,
+        tokens: 200,
+        delayMs: 5,
+        clients: sidecarClients,
+        fanOutTokens: 2000,
+        timeoutMs: TURN_TIMEOUT_MS,
+      }),
+    );
+  }
+
   if (normalizer !== undefined) lines.push(...normalizerLines(normalizer));
   if (latency !== undefined) lines.push(latencyLine(latency));
   if (shortTurns !== undefined) lines.push(shortTurnLine(shortTurns));
   if (backends !== undefined) lines.push(...backendLines(backends));
   if (store !== undefined) lines.push(...storeLines(store));
   if (memory !== undefined) lines.push(...sessionMemoryLines(memory));
+  if (sidecar !== undefined) lines.push(...sidecarLines(sidecar));
   return lines;
 }
 
@@ -285,6 +308,19 @@ function backendLines(results: readonly BackendResult[]): string[] {
   return [
     `(d) backends        tool turn, send → done, n=${n} each; ratio = median / serve median`,
     ...rows,
+  ];
+}
+
+function sidecarLines(result: SidecarBenchResult): string[] {
+  const { latency, fanOut } = result;
+  return [
+    `(g) sidecar delta   n=${latency.length}  p50 ${formatMs(percentile(latency, 50))}  ` +
+      `p99 ${formatMs(percentile(latency, 99))}  (client over WebSocket − in-process Turn; ` +
+      `Turn yielded ${result.turnDeltas}, client received ${result.clientDeltas})`,
+    `    sidecar fan-out ${fanOut.clients} clients  ${formatRate(fanOut.sidecarPerSecond)}  ` +
+      `in process ${formatRate(fanOut.inProcessPerSecond)}  ` +
+      `ratio ${formatRatio(fanOut.sidecarPerSecond / fanOut.inProcessPerSecond)}  ` +
+      `(${fanOut.events} events delivered, send → every reader's turn.ended)`,
   ];
 }
 

@@ -81,3 +81,31 @@ describe("the protocol entry (opencode-bridge/protocol)", () => {
     expect(Object.keys(protocol.legacy).length).toBeGreaterThan(0);
   });
 });
+
+describe("the client entry (opencode-bridge/client)", () => {
+  it("exports the typed client and its errors, and none of its parts", async () => {
+    const client = Object.keys(await import("../src/sidecar-client/index.js")).sort();
+    expect(client).toEqual([
+      "BridgeAbortError",
+      "BridgeApiError",
+      "BridgeClient",
+      "BridgeClientError",
+      "BridgeConnectionError",
+      "BridgeProtocolError",
+      "BridgeTimeoutError",
+    ]);
+  });
+
+  it("declares no internal member of a subscription (the checked-in API report)", () => {
+    const report = readFileSync("api/client.api.d.ts", "utf8");
+    for (const internal of [
+      "offer(",
+      "markCaughtUp",
+      "SharedSocket",
+      "HttpCaller",
+      "SessionFeed",
+    ]) {
+      expect(report, internal).not.toContain(internal);
+    }
+  });
+});

@@ -21,6 +21,9 @@ declare const url: string;
 declare const password: string;
 declare const apiKey: string;
 declare const projectDir: string;
+declare const sidecarToken: string;
+declare function showStatus(status: string): void;
+declare function showText(text: string): void;
 declare function runMyFeature(
   client: import("opencode-bridge/protocol").OpencodeClient,
 ): Promise<void>;
@@ -67,6 +70,7 @@ describe("the README's examples", () => {
             "opencode-bridge": [join(ROOT, "src", "index.ts")],
             "opencode-bridge/protocol": [join(ROOT, "src", "protocol-entry.ts")],
             "opencode-bridge/testing": [join(ROOT, "src", "testing", "index.ts")],
+            "opencode-bridge/client": [join(ROOT, "src", "sidecar-client", "index.ts")],
           },
         },
         include: [],

@@ -9,6 +9,12 @@ export interface CuttingProxy {
   url: string;
   /** Destroys every connection open right now; returns how many were cut. */
   cut(): number;
+  /**
+   * Arms a cut of the next answer: the first bytes the server sends back on any connection are
+   * dropped and that connection destroyed (the request got through, its answer did not).
+   * Resolves once it happened.
+   */
+  cutNextAnswer(): Promise<void>;
   /** Cuts every connection and stops listening: connecting is refused until `resume()`. */
   refuse(): Promise<void>;
   /** Listens again, on the same port. */
@@ -16,9 +22,20 @@ export interface CuttingProxy {
   close(): Promise<void>;
 }
 
-export async function startCuttingProxy(target: string): Promise<CuttingProxy> {
+export interface CuttingProxyOptions {
+  /** Where it listens (default 127.0.0.1 and a free port). */
+  host?: string;
+  port?: number;
+}
+
+export async function startCuttingProxy(
+  target: string,
+  options: CuttingProxyOptions = {},
+): Promise<CuttingProxy> {
   const { hostname, port } = new URL(target);
+  const listenHost = options.host ?? "127.0.0.1";
   const open = new Set<Socket>();
+  let answerCut: (() => void) | undefined;
   const server: Server = createServer((client) => {
     const upstream = connect(Number(port), hostname);
     open.add(client);
@@ -31,10 +48,24 @@ export async function startCuttingProxy(target: string): Promise<CuttingProxy> {
     };
     client.on("error", drop).on("close", drop);
     upstream.on("error", drop).on("close", drop);
+    // Before the pipe's own listener, so that an armed cut drops the answer's first bytes.
+    upstream.on("data", () => {
+      const cut = answerCut;
+      if (cut === undefined) return;
+      answerCut = undefined;
+      drop();
+      cut();
+    });
     client.pipe(upstream);
     upstream.pipe(client);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, listenHost, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
   const address = server.address();
   const listening = typeof address === "object" && address !== null ? address.port : 0;
   const cut = (): number => {
@@ -43,9 +74,15 @@ export async function startCuttingProxy(target: string): Promise<CuttingProxy> {
     open.clear();
     return count;
   };
+  const urlHost = listenHost.includes(":") ? `[${listenHost}]` : listenHost;
   return {
-    url: `http://127.0.0.1:${listening}`,
+    url: `http://${urlHost}:${listening}`,
     cut,
+    cutNextAnswer() {
+      return new Promise<void>((resolve) => {
+        answerCut = resolve;
+      });
+    },
     async refuse() {
       const closed = new Promise((resolve) => server.close(resolve));
       cut();
@@ -54,7 +91,7 @@ export async function startCuttingProxy(target: string): Promise<CuttingProxy> {
     async resume() {
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
-        server.listen(listening, "127.0.0.1", () => {
+        server.listen(listening, listenHost, () => {
           server.off("error", reject);
           resolve();
         });

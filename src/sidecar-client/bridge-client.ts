@@ -1,0 +1,322 @@
+/**
+ * `BridgeClient`: the sidecar's API as typed calls, for a browser or Node. One method per
+ * route, its input and answer types inferred from the sidecar's own zod schemas
+ * (`src/sidecar/protocol`), every answer checked against them at the boundary. Every call
+ * takes `{ signal, timeoutMs }` and has a default bound; `subscribe` reads a session's events
+ * over the client's one WebSocket, which reconnects and resumes by itself.
+ */
+import { z } from "zod";
+import type { CanonicalEvent } from "../events/canonical.js";
+import { CanonicalEventSchema } from "../sidecar/protocol/canonical-schema.js";
+import {
+  ConversationSchema,
+  type CreateSessionBody,
+  HealthSchema,
+  ModelCatalogSchema,
+  OkSchema,
+  type SendInputResult,
+  SendInputResultSchema,
+  SessionInfoSchema,
+  SessionListSchema,
+  TicketSchema,
+} from "../sidecar/protocol/http.js";
+import { BridgeClientError, BridgeProtocolError } from "./errors.js";
+import { type CallOptions, type FetchLike, HttpCaller } from "./http-caller.js";
+import { inputBody, newIdempotencyKey, type SendInput, withOneRetry } from "./send-input.js";
+import type { ConnectionListener, ConnectionObservable } from "./socket/connection-state.js";
+import type { Subscription } from "./socket/event-subscription.js";
+import { SharedSocket, type SocketOptions, type SubscribeOptions } from "./socket/shared-socket.js";
+import type { WebSocketConstructor } from "./socket/websocket-like.js";
+
+export interface BridgeClientOptions {
+  /** The sidecar's URL, as `ocb serve` prints it (`http://127.0.0.1:4097`). */
+  url: string;
+  /** The sidecar's access token (sent as `Authorization: Bearer`; never in a URL). */
+  token: string;
+  /** Default: the global `fetch`. */
+  fetch?: FetchLike;
+  /** Default: the global `WebSocket` (Node 20 has none: pass `ws`'s). Only `subscribe` needs it. */
+  WebSocket?: WebSocketConstructor;
+  /** Bound on each call without a `timeoutMs` of its own (default 30 000 ms). */
+  timeoutMs?: number;
+  /** The shared WebSocket: reconnect backoff, heartbeats, buffers. */
+  socket?: SocketOptions;
+}
+
+export type SessionInfo = z.output<typeof SessionInfoSchema>;
+export type ModelCatalog = z.output<typeof ModelCatalogSchema>;
+export type ConversationView = z.output<typeof ConversationSchema>;
+export type Health = z.output<typeof HealthSchema>;
+export type Ticket = z.output<typeof TicketSchema>;
+/** What a send answers, with the idempotency key it went with (to retry it yourself). */
+export type SendResult = SendInputResult & { idempotencyKey: string };
+export type PermissionReply = "once" | "always" | "reject";
+export type { SendInput, SubscribeOptions, Subscription };
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Any OpenAPI document: an object with its version (the rest is the document's business). */
+const OpenApiDocumentSchema = z.looseObject({ openapi: z.string() });
+
+export class BridgeClient {
+  readonly #http: HttpCaller;
+  readonly #socket: SharedSocket;
+
+  constructor(options: BridgeClientOptions) {
+    let base: URL;
+    try {
+      base = new URL(options.url);
+    } catch (error) {
+      throw new BridgeClientError(
+        `url must be the sidecar's http(s) URL, like http://127.0.0.1:4097; got ${JSON.stringify(options.url)}`,
+        { cause: error },
+      );
+    }
+    if (base.protocol !== "http:" && base.protocol !== "https:") {
+      throw new BridgeClientError(`url must be http(s), not ${base.protocol} (${options.url})`);
+    }
+    if (typeof options.token !== "string" || options.token === "") {
+      throw new BridgeClientError("token is required: the one `ocb serve` printed (or OCB_TOKEN)");
+    }
+    const fetchImpl = options.fetch ?? globalThis.fetch?.bind(globalThis);
+    if (fetchImpl === undefined) {
+      throw new BridgeClientError("no fetch in this runtime: pass one as the `fetch` option");
+    }
+    this.#http = new HttpCaller({
+      base,
+      token: options.token,
+      fetch: fetchImpl,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    });
+    const globalSocket = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+    this.#socket = new SharedSocket({
+      baseUrl: base,
+      WebSocket: options.WebSocket ?? globalSocket,
+      ticket: async (signal) => (await this.ticket({ signal })).ticket,
+      options: options.socket ?? {},
+    });
+  }
+
+  /** The shared WebSocket's state, and changes of it (`onChange`). */
+  get connection(): ConnectionObservable {
+    return this.#socket.connection;
+  }
+
+  /** Calls `listener` on every change of the WebSocket's state; returns the function that stops it. */
+  onConnectionChange(listener: ConnectionListener): () => void {
+    return this.#socket.connection.onChange(listener);
+  }
+
+  // --- the sidecar ---
+
+  /** `GET /healthz`: whether the sidecar and its OpenCode server are up (503 is an answer too). */
+  health(options?: CallOptions): Promise<Health> {
+    return this.#http.call(
+      { method: "GET", path: "/healthz", schema: HealthSchema, answerStatuses: [503] },
+      options,
+    );
+  }
+
+  /** `GET /metrics`: the Prometheus text. */
+  metrics(options?: CallOptions): Promise<string> {
+    return this.#http.call({ method: "GET", path: "/metrics", schema: undefined }, options);
+  }
+
+  /** `GET /v1/openapi.json`: the OpenAPI 3.1 document. */
+  openapi(options?: CallOptions): Promise<Record<string, unknown>> {
+    return this.#http.call(
+      { method: "GET", path: "/v1/openapi.json", schema: OpenApiDocumentSchema },
+      options,
+    );
+  }
+
+  /** `POST /v1/tickets`: a single-use, short-lived ticket for a browser's WebSocket/SSE handshake. */
+  ticket(options?: CallOptions): Promise<Ticket> {
+    return this.#http.call({ method: "POST", path: "/v1/tickets", schema: TicketSchema }, options);
+  }
+
+  /** `GET /v1/models`: the model catalog. */
+  models(options?: CallOptions): Promise<ModelCatalog> {
+    return this.#http.call(
+      { method: "GET", path: "/v1/models", schema: ModelCatalogSchema },
+      options,
+    );
+  }
+
+  // --- sessions ---
+
+  /** `GET /v1/sessions`: the open sessions and the store's records. */
+  async listSessions(options?: CallOptions): Promise<SessionInfo[]> {
+    const list = await this.#http.call(
+      { method: "GET", path: "/v1/sessions", schema: SessionListSchema },
+      options,
+    );
+    return list.sessions;
+  }
+
+  /** `POST /v1/sessions`. */
+  createSession(body: CreateSessionBody = {}, options?: CallOptions): Promise<SessionInfo> {
+    return this.#http.call(
+      { method: "POST", path: "/v1/sessions", body, schema: SessionInfoSchema },
+      options,
+    );
+  }
+
+  /** `GET /v1/sessions/:id`: opens (adopts) a kept session on demand. */
+  getSession(sessionId: string, options?: CallOptions): Promise<SessionInfo> {
+    return this.#http.call(
+      { method: "GET", path: sessionPath(sessionId), schema: SessionInfoSchema },
+      options,
+    );
+  }
+
+  /** `PATCH /v1/sessions/:id`. */
+  renameSession(sessionId: string, title: string, options?: CallOptions): Promise<SessionInfo> {
+    return this.#http.call(
+      { method: "PATCH", path: sessionPath(sessionId), body: { title }, schema: SessionInfoSchema },
+      options,
+    );
+  }
+
+  /** `POST /v1/sessions/:id/release`: the sidecar stops following it; the store keeps it. */
+  releaseSession(sessionId: string, options?: CallOptions): Promise<SessionInfo> {
+    return this.#http.call(
+      { method: "POST", path: `${sessionPath(sessionId)}/release`, schema: SessionInfoSchema },
+      options,
+    );
+  }
+
+  /** `DELETE /v1/sessions/:id`: kills it (its running turn is interrupted). */
+  async killSession(sessionId: string, options?: CallOptions): Promise<void> {
+    await this.#ok("DELETE", sessionPath(sessionId), undefined, options);
+  }
+
+  /** `GET /v1/sessions/:id/conversation`: messages and parts, as a UI draws them. */
+  conversation(sessionId: string, options?: CallOptions): Promise<ConversationView> {
+    return this.#http.call(
+      { method: "GET", path: `${sessionPath(sessionId)}/conversation`, schema: ConversationSchema },
+      options,
+    );
+  }
+
+  /** `GET /v1/sessions/:id/transcript`: its durable events (NDJSON), each checked. */
+  async transcript(
+    sessionId: string,
+    options: CallOptions & { after?: number } = {},
+  ): Promise<CanonicalEvent[]> {
+    const query = options.after === undefined ? "" : `?after=${options.after}`;
+    const text = await this.#http.call(
+      { method: "GET", path: `${sessionPath(sessionId)}/transcript${query}`, schema: undefined },
+      options,
+    );
+    return text
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line, index) => {
+        const parsed = CanonicalEventSchema.safeParse(JSON.parse(line));
+        if (!parsed.success) {
+          throw new BridgeProtocolError(
+            `transcript of ${sessionId}, line ${index + 1}: not a canonical event this client knows`,
+            { cause: parsed.error },
+          );
+        }
+        return parsed.data as CanonicalEvent;
+      });
+  }
+
+  // --- inputs and asks ---
+
+  /**
+   * `POST /v1/sessions/:id/inputs`. The idempotency key is generated when absent; after a
+   * network failure the send is tried once more with the same key, so it is admitted once.
+   */
+  async send(sessionId: string, input: SendInput, options?: CallOptions): Promise<SendResult> {
+    const idempotencyKey = input.idempotencyKey ?? newIdempotencyKey();
+    const body = inputBody(input, idempotencyKey);
+    const path = `${sessionPath(sessionId)}/inputs`;
+    const result = await withOneRetry(() =>
+      this.#http.call({ method: "POST", path, body, schema: SendInputResultSchema }, options),
+    );
+    return { ...result, idempotencyKey };
+  }
+
+  /** `POST /v1/sessions/:id/interrupt`: ends the running turn. */
+  async interrupt(sessionId: string, options?: CallOptions): Promise<void> {
+    await this.#ok("POST", `${sessionPath(sessionId)}/interrupt`, undefined, options);
+  }
+
+  /** `POST /v1/sessions/:id/model`: the model of the next steps. */
+  async switchModel(
+    sessionId: string,
+    model: { providerID: string; modelID: string },
+    options?: CallOptions,
+  ): Promise<void> {
+    const body = { providerID: model.providerID, modelID: model.modelID };
+    await this.#ok("POST", `${sessionPath(sessionId)}/model`, body, options);
+  }
+
+  /** `POST /v1/sessions/:id/permissions/:requestId`. */
+  async replyPermission(
+    sessionId: string,
+    requestId: string,
+    reply: PermissionReply,
+    options: CallOptions & { message?: string } = {},
+  ): Promise<void> {
+    const body = { reply, ...(options.message !== undefined && { message: options.message }) };
+    const path = `${sessionPath(sessionId)}/permissions/${encodeURIComponent(requestId)}`;
+    await this.#ok("POST", path, body, options);
+  }
+
+  /** `POST /v1/sessions/:id/questions/:requestId`: one list of chosen labels per question. */
+  async answerQuestion(
+    sessionId: string,
+    requestId: string,
+    answers: string[][],
+    options?: CallOptions,
+  ): Promise<void> {
+    const path = `${sessionPath(sessionId)}/questions/${encodeURIComponent(requestId)}`;
+    await this.#ok("POST", path, { answers }, options);
+  }
+
+  /** `POST /v1/sessions/:id/questions/:requestId/reject`. */
+  async rejectQuestion(sessionId: string, requestId: string, options?: CallOptions): Promise<void> {
+    const path = `${sessionPath(sessionId)}/questions/${encodeURIComponent(requestId)}/reject`;
+    await this.#ok("POST", path, undefined, options);
+  }
+
+  // --- streams ---
+
+  /**
+   * The session's durable events after `after` (default 0: all), then live ones, as they come.
+   * Over the client's one WebSocket; across reconnects each durable event comes once, in order
+   * (ephemeral ones may be missed). Ends when the signal fires (`BridgeAbortError`), the reader
+   * breaks off, or the client closes.
+   */
+  subscribe(sessionId: string, options: SubscribeOptions = {}): Subscription {
+    return this.#socket.subscribe(sessionId, options);
+  }
+
+  /** Ends every subscription and closes the WebSocket. HTTP calls still work. */
+  close(): void {
+    this.#socket.close();
+  }
+
+  async #ok(
+    method: "POST" | "DELETE",
+    path: string,
+    body: unknown,
+    options: CallOptions | undefined,
+  ): Promise<void> {
+    await this.#http.call(
+      { method, path, schema: OkSchema, ...(body !== undefined && { body }) },
+      options,
+    );
+  }
+}
+
+function sessionPath(sessionId: string): string {
+  if (typeof sessionId !== "string" || sessionId === "") {
+    throw new BridgeClientError("a session id is required (from createSession or listSessions)");
+  }
+  return `/v1/sessions/${encodeURIComponent(sessionId)}`;
+}

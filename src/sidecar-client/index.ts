@@ -1,0 +1,47 @@
+/**
+ * `opencode-bridge/client`: the typed client of the sidecar (`ocb serve`), for browsers and
+ * Node. Isomorphic: global `fetch` and `WebSocket` (or ones passed in), no Node module.
+ */
+
+export type {
+  CanonicalEvent,
+  CanonicalEventOf,
+  CanonicalType,
+  DurableType,
+  EphemeralType,
+  ModelRef,
+} from "../events/canonical.js";
+export type { CreateSessionBody } from "../sidecar/protocol/http.js";
+export {
+  BridgeClient,
+  type BridgeClientOptions,
+  type ConversationView,
+  type Health,
+  type ModelCatalog,
+  type PermissionReply,
+  type SendInput,
+  type SendResult,
+  type SessionInfo,
+  type SubscribeOptions,
+  type Subscription,
+  type Ticket,
+} from "./bridge-client.js";
+export {
+  BridgeAbortError,
+  BridgeApiError,
+  BridgeClientError,
+  BridgeConnectionError,
+  BridgeProtocolError,
+  BridgeTimeoutError,
+} from "./errors.js";
+export type { CallOptions, FetchLike } from "./http-caller.js";
+export type { InputAttachment, UploadAttachment } from "./send-input.js";
+export type { ReconnectBackoff } from "./socket/backoff.js";
+export type {
+  ClientConnectionState,
+  ConnectionListener,
+  ConnectionObservable,
+  SocketState,
+} from "./socket/connection-state.js";
+export type { SocketOptions } from "./socket/shared-socket.js";
+export type { WebSocketConstructor, WebSocketLike } from "./socket/websocket-like.js";

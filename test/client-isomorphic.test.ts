@@ -1,0 +1,178 @@
+/**
+ * `opencode-bridge/client` runs in a browser: its import graph, followed transitively from
+ * every module of src/sidecar-client, reaches no `node:` module, no package but zod, and at run
+ * time nothing outside src/sidecar-client and src/sidecar/protocol (type-only imports are
+ * erased: they may name the canonical events' and the protocol's types). Nor does any of those
+ * modules touch a Node global (`process`, `Buffer`, `require`). It type-checks against the
+ * DOM's `WebSocket` and `fetch` without Node's types, and vite bundles it for a browser
+ * without stubbing out any Node module.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "vite";
+import { describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CLIENT = join(ROOT, "src", "sidecar-client");
+const RUNTIME_ALLOWED = [CLIENT, join(ROOT, "src", "sidecar", "protocol")];
+const PACKAGES_ALLOWED = new Set(["zod"]);
+
+interface Import {
+  specifier: string;
+  typeOnly: boolean;
+}
+
+/** Static imports and re-exports (with whether they are `import type` / `export type`), dynamic imports. */
+function importsOf(text: string): Import[] {
+  const found: Import[] = [];
+  const statement = /\b(import|export)\s+(type\s+)?(?:[^"';]*?\s+from\s+)?["']([^"']+)["']/g;
+  for (const match of text.matchAll(statement)) {
+    found.push({ specifier: match[3] as string, typeOnly: match[2] !== undefined });
+  }
+  for (const match of text.matchAll(/\bimport\s*\(\s*["']([^"']+)["']/g)) {
+    found.push({ specifier: match[1] as string, typeOnly: false });
+  }
+  return found;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".ts") && !name.endsWith(".test.ts"))
+    .map((name) => join(dir, name));
+}
+
+/** Every problem in the graph from `start`, as "chain: what" lines. */
+function problemsFrom(start: string[]): { problems: string[]; visited: string[] } {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  const queue = start.map((file) => ({ file, chain: [relative(ROOT, file)] }));
+  for (let item = queue.shift(); item !== undefined; item = queue.shift()) {
+    if (seen.has(item.file)) continue;
+    seen.add(item.file);
+    const text = readFileSync(item.file, "utf8");
+    const where = item.chain.join(" -> ");
+    const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
+    for (const global of code.match(/\b(process\.|Buffer\b|require\()/g) ?? []) {
+      problems.push(`${where}: uses the Node global ${global}`);
+    }
+    for (const { specifier, typeOnly } of importsOf(text)) {
+      if (!specifier.startsWith(".")) {
+        if (specifier.startsWith("node:") || !PACKAGES_ALLOWED.has(specifier)) {
+          problems.push(`${where}: imports ${specifier}`);
+        }
+        continue;
+      }
+      if (typeOnly) continue; // erased from the JavaScript
+      const target = resolve(dirname(item.file), specifier).replace(/\.js$/, ".ts");
+      if (!RUNTIME_ALLOWED.some((dir) => target.startsWith(`${dir}/`))) {
+        problems.push(`${where}: imports ${relative(ROOT, target)} at run time`);
+        continue;
+      }
+      queue.push({ file: target, chain: [...item.chain, relative(ROOT, target)] });
+    }
+  }
+  return { problems, visited: [...seen] };
+}
+
+describe("the client's import graph (opencode-bridge/client is isomorphic)", () => {
+  it("reaches no Node module, no package but zod, nothing outside the client and the protocol", () => {
+    const start = sourceFiles(CLIENT);
+    expect(start.length).toBeGreaterThan(5);
+    const { problems, visited } = problemsFrom(start);
+    expect(problems).toEqual([]);
+    // The protocol's schemas are part of it (the client infers its types from them).
+    expect(visited.some((file) => file.includes("sidecar/protocol"))).toBe(true);
+  });
+
+  it("the check sees a Node import, a value import from elsewhere and a Node global", () => {
+    const { problems } = problemsFrom([join(ROOT, "src", "transport", "backoff.ts")]);
+    expect(problems).toEqual([expect.stringContaining("imports src/errors.ts at run time")]);
+    expect(importsOf('import { x } from "node:fs";\nexport type { Y } from "./y.js";')).toEqual([
+      { specifier: "node:fs", typeOnly: false },
+      { specifier: "./y.js", typeOnly: true },
+    ]);
+    const abort = problemsFrom([join(ROOT, "src", "util", "abort.ts")]).problems;
+    expect(abort).toContain("src/util/abort.ts: imports node:timers/promises");
+  });
+});
+
+describe("the client in a browser's types", () => {
+  it("takes the DOM's WebSocket and fetch as they are, without Node's types", {
+    timeout: 120_000,
+  }, () => {
+    const dir = mkdtempSync(join(tmpdir(), "ocb-client-dom-"));
+    try {
+      writeFileSync(
+        join(dir, "browser.ts"),
+        [
+          'import { BridgeClient, type FetchLike, type WebSocketConstructor } from "opencode-bridge/client";',
+          "const socket: WebSocketConstructor = WebSocket;",
+          "const fetchLike: FetchLike = fetch;",
+          'const client = new BridgeClient({ url: location.origin, token: "t", WebSocket, fetch });',
+          "export { client, fetchLike, socket };",
+        ].join("\n"),
+      );
+      writeFileSync(
+        join(dir, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            target: "ES2022",
+            module: "ESNext",
+            moduleResolution: "Bundler",
+            lib: ["ES2023", "DOM"],
+            types: [],
+            strict: true,
+            exactOptionalPropertyTypes: true,
+            noEmit: true,
+            skipLibCheck: true,
+            paths: { "opencode-bridge/client": [join(CLIENT, "index.ts")] },
+          },
+          files: ["browser.ts"],
+        }),
+      );
+      let output = "";
+      try {
+        execFileSync(join(ROOT, "node_modules", ".bin", "tsc"), ["-p", dir], { encoding: "utf8" });
+      } catch (error) {
+        const failed = error as { stdout?: string; stderr?: string };
+        output = `${failed.stdout ?? ""}${failed.stderr ?? ""}`;
+      }
+      // Only this file's errors: the protocol's schemas name some library types (capabilities,
+      // the conversation view) whose modules also use Node types; erased from the JavaScript,
+      // and a consumer's skipLibCheck passes over them in the declarations.
+      const here = output.split("\n").filter((line) => line.includes("browser.ts("));
+      expect(here).toEqual([]);
+      expect(output).not.toContain("sidecar-client/");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the client bundled for a browser", () => {
+  it("bundles (vite, browser build) with no Node module stubbed out", {
+    timeout: 120_000,
+  }, async () => {
+    const result = await build({
+      configFile: false,
+      logLevel: "silent",
+      root: ROOT,
+      build: {
+        write: false,
+        minify: false,
+        lib: { entry: join(CLIENT, "index.ts"), formats: ["es"], fileName: "client" },
+      },
+    });
+    const outputs = (Array.isArray(result) ? result : [result]).flatMap((one) =>
+      "output" in one ? one.output : [],
+    );
+    const code = outputs.map((chunk) => ("code" in chunk ? chunk.code : "")).join("\n");
+    expect(code).toMatch(/var BridgeClient = class/);
+    // Vite replaces a Node built-in it meets in a browser build by an empty stub.
+    expect(code).not.toContain("__vite-browser-external");
+    expect(code).not.toMatch(/["']node:/);
+  });
+});

@@ -1,0 +1,40 @@
+/**
+ * The `ws` package (the sidecar's WebSocket library, through @fastify/websocket) for tests:
+ * it ships no types and @types/ws is not a dependency, so the little the tests use is typed
+ * here, and loaded with `require` (an `import` of an untyped module fails the type check).
+ */
+import type { IncomingMessage } from "node:http";
+import { createRequire } from "node:module";
+import type { Duplex } from "node:stream";
+import type { WebSocketConstructor } from "../../src/sidecar-client/index.js";
+
+/** A server-side socket. */
+export interface ServerSocket {
+  readonly readyState: number;
+  readonly OPEN: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  terminate(): void;
+  on(event: "message", listener: (data: Buffer) => void): this;
+  on(event: "close", listener: () => void): this;
+}
+
+export interface WebSocketServerLike {
+  readonly clients: Set<ServerSocket>;
+  handleUpgrade(
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    done: (socket: ServerSocket) => void,
+  ): void;
+  close(): void;
+}
+
+const ws = createRequire(import.meta.url)("ws") as {
+  WebSocket: WebSocketConstructor;
+  WebSocketServer: new (options: { noServer: true }) => WebSocketServerLike;
+};
+
+/** `ws`'s client WebSocket, as the `WebSocket` option of a BridgeClient. */
+export const NodeWebSocket: WebSocketConstructor = ws.WebSocket;
+export const WebSocketServer = ws.WebSocketServer;
