@@ -152,13 +152,14 @@ describe("the packed package, installed into an empty project", () => {
     expect(run.stdout).toMatch(/— completed/);
   }, 180_000);
 
-  it("imports Bridge from ESM", async () => {
+  it("imports Bridge, the testing helpers and the sidecar client from ESM", async () => {
     writeFileSync(
       join(project, "check.mjs"),
       [
         'import { Bridge } from "opencode-bridge";',
         'import * as testing from "opencode-bridge/testing";',
-        "process.stdout.write(typeof Bridge.start + ' ' + (Object.keys(testing).length > 0));",
+        'import { BridgeClient } from "opencode-bridge/client";',
+        "process.stdout.write(typeof Bridge.start + ' ' + (Object.keys(testing).length > 0) + ' ' + typeof BridgeClient);",
         "",
       ].join("\n"),
     );
@@ -168,7 +169,7 @@ describe("the packed package, installed into an empty project", () => {
       boundMs: 60_000,
     });
     expect(run.code, transcript(run)).toBe(0);
-    expect(run.stdout).toBe("function true");
+    expect(run.stdout).toBe("function true function");
   });
 
   it("type-checks an import of Bridge against the installed types", async () => {

@@ -1,6 +1,7 @@
 /**
  * The `ws` package (the sidecar's WebSocket library, through @fastify/websocket) for tests:
- * it ships no types and @types/ws is not a dependency, so the little the tests use is typed
+ * a devDependency (pinned to the version @fastify/websocket brings); it ships no types and
+ * @types/ws is not installed, so the little the tests use is typed
  * here, and loaded with `require` (an `import` of an untyped module fails the type check).
  */
 import type { IncomingMessage } from "node:http";
