@@ -71,6 +71,7 @@ describe("the README's examples", () => {
             "opencode-bridge/protocol": [join(ROOT, "src", "protocol-entry.ts")],
             "opencode-bridge/testing": [join(ROOT, "src", "testing", "index.ts")],
             "opencode-bridge/client": [join(ROOT, "src", "sidecar-client", "index.ts")],
+            "opencode-bridge/sidecar": [join(ROOT, "src", "sidecar", "index.ts")],
           },
         },
         include: [],

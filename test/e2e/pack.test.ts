@@ -152,14 +152,15 @@ describe("the packed package, installed into an empty project", () => {
     expect(run.stdout).toMatch(/— completed/);
   }, 180_000);
 
-  it("imports Bridge, the testing helpers and the sidecar client from ESM", async () => {
+  it("imports Bridge, the testing helpers, the sidecar and its client from ESM", async () => {
     writeFileSync(
       join(project, "check.mjs"),
       [
         'import { Bridge } from "opencode-bridge";',
         'import * as testing from "opencode-bridge/testing";',
         'import { BridgeClient } from "opencode-bridge/client";',
-        "process.stdout.write(typeof Bridge.start + ' ' + (Object.keys(testing).length > 0) + ' ' + typeof BridgeClient);",
+        'import { startSidecar } from "opencode-bridge/sidecar";',
+        "process.stdout.write(typeof Bridge.start + ' ' + (Object.keys(testing).length > 0) + ' ' + typeof BridgeClient + ' ' + typeof startSidecar);",
         "",
       ].join("\n"),
     );
@@ -169,7 +170,7 @@ describe("the packed package, installed into an empty project", () => {
       boundMs: 60_000,
     });
     expect(run.code, transcript(run)).toBe(0);
-    expect(run.stdout).toBe("function true function");
+    expect(run.stdout).toBe("function true function function");
   });
 
   it("type-checks an import of Bridge against the installed types", async () => {

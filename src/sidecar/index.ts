@@ -1,0 +1,9 @@
+/**
+ * `opencode-bridge/sidecar`: the HTTP + WebSocket service of `ocb serve`, for an application
+ * that starts it inside its own process (a desktop app, a test) over a bridge it owns.
+ * See docs/sidecar.md.
+ */
+export type { SidecarLimits } from "./limits.js";
+export type { LogFormat } from "./log-lines.js";
+export { SidecarMetrics } from "./metrics.js";
+export { type Sidecar, type SidecarOptions, startSidecar } from "./sidecar.js";
