@@ -40,6 +40,7 @@ interface ServeOptions {
   demo?: boolean;
   allowOrigin: string[];
   allowHost: string[];
+  web: boolean;
   logFormat: LogFormat;
   permissions?: PermissionPreset;
   startupTimeout: string;
@@ -79,6 +80,13 @@ export function registerServeCommand(program: Command): void {
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
+    .option(
+      "--allow-host <host>",
+      "a Host name (name or name:port) to answer to besides its own, for a reverse proxy (repeatable)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option("--no-web", "do not serve the web chat at / (the API only)")
     .addOption(
       choiceOption(
         "--log-format <format>",
@@ -148,6 +156,7 @@ async function serve(options: ServeOptions): Promise<void> {
       logger,
       store,
       metrics,
+      web: options.web,
     });
     if (!isLoopbackHost(options.host)) {
       console.error(
