@@ -123,10 +123,11 @@ describe("reduceLive: streamed parts", () => {
       .add("turn.started", {}, "turn_1")
       .add("text.started", { partId: "prt_1" }, "turn_1")
       .add("text.delta", { partId: "prt_1", delta: "partial" }, "turn_1")
-      .add("turn.ended", { outcome: "interrupted" }, "turn_1");
+      .add("turn.ended", { outcome: "interrupted", reason: "user" }, "turn_1");
     const state = stream.state();
     expect(state.streaming).toEqual({ prt_1: "partial" });
     expect(state.running).toBeUndefined();
+    expect(state.endReasons).toEqual({ turn_1: "user" });
   });
 });
 

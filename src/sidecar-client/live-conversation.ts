@@ -51,6 +51,8 @@ export interface LiveConversation {
   usage?: Usage;
   /** Whether the session's streams reach its server (`connection.changed`). */
   connection: ConnectionState;
+  /** Why each ended turn that gave a reason ended (`step-failed`, `connection-lost`, …), by turn id. */
+  endReasons: Readonly<Record<string, string>>;
 }
 
 export function emptyLiveConversation(sessionId: string): LiveConversation {
@@ -60,6 +62,7 @@ export function emptyLiveConversation(sessionId: string): LiveConversation {
     queued: [],
     pendingAsks: [],
     connection: { state: "connected", since: 0, attempt: 0 },
+    endReasons: {},
   };
 }
 
@@ -128,7 +131,12 @@ function foldLive(state: LiveConversation, event: CanonicalEvent): LiveConversat
       const { running, usage: _final, ...rest } = state;
       const pendingAsks = state.pendingAsks.filter((ask) => ask.turnId !== event.turnId);
       const stillRunning = running !== undefined && running !== event.turnId ? { running } : {};
-      return { ...rest, ...stillRunning, pendingAsks };
+      const { reason } = event.data;
+      const endReasons =
+        reason === undefined || event.turnId === undefined
+          ? state.endReasons
+          : { ...state.endReasons, [event.turnId]: reason };
+      return { ...rest, ...stillRunning, pendingAsks, endReasons };
     }
     case "permission.asked":
     case "question.asked": {

@@ -1,10 +1,11 @@
 /** The chat's layout: sessions on the side, the open session's header, conversation and composer. */
 import type { BridgeClient } from "opencode-bridge/client";
-import { useCallback, useState } from "preact/hooks";
+import { useCallback, useMemo, useState } from "preact/hooks";
 import { Composer } from "./composer/composer.js";
 import { ConversationView } from "./conversation/conversation-view.js";
 import { describe, useLiveSession } from "./live-session.js";
 import { putSessionInUrl, sessionFromUrl } from "./open-session-url.js";
+import { SessionActionsContext, sessionActions } from "./session-actions.js";
 import { SessionHeader } from "./session-header.js";
 import { SessionList } from "./session-list.js";
 import { useSessions } from "./sessions.js";
@@ -30,6 +31,10 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
     setSidebarOpen(false);
   };
   const info = sessions.list?.find((session) => session.id === openId);
+  const actions = useMemo(
+    () => (openId === undefined ? undefined : sessionActions(client, openId, open, report)),
+    [client, openId, report],
+  );
 
   return (
     <div class={sidebarOpen ? "layout sidebar-open" : "layout"}>
@@ -94,7 +99,7 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
             <p>Open a session on the side, or start a new one.</p>
           </section>
         ) : (
-          <>
+          <SessionActionsContext.Provider value={actions}>
             <ConversationView live={live} error={error} />
             <Composer
               key={openId}
@@ -103,7 +108,7 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
               live={live}
               onError={report}
             />
-          </>
+          </SessionActionsContext.Provider>
         )}
       </main>
     </div>

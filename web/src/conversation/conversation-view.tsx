@@ -54,8 +54,10 @@ export function ConversationView(props: {
             key={message.turnId}
             message={message}
             streaming={live.streaming}
+            pendingAsks={live.pendingAsks}
             running={live.running === message.turnId}
             usage={live.running === message.turnId ? live.usage : undefined}
+            reason={live.endReasons[message.turnId]}
           />
         ),
       )}

@@ -1,14 +1,23 @@
-/** One part of a turn, by its type. Memoised on the part and its streamed text. */
+/** One part of a turn, by its type. Memoised on the part, its streamed text and its ask state. */
 import type { Part } from "opencode-bridge/client";
 import { memo } from "preact/compat";
 import { assertNever } from "../assert-never.js";
 import { Markdown, StreamingMarkdown } from "../markdown/markdown-view.js";
+import { PermissionAsk, PermissionRecord } from "./permission-ask.js";
+import { QuestionAsk, QuestionRecord } from "./question-ask.js";
+import { SubagentCard } from "./subagent-card.js";
 import { ToolCard } from "./tool-card.js";
 
-export const PartView = memo(function PartView(props: {
+export interface PartViewProps {
   part: Part;
   streamed: string | undefined;
-}) {
+  /** An ask still waiting for its answer. */
+  pending: boolean;
+  /** A tool call whose diff its permission ask shows. */
+  diffShownElsewhere: boolean;
+}
+
+export const PartView = memo(function PartView(props: PartViewProps) {
   const { part, streamed } = props;
   switch (part.type) {
     case "text":
@@ -21,27 +30,19 @@ export const PartView = memo(function PartView(props: {
       const text = part.text === "" ? (streamed ?? "") : part.text;
       return (
         <details class="part-reasoning" data-testid="part-reasoning">
-          <summary>Reasoning</summary>
+          <summary>Reasoning{part.text === "" && streamed !== undefined ? "…" : ""}</summary>
           <Markdown source={text} />
         </details>
       );
     }
     case "tool":
-      return <ToolCard part={part} streamedInput={streamed} />;
+      return <ToolCard part={part} streamedInput={streamed} showDiff={!props.diffShownElsewhere} />;
     case "permission":
-      return (
-        <p class="muted part-note">
-          Permission {part.permission} {part.reply === undefined ? "asked" : `: ${part.reply}`}
-        </p>
-      );
+      return props.pending ? <PermissionAsk part={part} /> : <PermissionRecord part={part} />;
     case "question":
-      return <p class="muted part-note">Question ({part.state})</p>;
+      return props.pending ? <QuestionAsk part={part} /> : <QuestionRecord part={part} />;
     case "subagent":
-      return (
-        <p class="muted part-note">
-          Subagent {part.agent ?? ""} {part.description ?? ""} ({part.state})
-        </p>
-      );
+      return <SubagentCard part={part} />;
     default:
       return assertNever(part);
   }

@@ -11,19 +11,22 @@ const HINTS: Record<string, string> = {
   stalled: "Nothing came from the model for too long. Send again, or switch model.",
 };
 
-export function TurnOutcome(props: { message: AssistantMessage }) {
+export function TurnOutcome(props: { message: AssistantMessage; reason: string | undefined }) {
   const { outcome, error } = props.message;
   if (outcome === undefined) return null;
-  const reason = error?.message;
-  const hint = error === undefined ? undefined : (HINTS[error.kind] ?? hintFor(outcome));
+  const { reason } = props;
+  const hint =
+    (reason === undefined ? undefined : HINTS[reason]) ??
+    (error === undefined ? undefined : HINTS[error.kind]) ??
+    hintFor(outcome);
   return (
     <div class={`turn-outcome ${outcome}`} data-testid="turn-outcome" data-outcome={outcome}>
       <strong>{LABELS[outcome]}</strong>
+      {reason === undefined ? null : <span class="reason"> ({reason})</span>}
       {error === undefined ? null : (
-        <span class="reason">
-          {" "}
-          ({error.kind}) {reason}
-        </span>
+        <p class="error-message">
+          {error.kind}: {error.message}
+        </p>
       )}
       {hint === undefined ? null : <p class="hint">{hint}</p>}
     </div>
