@@ -196,6 +196,7 @@ interface LiveConversation {
     pendingAsks: PendingAsk[];
     usage?: Usage;
     connection: ConnectionState;
+    model?: ModelRef;
     endReasons: Readonly<Record<string, string>>;
 }
 

@@ -145,6 +145,17 @@ describe("reduceLive: the running turn, its usage and the connection", () => {
     expect(ended.conversation.messages[0]).toMatchObject({ outcome: "completed", usage: USAGE });
   });
 
+  it("follows the model: a step's, then one switched to", () => {
+    const demo = { providerID: "demo", modelID: "demo-1" };
+    const other = { providerID: "demo", modelID: "demo-2" };
+    const stream = new Stream()
+      .add("turn.started", {}, "turn_1")
+      .add("step.started", { stepId: "s1", model: demo }, "turn_1");
+    expect(stream.state().model).toEqual(demo);
+    stream.add("model.switched", { model: other });
+    expect(stream.state().model).toEqual(other);
+  });
+
   it("takes the session's connection from connection.changed", () => {
     const lost = { state: "reconnecting" as const, since: 5, attempt: 2, reason: "refused" };
     const stream = new Stream().add("connection.changed", lost);

@@ -11,7 +11,7 @@
  * one built from the start. A durable event at or below the folded seq is ignored, so a
  * resumed subscription that overlaps never doubles anything.
  */
-import type { CanonicalEvent, ConnectionState, Usage } from "../events/canonical.js";
+import type { CanonicalEvent, ConnectionState, ModelRef, Usage } from "../events/canonical.js";
 import type { Conversation } from "../store/conversation.js";
 import { emptyConversation, reduceConversation } from "../store/conversation.js";
 import { assertNever } from "./assert-never.js";
@@ -51,6 +51,8 @@ export interface LiveConversation {
   usage?: Usage;
   /** Whether the session's streams reach its server (`connection.changed`). */
   connection: ConnectionState;
+  /** The model of the latest step, or the one switched to since (absent until either is seen). */
+  model?: ModelRef;
   /** Why each ended turn that gave a reason ended (`step-failed`, `connection-lost`, …), by turn id. */
   endReasons: Readonly<Record<string, string>>;
 }
@@ -159,12 +161,15 @@ function foldLive(state: LiveConversation, event: CanonicalEvent): LiveConversat
     }
     case "usage.updated":
       return { ...state, usage: event.data.usage };
+    case "model.switched":
+      return { ...state, model: event.data.model };
+    case "step.started":
+      return event.data.model === undefined ? state : { ...state, model: event.data.model };
     case "connection.changed":
       return { ...state, connection: event.data };
     case "session.created":
     case "session.updated":
     case "session.error":
-    case "step.started":
     case "step.ended":
     case "step.failed":
     case "text.started":
@@ -174,7 +179,6 @@ function foldLive(state: LiveConversation, event: CanonicalEvent): LiveConversat
     case "subagent.started":
     case "subagent.ended":
     case "file.edited":
-    case "model.switched":
     case "retry":
     case "compaction.started":
     case "compaction.ended":

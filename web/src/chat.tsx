@@ -2,8 +2,10 @@
 import type { BridgeClient } from "opencode-bridge/client";
 import { useCallback, useMemo, useState } from "preact/hooks";
 import { Composer } from "./composer/composer.js";
+import { ConnectionBanner, useClientConnection } from "./connection-banner.js";
 import { ConversationView } from "./conversation/conversation-view.js";
 import { describe, useLiveSession } from "./live-session.js";
+import { useModelCatalog } from "./model-catalog.js";
 import { putSessionInUrl, sessionFromUrl } from "./open-session-url.js";
 import { SessionActionsContext, sessionActions } from "./session-actions.js";
 import { SessionHeader } from "./session-header.js";
@@ -25,6 +27,8 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
   const [openId, setOpenId] = useState(() => sessionFromUrl());
   const [sidebarOpen, setSidebarOpen] = useState(false);
   const { live, error } = useLiveSession(client, openId);
+  const catalog = useModelCatalog(client);
+  const socket = useClientConnection(client);
   const open = (sessionId: string) => {
     putSessionInUrl(sessionId);
     setOpenId(sessionId);
@@ -86,6 +90,7 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
           )}
           <ThemeToggle />
         </header>
+        <ConnectionBanner socket={socket} live={live} />
         {problem === undefined ? null : (
           <div class="problem" role="alert">
             {problem}
@@ -106,6 +111,8 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
               client={client}
               sessionId={openId}
               live={live}
+              catalog={catalog}
+              sessionModel={info?.model}
               onError={report}
             />
           </SessionActionsContext.Provider>

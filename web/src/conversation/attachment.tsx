@@ -4,9 +4,9 @@
  */
 import { sentImageOf } from "../composer/sent-images.js";
 
-export function Attachment(props: { inputId: string; fileRef: string }) {
+export function Attachment(props: { text: string; fileRef: string }) {
   const described = describeRef(props.fileRef);
-  const image = sentImageOf(props.inputId, described.name);
+  const image = sentImageOf(props.text, described.name);
   if (image !== undefined) {
     return <img class="attachment-image" src={image} alt={described.name} />;
   }

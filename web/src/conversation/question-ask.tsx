@@ -1,6 +1,6 @@
 /**
- * A question the agent asks: each question's options (one choice, or several when it allows
- * several), an optional answer of one's own, submit or reject.
+ * A question the agent asks: each question's options as toggle buttons (one choice, or several
+ * when it allows several), an optional answer of one's own, submit or decline.
  */
 import type { QuestionPart } from "opencode-bridge/client";
 import { useState } from "preact/hooks";
@@ -41,7 +41,6 @@ export function QuestionAsk(props: { part: QuestionPart }) {
       {questions.map((question, index) => (
         <QuestionFields
           key={index}
-          name={`${part.requestId}-${index}`}
           question={question}
           chosen={chosen[index] ?? []}
           own={own[index] ?? ""}
@@ -68,7 +67,6 @@ export function QuestionAsk(props: { part: QuestionPart }) {
 }
 
 function QuestionFields(props: {
-  name: string;
   question: Question;
   chosen: string[];
   own: string;
@@ -82,26 +80,31 @@ function QuestionFields(props: {
         {question.header === undefined ? null : <strong>{question.header}: </strong>}
         {question.question}
       </legend>
-      {question.options.map((option) => (
-        <label key={option.label} class="question-option" data-testid="question-option">
-          <input
-            type={question.multiple ? "checkbox" : "radio"}
-            name={props.name}
-            value={option.label}
-            checked={props.chosen.includes(option.label)}
-            onChange={(event) => {
-              const on = event.currentTarget.checked;
-              if (!question.multiple) props.onChosen(on ? [option.label] : []);
-              else if (on) props.onChosen([...props.chosen, option.label]);
-              else props.onChosen(props.chosen.filter((label) => label !== option.label));
+      {question.options.map((option) => {
+        const on = props.chosen.includes(option.label);
+        return (
+          <button
+            key={option.label}
+            type="button"
+            class="question-option"
+            data-testid="question-option"
+            aria-pressed={on}
+            onClick={() => {
+              if (!question.multiple) props.onChosen(on ? [] : [option.label]);
+              else if (on) props.onChosen(props.chosen.filter((label) => label !== option.label));
+              else props.onChosen([...props.chosen, option.label]);
             }}
-          />
-          <span>{option.label}</span>
-          {option.description === undefined ? null : (
-            <span class="muted"> — {option.description}</span>
-          )}
-        </label>
-      ))}
+          >
+            <span class="option-mark" aria-hidden="true">
+              {on ? "●" : "○"}
+            </span>{" "}
+            {option.label}
+            {option.description === undefined ? null : (
+              <span class="muted"> — {option.description}</span>
+            )}
+          </button>
+        );
+      })}
       <input
         class="question-own"
         aria-label="Your own answer (optional)"

@@ -50,21 +50,19 @@ export function ToolCard(props: {
 
 function ToolOutput(props: { output: string }) {
   const lines = props.output.split("\n").length;
-  if (props.output.length <= FOLD_CHARS && lines <= FOLD_LINES) {
-    return (
-      <pre class="tool-output" data-testid="tool-output">
-        {props.output}
-      </pre>
-    );
-  }
+  const folded = props.output.length > FOLD_CHARS || lines > FOLD_LINES;
   return (
-    <details class="tool-output-folded">
-      <summary>
-        Output ({lines} lines, {props.output.length} characters)
-      </summary>
-      <pre class="tool-output" data-testid="tool-output">
-        {props.output}
-      </pre>
-    </details>
+    <div class="tool-output" data-testid="tool-output">
+      {folded ? (
+        <details>
+          <summary>
+            Output ({lines} lines, {props.output.length} characters)
+          </summary>
+          <pre>{props.output}</pre>
+        </details>
+      ) : (
+        <pre>{props.output}</pre>
+      )}
+    </div>
   );
 }

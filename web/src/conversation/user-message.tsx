@@ -11,7 +11,7 @@ export const UserMessageView = memo(function UserMessageView(props: { message: U
         <ul class="attachments">
           {message.files.map((ref) => (
             <li key={ref} data-testid="user-attachment">
-              <Attachment inputId={message.inputId} fileRef={ref} />
+              <Attachment text={message.text} fileRef={ref} />
             </li>
           ))}
         </ul>
