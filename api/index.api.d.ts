@@ -136,6 +136,7 @@ interface Capabilities {
 // ChildSession
 interface ChildSession {
     readonly id: string;
+    readonly lastSeq: number;
     events(options?: {
         after?: number;
         signal?: AbortSignal;

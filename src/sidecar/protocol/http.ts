@@ -69,6 +69,7 @@ assertType<Equals<z.infer<typeof CapabilitiesSchema>, Capabilities>>(true);
 const text = (max: number) => z.string().min(1).max(max);
 
 export const SessionIdParamsSchema = z.object({ id: text(200) });
+export const ChildParamsSchema = z.object({ id: text(200), childId: text(200) });
 export const AskParamsSchema = z.object({ id: text(200), requestId: text(200) });
 
 // --- sessions ---
