@@ -48,6 +48,7 @@ class BridgeClient {
         after?: number;
     }): Promise<CanonicalEvent[]>;
     send(sessionId: string, input: SendInput, options?: CallOptions): Promise<SendResult>;
+    cancelInput(sessionId: string, inputId: string, options?: CallOptions): Promise<void>;
     interrupt(sessionId: string, options?: CallOptions): Promise<void>;
     switchModel(sessionId: string, model: {
         providerID: string;

@@ -246,6 +246,15 @@ export class BridgeClient {
     return { ...result, idempotencyKey };
   }
 
+  /**
+   * `DELETE /v1/sessions/:id/inputs/:inputId`: takes back a queued input not yet sent (where
+   * the session's `capabilities.cancelQueued`); it ends `input.cancelled`.
+   */
+  async cancelInput(sessionId: string, inputId: string, options?: CallOptions): Promise<void> {
+    const path = `${sessionPath(sessionId)}/inputs/${encodeURIComponent(inputId)}`;
+    await this.#ok("DELETE", path, undefined, options);
+  }
+
   /** `POST /v1/sessions/:id/interrupt`: ends the running turn. */
   async interrupt(sessionId: string, options?: CallOptions): Promise<void> {
     await this.#ok("POST", `${sessionPath(sessionId)}/interrupt`, undefined, options);
