@@ -53,7 +53,12 @@ class BridgeClient {
     transcript(sessionId: string, options?: CallOptions & {
         after?: number;
     }): Promise<CanonicalEvent[]>;
+    childConversation(sessionId: string, childSessionId: string, options?: CallOptions): Promise<ConversationView>;
+    childTranscript(sessionId: string, childSessionId: string, options?: CallOptions & {
+        after?: number;
+    }): Promise<CanonicalEvent[]>;
     send(sessionId: string, input: SendInput, options?: CallOptions): Promise<SendResult>;
+    cancelInput(sessionId: string, inputId: string, options?: CallOptions): Promise<void>;
     interrupt(sessionId: string, options?: CallOptions): Promise<void>;
     switchModel(sessionId: string, model: {
         providerID: string;

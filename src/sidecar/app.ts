@@ -16,6 +16,7 @@ import { ApiError, toApiError } from "./errors.js";
 import { streamSchemas } from "./openapi-components.js";
 import { redactUrl } from "./redact.js";
 import { registerAskRoutes } from "./routes/asks.js";
+import { registerChildRoutes } from "./routes/children.js";
 import { registerInputRoutes } from "./routes/inputs.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
@@ -112,6 +113,7 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
   void app.register(async (scope) => {
     registerMetaRoutes(scope, ctx);
     registerSessionRoutes(scope, ctx);
+    registerChildRoutes(scope, ctx);
     registerInputRoutes(scope, ctx);
     registerAskRoutes(scope, ctx);
   });

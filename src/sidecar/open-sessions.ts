@@ -6,9 +6,10 @@
  */
 import { BACKEND_KINDS } from "../backends/backend.js";
 import { BACKEND_CAPABILITIES } from "../backends/capabilities.js";
+import { UsageError } from "../errors.js";
 import type { ModelRef } from "../events/canonical.js";
 import type { Bridge } from "../runtime/bridge.js";
-import type { Session } from "../runtime/session.js";
+import type { ChildSession, Session } from "../runtime/session.js";
 import type { SessionRecord, Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";
 import { ApiError } from "./errors.js";
@@ -85,6 +86,36 @@ export class OpenSessions {
       this.#opening.set(id, opening);
     }
     return await opening;
+  }
+
+  /**
+   * What a stream of `id` reads: the session (opened as `open` does), or, when no session has
+   * that id, the child session of a subagent of a session followed now (`subagent.started`
+   * named it). A child of a kept session is found once its parent is opened.
+   */
+  async source(
+    id: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<Session | ChildSession> {
+    if (this.peek(id) === undefined && this.record(id) === undefined) {
+      const child = this.childOfOpen(id);
+      if (child !== undefined) return child;
+      throw new ApiError(
+        "not_found",
+        `no session ${JSON.stringify(id)}; list them with GET /v1/sessions ` +
+          "(a subagent's child session is found while its parent session is open: GET /v1/sessions/<parent> opens it)",
+      );
+    }
+    return await this.open(id, options);
+  }
+
+  /** The child session `childId` of a subagent of an open session, if one has it. */
+  childOfOpen(childId: string): ChildSession | undefined {
+    for (const { session } of this.#open.values()) {
+      const child = childOf(session, childId);
+      if (child !== undefined) return child;
+    }
+    return undefined;
   }
 
   /** Creates a session on the bridge and follows it. */
@@ -275,4 +306,14 @@ function recordInfo(record: SessionRecord): SessionInfo {
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };
+}
+
+/** `session.child(childId)`, or undefined when no subagent of the session has that id. */
+export function childOf(session: Session, childId: string): ChildSession | undefined {
+  try {
+    return session.child(childId);
+  } catch (error) {
+    if (error instanceof UsageError) return undefined;
+    throw error;
+  }
 }

@@ -6,6 +6,7 @@ import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import {
   ErrorBodySchema,
+  InputParamsSchema,
   OkSchema,
   type SendInputBody,
   SendInputBodySchema,
@@ -56,6 +57,24 @@ export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void 
         void reply.header("idempotent-replayed", "true");
       }
       return reply.code(202).send(answer);
+    },
+  );
+
+  app.delete(
+    "/v1/sessions/:id/inputs/:inputId",
+    {
+      schema: {
+        summary:
+          "Removes a queued input before it is sent (capabilities.cancelQueued); it ends input.cancelled",
+        params: InputParamsSchema,
+        response: { 200: OkSchema, ...INPUT_ERRORS },
+      },
+    },
+    async (request) => {
+      const { id, inputId } = request.params;
+      const session = await ctx.sessions.open(id, { signal: callSignal(ctx) });
+      session.cancelInput(inputId);
+      return { ok: true as const };
     },
   );
 
