@@ -1,6 +1,6 @@
 /** The chat's layout: sessions on the side; the open session's header, conversation and composer. */
 import type { BridgeClient } from "opencode-bridge/client";
-import { useCallback, useMemo, useState } from "preact/hooks";
+import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { Composer } from "./composer/composer.js";
 import { ConnectionBanner, useClientConnection } from "./connection-banner.js";
 import { ConversationView } from "./conversation/conversation-view.js";
@@ -36,6 +36,13 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
     setTarget(next);
     setSidebarOpen(false);
   }, []);
+  useEffect(() => {
+    if (!sidebarOpen) return;
+    // On a phone the list covers the conversation: Escape folds it away again.
+    const close = (event: KeyboardEvent) => event.key === "Escape" && setSidebarOpen(false);
+    document.addEventListener("keydown", close);
+    return () => document.removeEventListener("keydown", close);
+  }, [sidebarOpen]);
   const sessionId = target?.sessionId;
   const parentId = target?.parentId;
   // The list's entry of what is open: a child conversation is its parent's.
