@@ -29,7 +29,7 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
   const [target, setTarget] = useState<OpenTarget | undefined>(() => targetFromUrl());
   const [sidebarOpen, setSidebarOpen] = useState(false);
   const { live, error } = useLiveSession(client, target);
-  const catalog = useModelCatalog(client);
+  const catalog = useModelCatalog(client, live !== undefined || target === undefined);
   const socket = useClientConnection(client);
   const go = useCallback((next: OpenTarget) => {
     putTargetInUrl(next);

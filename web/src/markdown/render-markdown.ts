@@ -25,6 +25,8 @@ const marked = new Marked({
   },
 });
 
+// Set once: a config passed to each sanitize() call is parsed again every time.
+DOMPurify.setConfig({ FORBID_TAGS: ["style", "form"], ADD_ATTR: ["target"] });
 DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   if (node.tagName === "A") {
     const href = node.getAttribute("href");
@@ -57,7 +59,7 @@ export function renderMarkdown(source: string): string {
 /** Sanitised HTML of `source`, not memoised: for a text still growing, never seen twice. */
 export function renderMarkdownOnce(source: string): string {
   const raw = marked.parse(source) as string;
-  return DOMPurify.sanitize(raw, { FORBID_TAGS: ["style", "form"], ADD_ATTR: ["target"] });
+  return DOMPurify.sanitize(raw);
 }
 
 export function escapeHtml(text: string): string {
