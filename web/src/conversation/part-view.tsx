@@ -1,5 +1,5 @@
 /** One part of a turn, by its type. Memoised on the part, its streamed text and its ask state. */
-import type { Part } from "opencode-bridge/client";
+import type { Part, SubagentPart } from "opencode-bridge/client";
 import { memo } from "preact/compat";
 import { assertNever } from "../assert-never.js";
 import { Markdown, StreamingMarkdown } from "../markdown/markdown-view.js";
@@ -15,6 +15,8 @@ export interface PartViewProps {
   pending: boolean;
   /** A tool call whose diff its permission ask shows. */
   diffShownElsewhere: boolean;
+  /** The subagent a tool call started, drawn inside its card. */
+  subagent: SubagentPart | undefined;
 }
 
 export const PartView = memo(function PartView(props: PartViewProps) {
@@ -36,7 +38,11 @@ export const PartView = memo(function PartView(props: PartViewProps) {
       );
     }
     case "tool":
-      return <ToolCard part={part} streamedInput={streamed} showDiff={!props.diffShownElsewhere} />;
+      return (
+        <ToolCard part={part} streamedInput={streamed} showDiff={!props.diffShownElsewhere}>
+          {props.subagent === undefined ? null : <SubagentCard part={props.subagent} />}
+        </ToolCard>
+      );
     case "permission":
       return props.pending ? <PermissionAsk part={part} /> : <PermissionRecord part={part} />;
     case "question":

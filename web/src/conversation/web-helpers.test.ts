@@ -1,5 +1,7 @@
+import type { PermissionPart } from "opencode-bridge/client";
 import { describe, expect, it } from "vitest";
 import { describeRef } from "./attachment-ref.js";
+import { messageLayout } from "./message-layout.js";
 import { questionsOf } from "./question-shape.js";
 import { toolDiff } from "./tool-diff.js";
 
@@ -52,5 +54,36 @@ describe("describeRef", () => {
     });
     expect(describeRef("/work/dir/notes.md").name).toBe("notes.md");
     expect(describeRef("https://example.com/a/b.png").name).toBe("b.png");
+  });
+});
+
+describe("messageLayout", () => {
+  it("nests a subagent in its call's tool card and keeps an asked diff off the card", () => {
+    const tool = { type: "tool", callId: "c1", tool: "task", input: {}, state: "running" } as const;
+    const subagent = {
+      type: "subagent",
+      callId: "c1",
+      childSessionId: "ses_c",
+      state: "running",
+    } as const;
+    const orphan = {
+      type: "subagent",
+      callId: "c2",
+      childSessionId: "ses_d",
+      state: "ended",
+    } as const;
+    const ask: PermissionPart = {
+      type: "permission",
+      requestId: "per_1",
+      permission: "edit",
+      patterns: [],
+      callId: "c3",
+      diff: "+x",
+    };
+    const layout = messageLayout([tool, subagent, orphan, ask]);
+    expect(layout.subagents.get("c1")).toBe(subagent);
+    expect(layout.toolCalls.has("c1")).toBe(true);
+    expect(layout.toolCalls.has("c2")).toBe(false);
+    expect([...layout.askedDiffs]).toEqual(["c3"]);
   });
 });
