@@ -4,6 +4,7 @@ import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { Composer } from "./composer/composer.js";
 import { ConnectionBanner, useClientConnection } from "./connection-banner.js";
 import { ConversationView } from "./conversation/conversation-view.js";
+import { JoinedLateContext } from "./conversation/joined-late.js";
 import { describe, useLiveSession } from "./live-session.js";
 import { useModelCatalog } from "./model-catalog.js";
 import { type OpenTarget, putTargetInUrl, targetFromUrl } from "./open-session-url.js";
@@ -28,7 +29,7 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
   const sessions = useSessions(client, onError);
   const [target, setTarget] = useState<OpenTarget | undefined>(() => targetFromUrl());
   const [sidebarOpen, setSidebarOpen] = useState(false);
-  const { live, error } = useLiveSession(client, target);
+  const { live, error, joinedLate } = useLiveSession(client, target);
   const catalog = useModelCatalog(client, live !== undefined || target === undefined);
   const socket = useClientConnection(client);
   const go = useCallback((next: OpenTarget) => {
@@ -124,7 +125,9 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
           </section>
         ) : (
           <SessionActionsContext.Provider value={actions}>
-            <ConversationView live={live} error={error} />
+            <JoinedLateContext.Provider value={joinedLate}>
+              <ConversationView live={live} error={error} />
+            </JoinedLateContext.Provider>
             {parentId !== undefined ? (
               <p class="child-note muted">
                 A subagent's conversation: its parent's turn drives it.
