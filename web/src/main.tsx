@@ -2,7 +2,11 @@
 import { render } from "preact";
 import { App } from "./app.js";
 import { applyStoredTheme } from "./theme.js";
-import "./styles.css";
+import "./styles/base.css";
+import "./styles/layout.css";
+import "./styles/conversation.css";
+import "./styles/asks.css";
+import "./styles/composer.css";
 
 applyStoredTheme();
 const root = document.getElementById("app");
