@@ -2,12 +2,8 @@ import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { recordedEvents } from "../../test/support/fixture-events.js";
 import { fixturePath } from "../../test/support/fixture-files.js";
-import {
-  type CanonicalEvent,
-  type CanonicalEventOf,
-  type CanonicalType,
-  isDurableType,
-} from "../events/canonical.js";
+import { NumberedEvents } from "../../test/support/numbered-events.js";
+import type { CanonicalEvent } from "../events/canonical.js";
 import { initialApiState, normalizeApiEvent } from "../events/normalize-api.js";
 import { parseApiEvent } from "../protocol/api/events.js";
 import { conversationOf } from "../store/conversation.js";
@@ -25,23 +21,9 @@ const USAGE = {
 };
 
 /** One session's events as the sidecar streams them: durable ones numbered in order. */
-class Stream {
-  readonly events: CanonicalEvent[] = [];
-  #seq = 0;
-
-  add<T extends CanonicalType>(type: T, data: CanonicalEventOf<T>["data"], turnId?: string): this {
-    const durable = isDurableType(type);
-    this.events.push({
-      id: `evt_${this.events.length}`,
-      ...(durable ? { seq: ++this.#seq } : {}),
-      sessionId: SESSION,
-      ...(turnId === undefined ? {} : { turnId }),
-      at: 1_800_000_000_000 + this.events.length,
-      type,
-      data,
-      durable,
-    } as CanonicalEvent);
-    return this;
+class Stream extends NumberedEvents {
+  constructor() {
+    super(SESSION);
   }
 
   state(): LiveConversation {
