@@ -29,7 +29,7 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
   const sessions = useSessions(client, onError);
   const [target, setTarget] = useState<OpenTarget | undefined>(() => targetFromUrl());
   const [sidebarOpen, setSidebarOpen] = useState(false);
-  const { live, error, joinedLate } = useLiveSession(client, target);
+  const { live, error, joinedLate, retry } = useLiveSession(client, target);
   const catalog = useModelCatalog(client, live !== undefined || target === undefined);
   const socket = useClientConnection(client);
   const go = useCallback((next: OpenTarget) => {
@@ -126,7 +126,7 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
         ) : (
           <SessionActionsContext.Provider value={actions}>
             <JoinedLateContext.Provider value={joinedLate}>
-              <ConversationView live={live} error={error} />
+              <ConversationView live={live} error={error} onRetry={retry} />
             </JoinedLateContext.Provider>
             {parentId !== undefined ? (
               <p class="child-note muted">

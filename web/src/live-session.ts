@@ -11,7 +11,7 @@ import {
   liveConversationOf,
   reduceLive,
 } from "opencode-bridge/client";
-import { useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useState } from "preact/hooks";
 import type { OpenTarget } from "./open-session-url.js";
 
 /** Drawn within this bound even where animation frames are paused (a hidden tab). */
@@ -27,16 +27,20 @@ export interface LiveSession {
    * the whole of it.
    */
   joinedLate: ReadonlySet<string>;
+  /** Reads the session again from its transcript (after an error). */
+  retry: () => void;
 }
 
 const NONE: ReadonlySet<string> = new Set();
 
 export function useLiveSession(client: BridgeClient, target: OpenTarget | undefined): LiveSession {
-  const [state, setState] = useState<LiveSession>({
+  const [state, setState] = useState<Omit<LiveSession, "retry">>({
     live: undefined,
     error: undefined,
     joinedLate: NONE,
   });
+  const [attempt, setAttempt] = useState(0);
+  const retry = useCallback(() => setAttempt((count) => count + 1), []);
   const sessionId = target?.sessionId;
   const parentId = target?.parentId;
   useEffect(() => {
@@ -64,8 +68,9 @@ export function useLiveSession(client: BridgeClient, target: OpenTarget | undefi
       abort.abort();
       feed.cancel();
     };
-  }, [client, sessionId, parentId]);
-  return state;
+    // `attempt` is read so that a retry runs the effect again.
+  }, [client, sessionId, parentId, attempt]);
+  return { ...state, retry };
 }
 
 async function follow(

@@ -13,6 +13,7 @@ const FOLLOW_SLACK_PX = 80;
 export function ConversationView(props: {
   live: LiveConversation | undefined;
   error: string | undefined;
+  onRetry: () => void;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
   const following = useRef(true);
@@ -40,7 +41,10 @@ export function ConversationView(props: {
     >
       {props.error === undefined ? null : (
         <p class="problem" role="alert">
-          {props.error}
+          {props.error}{" "}
+          <button type="button" onClick={props.onRetry}>
+            Try again
+          </button>
         </p>
       )}
       {live === undefined && props.error === undefined ? <p class="muted">Loading…</p> : null}
