@@ -18,7 +18,9 @@ export function useSessions(client: BridgeClient, onError: (error: unknown) => v
   const [list, setList] = useState<SessionInfo[] | undefined>(undefined);
   const refresh = useCallback(async () => {
     try {
-      setList(await client.listSessions({ timeoutMs: CALL_BOUND_MS }));
+      const fresh = await client.listSessions({ timeoutMs: CALL_BOUND_MS });
+      // Most polls change nothing: keep the old list then, so nothing is drawn again.
+      setList((old) => (JSON.stringify(old) === JSON.stringify(fresh) ? old : fresh));
     } catch (error) {
       onError(error);
     }
