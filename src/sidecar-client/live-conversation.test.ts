@@ -2,6 +2,7 @@ import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { recordedEvents } from "../../test/support/fixture-events.js";
 import { fixturePath } from "../../test/support/fixture-files.js";
+import { normalizeLegacyFrames } from "../../test/support/legacy-events.js";
 import { NumberedEvents } from "../../test/support/numbered-events.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { initialApiState, normalizeApiEvent } from "../events/normalize-api.js";
@@ -53,6 +54,27 @@ function fixtureStreams(
         events.push(event.durable ? { ...event, seq: ++seq } : event);
       }
     }
+    return [file, events];
+  });
+}
+
+/**
+ * The recorded 1.18.33 legacy (`/event`) fixtures, normalised by the serve-legacy backend's
+ * code (deltas included), numbered, as this test's session.
+ */
+function legacyFixtureStreams(): Array<[string, CanonicalEvent[]]> {
+  const directory = "opencode-1.18.33";
+  const files = readdirSync(fixturePath(directory))
+    .filter((file) => file.startsWith("legacy-") && file.endsWith(".transcript.ndjson"))
+    .sort();
+  return files.map((file) => {
+    let seq = 0;
+    const events = normalizeLegacyFrames(recordedEvents(fixturePath(`${directory}/${file}`))).map(
+      (event): CanonicalEvent =>
+        event.durable
+          ? { ...event, sessionId: SESSION, seq: ++seq }
+          : { ...event, sessionId: SESSION },
+    );
     return [file, events];
   });
 }
@@ -226,11 +248,11 @@ describe("reduceLive: resuming", () => {
   });
 });
 
-describe("reduceLive over the recorded 1.18.33 fixtures", () => {
-  const streams = fixtureStreams("v2.session.events");
+describe("reduceLive over the recorded 1.18.33 fixtures (/api and legacy)", () => {
+  const streams = [...fixtureStreams("v2.session.events"), ...legacyFixtureStreams()];
 
   it("has the fixtures", () => {
-    expect(streams.length).toBeGreaterThan(8);
+    expect(streams.length).toBeGreaterThan(20);
   });
 
   it.each(streams)(
@@ -265,7 +287,7 @@ describe("reduceLive over the recorded 1.18.33 fixtures", () => {
 
   it("joins the live stream's text and tool input deltas to each part's ended value", () => {
     let checked = 0;
-    for (const [, events] of fixtureStreams("v2.event.subscribe")) {
+    for (const [, events] of [...fixtureStreams("v2.event.subscribe"), ...legacyFixtureStreams()]) {
       let state = emptyLiveConversation(SESSION);
       for (const event of events) {
         if (event.type === "text.ended" || event.type === "tool.input.ended") {
@@ -280,6 +302,6 @@ describe("reduceLive over the recorded 1.18.33 fixtures", () => {
       }
       expect(state.streaming).toEqual({});
     }
-    expect(checked).toBeGreaterThan(5);
+    expect(checked).toBeGreaterThan(10);
   });
 });
