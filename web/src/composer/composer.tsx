@@ -61,8 +61,10 @@ export function Composer(props: ComposerProps) {
           { timeoutMs: SEND_BOUND_MS },
         );
       } catch (error) {
-        // Not admitted: give the text back unless something new was typed meanwhile.
+        // Not admitted: give the text back unless something new was typed meanwhile, and the
+        // attachments with it.
         setText((current) => (current === "" ? message : current));
+        draft.restore(images, paths);
         onError(error);
       }
     });
