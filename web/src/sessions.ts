@@ -4,7 +4,7 @@
  * overlays its live state).
  */
 import type { BridgeClient, SessionInfo } from "opencode-bridge/client";
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 
 const POLL_MS = 2000;
 const CALL_BOUND_MS = 10_000;
@@ -16,21 +16,50 @@ export interface Sessions {
 
 export function useSessions(client: BridgeClient, onError: (error: unknown) => void): Sessions {
   const [list, setList] = useState<SessionInfo[] | undefined>(undefined);
-  const refresh = useCallback(async () => {
-    try {
-      const fresh = await client.listSessions({ timeoutMs: CALL_BOUND_MS });
-      // Most polls change nothing: keep the old list then, so nothing is drawn again.
-      setList((old) => (JSON.stringify(old) === JSON.stringify(fresh) ? old : fresh));
-    } catch (error) {
-      onError(error);
-    }
-  }, [client, onError]);
+  // Read through a ref: a new handler each render must not restart the polling.
+  const report = useRef(onError);
+  report.current = onError;
+  const load = useCallback(
+    async (signal?: AbortSignal) => {
+      try {
+        const fresh = await client.listSessions({
+          timeoutMs: CALL_BOUND_MS,
+          ...(signal === undefined ? {} : { signal }),
+        });
+        // Most polls change nothing: keep the old list then, so nothing is drawn again.
+        setList((old) => (JSON.stringify(old) === JSON.stringify(fresh) ? old : fresh));
+      } catch (error) {
+        if (signal?.aborted !== true) report.current(error);
+      }
+    },
+    [client],
+  );
   useEffect(() => {
-    void refresh();
-    const timer = setInterval(() => void refresh(), POLL_MS);
-    return () => clearInterval(timer);
-  }, [refresh]);
-  return { list, refresh };
+    const abort = new AbortController();
+    // One poll at a time: the next starts a while after the last one answered.
+    void (async () => {
+      while (!abort.signal.aborted) {
+        await load(abort.signal);
+        await pause(POLL_MS, abort.signal);
+      }
+    })();
+    return () => abort.abort();
+  }, [load]);
+  return { list, refresh: () => load() };
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
 }
 
 /** Most recent first; sessions killed are not offered. */
