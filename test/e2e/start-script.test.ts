@@ -67,7 +67,7 @@ describe("npm start (scripts/start.ts)", () => {
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toMatch(/^text\/html/);
     expect(page.headers.get("content-security-policy")).toBe(CONTENT_SECURITY_POLICY);
-    expect(await page.text()).toMatch(/<script[^>]+src="\/assets\//);
+    expect(await page.text()).toMatch(/<script[^>]+src="\.?\/assets\//);
     // The token of the URL is the API's; the demo model is the default one.
     const models = await fetch(`${origin}/v1/models`, {
       headers: { authorization: `Bearer ${decodeURIComponent(token)}` },
