@@ -1,4 +1,4 @@
-/** The chat's layout: sessions on the side, the open session's header, conversation and composer. */
+/** The chat's layout: sessions on the side; the open session's header, conversation and composer. */
 import type { BridgeClient } from "opencode-bridge/client";
 import { useCallback, useMemo, useState } from "preact/hooks";
 import { Composer } from "./composer/composer.js";
@@ -6,38 +6,52 @@ import { ConnectionBanner, useClientConnection } from "./connection-banner.js";
 import { ConversationView } from "./conversation/conversation-view.js";
 import { describe, useLiveSession } from "./live-session.js";
 import { useModelCatalog } from "./model-catalog.js";
-import { putSessionInUrl, sessionFromUrl } from "./open-session-url.js";
+import { type OpenTarget, putTargetInUrl, targetFromUrl } from "./open-session-url.js";
 import { SessionActionsContext, sessionActions } from "./session-actions.js";
-import { SessionHeader } from "./session-header.js";
+import { SessionHeading } from "./session-heading.js";
 import { SessionList } from "./session-list.js";
 import { useSessions } from "./sessions.js";
 import { ThemeToggle } from "./theme-toggle.js";
 
+const CALL_BOUND_MS = 30_000;
+
 export function Chat(props: { client: BridgeClient; onError: (error: unknown) => void }) {
-  const { client } = props;
+  const { client, onError } = props;
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const report = useCallback(
     (error: unknown) => {
       setProblem(describe(error));
-      props.onError(error);
+      onError(error);
     },
-    [props.onError],
+    [onError],
   );
-  const sessions = useSessions(client, props.onError);
-  const [openId, setOpenId] = useState(() => sessionFromUrl());
+  const sessions = useSessions(client, onError);
+  const [target, setTarget] = useState<OpenTarget | undefined>(() => targetFromUrl());
   const [sidebarOpen, setSidebarOpen] = useState(false);
-  const { live, error } = useLiveSession(client, openId);
+  const { live, error } = useLiveSession(client, target);
   const catalog = useModelCatalog(client);
   const socket = useClientConnection(client);
-  const open = (sessionId: string) => {
-    putSessionInUrl(sessionId);
-    setOpenId(sessionId);
+  const go = useCallback((next: OpenTarget) => {
+    putTargetInUrl(next);
+    setTarget(next);
     setSidebarOpen(false);
-  };
-  const info = sessions.list?.find((session) => session.id === openId);
+  }, []);
+  const sessionId = target?.sessionId;
+  const parentId = target?.parentId;
+  // The list's entry of what is open: a child conversation is its parent's.
+  const listedId = parentId ?? sessionId;
+  const info = sessions.list?.find((session) => session.id === sessionId);
   const actions = useMemo(
-    () => (openId === undefined ? undefined : sessionActions(client, openId, open, report)),
-    [client, openId, report],
+    () =>
+      sessionId === undefined
+        ? undefined
+        : sessionActions(
+            client,
+            sessionId,
+            (childId) => go({ sessionId: childId, parentId: sessionId }),
+            report,
+          ),
+    [client, sessionId, go, report],
   );
 
   return (
@@ -45,14 +59,14 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
       <aside class="sidebar" id="sidebar">
         <SessionList
           sessions={sessions.list}
-          openId={openId}
-          live={live}
-          onOpen={open}
+          openId={listedId}
+          live={parentId === undefined ? live : undefined}
+          onOpen={(id) => go({ sessionId: id })}
           onNew={async () => {
             try {
-              const created = await client.createSession({}, { timeoutMs: 30_000 });
+              const created = await client.createSession({}, { timeoutMs: CALL_BOUND_MS });
               await sessions.refresh();
-              open(created.id);
+              go({ sessionId: created.id });
             } catch (failure) {
               report(failure);
             }
@@ -72,22 +86,20 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
           >
             ☰
           </button>
-          {openId === undefined ? (
-            <h1 class="session-heading">opencode-bridge</h1>
-          ) : (
-            <SessionHeader
-              key={openId}
-              title={info?.title ?? openId}
-              onRename={async (title) => {
-                try {
-                  await client.renameSession(openId, title, { timeoutMs: 10_000 });
-                  await sessions.refresh();
-                } catch (failure) {
-                  report(failure);
-                }
-              }}
-            />
-          )}
+          <SessionHeading
+            target={target}
+            title={info?.title}
+            onBack={() => parentId !== undefined && go({ sessionId: parentId })}
+            onRename={async (title) => {
+              if (sessionId === undefined) return;
+              try {
+                await client.renameSession(sessionId, title, { timeoutMs: CALL_BOUND_MS });
+                await sessions.refresh();
+              } catch (failure) {
+                report(failure);
+              }
+            }}
+          />
           <ThemeToggle />
         </header>
         <ConnectionBanner socket={socket} live={live} />
@@ -99,22 +111,29 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
             </button>
           </div>
         )}
-        {openId === undefined ? (
+        {sessionId === undefined ? (
           <section class="empty">
             <p>Open a session on the side, or start a new one.</p>
           </section>
         ) : (
           <SessionActionsContext.Provider value={actions}>
             <ConversationView live={live} error={error} />
-            <Composer
-              key={openId}
-              client={client}
-              sessionId={openId}
-              live={live}
-              catalog={catalog}
-              sessionModel={info?.model}
-              onError={report}
-            />
+            {parentId !== undefined ? (
+              <p class="child-note muted">
+                A subagent's conversation: its parent's turn drives it.
+              </p>
+            ) : (
+              <Composer
+                key={sessionId}
+                client={client}
+                sessionId={sessionId}
+                live={live}
+                catalog={catalog}
+                sessionModel={info?.model}
+                canRemoveQueued={info?.capabilities?.cancelQueued === true}
+                onError={report}
+              />
+            )}
           </SessionActionsContext.Provider>
         )}
       </main>

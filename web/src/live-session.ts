@@ -7,11 +7,12 @@
 import {
   type BridgeClient,
   type CanonicalEvent,
-  emptyLiveConversation,
   type LiveConversation,
+  liveConversationOf,
   reduceLive,
 } from "opencode-bridge/client";
 import { useEffect, useState } from "preact/hooks";
+import type { OpenTarget } from "./open-session-url.js";
 
 /** Drawn within this bound even where animation frames are paused (a hidden tab). */
 const FLUSH_FALLBACK_MS = 100;
@@ -22,8 +23,10 @@ export interface LiveSession {
   error: string | undefined;
 }
 
-export function useLiveSession(client: BridgeClient, sessionId: string | undefined): LiveSession {
+export function useLiveSession(client: BridgeClient, target: OpenTarget | undefined): LiveSession {
   const [state, setState] = useState<LiveSession>({ live: undefined, error: undefined });
+  const sessionId = target?.sessionId;
+  const parentId = target?.parentId;
   useEffect(() => {
     if (sessionId === undefined) {
       setState({ live: undefined, error: undefined });
@@ -32,7 +35,12 @@ export function useLiveSession(client: BridgeClient, sessionId: string | undefin
     const abort = new AbortController();
     const feed = new FrameBatcher((live) => setState({ live, error: undefined }));
     setState({ live: undefined, error: undefined });
-    follow(client, sessionId, feed, abort.signal).catch((error: unknown) => {
+    follow(
+      client,
+      { sessionId, ...(parentId === undefined ? {} : { parentId }) },
+      feed,
+      abort.signal,
+    ).catch((error: unknown) => {
       if (abort.signal.aborted) return;
       setState((previous) => ({ live: previous.live, error: describe(error) }));
     });
@@ -40,19 +48,22 @@ export function useLiveSession(client: BridgeClient, sessionId: string | undefin
       abort.abort();
       feed.cancel();
     };
-  }, [client, sessionId]);
+  }, [client, sessionId, parentId]);
   return state;
 }
 
 async function follow(
   client: BridgeClient,
-  sessionId: string,
+  { sessionId, parentId }: OpenTarget,
   feed: FrameBatcher,
   signal: AbortSignal,
 ): Promise<void> {
-  const kept = await client.transcript(sessionId, { signal });
-  let live = emptyLiveConversation(sessionId);
-  for (const event of kept) live = reduceLive(live, event);
+  // A subagent's child is read through its parent; its live events come on its own id.
+  const kept =
+    parentId === undefined
+      ? await client.transcript(sessionId, { signal })
+      : await client.childTranscript(parentId, sessionId, { signal });
+  const live = liveConversationOf(sessionId, kept);
   feed.start(live);
   const events = client.subscribe(sessionId, { after: live.conversation.lastSeq, signal });
   for await (const event of events) feed.push(event);

@@ -12,14 +12,16 @@ export interface SessionActions {
   replyPermission(requestId: string, reply: PermissionReply, message?: string): Promise<void>;
   answerQuestion(requestId: string, answers: string[][]): Promise<void>;
   rejectQuestion(requestId: string): Promise<void>;
-  /** Opens another session (a subagent's child). */
-  openSession(sessionId: string): void;
+  /** Opens a subagent's child conversation (a session of its own, read through this one). */
+  openChild(childSessionId: string): void;
+  /** The address of a child conversation (for a link's href). */
+  childHref(childSessionId: string): string;
 }
 
 export function sessionActions(
   client: BridgeClient,
   sessionId: string,
-  openSession: (sessionId: string) => void,
+  openChild: (childSessionId: string) => void,
   onError: (error: unknown) => void,
 ): SessionActions {
   const reported = async (call: Promise<void>) => {
@@ -43,7 +45,9 @@ export function sessionActions(
       ),
     rejectQuestion: (requestId) =>
       reported(client.rejectQuestion(sessionId, requestId, { timeoutMs: ACTION_BOUND_MS })),
-    openSession,
+    openChild,
+    childHref: (childSessionId) =>
+      `#${new URLSearchParams({ session: childSessionId, parent: sessionId }).toString()}`,
   };
 }
 

@@ -26,6 +26,8 @@ export interface ComposerProps {
   catalog: ModelCatalog | undefined;
   /** The session's model as the sidecar last said (the live state's is newer when it has one). */
   sessionModel: ModelRef | undefined;
+  /** The session's backend takes back a queued input (`capabilities.cancelQueued`). */
+  canRemoveQueued: boolean;
   onError: (error: unknown) => void;
 }
 
@@ -75,7 +77,16 @@ export function Composer(props: ComposerProps) {
         send("queue");
       }}
     >
-      <QueuedInputs queued={props.live?.queued ?? []} onRemove={undefined} />
+      <QueuedInputs
+        queued={props.live?.queued ?? []}
+        onRemove={
+          props.canRemoveQueued
+            ? (inputId) => {
+                client.cancelInput(sessionId, inputId, { timeoutMs: CALL_BOUND_MS }).catch(onError);
+              }
+            : undefined
+        }
+      />
       <AttachmentTray draft={draft} />
       <textarea
         ref={box}

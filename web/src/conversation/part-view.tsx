@@ -27,11 +27,11 @@ export const PartView = memo(function PartView(props: PartViewProps) {
         <Markdown source={part.text} testId="part-text" />
       );
     case "reasoning": {
-      const text = part.text === "" ? (streamed ?? "") : part.text;
+      const live = part.text === "" && streamed !== undefined;
       return (
         <details class="part-reasoning" data-testid="part-reasoning">
-          <summary>Reasoning{part.text === "" && streamed !== undefined ? "…" : ""}</summary>
-          <Markdown source={text} />
+          <summary>Reasoning{live ? "…" : ""}</summary>
+          {live ? <StreamingMarkdown source={streamed} /> : <Markdown source={part.text} />}
         </details>
       );
     }

@@ -30,11 +30,11 @@ export function SubagentCard(props: { part: SubagentPart }) {
         </details>
       )}
       <a
-        href={`#session=${encodeURIComponent(part.childSessionId)}`}
+        href={actions.childHref(part.childSessionId)}
         data-testid="subagent-link"
         onClick={(event) => {
           event.preventDefault();
-          actions.openSession(part.childSessionId);
+          actions.openChild(part.childSessionId);
         }}
       >
         Open the subagent's conversation

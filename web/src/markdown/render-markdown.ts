@@ -10,7 +10,6 @@ import { Marked } from "marked";
 import { highlighted } from "./highlight.js";
 
 const SAFE_LINK = /^(?:https?:|mailto:|#)/i;
-const CACHE_LIMIT = 2000;
 
 const marked = new Marked({
   gfm: true,
@@ -35,17 +34,30 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   }
 });
 
+/** Memoised HTML by source, bounded by the characters it holds (oldest dropped first). */
 const cache = new Map<string, string>();
+const CACHE_CHARS = 4_000_000;
+let cachedChars = 0;
 
-/** Sanitised HTML of `source` (Markdown). */
+/** Sanitised HTML of `source` (Markdown), memoised: for finished text, parsed once. */
 export function renderMarkdown(source: string): string {
   const known = cache.get(source);
   if (known !== undefined) return known;
-  const raw = marked.parse(source) as string;
-  const html = DOMPurify.sanitize(raw, { FORBID_TAGS: ["style", "form"], ADD_ATTR: ["target"] });
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  const html = renderMarkdownOnce(source);
   cache.set(source, html);
+  cachedChars += source.length + html.length;
+  for (const [oldest, oldHtml] of cache) {
+    if (cachedChars <= CACHE_CHARS || cache.size <= 1) break;
+    cache.delete(oldest);
+    cachedChars -= oldest.length + oldHtml.length;
+  }
   return html;
+}
+
+/** Sanitised HTML of `source`, not memoised: for a text still growing, never seen twice. */
+export function renderMarkdownOnce(source: string): string {
+  const raw = marked.parse(source) as string;
+  return DOMPurify.sanitize(raw, { FORBID_TAGS: ["style", "form"], ADD_ATTR: ["target"] });
 }
 
 export function escapeHtml(text: string): string {

@@ -1,7 +1,7 @@
 /** The open session's title, renamed in place: Enter saves, Escape cancels. */
 import { useEffect, useRef, useState } from "preact/hooks";
 
-export function SessionHeader(props: { title: string; onRename: (title: string) => void }) {
+export function SessionTitle(props: { title: string; onRename: (title: string) => void }) {
   const [editing, setEditing] = useState(false);
   const [value, setValue] = useState(props.title);
   const input = useRef<HTMLInputElement>(null);
