@@ -13,6 +13,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
 import { fileURLToPath } from "node:url";
+import { serveArguments } from "./serve-arguments.js";
 import { webBuildReason } from "./web-build-state.js";
 
 const PACKAGE_ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -30,14 +31,13 @@ async function main(): Promise<number> {
       return built ?? 1;
     }
   }
-  const realModel = args.some((arg) => /^--(model|config)(=|$)/.test(arg));
-  const serveArgs = ["serve", ...(realModel || args.includes("--demo") ? [] : ["--demo"]), ...args];
+  const serve = serveArguments(args);
   console.log(
-    realModel
-      ? "starting the sidecar with the web chat (open the chat: URL below)"
-      : "starting the sidecar with the web chat on the demo model, offline (open the chat: URL below)",
+    serve.demo
+      ? "starting the sidecar with the web chat on the demo model, offline (open the chat: URL below)"
+      : "starting the sidecar with the web chat (open the chat: URL below)",
   );
-  const server = spawn(process.execPath, ["--import", "tsx", "src/cli/ocb.ts", ...serveArgs], {
+  const server = spawn(process.execPath, ["--import", "tsx", "src/cli/ocb.ts", ...serve.args], {
     ...options(),
     detached: true,
   });

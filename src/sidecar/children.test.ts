@@ -54,12 +54,8 @@ async function withSubagent() {
   backend.emitChild(CHILD, childTurn, "turn.started", { inputId: "in_child" });
   backend.emitChild(CHILD, childTurn, "text.started", { partId: "p1", stepId: "s1" });
   backend.emitChild(CHILD, childTurn, "text.delta", { partId: "p1", delta: "from the " });
-  return { client, backend, session, childTurn, url: sidecar.url };
-}
-
-describe("a subagent's child session over the sidecar", () => {
-  it("reads its conversation and transcript through the parent", async () => {
-    const { client, backend, session, childTurn } = await withSubagent();
+  /** The child's text and turn end, as its backend would hand them out. */
+  const finishChild = () => {
     backend.emitChild(CHILD, childTurn, "text.ended", {
       partId: "p1",
       stepId: "s1",
@@ -69,6 +65,14 @@ describe("a subagent's child session over the sidecar", () => {
       outcome: "completed",
       text: "from the child",
     });
+  };
+  return { client, backend, session, childTurn, finishChild, url: sidecar.url };
+}
+
+describe("a subagent's child session over the sidecar", () => {
+  it("reads its conversation and transcript through the parent", async () => {
+    const { client, session, finishChild } = await withSubagent();
+    finishChild();
 
     const conversation = await client.childConversation(session.id, CHILD);
     expect(conversation.sessionId).toBe(CHILD);
@@ -102,22 +106,14 @@ describe("a subagent's child session over the sidecar", () => {
   });
 
   it("streams the child's events to a client that subscribes to the child's id", async () => {
-    const { client, backend, childTurn } = await withSubagent();
+    const { client, backend, childTurn, finishChild } = await withSubagent();
     const seen: CanonicalEvent[] = [];
     const reading = (async () => {
       for await (const event of client.subscribe(CHILD, { after: 0 })) {
         seen.push(event);
         if (event.type === "text.started") {
           backend.emitChild(CHILD, childTurn, "text.delta", { partId: "p1", delta: "child" });
-          backend.emitChild(CHILD, childTurn, "text.ended", {
-            partId: "p1",
-            stepId: "s1",
-            text: "from the child",
-          });
-          backend.emitChild(CHILD, childTurn, "turn.ended", {
-            outcome: "completed",
-            text: "from the child",
-          });
+          finishChild();
         }
         if (event.type === "turn.ended") return;
       }

@@ -157,10 +157,15 @@ export class OpenSessions {
     const followed = this.#open.get(id);
     if (followed === undefined) {
       if (record === undefined) throw new ApiError("not_found", `no session ${JSON.stringify(id)}`);
-      return { ...recordInfo(record), lastSeq: this.#store?.lastSeq(id) ?? 0 };
+      const lastActivityAt = this.#lastActivityAt(id);
+      return {
+        ...recordInfo(record),
+        lastSeq: this.#store?.lastSeq(id) ?? 0,
+        ...(lastActivityAt === undefined ? {} : { lastActivityAt }),
+      };
     }
     const { session } = followed;
-    const transcript = session.transcript();
+    const lastActivityAt = this.#lastActivityAt(id, session);
     return {
       ...(record === undefined ? {} : recordInfo(record)),
       id: session.id,
@@ -169,7 +174,8 @@ export class OpenSessions {
       open: true,
       state: "open",
       running: session.runningTurn !== undefined,
-      lastSeq: transcript.at(-1)?.seq ?? 0,
+      lastSeq: session.lastSeq,
+      ...(lastActivityAt === undefined ? {} : { lastActivityAt }),
       capabilities: { ...session.capabilities },
       ...(followed.model === undefined ? {} : { model: followed.model }),
       pendingAsks: session.pendingAsks.map((ask) => ({
@@ -178,6 +184,14 @@ export class OpenSessions {
         ...(ask.turnId === undefined ? {} : { turnId: ask.turnId }),
       })),
     };
+  }
+
+  /** When the session's last durable event happened: its last event only is read. */
+  #lastActivityAt(id: string, open?: Session): number | undefined {
+    const store = this.#store;
+    if (store === undefined) return open?.transcript().at(-1)?.at;
+    const lastSeq = store.lastSeq(id);
+    return lastSeq === 0 ? undefined : store.read(id, { after: lastSeq - 1, limit: 1 })[0]?.at;
   }
 
   /** Every session: the store's records (with the open ones' live state), oldest first. */

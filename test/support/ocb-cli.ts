@@ -2,6 +2,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
+import { setTimeout as delay } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { trackProcess } from "./process-tracker.js";
 
@@ -107,4 +108,27 @@ function collectOutput(child: { stdout: Readable; stderr: Readable }): {
 
 function shellQuote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * Waits until `ready()` holds for a running `ocb`, polling its output; fails naming `what`
+ * (with the output) when it exits first or `boundMs` passes (a safety net, not a speed check).
+ */
+export async function untilOcb(
+  what: string,
+  cli: RunningOcb,
+  ready: () => boolean,
+  boundMs: number,
+): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  let exited = false;
+  void cli.exited.then(() => {
+    exited = true;
+  });
+  while (!ready()) {
+    if (exited) throw new Error(`ocb exited before ${what}:\n${cli.stdout}\n${cli.stderr}`);
+    if (Date.now() > deadline)
+      throw new Error(`never reached ${what}:\n${cli.stdout}\n${cli.stderr}`);
+    await delay(50);
+  }
 }

@@ -99,7 +99,10 @@ export const SessionInfoSchema = z.object({
   model: ModelRefSchema.optional(),
   pendingAsks: z.array(PendingAskSchema).optional(),
   createdAt: z.number().optional(),
+  /** When its record last changed (created, opened, renamed): not its activity. */
   updatedAt: z.number().optional(),
+  /** When its last durable event happened (ms since the epoch): a session list's "last activity". */
+  lastActivityAt: z.number().optional(),
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 

@@ -12,7 +12,7 @@ import { ASSET_CACHE_CONTROL, PAGE_CACHE_CONTROL, WEB_SECURITY_HEADERS } from ".
 import { notBuiltPage } from "./not-built.js";
 
 /** The chat's routes, as Fastify names them: the security hook lets them in without a token. */
-export const WEB_ROUTES: ReadonlySet<string> = new Set(["/", "/assets/*"]);
+export const WEB_ROUTES: ReadonlySet<string> = new Set(["/", "/assets/*", "/favicon.ico"]);
 
 /** Serves the chat built in `root` (`index.html`, `assets/`). */
 export function registerWebRoutes(app: SidecarApp, root: string): void {
@@ -38,6 +38,11 @@ export function registerWebRoutes(app: SidecarApp, root: string): void {
       // A missing root (not built yet) is answered 404 per request, not warned about at start.
       suppressWarning: true,
     });
+
+    // Browsers ask for it whatever the page says; without it they log a failed load.
+    scope.get("/favicon.ico", { schema: { hide: true } }, async (_request, reply) =>
+      reply.code(204).header("cache-control", "public, max-age=86400").send(),
+    );
 
     scope.get("/", { schema: { hide: true } }, async (_request, reply) => {
       void reply.header("cache-control", PAGE_CACHE_CONTROL);

@@ -70,6 +70,13 @@ describe("the web chat's page and assets", () => {
     expectWebHeaders(script.headers);
   });
 
+  it("answers /favicon.ico with nothing (204) rather than a failed load", async () => {
+    const app = harness({ web: builtChat() });
+    const icon = await app.inject({ url: "/favicon.ico" });
+    expect(icon.statusCode).toBe(204);
+    expectWebHeaders(icon.headers);
+  });
+
   it("the CSP allows only the page's own scripts, styles, images and connections", () => {
     expect(CONTENT_SECURITY_POLICY).toBe(
       "default-src 'self'; img-src 'self' data: blob:; connect-src 'self'; " +

@@ -1,8 +1,9 @@
-/** When `npm start` builds the web chat first: dist/web missing, or older than a file under web/. */
+/** What `npm start` does before ocb serve: build the web chat when it is stale, and pick the arguments. */
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { serveArguments } from "../scripts/serve-arguments.js";
 import { webBuildReason } from "../scripts/web-build-state.js";
 
 const dirs: string[] = [];
@@ -46,5 +47,23 @@ describe("whether npm start builds the web chat first", () => {
     touch(join(root, "web", "src", "parts", "a.tsx"), 60);
     build(root);
     expect(webBuildReason(root)).toBeUndefined();
+  });
+});
+
+describe("what npm start runs", () => {
+  it("ocb serve --demo, with the user's arguments after it", () => {
+    expect(serveArguments([])).toEqual({ args: ["serve", "--demo"], demo: true });
+    expect(serveArguments(["--port", "8080"]).args).toEqual(["serve", "--demo", "--port", "8080"]);
+    expect(serveArguments(["--demo"]).args).toEqual(["serve", "--demo"]);
+  });
+
+  it("no --demo when a real model or config is named", () => {
+    expect(serveArguments(["--model", "p/m"])).toEqual({
+      args: ["serve", "--model", "p/m"],
+      demo: false,
+    });
+    expect(serveArguments(["--model=p/m"]).demo).toBe(false);
+    expect(serveArguments(["--config", "opencode.json"]).demo).toBe(false);
+    expect(serveArguments(["--models-are-not-a-flag"]).demo).toBe(true);
   });
 });
