@@ -62,9 +62,14 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Most recent first; sessions killed are not offered. */
+/** When a session was last active: its last event, else its record's last change. */
+export function lastActivity(session: SessionInfo): number | undefined {
+  return session.lastActivityAt ?? session.updatedAt ?? session.createdAt;
+}
+
+/** Most recently active first; sessions killed are not offered. */
 export function sortedSessions(list: readonly SessionInfo[]): SessionInfo[] {
   return list
     .filter((session) => session.state !== "killed")
-    .sort((a, b) => (b.updatedAt ?? b.createdAt ?? 0) - (a.updatedAt ?? a.createdAt ?? 0));
+    .sort((a, b) => (lastActivity(b) ?? 0) - (lastActivity(a) ?? 0));
 }
