@@ -44,6 +44,9 @@ export function Composer(props: ComposerProps) {
   const running = props.live?.running !== undefined;
 
   useEffect(() => box.current?.focus(), []);
+  // A pick shows until the session says which model it has (from here or another tab).
+  const liveModel = props.live?.model;
+  useEffect(() => setPicked(undefined), [liveModel]);
 
   const send = (delivery: "steer" | "queue") => {
     const message = text.trim();
