@@ -38,6 +38,12 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
     setSidebarOpen(false);
   }, []);
   useEffect(() => {
+    // A fragment edited by hand (or a link to another session) opens what it names.
+    const follow = () => setTarget(targetFromUrl());
+    window.addEventListener("hashchange", follow);
+    return () => window.removeEventListener("hashchange", follow);
+  }, []);
+  useEffect(() => {
     if (!sidebarOpen) return;
     // On a phone the list covers the conversation: Escape folds it away again.
     const close = (event: KeyboardEvent) => event.key === "Escape" && setSidebarOpen(false);
@@ -126,7 +132,7 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
         ) : (
           <SessionActionsContext.Provider value={actions}>
             <JoinedLateContext.Provider value={joinedLate}>
-              <ConversationView live={live} error={error} onRetry={retry} />
+              <ConversationView key={sessionId} live={live} error={error} onRetry={retry} />
             </JoinedLateContext.Provider>
             {parentId !== undefined ? (
               <p class="child-note muted">

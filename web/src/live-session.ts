@@ -33,28 +33,28 @@ export interface LiveSession {
 
 const NONE: ReadonlySet<string> = new Set();
 
+/** What the hook keeps: a session's state, with the id of the session it is of. */
+interface Shown extends Omit<LiveSession, "retry"> {
+  of: string | undefined;
+}
+
+const NOTHING: Shown = { of: undefined, live: undefined, error: undefined, joinedLate: NONE };
+
 export function useLiveSession(client: BridgeClient, target: OpenTarget | undefined): LiveSession {
-  const [state, setState] = useState<Omit<LiveSession, "retry">>({
-    live: undefined,
-    error: undefined,
-    joinedLate: NONE,
-  });
+  const [state, setState] = useState<Shown>(NOTHING);
   const [attempt, setAttempt] = useState(0);
   const retry = useCallback(() => setAttempt((count) => count + 1), []);
   const sessionId = target?.sessionId;
   const parentId = target?.parentId;
   useEffect(() => {
-    if (sessionId === undefined) {
-      setState({ live: undefined, error: undefined, joinedLate: NONE });
-      return;
-    }
+    setState({ ...NOTHING, of: sessionId });
+    if (sessionId === undefined) return;
     const abort = new AbortController();
     let joinedLate = NONE;
     const feed = new FrameBatcher((live) => {
       if (joinedLate === NONE) joinedLate = streamingParts(live);
-      setState({ live, error: undefined, joinedLate });
+      setState({ of: sessionId, live, error: undefined, joinedLate });
     });
-    setState({ live: undefined, error: undefined, joinedLate: NONE });
     follow(
       client,
       { sessionId, ...(parentId === undefined ? {} : { parentId }) },
@@ -62,7 +62,7 @@ export function useLiveSession(client: BridgeClient, target: OpenTarget | undefi
       abort.signal,
     ).catch((error: unknown) => {
       if (abort.signal.aborted) return;
-      setState((previous) => ({ ...previous, error: describe(error) }));
+      setState((previous) => ({ ...previous, of: sessionId, error: describe(error) }));
     });
     return () => {
       abort.abort();
@@ -70,7 +70,9 @@ export function useLiveSession(client: BridgeClient, target: OpenTarget | undefi
     };
     // `attempt` is read so that a retry runs the effect again.
   }, [client, sessionId, parentId, attempt]);
-  return { ...state, retry };
+  // Until the effect has run for a newly opened session, the state is the last one's: not shown.
+  const { of: _of, ...shown } = state.of === sessionId ? state : NOTHING;
+  return { ...shown, retry };
 }
 
 async function follow(
