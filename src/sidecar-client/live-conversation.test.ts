@@ -199,6 +199,20 @@ describe("reduceLive: queued inputs", () => {
   });
 });
 
+describe("reduceLive: an input taken back from the queue", () => {
+  it("ends its own turn (cancelled) and leaves the running one running", () => {
+    const stream = new Stream()
+      .add("turn.started", {}, "turn_1")
+      .add("input.admitted", { inputId: "in_2", text: "later", delivery: "queue" })
+      .add("input.cancelled", { inputId: "in_2", reason: "cancelled" })
+      .add("turn.ended", { outcome: "interrupted", reason: "cancelled" }, "turn_in_2");
+    const state = stream.state();
+    expect(state.queued).toEqual([]);
+    expect(state.running).toBe("turn_1");
+    expect(state.endReasons).toEqual({ turn_in_2: "cancelled" });
+  });
+});
+
 describe("reduceLive: asks", () => {
   it("lists a permission and a question while they wait and drops each once answered", () => {
     const stream = new Stream()
