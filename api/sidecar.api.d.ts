@@ -68,6 +68,8 @@ interface SidecarOptions {
     limits?: Partial<SidecarLimits>;
     store?: Store;
     metrics?: SidecarMetrics;
+    web?: boolean;
+    webRoot?: string;
 }
 
 // startSidecar

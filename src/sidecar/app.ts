@@ -22,6 +22,7 @@ import { registerSessionRoutes } from "./routes/sessions.js";
 import { securityHook } from "./security.js";
 import type { SidecarApp } from "./sidecar-app.js";
 import { registerStreamRoutes } from "./streams/index.js";
+import { registerWebRoutes } from "./web/routes.js";
 
 /** Builds the app (not listening: `startSidecar` listens; tests call `app.inject()`). */
 export function buildApp(ctx: SidecarContext): SidecarApp {
@@ -115,6 +116,7 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
     registerAskRoutes(scope, ctx);
   });
   void app.register(async (scope) => registerStreamRoutes(scope, ctx));
+  if (ctx.webRoot !== undefined) registerWebRoutes(app, ctx.webRoot);
   return app;
 }
 

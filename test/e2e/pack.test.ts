@@ -131,6 +131,9 @@ describe("the packed package, installed into an empty project", () => {
     const allowed = /^(package\.json|README\.md|LICENSE(\.\w+)?|bin\/ocb\.js|dist\/.+)$/;
     expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
     expect(paths).toContain("LICENSE");
+    // The web chat ocb serve serves, built by prepack (npm run build): its page and a bundle.
+    expect(paths).toContain("dist/web/index.html");
+    expect(paths.some((path) => /^dist\/web\/assets\/.+\.js$/.test(path))).toBe(true);
     expect(paths.filter((path) => /\.test\.|(^|\/)test\/|\.map$|fixture/.test(path))).toEqual([]);
     // Every file package.json points a user at is in it.
     const targets = [

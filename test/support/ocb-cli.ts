@@ -52,14 +52,16 @@ export interface RunningOcb {
 /**
  * Starts `ocb` as a user does, in its own process group (as a shell runs a foreground job);
  * with `tty`, under `script`, so that the CLI sees a terminal on stdin and stdout; `preload`
- * modules are imported before the CLI (for example `PHASE_HOLD`).
+ * modules are imported before the CLI (for example `PHASE_HOLD`); `entry`: another script of
+ * the checkout instead of the CLI (`scripts/start.ts`, what `npm start` runs).
  */
 export function startOcb(
   args: string[],
-  options: { env?: Record<string, string>; tty?: boolean; preload?: string[] } = {},
+  options: { env?: Record<string, string>; tty?: boolean; preload?: string[]; entry?: string } = {},
 ): RunningOcb {
   const preloads = (options.preload ?? []).flatMap((file) => ["--import", file]);
-  const command = [process.execPath, "--import", "tsx", ...preloads, "src/cli/ocb.ts", ...args];
+  const entry = options.entry ?? "src/cli/ocb.ts";
+  const command = [process.execPath, "--import", "tsx", ...preloads, entry, ...args];
   const [file, argv] = options.tty
     ? ["script", ["-qefc", command.map(shellQuote).join(" "), "/dev/null"]]
     : [command[0] ?? process.execPath, command.slice(1)];
