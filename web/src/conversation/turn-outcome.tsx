@@ -1,0 +1,54 @@
+/** How a turn ended (with the reason and what to do about a failure), and what it cost. */
+import type { AssistantMessage, Usage } from "opencode-bridge/client";
+
+const HINTS: Record<string, string> = {
+  "step-failed": "The model or a tool failed; the error says which. Try again, or switch model.",
+  "connection-lost": "The sidecar lost its OpenCode server. Check it is running, then try again.",
+  "server-exited": "The OpenCode server stopped. The sidecar starts another; send again.",
+  "session-closed": "The session was closed. Open it again to continue.",
+  "send-failed": "The input could not be sent to OpenCode. Send it again.",
+  "bridge-restarted": "The sidecar restarted while this turn ran. Send again to continue.",
+  stalled: "Nothing came from the model for too long. Send again, or switch model.",
+};
+
+export function TurnOutcome(props: { message: AssistantMessage }) {
+  const { outcome, error } = props.message;
+  if (outcome === undefined) return null;
+  const reason = error?.message;
+  const hint = error === undefined ? undefined : (HINTS[error.kind] ?? hintFor(outcome));
+  return (
+    <div class={`turn-outcome ${outcome}`} data-testid="turn-outcome" data-outcome={outcome}>
+      <strong>{LABELS[outcome]}</strong>
+      {error === undefined ? null : (
+        <span class="reason">
+          {" "}
+          ({error.kind}) {reason}
+        </span>
+      )}
+      {hint === undefined ? null : <p class="hint">{hint}</p>}
+    </div>
+  );
+}
+
+const LABELS = { completed: "Completed", interrupted: "Interrupted", failed: "Failed" } as const;
+
+function hintFor(outcome: "completed" | "interrupted" | "failed"): string | undefined {
+  if (outcome === "failed") return "Send again to retry, or switch model.";
+  if (outcome === "interrupted") return "Stopped before it finished; send again to continue.";
+  return undefined;
+}
+
+export function TurnUsage(props: { usage: Usage; final: boolean }) {
+  const { tokens, cost } = props.usage;
+  const total = tokens.input + tokens.output + tokens.reasoning;
+  return (
+    <p class="turn-usage muted" data-testid="turn-usage">
+      {props.final ? "" : "so far: "}
+      {total.toLocaleString()} tokens ({tokens.input.toLocaleString()} in,{" "}
+      {tokens.output.toLocaleString()} out
+      {tokens.reasoning > 0 ? `, ${tokens.reasoning.toLocaleString()} reasoning` : ""}
+      {tokens.cacheRead > 0 ? `, ${tokens.cacheRead.toLocaleString()} cached` : ""})
+      {cost > 0 ? ` · $${cost.toFixed(4)}` : ""}
+    </p>
+  );
+}
