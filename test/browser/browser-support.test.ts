@@ -5,7 +5,8 @@
  */
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { groupMembers, launchBrowser, screenshot, useBrowser } from "../support/browser.js";
+import { screenshot, useBrowser } from "../support/browser.js";
+import { groupMembers, launchBrowser } from "../support/chromium.js";
 import { isRunning } from "../support/process-tracker.js";
 
 const chromium = useBrowser();

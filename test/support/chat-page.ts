@@ -6,9 +6,7 @@
 import type { Locator, Page } from "playwright-core";
 import { expect } from "vitest";
 import type { ChatHarness } from "./chat-harness.js";
-
-/** Bound on one wait for the page (a turn on the real opencode included). */
-export const PAGE_WAIT_MS = 60_000;
+import { PAGE_TIMEOUT_MS } from "./chromium.js";
 
 /**
  * Polls `read` until the assertion on its value holds (vitest's `expect.poll`, bounded).
@@ -19,7 +17,7 @@ export function eventually<T>(
   read: () => Promise<T> | T,
   message?: string,
 ): ReturnType<typeof expect.poll<T>> {
-  const options = { timeout: PAGE_WAIT_MS, interval: 50 };
+  const options = { timeout: PAGE_TIMEOUT_MS, interval: 50 };
   return expect.poll(read, message === undefined ? options : { ...options, message });
 }
 
