@@ -4,10 +4,9 @@
  * file calls `useChatHarness()` at its top level; a typed client (`harness.client`) sets up
  * and checks what the page cannot show (sessions made ahead, what the model received).
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import type { BackendKind } from "../../src/backends/backend.js";
 import type { ModelRef } from "../../src/events/canonical.js";
@@ -18,11 +17,9 @@ import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { trackProcess } from "./process-tracker.js";
+import { assertWebBuilt } from "./web-build.js";
 import { NodeWebSocket } from "./ws.js";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-/** The built chat the sidecar serves. */
-export const WEB_INDEX = join(ROOT, "dist", "web", "index.html");
 export const CHAT_TOKEN = "web-chat-e2e-token-0123456789abcdef";
 export const DEMO_MODEL: ModelRef = { providerID: "demo", modelID: "demo-1" };
 
@@ -44,15 +41,6 @@ export interface ChatHarnessOptions {
   backend?: BackendKind;
   /** Default: edits ask (the diff tests), shell commands and fetches run. */
   permissions?: Record<string, unknown>;
-}
-
-/** Fails (never skips) when the chat is not built: the browser tests test the built assets. */
-export function assertWebBuilt(): void {
-  if (!existsSync(WEB_INDEX)) {
-    throw new Error(
-      `the web chat is not built (${WEB_INDEX} is missing): run npm run build:web (npm test does it first)`,
-    );
-  }
 }
 
 export async function startChatHarness(options: ChatHarnessOptions = {}): Promise<ChatHarness> {
