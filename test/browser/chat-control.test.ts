@@ -29,13 +29,9 @@ describe("the composer while a turn runs", () => {
     // Running: the idle send button gives way to the two choices and Stop.
     expect(await byTestId(page, "send").count()).toBe(0);
     expect(await byTestId(page, "stop").count()).toBe(1);
-    const input = byTestId(page, "composer-input");
-    await input.fill("[[reply steered]]");
-    await byTestId(page, "send-now").click();
-    await input.fill("[[reply queued by button]]");
-    await byTestId(page, "send-queue").click();
-    await input.fill("[[reply queued by enter]]");
-    await input.press("Enter");
+    await send(page, "[[reply steered]]", "send-now");
+    await send(page, "[[reply queued by button]]", "send-queue");
+    await send(page, "[[reply queued by enter]]");
     await eventually(async () => textsOf(byTestId(page, "queued-input"))).toEqual([
       expect.stringContaining("queued by button"),
       expect.stringContaining("queued by enter"),

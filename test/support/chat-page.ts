@@ -49,11 +49,17 @@ export async function openSession(page: Page, sessionId: string): Promise<void> 
   await byTestId(page, "composer-input").waitFor();
 }
 
-/** Types `text` into the composer (newlines kept) and presses Enter. */
-export async function send(page: Page, text: string): Promise<void> {
+/**
+ * Types `text` into the composer (newlines kept) and sends it with Enter, or with the button
+ * `button` (`send`, `send-now`, `send-queue`); waits until the composer is empty again (the
+ * input has left), as a user would before typing the next.
+ */
+export async function send(page: Page, text: string, button?: string): Promise<void> {
   const input = byTestId(page, "composer-input");
   await input.fill(text);
-  await input.press("Enter");
+  if (button === undefined) await input.press("Enter");
+  else await byTestId(page, button).click();
+  await eventually(() => input.inputValue(), "the composer emptied after a send").toBe("");
 }
 
 /** The assistant messages, oldest first. */
