@@ -122,7 +122,9 @@ describe("the web chat streams a conversation", () => {
     await openNewSession(page, harness.current, "image");
     const input = byTestId(page, "composer-input");
     await input.focus();
-    await input.evaluate(PASTE_IMAGE, PNG_BASE64);
+    await page.evaluate(
+      `(${PASTE_IMAGE})(document.querySelector('[data-testid="composer-input"]'), "${PNG_BASE64}")`,
+    );
     await eventually(() => byTestId(page, "image-preview").count()).toBe(1);
     const marker = "[[reply seen the pixel]]";
     await send(page, marker);
