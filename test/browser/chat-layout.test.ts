@@ -59,6 +59,13 @@ describe("the web chat on a phone, in both themes, with the keyboard alone", () 
     await send(page, `[[tool bash {"command":"echo on a phone"}]] [[then ${WIDE_REPLY}]]`);
     expect(await waitForOutcomes(page, 1)).toEqual(["completed"]);
     expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);
+    // Nor does the conversation inside it (wide code and tables scroll in their own boxes).
+    const conversation = byTestId(page, "conversation");
+    const [inner, shown] = await Promise.all([
+      conversation.evaluate((element) => element.scrollWidth),
+      conversation.evaluate((element) => element.clientWidth),
+    ]);
+    expect(inner).toBeLessThanOrEqual(shown);
     await screenshot(page, "phone");
     // The list opened again over the conversation fits too.
     await toggle.click();
