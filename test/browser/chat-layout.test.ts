@@ -73,14 +73,19 @@ describe("the web chat on a phone, in both themes, with the keyboard alone", () 
   });
 
   it("the theme follows the system's, the toggle switches it, and the colours change", async () => {
-    const dark = (await chromium.open({ colorScheme: "dark" })).page;
+    const dark = (
+      await chromium.open({ colorScheme: "dark", viewport: { width: 1100, height: 720 } })
+    ).page;
     await openNewSession(dark, harness.current, "dark");
     expect(await theme(dark)).toBe("dark");
     const light = (await chromium.open({ colorScheme: "light" })).page;
     await openChat(light, harness.current.chatUrl);
     expect(await theme(light)).toBe("light");
     const lightBackground = await background(light);
-    await send(dark, "[[reply Some `code` and **bold** in the dark.]]");
+    await send(
+      dark,
+      '[[tool bash {"command":"echo in the dark"}]] [[then Some **bold** and code:\n\n```ts\nconst dark = (on: boolean): string => (on ? "dark" : "light");\n```]]',
+    );
     await waitForOutcomes(dark, 1);
     expect(await background(dark)).not.toBe(lightBackground);
     await screenshot(dark, "dark-mode");
