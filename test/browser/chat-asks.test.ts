@@ -1,8 +1,9 @@
 /**
  * Asks in the web chat, in a real Chromium against the real opencode: a permission shows its
  * tool, patterns and diff, approved once (the file is written) or rejected with a message (sent
- * with the reply; no file); a question answered by its options; and two tabs on one session
- * stay in sync, an ask answered in one vanishing from the other.
+ * with the reply; no file), or allowed always (the next edit is not asked); a question answered
+ * by its options, or dismissed; and two tabs on one session stay in sync, an ask answered in
+ * one vanishing from the other.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -124,5 +125,35 @@ describe("asks in the web chat", () => {
     expect(await textsOf(byTestId(one, "message-user"))).toEqual(
       await textsOf(byTestId(two, "message-user")),
     );
+  });
+
+  it("Always: the next edit of the session is not asked", async () => {
+    const { page } = await chromium.open();
+    await openNewSession(page, harness.current, "always");
+    const first = join(harness.current.directory, "always-1.txt");
+    await send(page, writeTurn(first, "one\n", "first"));
+    await byTestId(await waitForPermission(page), "allow-always").click();
+    expect(await waitForOutcomes(page, 1)).toEqual(["completed"]);
+    expect(readFileSync(first, "utf8")).toBe("one\n");
+    const second = join(harness.current.directory, "always-2.txt");
+    await send(page, writeTurn(second, "two\n", "second"));
+    expect(await waitForOutcomes(page, 2)).toEqual(["completed", "completed"]);
+    expect(readFileSync(second, "utf8")).toBe("two\n");
+    expect(await assistantText(page)).toContain("second");
+  });
+
+  it("a question dismissed: it vanishes and the turn ends", async () => {
+    const { page } = await chromium.open();
+    await openNewSession(page, harness.current, "question dismissed");
+    await send(page, `${QUESTION} [[then went on]]`);
+    const ask = byTestId(page, "ask-question");
+    await ask.waitFor();
+    const dismissed = page.waitForRequest(
+      (request) => request.method() === "POST" && /\/questions\/[^/]+\/reject$/.test(request.url()),
+    );
+    await byTestId(ask, "question-reject").click();
+    await dismissed;
+    await eventually(() => byTestId(page, "ask-question").count()).toBe(0);
+    expect(await waitForOutcomes(page, 1)).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The web chat while a turn runs, in a real Chromium against the real opencode: "send now"
  * steers the running turn, "queue" (and Enter) queue inputs that are shown until they become
- * the next turns, and Stop interrupts.
+ * the next turns, and Stop interrupts; a failed turn says why and what to do.
  */
 import { describe, expect, it } from "vitest";
 import { useBrowser } from "../support/browser.js";
@@ -68,5 +68,18 @@ describe("the composer while a turn runs", () => {
     await send(page, "[[reply after the stop]]");
     expect(await waitForOutcomes(page, 2)).toEqual(["interrupted", "completed"]);
     expect(await assistantText(page)).toBe("after the stop");
+  });
+
+  it("a failed turn shows its outcome with the error and a hint", async () => {
+    const { page } = await chromium.open();
+    await openNewSession(page, harness.current, "failure");
+    await send(page, "[[error 400]]");
+    expect(await waitForOutcomes(page, 1)).toEqual(["failed"]);
+    const shown = (await textsOf(byTestId(page, "turn-outcome"))).join(" ");
+    expect(shown).toMatch(/failed/i);
+    // The reason and the error (the demo provider's key, "scripted", is redacted in it).
+    expect(shown).toContain("step-failed");
+    expect(shown).toContain("HTTP 400");
+    expect(shown).toMatch(/try again|send again|retry/i);
   });
 });
