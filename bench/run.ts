@@ -7,10 +7,13 @@
  *   (e) the transcript store against JSON in memory;
  *   (f) the heap of a session after 10,000 events against a fresh one;
  *   (g) the sidecar: latency it adds per delta (client − in-process Turn) and events/s to
- *       100 subscribed clients against 100 in-process readers.
+ *       100 subscribed clients against 100 in-process readers;
+ *   (h) the web chat in Chromium: first render of a session of 2,000 events, and the longest
+ *       main-thread task while 10,000 deltas stream (goals ≤ 500 ms and ≤ 50 ms).
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N (e), --memory-sessions N (f), --sidecar-turns N and
- * --sidecar-clients N (g), --only a,b,c,d,e,f,g.
+ * --sidecar-clients N (g), --web-events N, --web-renders N and --web-deltas N (h),
+ * --only a,b,c,d,e,f,g,h.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -32,6 +35,7 @@ import { benchShortTurns, type ShortTurnResult } from "./short-turn.js";
 import { benchSidecar, type SidecarBenchResult } from "./sidecar.js";
 import { formatMs, formatRate, formatRatio, median, note, percentile } from "./stats.js";
 import { benchStore, type StoreBenchResult, storeLines } from "./store.js";
+import { benchWebChat, type WebChatBenchResult } from "./web-chat.js";
 
 /** The whole bench must finish within this, or it cleans up and exits 1. */
 const OVERALL_DEADLINE_MS = 15 * 60_000;
@@ -47,7 +51,10 @@ const { values } = parseArgs({
     "memory-sessions": { type: "string", default: "1000" },
     "sidecar-turns": { type: "string", default: "5" },
     "sidecar-clients": { type: "string", default: "100" },
-    only: { type: "string", default: "a,b,c,d,e,f,g" },
+    "web-events": { type: "string", default: "2000" },
+    "web-renders": { type: "string", default: "5" },
+    "web-deltas": { type: "string", default: "10000" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -64,6 +71,9 @@ const storeSessions = positive("store-sessions", values["store-sessions"]);
 const memorySessions = positive("memory-sessions", values["memory-sessions"]);
 const sidecarTurns = positive("sidecar-turns", values["sidecar-turns"]);
 const sidecarClients = positive("sidecar-clients", values["sidecar-clients"]);
+const webEvents = positive("web-events", values["web-events"]);
+const webRenders = positive("web-renders", values["web-renders"]);
+const webDeltas = positive("web-deltas", values["web-deltas"]);
 
 /** A bridge being started or running, and its temp dir. */
 interface OpenBridge {
@@ -189,6 +199,7 @@ async function main(): Promise<string[]> {
   let store: StoreBenchResult | undefined;
   let memory: SessionMemoryResult | undefined;
   let sidecar: SidecarBenchResult | undefined;
+  let webChat: WebChatBenchResult | undefined;
 
   if (only.has("a")) normalizer = benchNormalizer({ events, runs: 7, warmups: 2 });
 
@@ -247,6 +258,18 @@ async function main(): Promise<string[]> {
     );
   }
 
+  if (only.has("h")) {
+    webChat = await withBridge("serve", (bridge) =>
+      benchWebChat(bridge, {
+        events: webEvents,
+        toolsPerTurn: 60,
+        renders: webRenders,
+        deltas: webDeltas,
+        timeoutMs: TURN_TIMEOUT_MS,
+      }),
+    );
+  }
+
   if (normalizer !== undefined) lines.push(...normalizerLines(normalizer));
   if (latency !== undefined) lines.push(latencyLine(latency));
   if (shortTurns !== undefined) lines.push(shortTurnLine(shortTurns));
@@ -254,6 +277,7 @@ async function main(): Promise<string[]> {
   if (store !== undefined) lines.push(...storeLines(store));
   if (memory !== undefined) lines.push(...sessionMemoryLines(memory));
   if (sidecar !== undefined) lines.push(...sidecarLines(sidecar));
+  if (webChat !== undefined) lines.push(...webChatLines(webChat));
   return lines;
 }
 
@@ -321,6 +345,20 @@ function sidecarLines(result: SidecarBenchResult): string[] {
       `in process ${formatRate(fanOut.inProcessPerSecond)}  ` +
       `ratio ${formatRatio(fanOut.sidecarPerSecond / fanOut.inProcessPerSecond)}  ` +
       `(${fanOut.events} events delivered, send → every reader's turn.ended)`,
+  ];
+}
+
+function webChatLines(result: WebChatBenchResult): string[] {
+  const render = median(result.firstRenderMs);
+  const goal = (met: boolean): string => (met ? "met" : "NOT met");
+  return [
+    `(h) web first render ${result.sessionEvents} events (${result.turns} turns)  ` +
+      `p50 ${formatMs(render)}  max ${formatMs(Math.max(...result.firstRenderMs))}  ` +
+      `(navigation → last outcome drawn, n=${result.firstRenderMs.length}; ` +
+      `goal ≤ 500 ms: ${goal(render <= 500)})`,
+    `    web streaming   ${result.deltas} deltas  longest task ${formatMs(result.longestTaskMs)} ` +
+      `(${result.longTasks} over 50 ms)  longest frame gap ${formatMs(result.longestFrameGapMs)}  ` +
+      `(goal ≤ 50 ms: ${goal(result.longTasks === 0)})`,
   ];
 }
 

@@ -2,12 +2,9 @@ import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { recordedEvents } from "../../test/support/fixture-events.js";
 import { fixturePath } from "../../test/support/fixture-files.js";
-import {
-  type CanonicalEvent,
-  type CanonicalEventOf,
-  type CanonicalType,
-  isDurableType,
-} from "../events/canonical.js";
+import { normalizeLegacyFrames } from "../../test/support/legacy-events.js";
+import { NumberedEvents } from "../../test/support/numbered-events.js";
+import type { CanonicalEvent } from "../events/canonical.js";
 import { initialApiState, normalizeApiEvent } from "../events/normalize-api.js";
 import { parseApiEvent } from "../protocol/api/events.js";
 import { conversationOf } from "../store/conversation.js";
@@ -25,23 +22,9 @@ const USAGE = {
 };
 
 /** One session's events as the sidecar streams them: durable ones numbered in order. */
-class Stream {
-  readonly events: CanonicalEvent[] = [];
-  #seq = 0;
-
-  add<T extends CanonicalType>(type: T, data: CanonicalEventOf<T>["data"], turnId?: string): this {
-    const durable = isDurableType(type);
-    this.events.push({
-      id: `evt_${this.events.length}`,
-      ...(durable ? { seq: ++this.#seq } : {}),
-      sessionId: SESSION,
-      ...(turnId === undefined ? {} : { turnId }),
-      at: 1_800_000_000_000 + this.events.length,
-      type,
-      data,
-      durable,
-    } as CanonicalEvent);
-    return this;
+class Stream extends NumberedEvents {
+  constructor() {
+    super(SESSION);
   }
 
   state(): LiveConversation {
@@ -71,6 +54,27 @@ function fixtureStreams(
         events.push(event.durable ? { ...event, seq: ++seq } : event);
       }
     }
+    return [file, events];
+  });
+}
+
+/**
+ * The recorded 1.18.33 legacy (`/event`) fixtures, normalised by the serve-legacy backend's
+ * code (deltas included), numbered, as this test's session.
+ */
+function legacyFixtureStreams(): Array<[string, CanonicalEvent[]]> {
+  const directory = "opencode-1.18.33";
+  const files = readdirSync(fixturePath(directory))
+    .filter((file) => file.startsWith("legacy-") && file.endsWith(".transcript.ndjson"))
+    .sort();
+  return files.map((file) => {
+    let seq = 0;
+    const events = normalizeLegacyFrames(recordedEvents(fixturePath(`${directory}/${file}`))).map(
+      (event): CanonicalEvent =>
+        event.durable
+          ? { ...event, sessionId: SESSION, seq: ++seq }
+          : { ...event, sessionId: SESSION },
+    );
     return [file, events];
   });
 }
@@ -195,6 +199,20 @@ describe("reduceLive: queued inputs", () => {
   });
 });
 
+describe("reduceLive: an input taken back from the queue", () => {
+  it("ends its own turn (cancelled) and leaves the running one running", () => {
+    const stream = new Stream()
+      .add("turn.started", {}, "turn_1")
+      .add("input.admitted", { inputId: "in_2", text: "later", delivery: "queue" })
+      .add("input.cancelled", { inputId: "in_2", reason: "cancelled" })
+      .add("turn.ended", { outcome: "interrupted", reason: "cancelled" }, "turn_in_2");
+    const state = stream.state();
+    expect(state.queued).toEqual([]);
+    expect(state.running).toBe("turn_1");
+    expect(state.endReasons).toEqual({ turn_in_2: "cancelled" });
+  });
+});
+
 describe("reduceLive: asks", () => {
   it("lists a permission and a question while they wait and drops each once answered", () => {
     const stream = new Stream()
@@ -244,11 +262,11 @@ describe("reduceLive: resuming", () => {
   });
 });
 
-describe("reduceLive over the recorded 1.18.33 fixtures", () => {
-  const streams = fixtureStreams("v2.session.events");
+describe("reduceLive over the recorded 1.18.33 fixtures (/api and legacy)", () => {
+  const streams = [...fixtureStreams("v2.session.events"), ...legacyFixtureStreams()];
 
   it("has the fixtures", () => {
-    expect(streams.length).toBeGreaterThan(8);
+    expect(streams.length).toBeGreaterThan(20);
   });
 
   it.each(streams)(
@@ -283,7 +301,7 @@ describe("reduceLive over the recorded 1.18.33 fixtures", () => {
 
   it("joins the live stream's text and tool input deltas to each part's ended value", () => {
     let checked = 0;
-    for (const [, events] of fixtureStreams("v2.event.subscribe")) {
+    for (const [, events] of [...fixtureStreams("v2.event.subscribe"), ...legacyFixtureStreams()]) {
       let state = emptyLiveConversation(SESSION);
       for (const event of events) {
         if (event.type === "text.ended" || event.type === "tool.input.ended") {
@@ -298,6 +316,6 @@ describe("reduceLive over the recorded 1.18.33 fixtures", () => {
       }
       expect(state.streaming).toEqual({});
     }
-    expect(checked).toBeGreaterThan(5);
+    expect(checked).toBeGreaterThan(10);
   });
 });

@@ -3,7 +3,7 @@
  * chat on a `BridgeClient` of this page's own origin.
  */
 import { BridgeApiError, BridgeClient } from "opencode-bridge/client";
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { Chat } from "./chat.js";
 import { forgetToken, saveToken, takeToken } from "./token.js";
 import { TokenForm } from "./token-form.js";
@@ -41,14 +41,14 @@ function ClientChat(props: { token: string; onRefused: (why: string) => void }) 
     [props.token],
   );
   useEffect(() => () => client.close(), [client]);
-  return (
-    <Chat
-      client={client}
-      onError={(error) => {
-        if (error instanceof BridgeApiError && error.status === 401) {
-          props.onRefused("The sidecar refused that token. Paste the one `ocb serve` printed.");
-        }
-      }}
-    />
+  const { onRefused } = props;
+  const onError = useCallback(
+    (error: unknown) => {
+      if (error instanceof BridgeApiError && error.status === 401) {
+        onRefused("The sidecar refused that token. Paste the one `ocb serve` printed.");
+      }
+    },
+    [onRefused],
   );
+  return <Chat client={client} onError={onError} />;
 }

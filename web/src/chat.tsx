@@ -1,9 +1,10 @@
 /** The chat's layout: sessions on the side; the open session's header, conversation and composer. */
 import type { BridgeClient } from "opencode-bridge/client";
-import { useCallback, useMemo, useState } from "preact/hooks";
+import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { Composer } from "./composer/composer.js";
 import { ConnectionBanner, useClientConnection } from "./connection-banner.js";
 import { ConversationView } from "./conversation/conversation-view.js";
+import { JoinedLateContext } from "./conversation/joined-late.js";
 import { describe, useLiveSession } from "./live-session.js";
 import { useModelCatalog } from "./model-catalog.js";
 import { type OpenTarget, putTargetInUrl, targetFromUrl } from "./open-session-url.js";
@@ -28,14 +29,27 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
   const sessions = useSessions(client, onError);
   const [target, setTarget] = useState<OpenTarget | undefined>(() => targetFromUrl());
   const [sidebarOpen, setSidebarOpen] = useState(false);
-  const { live, error } = useLiveSession(client, target);
-  const catalog = useModelCatalog(client);
+  const { live, error, joinedLate, retry } = useLiveSession(client, target);
+  const catalog = useModelCatalog(client, live !== undefined || target === undefined);
   const socket = useClientConnection(client);
   const go = useCallback((next: OpenTarget) => {
     putTargetInUrl(next);
     setTarget(next);
     setSidebarOpen(false);
   }, []);
+  useEffect(() => {
+    // A fragment edited by hand (or a link to another session) opens what it names.
+    const follow = () => setTarget(targetFromUrl());
+    window.addEventListener("hashchange", follow);
+    return () => window.removeEventListener("hashchange", follow);
+  }, []);
+  useEffect(() => {
+    if (!sidebarOpen) return;
+    // On a phone the list covers the conversation: Escape folds it away again.
+    const close = (event: KeyboardEvent) => event.key === "Escape" && setSidebarOpen(false);
+    document.addEventListener("keydown", close);
+    return () => document.removeEventListener("keydown", close);
+  }, [sidebarOpen]);
   const sessionId = target?.sessionId;
   const parentId = target?.parentId;
   // The list's entry of what is open: a child conversation is its parent's.
@@ -117,7 +131,9 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
           </section>
         ) : (
           <SessionActionsContext.Provider value={actions}>
-            <ConversationView live={live} error={error} />
+            <JoinedLateContext.Provider value={joinedLate}>
+              <ConversationView key={sessionId} live={live} error={error} onRetry={retry} />
+            </JoinedLateContext.Provider>
             {parentId !== undefined ? (
               <p class="child-note muted">
                 A subagent's conversation: its parent's turn drives it.

@@ -1,4 +1,5 @@
 /** The top bar's heading: the open session's title (renamable), or the child conversation's. */
+import { useEffect } from "preact/hooks";
 import type { OpenTarget } from "./open-session-url.js";
 import { SessionTitle } from "./session-title.js";
 
@@ -9,6 +10,10 @@ export function SessionHeading(props: {
   onRename: (title: string) => void;
 }) {
   const { target } = props;
+  const shown = target === undefined ? undefined : (props.title ?? target.sessionId);
+  useEffect(() => {
+    document.title = shown === undefined ? "opencode-bridge chat" : `${shown} · opencode-bridge`;
+  }, [shown]);
   if (target === undefined) return <h1 class="session-heading">opencode-bridge</h1>;
   if (target.parentId !== undefined) {
     return (

@@ -1,6 +1,6 @@
 /** The sidebar: sessions with their badges, and a button for a new one. */
 import type { LiveConversation, SessionInfo } from "opencode-bridge/client";
-import { sortedSessions } from "./sessions.js";
+import { lastActivity, sortedSessions } from "./sessions.js";
 import { timeAgo } from "./time-ago.js";
 
 export interface SessionListProps {
@@ -48,7 +48,7 @@ export function SessionList(props: SessionListProps) {
                   {waiting ? <span class="badge waiting">waiting for you</span> : null}
                 </span>
                 <span class="session-dir">{session.directory}</span>
-                <span class="session-when">{timeAgo(session.updatedAt ?? session.createdAt)}</span>
+                <span class="session-when">{timeAgo(lastActivity(session))}</span>
               </button>
             </li>
           );

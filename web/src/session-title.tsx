@@ -5,8 +5,14 @@ export function SessionTitle(props: { title: string; onRename: (title: string) =
   const [editing, setEditing] = useState(false);
   const [value, setValue] = useState(props.title);
   const input = useRef<HTMLInputElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  // Set when Enter or Escape ends the edit: focus goes back to the button then (keyboard users
+  // carry on from where they were), not when a click elsewhere ended it.
+  const refocus = useRef(false);
   useEffect(() => {
     if (editing) input.current?.select();
+    else if (refocus.current) button.current?.focus();
+    refocus.current = false;
   }, [editing]);
   if (editing) {
     return (
@@ -20,11 +26,13 @@ export function SessionTitle(props: { title: string; onRename: (title: string) =
         onKeyDown={(event) => {
           if (event.key === "Enter") {
             event.preventDefault();
+            refocus.current = true;
             const title = value.trim();
             setEditing(false);
             if (title !== "" && title !== props.title) props.onRename(title);
           } else if (event.key === "Escape") {
             event.preventDefault();
+            refocus.current = true;
             setEditing(false);
           }
         }}
@@ -36,6 +44,7 @@ export function SessionTitle(props: { title: string; onRename: (title: string) =
     <div class="session-heading">
       <h1 data-testid="session-title">{props.title}</h1>
       <button
+        ref={button}
         type="button"
         data-testid="rename-session"
         aria-label="Rename session"

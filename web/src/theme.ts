@@ -16,6 +16,10 @@ export function currentTheme(): Theme {
 export function applyStoredTheme(): void {
   const stored = localStorage.getItem(KEY);
   setTheme(stored === "light" || stored === "dark" ? stored : systemTheme(), false);
+  // Until the user picks one, the page follows the system's as it changes.
+  matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
+    if (localStorage.getItem(KEY) === null) setTheme(systemTheme(), false);
+  });
 }
 
 export function setTheme(theme: Theme, remember = true): void {

@@ -44,6 +44,9 @@ export function Composer(props: ComposerProps) {
   const running = props.live?.running !== undefined;
 
   useEffect(() => box.current?.focus(), []);
+  // A pick shows until the session says which model it has (from here or another tab).
+  const liveModel = props.live?.model;
+  useEffect(() => setPicked(undefined), [liveModel]);
 
   const send = (delivery: "steer" | "queue") => {
     const message = text.trim();
@@ -61,8 +64,10 @@ export function Composer(props: ComposerProps) {
           { timeoutMs: SEND_BOUND_MS },
         );
       } catch (error) {
-        // Not admitted: give the text back unless something new was typed meanwhile.
+        // Not admitted: give the text back unless something new was typed meanwhile, and the
+        // attachments with it.
         setText((current) => (current === "" ? message : current));
+        draft.restore(images, paths);
         onError(error);
       }
     });

@@ -21,6 +21,8 @@ export interface DraftAttachments {
   removePath(path: string): void;
   /** Forgets them all (after a send: the previews live on in the sent message). */
   clear(): void;
+  /** Puts back the attachments of a send that failed (beside any added since). */
+  restore(images: readonly DraftImage[], paths: readonly string[]): void;
 }
 
 let nextId = 0;
@@ -52,6 +54,10 @@ export function useDraftAttachments(): DraftAttachments {
     clear() {
       setImages([]);
       setPaths([]);
+    },
+    restore(lostImages, lostPaths) {
+      setImages((old) => [...lostImages, ...old]);
+      setPaths((old) => [...lostPaths.filter((path) => !old.includes(path)), ...old]);
     },
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { AssistantMessage, PendingAsk, Usage } from "opencode-bridge/client";
 import { memo } from "preact/compat";
+import { messageLayout } from "./message-layout.js";
 import { partKey } from "./part-key.js";
 import { PartView } from "./part-view.js";
 import { TurnOutcome, TurnUsage } from "./turn-outcome.js";
@@ -21,14 +22,8 @@ export interface AssistantMessageProps {
 function AssistantMessageBody(props: AssistantMessageProps) {
   const { message } = props;
   const usage = message.usage ?? props.usage;
-  // A call whose permission ask shows the diff does not show it a second time on its card.
-  const askedDiffs = new Set(
-    message.parts.flatMap((part) =>
-      part.type === "permission" && part.diff !== undefined && part.callId !== undefined
-        ? [part.callId]
-        : [],
-    ),
-  );
+  const layout = messageLayout(message.parts);
+
   return (
     <article
       class="message assistant"
@@ -38,6 +33,7 @@ function AssistantMessageBody(props: AssistantMessageProps) {
       aria-busy={props.running}
     >
       {message.parts.map((part) => {
+        if (part.type === "subagent" && layout.toolCalls.has(part.callId)) return null;
         const key = partKey(part);
         const pending =
           (part.type === "permission" || part.type === "question") &&
@@ -48,7 +44,8 @@ function AssistantMessageBody(props: AssistantMessageProps) {
             part={part}
             streamed={props.streaming[key]}
             pending={pending}
-            diffShownElsewhere={askedDiffs.has(key)}
+            diffShownElsewhere={part.type === "tool" && layout.askedDiffs.has(part.callId)}
+            subagent={part.type === "tool" ? layout.subagents.get(part.callId) : undefined}
           />
         );
       })}

@@ -3,6 +3,7 @@
  * (`data:<mime>;name=…;bytes=…`). An image this tab sent is drawn from its local preview.
  */
 import { sentImageOf } from "../composer/sent-images.js";
+import { describeRef } from "./attachment-ref.js";
 
 export function Attachment(props: { text: string; fileRef: string }) {
   const described = describeRef(props.fileRef);
@@ -15,29 +16,4 @@ export function Attachment(props: { text: string; fileRef: string }) {
       {described.name}
     </span>
   );
-}
-
-export function describeRef(ref: string): { name: string; detail: string } {
-  const data = /^data:([^;,]*)((?:;[^;,]*)*)/i.exec(ref);
-  if (data !== null) {
-    const params = new Map(
-      (data[2] ?? "")
-        .split(";")
-        .filter((param) => param.includes("="))
-        .map((param) => param.split("=", 2) as [string, string]),
-    );
-    const name = decodeSafely(params.get("name") ?? "attachment");
-    const bytes = params.get("bytes");
-    return { name, detail: `${data[1] ?? ""}${bytes === undefined ? "" : `, ${bytes} bytes`}` };
-  }
-  const name = ref.split(/[\\/]/).filter(Boolean).pop() ?? ref;
-  return { name, detail: ref };
-}
-
-function decodeSafely(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }

@@ -2,7 +2,7 @@
  * The open session's conversation: its messages in order (inputs still queued are shown by the
  * composer, not here), kept scrolled to the end while the reader is there.
  */
-import type { LiveConversation } from "opencode-bridge/client";
+import type { AssistantMessage, LiveConversation } from "opencode-bridge/client";
 import { useLayoutEffect, useRef } from "preact/hooks";
 import { AssistantMessageView } from "./assistant-message.js";
 import { UserMessageView } from "./user-message.js";
@@ -13,6 +13,7 @@ const FOLLOW_SLACK_PX = 80;
 export function ConversationView(props: {
   live: LiveConversation | undefined;
   error: string | undefined;
+  onRetry: () => void;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
   const following = useRef(true);
@@ -40,7 +41,10 @@ export function ConversationView(props: {
     >
       {props.error === undefined ? null : (
         <p class="problem" role="alert">
-          {props.error}
+          {props.error}{" "}
+          <button type="button" onClick={props.onRetry}>
+            Try again
+          </button>
         </p>
       )}
       {live === undefined && props.error === undefined ? <p class="muted">Loading…</p> : null}
@@ -49,7 +53,7 @@ export function ConversationView(props: {
           queued.has(message.inputId) ? null : (
             <UserMessageView key={message.inputId} message={message} />
           )
-        ) : (
+        ) : neverRan(message, live.endReasons[message.turnId]) ? null : (
           <AssistantMessageView
             key={message.turnId}
             message={message}
@@ -63,4 +67,12 @@ export function ConversationView(props: {
       )}
     </div>
   );
+}
+
+/**
+ * The turn of an input taken back from the queue ends without having run: its user message
+ * says so ("not delivered"), an empty assistant message would only repeat it.
+ */
+function neverRan(message: AssistantMessage, reason: string | undefined): boolean {
+  return message.parts.length === 0 && message.outcome !== undefined && reason === "cancelled";
 }

@@ -1,8 +1,10 @@
 /** One part of a turn, by its type. Memoised on the part, its streamed text and its ask state. */
-import type { Part } from "opencode-bridge/client";
+import type { Part, SubagentPart } from "opencode-bridge/client";
 import { memo } from "preact/compat";
+import { useContext } from "preact/hooks";
 import { assertNever } from "../assert-never.js";
 import { Markdown, StreamingMarkdown } from "../markdown/markdown-view.js";
+import { JoinedLateContext } from "./joined-late.js";
 import { PermissionAsk, PermissionRecord } from "./permission-ask.js";
 import { QuestionAsk, QuestionRecord } from "./question-ask.js";
 import { SubagentCard } from "./subagent-card.js";
@@ -15,10 +17,18 @@ export interface PartViewProps {
   pending: boolean;
   /** A tool call whose diff its permission ask shows. */
   diffShownElsewhere: boolean;
+  /** The subagent a tool call started, drawn inside its card. */
+  subagent: SubagentPart | undefined;
 }
 
 export const PartView = memo(function PartView(props: PartViewProps) {
-  const { part, streamed } = props;
+  const { part } = props;
+  const joinedLate = useContext(JoinedLateContext);
+  // What streamed before the page joined is gone: say the text starts part-way.
+  const streamed =
+    props.streamed !== undefined && "partId" in part && joinedLate.has(part.partId)
+      ? `…${props.streamed}`
+      : props.streamed;
   switch (part.type) {
     case "text":
       return streamed !== undefined && part.text === "" ? (
@@ -36,7 +46,11 @@ export const PartView = memo(function PartView(props: PartViewProps) {
       );
     }
     case "tool":
-      return <ToolCard part={part} streamedInput={streamed} showDiff={!props.diffShownElsewhere} />;
+      return (
+        <ToolCard part={part} streamedInput={streamed} showDiff={!props.diffShownElsewhere}>
+          {props.subagent === undefined ? null : <SubagentCard part={props.subagent} />}
+        </ToolCard>
+      );
     case "permission":
       return props.pending ? <PermissionAsk part={part} /> : <PermissionRecord part={part} />;
     case "question":

@@ -1,5 +1,6 @@
 /** A tool call: its tool, input, state and output (long output folded); a file edit's diff. */
 import type { ToolPart } from "opencode-bridge/client";
+import type { ComponentChildren } from "preact";
 import { DiffView } from "./diff-view.js";
 import { toolDiff } from "./tool-diff.js";
 
@@ -11,6 +12,8 @@ export function ToolCard(props: {
   part: ToolPart;
   streamedInput: string | undefined;
   showDiff: boolean;
+  /** Drawn inside the card, after its output: the subagent a `task` call started. */
+  children?: ComponentChildren;
 }) {
   const { part } = props;
   const input =
@@ -39,6 +42,7 @@ export function ToolCard(props: {
       </details>
       {diff === undefined ? null : <DiffView diff={diff} label={part.title} />}
       {part.output === undefined ? null : <ToolOutput output={part.output} />}
+      {props.children}
       {part.error === undefined ? null : (
         <p class="tool-error" role="status">
           {part.error.kind}: {part.error.message}

@@ -41,17 +41,22 @@ function hintFor(outcome: "completed" | "interrupted" | "failed"): string | unde
   return undefined;
 }
 
+// One formatter for every number shown (toLocaleString builds one per call: slow on a long session).
+const COUNT = new Intl.NumberFormat();
+
 export function TurnUsage(props: { usage: Usage; final: boolean }) {
   const { tokens, cost } = props.usage;
   const total = tokens.input + tokens.output + tokens.reasoning;
+  const details = [
+    `${COUNT.format(tokens.input)} in`,
+    `${COUNT.format(tokens.output)} out`,
+    ...(tokens.reasoning > 0 ? [`${COUNT.format(tokens.reasoning)} reasoning`] : []),
+    ...(tokens.cacheRead > 0 ? [`${COUNT.format(tokens.cacheRead)} cached`] : []),
+  ];
   return (
     <p class="turn-usage muted" data-testid="turn-usage">
       {props.final ? "" : "so far: "}
-      {total.toLocaleString()} tokens ({tokens.input.toLocaleString()} in,{" "}
-      {tokens.output.toLocaleString()} out
-      {tokens.reasoning > 0 ? `, ${tokens.reasoning.toLocaleString()} reasoning` : ""}
-      {tokens.cacheRead > 0 ? `, ${tokens.cacheRead.toLocaleString()} cached` : ""})
-      {cost > 0 ? ` · $${cost.toFixed(4)}` : ""}
+      {COUNT.format(total)} tokens ({details.join(", ")}){cost > 0 ? ` · $${cost.toFixed(4)}` : ""}
     </p>
   );
 }

@@ -6,6 +6,7 @@
  * never costs a parse of a text that keeps growing.
  */
 import { memo } from "preact/compat";
+import { markdownBlocks } from "./markdown-blocks.js";
 import { renderMarkdown, renderMarkdownOnce } from "./render-markdown.js";
 
 /** The longest growing block parsed as Markdown on every frame (characters). */
@@ -71,29 +72,4 @@ function plainChunks(text: string): string[] {
     chunks.push(text.slice(at, at + PLAIN_CHUNK_CHARS));
   }
   return chunks;
-}
-
-/** `text` cut at blank lines that are not inside a fenced code block. */
-export function markdownBlocks(text: string): string[] {
-  const blocks: string[] = [];
-  let start = 0;
-  let fence: string | undefined;
-  let lineStart = 0;
-  while (lineStart <= text.length) {
-    const newline = text.indexOf("\n", lineStart);
-    const lineEnd = newline === -1 ? text.length : newline;
-    const line = text.slice(lineStart, lineEnd);
-    const marker = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1];
-    if (marker !== undefined) {
-      if (fence === undefined) fence = marker;
-      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
-    } else if (fence === undefined && line.trim() === "" && lineStart > start) {
-      blocks.push(text.slice(start, lineStart));
-      start = lineEnd + 1;
-    }
-    if (newline === -1) break;
-    lineStart = newline + 1;
-  }
-  if (start < text.length) blocks.push(text.slice(start));
-  return blocks;
 }

@@ -2,8 +2,9 @@
  * Model output as safe HTML. The model is untrusted: Markdown's raw HTML is shown as text
  * (never parsed), the result goes through DOMPurify anyway, links open in a new tab without
  * an opener or referrer, and a link to anything but http(s), mailto or a fragment loses its
- * href (a `javascript:` or `data:` link is inert). Results are memoised by their source, so a
- * finished part is parsed once however often it is drawn.
+ * href (a `javascript:` or `data:` link is inert); only inline (`data:image/`) images are drawn.
+ * Results are memoised by their source, so a finished part is parsed once however often it is
+ * drawn.
  */
 import DOMPurify from "dompurify";
 import { Marked } from "marked";
@@ -16,6 +17,14 @@ const marked = new Marked({
   async: false,
   renderer: {
     html: ({ text }) => escapeHtml(text),
+    // Only inline images are drawn: the page's CSP forbids loading others (and a model should
+    // not make the browser fetch a URL of its choosing); a web image becomes a link to it.
+    image: ({ href, text }) => {
+      const alt = escapeHtml(text === "" ? "image" : text);
+      if (/^data:image\//i.test(href)) return `<img src="${escapeHtml(href)}" alt="${alt}">`;
+      if (/^https?:/i.test(href)) return `<a href="${escapeHtml(href)}">${alt}</a>`;
+      return alt;
+    },
     code: ({ text, lang }) => {
       const language = lang?.trim().split(/\s+/)[0] ?? "";
       const body = highlighted(text, language) ?? escapeHtml(text);
@@ -25,6 +34,8 @@ const marked = new Marked({
   },
 });
 
+// Set once: a config passed to each sanitize() call is parsed again every time.
+DOMPurify.setConfig({ FORBID_TAGS: ["style", "form"], ADD_ATTR: ["target"] });
 DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   if (node.tagName === "A") {
     const href = node.getAttribute("href");
@@ -57,7 +68,7 @@ export function renderMarkdown(source: string): string {
 /** Sanitised HTML of `source`, not memoised: for a text still growing, never seen twice. */
 export function renderMarkdownOnce(source: string): string {
   const raw = marked.parse(source) as string;
-  return DOMPurify.sanitize(raw, { FORBID_TAGS: ["style", "form"], ADD_ATTR: ["target"] });
+  return DOMPurify.sanitize(raw);
 }
 
 export function escapeHtml(text: string): string {
