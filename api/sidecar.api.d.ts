@@ -22,6 +22,7 @@ interface SidecarLimits {
     idempotencyTtlMs: number;
     maxIdempotencyKeys: number;
     requestTimeoutMs: number;
+    closeGraceMs: number;
     streamDropEphemeralBytes: number;
     streamDisconnectBytes: number;
     streamHeartbeatMs: number;

@@ -128,7 +128,14 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
         ctx.logger.info("sidecar stopping", { reason });
         stop.abort(new Error(reason));
         ctx.sessions.close();
-        await app.close();
+        // Streams end themselves on the abort; an answer a client stopped reading would hold
+        // the close forever: past the grace, its connection is cut.
+        const cut = setTimeout(() => app.server.closeAllConnections(), ctx.limits.closeGraceMs);
+        try {
+          await app.close();
+        } finally {
+          clearTimeout(cut);
+        }
       })();
       return closing;
     },

@@ -49,7 +49,9 @@ interface ServeOptions {
 export function registerServeCommand(program: Command): void {
   program
     .command("serve")
-    .description("serve the bridge as an HTTP + WebSocket API (see docs/sidecar.md) until Ctrl-C")
+    .description(
+      "serve the bridge as an HTTP + WebSocket API and a web chat (docs/sidecar.md, docs/web-chat.md) until Ctrl-C",
+    )
     .option(
       "--dir <directory>",
       "default project directory of sessions (default: the current one; a temp dir with --demo)",

@@ -145,7 +145,10 @@ async function sendInput(
   return { turnId: turn.id, ...(inputId === undefined ? {} : { inputId }) };
 }
 
-/** The id of the input `send` admitted: the last admission of that text into the turn (held inputs have none yet). */
+/**
+ * The id of the input `send` admitted: the last admission of that text into the turn (a held
+ * input is admitted at once, with an id of the runtime's; it is the id `cancelInput` takes).
+ */
 function admittedInput(session: Session, turn: Turn, text: string): string | undefined {
   const transcript = session.transcript();
   for (let index = transcript.length - 1; index >= 0; index--) {

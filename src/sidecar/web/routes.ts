@@ -1,6 +1,6 @@
 /**
  * The web chat: `GET /` (its `index.html`) and `GET /assets/*` (the hashed bundle) from the
- * built assets. No token (the page holds no secret: the user brings the token in the URL's
+ * built assets, and an empty `GET /favicon.ico`. No token (the page holds no secret: the user brings the token in the URL's
  * fragment), but the security hook's Host and Origin checks apply (see security.ts), and every
  * answer carries the CSP and the other headers of `headers.ts`.
  */
