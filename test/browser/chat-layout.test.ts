@@ -53,7 +53,11 @@ describe("the web chat on a phone, in both themes, with the keyboard alone", () 
     expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);
     const toggle = byTestId(page, "sidebar-toggle");
     await toggle.waitFor();
-    if (!(await sessionItem(page, id).isVisible())) await toggle.click();
+    // Folded away at first; the toggle shows it.
+    expect(await sessionItem(page, id).isVisible()).toBe(false);
+    await toggle.click();
+    await eventually(() => sessionItem(page, id).isVisible()).toBe(true);
+    expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);
     await sessionItem(page, id).click();
     await byTestId(page, "composer-input").waitFor();
     await send(page, `[[tool bash {"command":"echo on a phone"}]] [[then ${WIDE_REPLY}]]`);
@@ -67,9 +71,8 @@ describe("the web chat on a phone, in both themes, with the keyboard alone", () 
     ]);
     expect(inner).toBeLessThanOrEqual(shown);
     await screenshot(page, "phone");
-    // The list opened again over the conversation fits too.
-    await toggle.click();
-    expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);
+    // Opening a session folded the list again.
+    expect(await sessionItem(page, id).isVisible()).toBe(false);
   });
 
   it("the theme follows the system's, the toggle switches it, and the colours change", async () => {
