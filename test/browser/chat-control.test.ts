@@ -24,7 +24,8 @@ describe("the composer while a turn runs", () => {
   it("send now steers the running turn; queue and Enter queue the next turns, shown until run", async () => {
     const { page } = await chromium.open();
     await openNewSession(page, harness.current, "steer and queue");
-    await send(page, "[[slow 40 80]]");
+    // Long enough for the three sends below to land while it runs, even on a loaded machine.
+    await send(page, "[[slow 60 80]]");
     await eventually(async () => (await assistantText(page)).includes("tok2")).toBe(true);
     // Running: the idle send button gives way to the two choices and Stop.
     expect(await byTestId(page, "send").count()).toBe(0);
