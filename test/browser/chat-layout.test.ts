@@ -2,8 +2,10 @@
  * The web chat for every user, in a real Chromium against the real opencode: on a phone
  * (390×844) nothing scrolls sideways and the session list folds behind a toggle; light and
  * dark themes (the system's by default, switched by the toggle); and the keyboard alone
- * creates a session, sends a message and answers a question.
+ * creates a session, sends a message, answers a question and allows an edit.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { screenshot, useBrowser } from "../support/browser.js";
@@ -19,6 +21,7 @@ import {
   sessionItem,
   tabTo,
   waitForOutcomes,
+  writeTurn,
 } from "../support/chat-page.js";
 
 const chromium = useBrowser();
@@ -100,7 +103,7 @@ describe("the web chat on a phone, in both themes, with the keyboard alone", () 
     expect(await background(light)).toBe(lightBackground);
   });
 
-  it("the keyboard alone: a new session, a message sent, a question answered", async () => {
+  it("the keyboard alone: a new session, a message sent, a question answered, an edit allowed", async () => {
     const { page } = await chromium.open();
     await openChat(page, harness.current.chatUrl);
     const before = await byTestId(page, "session-item").count();
@@ -133,5 +136,15 @@ describe("the web chat on a phone, in both themes, with the keyboard alone", () 
         JSON.stringify(request.messages).includes("beta"),
     );
     expect(told).toBe(true);
+    // A permission, allowed from the keyboard too.
+    const file = join(harness.current.directory, "by-keyboard.txt");
+    await tabTo(page, "composer-input");
+    await page.keyboard.type(writeTurn(file, "typed\n", "allowed by keyboard"));
+    await page.keyboard.press("Enter");
+    await byTestId(page, "ask-permission").waitFor();
+    await tabTo(page, "allow-once");
+    await page.keyboard.press("Enter");
+    expect(await waitForOutcomes(page, 2)).toEqual(["completed", "completed"]);
+    expect(readFileSync(file, "utf8")).toBe("typed\n");
   });
 });
