@@ -1,8 +1,8 @@
 /**
  * The serve backend's live stream (`/api/event`), one connection per client and location,
- * shared by the sessions open there (see `SharedStream`). Only the events that exist only
- * there (deltas, asks) are handed out, each to the session it names; the durable events it
- * also carries come to each session on its own durable stream.
+ * shared by the sessions open there (see `SharedStream`). Each event goes to the session it
+ * names: those that exist only there (deltas, asks) to be read; the durable events it also
+ * carries only as a sign that the session's durable stream is needed (merged-stream.ts).
  */
 import type { OpencodeClient } from "../../client/opencode-client.js";
 import { type ApiEvent, apiEventSessionId } from "../../protocol/api/events.js";
@@ -55,10 +55,7 @@ export function sharedLiveStream(
           ...(options.directory === undefined ? {} : { directory: options.directory }),
           ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
         }),
-      keyOf: ({ event }) =>
-        LIVE_ONLY_TYPES.has(event.type)
-          ? apiEventSessionId(event as { type: string } & Record<string, unknown>)
-          : undefined,
+      keyOf: ({ event }) => apiEventSessionId(event as { type: string } & Record<string, unknown>),
       isConnected: ({ event }) => event.type === "server.connected",
       logger: options.logger,
     },
