@@ -1,5 +1,5 @@
 /**
- * (h) What open sessions cost a serve bridge: the upstream connections N idle open sessions
+ * (i) What open sessions cost a serve bridge: the upstream connections N idle open sessions
  * hold, the heap each one takes, and the bridge's CPU for the same streaming turn with 10
  * sessions open against N open (each turn's events are read by the session they belong to; an
  * idle session should cost nothing per event). The real `opencode` and the scripted model,
@@ -40,7 +40,7 @@ const PROMPT = `[[chunks 400]] [[reply ${"the quick brown fox jumps over the laz
 const TURN_TIMEOUT_MS = 60_000;
 
 /**
- * Runs (h). `signal` abandons it: what it started is stopped (`stopped` resolves then), as
+ * Runs (i). `signal` abandons it: what it started is stopped (`stopped` resolves then), as
  * when the bench is interrupted.
  */
 export async function benchOpenSessions(
@@ -76,20 +76,20 @@ export async function benchOpenSessions(
         open.push(await started.createSession({ title: "bench" }));
       }
     };
-    note(`(h) ${BASELINE_SESSIONS} sessions open`);
+    note(`(i) ${BASELINE_SESSIONS} sessions open`);
     await openUpTo(BASELINE_SESSIONS);
     const measured = open[0] as Session;
     await turn(measured); // warm-up
     const at10 = await cpuPerTurn(measured, options.turns);
 
-    note(`(h) opening ${options.sessions} sessions`);
+    note(`(i) opening ${options.sessions} sessions`);
     const before = await heap();
     const from = open.length;
     await openUpTo(options.sessions);
-    await settle();
+    await settle(() => countByKind(proxy.openPaths()).durable === 0);
     const idleBytes = ((await heap()) - before) / (open.length - from);
     const connections = countByKind(proxy.openPaths());
-    note(`(h) ${options.sessions} sessions open: ${JSON.stringify(connections)}`);
+    note(`(i) ${options.sessions} sessions open: ${JSON.stringify(connections)}`);
     const atN = await cpuPerTurn(measured, options.turns);
     for (const session of open) await session.close();
     return {
@@ -144,9 +144,13 @@ function countByKind(paths: readonly string[]) {
   return counts;
 }
 
-/** Lets the sessions' streams connect before measuring. */
-async function settle(): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, 2_000));
+/**
+ * Lets the sessions settle before measuring: until `settled` (idle sessions let their durable
+ * streams go after a linger of 10 s), for at most 30 s.
+ */
+async function settle(settled: () => boolean): Promise<void> {
+  const until = Date.now() + 30_000;
+  while (!settled() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 250));
 }
 
 async function heap(): Promise<number> {
@@ -161,7 +165,7 @@ export function openSessionsLines(result: OpenSessionsResult): string[] {
   const ratio = result.cpuMsAtN / result.cpuMsAt10;
   const met = (ok: boolean) => (ok ? "met" : "NOT met");
   return [
-    `(h) open sessions    ${options.sessions} idle: ${upstream} upstream event streams ` +
+    `(i) open sessions    ${options.sessions} idle: ${upstream} upstream event streams ` +
       `(${connections.live} live, ${connections.durable} durable)  goal ≤ 2: ${met(upstream <= 2)}`,
     `                    heap per idle open session ${(result.idleBytes / 1024).toFixed(1)} KiB ` +
       `(serve, streams included)  goal ≤ 50 KiB: ${met(result.idleBytes <= 50 * 1024)}`,

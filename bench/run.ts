@@ -8,11 +8,11 @@
  *   (f) the heap of a session after 10,000 events against a fresh one;
  *   (g) the sidecar: latency it adds per delta (client − in-process Turn) and events/s to
  *       100 subscribed clients against 100 in-process readers;
- *   (h) open sessions on one serve bridge: upstream streams and heap of N idle ones, and the
+ *   (i) open sessions on one serve bridge: upstream streams and heap of N idle ones, and the
  *       bridge's CPU per streaming turn with N open against 10 open.
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N (e), --memory-sessions N (f), --sidecar-turns N and
- * --sidecar-clients N (g), --open-sessions N (h), --only a,b,c,d,e,f,g,h.
+ * --sidecar-clients N (g), --open-sessions N (i), --only a,b,c,d,e,f,g,i.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -51,7 +51,7 @@ const { values } = parseArgs({
     "sidecar-turns": { type: "string", default: "5" },
     "sidecar-clients": { type: "string", default: "100" },
     "open-sessions": { type: "string", default: "1000" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,i" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -257,8 +257,8 @@ async function main(): Promise<string[]> {
     );
   }
 
-  if (only.has("h")) {
-    note("(h) open sessions: the real server behind a counting proxy, a bridge attached");
+  if (only.has("i")) {
+    note("(i) open sessions: the real server behind a counting proxy, a bridge attached");
     const running = benchOpenSessions({ sessions: openSessions, turns: 5 }, startAbort.signal);
     abandoned.add(running);
     sessions = await running;
