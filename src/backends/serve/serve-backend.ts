@@ -56,6 +56,8 @@ export class ServeBackend implements SessionBackend {
   readonly #live = new LiveReadiness();
   #state: ApiNormalizerState;
   readonly #streams: MergedSessionStream;
+  /** A prompt was admitted and its turn has not shown yet: the durable stream must stay. */
+  #promptPending = false;
   #pump: Promise<void>;
   #stopCheck: NodeJS.Timeout | undefined;
   readonly #answered: AnsweredAsks;
@@ -104,7 +106,20 @@ export class ServeBackend implements SessionBackend {
   check(): void {}
 
   async prompt(request: PromptRequest): Promise<{ inputId: string }> {
+    // Open (or kept open) until the turn shows: its events must not wait for a wake-up.
+    this.#promptPending = true;
+    this.#streams.busy(true);
     this.#streams.wake();
+    try {
+      return await this.#admit(request);
+    } catch (error) {
+      this.#promptPending = false;
+      this.#streams.busy(this.#state.turn !== undefined);
+      throw error;
+    }
+  }
+
+  async #admit(request: PromptRequest): Promise<{ inputId: string }> {
     const admitted = await this.#client.v2.session.prompt(
       {
         sessionID: this.upstreamId,
@@ -328,7 +343,8 @@ export class ServeBackend implements SessionBackend {
         for (const event of result.events) this.#askTurns.push(event);
         this.#watchStoppedRun();
         // An idle session lets its durable stream go (see MergedSessionStream).
-        this.#streams.busy(this.#state.turn !== undefined);
+        if (this.#state.turn !== undefined) this.#promptPending = false;
+        this.#streams.busy(this.#state.turn !== undefined || this.#promptPending);
       }
     } catch (error) {
       if (!(error instanceof AbortError)) {
