@@ -7,10 +7,12 @@
  *   (e) the transcript store against JSON in memory;
  *   (f) the heap of a session after 10,000 events against a fresh one;
  *   (g) the sidecar: latency it adds per delta (client − in-process Turn) and events/s to
- *       100 subscribed clients against 100 in-process readers.
+ *       100 subscribed clients against 100 in-process readers;
+ *   (i) open sessions on one serve bridge: upstream streams and heap of N idle ones, and the
+ *       bridge's CPU per streaming turn with N open against 10 open.
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N (e), --memory-sessions N (f), --sidecar-turns N and
- * --sidecar-clients N (g), --only a,b,c,d,e,f,g.
+ * --sidecar-clients N (g), --open-sessions N (i), --only a,b,c,d,e,f,g,i.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -23,6 +25,7 @@ import { demoModelServer } from "../src/testing/demo-model-server.js";
 import { type BackendResult, benchBackends, type WithBridge } from "./backends.js";
 import { benchDeltaLatency, type DeltaLatencyResult } from "./delta-latency.js";
 import { benchNormalizer, type NormalizerResult } from "./normalizer.js";
+import { benchOpenSessions, type OpenSessionsResult, openSessionsLines } from "./open-sessions.js";
 import {
   benchSessionMemory,
   type SessionMemoryResult,
@@ -47,7 +50,8 @@ const { values } = parseArgs({
     "memory-sessions": { type: "string", default: "1000" },
     "sidecar-turns": { type: "string", default: "5" },
     "sidecar-clients": { type: "string", default: "100" },
-    only: { type: "string", default: "a,b,c,d,e,f,g" },
+    "open-sessions": { type: "string", default: "1000" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,i" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -64,6 +68,7 @@ const storeSessions = positive("store-sessions", values["store-sessions"]);
 const memorySessions = positive("memory-sessions", values["memory-sessions"]);
 const sidecarTurns = positive("sidecar-turns", values["sidecar-turns"]);
 const sidecarClients = positive("sidecar-clients", values["sidecar-clients"]);
+const openSessions = positive("open-sessions", values["open-sessions"]);
 
 /** A bridge being started or running, and its temp dir. */
 interface OpenBridge {
@@ -142,9 +147,13 @@ function cleanUp(): Promise<void> {
   return cleaning;
 }
 
+/** Benches that stop what they started themselves once `startAbort` fires. */
+const abandoned = new Set<Promise<unknown>>();
+
 async function stopAll(): Promise<void> {
   startAbort.abort();
   await Promise.all([...open].map(stop));
+  await Promise.allSettled(abandoned);
 }
 
 function isAlive(pid: number): boolean {
@@ -189,6 +198,7 @@ async function main(): Promise<string[]> {
   let store: StoreBenchResult | undefined;
   let memory: SessionMemoryResult | undefined;
   let sidecar: SidecarBenchResult | undefined;
+  let sessions: OpenSessionsResult | undefined;
 
   if (only.has("a")) normalizer = benchNormalizer({ events, runs: 7, warmups: 2 });
 
@@ -247,6 +257,13 @@ async function main(): Promise<string[]> {
     );
   }
 
+  if (only.has("i")) {
+    note("(i) open sessions: the real server behind a counting proxy, a bridge attached");
+    const running = benchOpenSessions({ sessions: openSessions, turns: 5 }, startAbort.signal);
+    abandoned.add(running);
+    sessions = await running;
+  }
+
   if (normalizer !== undefined) lines.push(...normalizerLines(normalizer));
   if (latency !== undefined) lines.push(latencyLine(latency));
   if (shortTurns !== undefined) lines.push(shortTurnLine(shortTurns));
@@ -254,6 +271,7 @@ async function main(): Promise<string[]> {
   if (store !== undefined) lines.push(...storeLines(store));
   if (memory !== undefined) lines.push(...sessionMemoryLines(memory));
   if (sidecar !== undefined) lines.push(...sidecarLines(sidecar));
+  if (sessions !== undefined) lines.push(...openSessionsLines(sessions));
   return lines;
 }
 

@@ -1,0 +1,193 @@
+/**
+ * (i) What open sessions cost a serve bridge: the upstream connections N idle open sessions
+ * hold, the heap each one takes, and the bridge's CPU for the same streaming turn with 10
+ * sessions open against N open (each turn's events are read by the session they belong to; an
+ * idle session should cost nothing per event). The real `opencode` and the scripted model,
+ * the bridge attached through a proxy that counts the requests open. Runs alone too:
+ * `npx tsx bench/open-sessions.ts [--sessions N] [--turns N]`.
+ */
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { Bridge } from "../src/runtime/bridge.js";
+import type { Session } from "../src/runtime/session.js";
+import { collectGarbage } from "../test/support/collect-garbage.js";
+import { startCountingProxy } from "../test/support/counting-proxy.js";
+import { startRealServer } from "../test/support/real-server.js";
+import { formatRatio, median, note, withTimeout } from "./stats.js";
+
+export interface OpenSessionsOptions {
+  /** Sessions open at the end (the baseline has 10). */
+  sessions: number;
+  /** Turns measured at each size. */
+  turns: number;
+}
+
+export interface OpenSessionsResult {
+  options: OpenSessionsOptions;
+  /** Requests open upstream with the sessions idle, by kind. */
+  connections: { live: number; durable: number; other: number };
+  /** Heap bytes per idle open session (serve backend, its streams included). */
+  idleBytes: number;
+  /** Median bridge CPU (user + system) per turn, with 10 and with `sessions` open. */
+  cpuMsAt10: number;
+  cpuMsAtN: number;
+  /** Events each measured turn handed out. */
+  eventsPerTurn: number;
+}
+
+const BASELINE_SESSIONS = 10;
+const PROMPT = `[[chunks 400]] [[reply ${"the quick brown fox jumps over the lazy dog ".repeat(40).trim()}]]`;
+const TURN_TIMEOUT_MS = 60_000;
+
+/**
+ * Runs (i). `signal` abandons it: what it started is stopped (`stopped` resolves then), as
+ * when the bench is interrupted.
+ */
+export async function benchOpenSessions(
+  options: OpenSessionsOptions,
+  signal?: AbortSignal,
+): Promise<OpenSessionsResult> {
+  const real = await startRealServer();
+  const proxy = await startCountingProxy(real.server.url);
+  let bridge: Bridge | undefined;
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await bridge?.close();
+      await proxy.close();
+      await real.close();
+    })();
+    return stopping;
+  };
+  const onAbort = () => void stop();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    bridge = await Bridge.start({
+      directory: real.directory,
+      model: { providerID: "demo", modelID: "demo-1" },
+      attach: { url: proxy.url, password: real.server.password ?? "" },
+      ...(signal === undefined ? {} : { signal }),
+    });
+    const started = bridge;
+    const open: Session[] = [];
+    const openUpTo = async (count: number) => {
+      while (open.length < count) {
+        signal?.throwIfAborted();
+        open.push(await started.createSession({ title: "bench" }));
+      }
+    };
+    note(`(i) ${BASELINE_SESSIONS} sessions open`);
+    await openUpTo(BASELINE_SESSIONS);
+    const measured = open[0] as Session;
+    await turn(measured); // warm-up
+    const at10 = await cpuPerTurn(measured, options.turns);
+
+    note(`(i) opening ${options.sessions} sessions`);
+    const before = await heap();
+    const from = open.length;
+    await openUpTo(options.sessions);
+    await settle(() => countByKind(proxy.openPaths()).durable === 0);
+    const idleBytes = ((await heap()) - before) / (open.length - from);
+    const connections = countByKind(proxy.openPaths());
+    note(`(i) ${options.sessions} sessions open: ${JSON.stringify(connections)}`);
+    const atN = await cpuPerTurn(measured, options.turns);
+    for (const session of open) await session.close();
+    return {
+      options,
+      connections,
+      idleBytes,
+      cpuMsAt10: at10.cpuMs,
+      cpuMsAtN: atN.cpuMs,
+      eventsPerTurn: atN.events,
+    };
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    await stop();
+  }
+}
+
+/** Runs the streaming turn `turns` times; the median CPU of one, and its events. */
+async function cpuPerTurn(session: Session, turns: number) {
+  const cpu: number[] = [];
+  let events = 0;
+  for (let i = 0; i < turns; i++) {
+    const start = process.cpuUsage();
+    events = await turn(session);
+    const used = process.cpuUsage(start);
+    cpu.push((used.user + used.system) / 1000);
+  }
+  return { cpuMs: median(cpu), events };
+}
+
+async function turn(session: Session): Promise<number> {
+  const sent = await session.send(PROMPT, { delivery: "queue" });
+  let events = 0;
+  await withTimeout(
+    (async () => {
+      for await (const _event of sent.events()) events++;
+    })(),
+    TURN_TIMEOUT_MS,
+    "a measured turn",
+  );
+  const result = await sent.done();
+  if (result.outcome !== "completed") throw new Error(`a measured turn ${result.outcome}`);
+  return events;
+}
+
+function countByKind(paths: readonly string[]) {
+  const counts = { live: 0, durable: 0, other: 0 };
+  for (const path of paths) {
+    if (path === "/api/event") counts.live++;
+    else if (/^\/api\/session\/[^/]+\/event$/.test(path)) counts.durable++;
+    else counts.other++;
+  }
+  return counts;
+}
+
+/**
+ * Lets the sessions settle before measuring: until `settled` (idle sessions let their durable
+ * streams go after a linger of 10 s), for at most 30 s.
+ */
+async function settle(settled: () => boolean): Promise<void> {
+  const until = Date.now() + 30_000;
+  while (!settled() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 250));
+}
+
+async function heap(): Promise<number> {
+  await collectGarbage();
+  return process.memoryUsage().heapUsed;
+}
+
+/** The figures, with their goals. */
+export function openSessionsLines(result: OpenSessionsResult): string[] {
+  const { connections, options } = result;
+  const upstream = connections.live + connections.durable;
+  const ratio = result.cpuMsAtN / result.cpuMsAt10;
+  const met = (ok: boolean) => (ok ? "met" : "NOT met");
+  return [
+    `(i) open sessions    ${options.sessions} idle: ${upstream} upstream event streams ` +
+      `(${connections.live} live, ${connections.durable} durable)  goal ≤ 2: ${met(upstream <= 2)}`,
+    `                    heap per idle open session ${(result.idleBytes / 1024).toFixed(1)} KiB ` +
+      `(serve, streams included)  goal ≤ 50 KiB: ${met(result.idleBytes <= 50 * 1024)}`,
+    `                    bridge CPU per turn (${result.eventsPerTurn} events) with ` +
+      `${options.sessions} open ${result.cpuMsAtN.toFixed(0)} ms against ${BASELINE_SESSIONS} open ` +
+      `${result.cpuMsAt10.toFixed(0)} ms  ratio ${formatRatio(ratio)}  goal ≤ 1.2×: ${met(ratio <= 1.2)}`,
+  ];
+}
+
+const runAlone =
+  process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+
+if (runAlone) {
+  const { values } = parseArgs({
+    options: {
+      sessions: { type: "string", default: "1000" },
+      turns: { type: "string", default: "5" },
+    },
+  });
+  const result = await benchOpenSessions({
+    sessions: Number(values.sessions),
+    turns: Number(values.turns),
+  });
+  process.stdout.write(`${openSessionsLines(result).join("\n")}\n`);
+}
