@@ -20,6 +20,8 @@ export interface OpenSessionsOptions {
   sessions: number;
   /** Turns measured at each size. */
   turns: number;
+  /** Sessions of the N streaming a turn at once, in the load phase. */
+  concurrent: number;
 }
 
 export interface OpenSessionsResult {
@@ -33,10 +35,35 @@ export interface OpenSessionsResult {
   cpuMsAtN: number;
   /** Events each measured turn handed out. */
   eventsPerTurn: number;
+  /** The load phase: `concurrent` of the open sessions streaming a turn at once. */
+  load: LoadResult;
+}
+
+export interface LoadResult {
+  /**
+   * Turns that completed with their deltas joined to their text (a tail the live stream lost
+   * is handed out from the part's end, see `completedParts`).
+   */
+  whole: number;
+  /** How the others ended, counted (`completed/deltas≠text`, `failed/stalled`, …). */
+  broken: Record<string, number>;
+  /** The delta figures of the sessions, summed (`Session.stats().deltas`). */
+  deltas: { completedParts: number; incompleteParts: number; liveReconnects: number };
+  events: number;
+  cpuMsPerEvent: number;
+  /** Upstream requests open at the peak, and the heap then. */
+  peakConnections: number;
+  heapMiB: number;
 }
 
 const BASELINE_SESSIONS = 10;
 const PROMPT = `[[chunks 400]] [[reply ${"the quick brown fox jumps over the lazy dog ".repeat(40).trim()}]]`;
+/**
+ * The load phase's turn: paced as a model streams (100 tokens, 20 ms apart), 50 at once make
+ * 2,500 deltas/s. (Bursts of 50 × 400 deltas sent at once overflow the server's subscriber
+ * queue of its live stream, which then drops the subscription: deltas are lost upstream.)
+ */
+const LOAD_PROMPT = "[[slow 100 20]]";
 const TURN_TIMEOUT_MS = 60_000;
 
 /**
@@ -91,6 +118,8 @@ export async function benchOpenSessions(
     const connections = countByKind(proxy.openPaths());
     note(`(i) ${options.sessions} sessions open: ${JSON.stringify(connections)}`);
     const atN = await cpuPerTurn(measured, options.turns);
+    note(`(i) ${options.concurrent} of them streaming a turn at once`);
+    const load = await loadPhase(open.slice(0, options.concurrent), proxy);
     for (const session of open) await session.close();
     return {
       options,
@@ -99,6 +128,7 @@ export async function benchOpenSessions(
       cpuMsAt10: at10.cpuMs,
       cpuMsAtN: atN.cpuMs,
       eventsPerTurn: atN.events,
+      load,
     };
   } finally {
     signal?.removeEventListener("abort", onAbort);
@@ -117,6 +147,67 @@ async function cpuPerTurn(session: Session, turns: number) {
     cpu.push((used.user + used.system) / 1000);
   }
   return { cpuMs: median(cpu), events };
+}
+
+/** The sessions stream a turn each, at once; each must end whole (deltas joined = its text). */
+async function loadPhase(
+  sessions: readonly Session[],
+  proxy: { openPaths(): string[] },
+): Promise<LoadResult> {
+  let peakConnections = 0;
+  let heapMiB = 0;
+  const sample = setInterval(() => {
+    const open = proxy.openPaths().length;
+    if (open >= peakConnections) {
+      peakConnections = open;
+      heapMiB = process.memoryUsage().heapUsed / 2 ** 20;
+    }
+  }, 100);
+  const start = process.cpuUsage();
+  try {
+    const results = await Promise.all(sessions.map((session) => wholeTurn(session)));
+    const used = process.cpuUsage(start);
+    const events = results.reduce((sum, result) => sum + result.events, 0);
+    const deltas = { completedParts: 0, incompleteParts: 0, liveReconnects: 0 };
+    for (const session of sessions) {
+      const stats = session.stats().deltas;
+      deltas.completedParts += stats.completedParts;
+      deltas.incompleteParts += stats.incompleteParts;
+      deltas.liveReconnects = Math.max(deltas.liveReconnects, stats.liveReconnects);
+    }
+    const broken: Record<string, number> = {};
+    for (const { how } of results) if (how !== "whole") broken[how] = (broken[how] ?? 0) + 1;
+    return {
+      whole: results.filter((result) => result.how === "whole").length,
+      broken,
+      deltas,
+      events,
+      cpuMsPerEvent: (used.user + used.system) / 1000 / events,
+      peakConnections,
+      heapMiB,
+    };
+  } finally {
+    clearInterval(sample);
+  }
+}
+
+async function wholeTurn(session: Session): Promise<{ how: string; events: number }> {
+  const sent = await session.send(LOAD_PROMPT, { delivery: "queue" });
+  let events = 0;
+  let joined = "";
+  await withTimeout(
+    (async () => {
+      for await (const event of sent.events()) {
+        events++;
+        if (event.type === "text.delta") joined += event.data.delta;
+      }
+    })(),
+    TURN_TIMEOUT_MS * 3,
+    "a turn of the load phase",
+  );
+  const result = await sent.done();
+  if (result.outcome !== "completed") return { how: `${result.outcome}/${result.reason}`, events };
+  return { how: joined === result.text ? "whole" : "completed/deltas≠text", events };
 }
 
 async function turn(session: Session): Promise<number> {
@@ -172,6 +263,16 @@ export function openSessionsLines(result: OpenSessionsResult): string[] {
     `                    bridge CPU per turn (${result.eventsPerTurn} events) with ` +
       `${options.sessions} open ${result.cpuMsAtN.toFixed(0)} ms against ${BASELINE_SESSIONS} open ` +
       `${result.cpuMsAt10.toFixed(0)} ms  ratio ${formatRatio(ratio)}  goal ≤ 1.2×: ${met(ratio <= 1.2)}`,
+    `                    load: ${options.concurrent} of them streaming a turn at once: ` +
+      `${result.load.whole} completed with deltas joined to their text` +
+      (result.load.whole === options.concurrent
+        ? ""
+        : ` (others: ${JSON.stringify(result.load.broken)})`) +
+      `; ${result.load.events} events, ${(result.load.cpuMsPerEvent * 1000).toFixed(0)} µs CPU per event ` +
+      `(the bench process: bridge, scripted model, proxy); peak ${result.load.peakConnections} upstream ` +
+      `requests; heap ${result.load.heapMiB.toFixed(0)} MiB; delta losses upstream: ` +
+      `${result.load.deltas.liveReconnects} live reconnects, ${result.load.deltas.completedParts} parts ` +
+      `completed from their end, ${result.load.deltas.incompleteParts} incomplete`,
   ];
 }
 
@@ -183,11 +284,13 @@ if (runAlone) {
     options: {
       sessions: { type: "string", default: "1000" },
       turns: { type: "string", default: "5" },
+      concurrent: { type: "string", default: "50" },
     },
   });
   const result = await benchOpenSessions({
     sessions: Number(values.sessions),
     turns: Number(values.turns),
+    concurrent: Number(values.concurrent),
   });
   process.stdout.write(`${openSessionsLines(result).join("\n")}\n`);
 }

@@ -8,8 +8,9 @@
  *   (f) the heap of a session after 10,000 events against a fresh one;
  *   (g) the sidecar: latency it adds per delta (client − in-process Turn) and events/s to
  *       100 subscribed clients against 100 in-process readers;
- *   (i) open sessions on one serve bridge: upstream streams and heap of N idle ones, and the
- *       bridge's CPU per streaming turn with N open against 10 open.
+ *   (i) open sessions on one serve bridge: upstream streams and heap of N idle ones, the
+ *       bridge's CPU per streaming turn with N open against 10 open, and 50 of the N streaming
+ *       a turn at once (each must end whole).
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N (e), --memory-sessions N (f), --sidecar-turns N and
  * --sidecar-clients N (g), --open-sessions N (i), --only a,b,c,d,e,f,g,i.
@@ -259,7 +260,10 @@ async function main(): Promise<string[]> {
 
   if (only.has("i")) {
     note("(i) open sessions: the real server behind a counting proxy, a bridge attached");
-    const running = benchOpenSessions({ sessions: openSessions, turns: 5 }, startAbort.signal);
+    const running = benchOpenSessions(
+      { sessions: openSessions, turns: 5, concurrent: 50 },
+      startAbort.signal,
+    );
     abandoned.add(running);
     sessions = await running;
   }

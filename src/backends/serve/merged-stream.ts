@@ -11,9 +11,11 @@
  * `lingerMs` closes it (an idle session then holds no connection of its own), and it opens
  * again, from the last seq read, when the session acts (`wake()`: a prompt, a reply) or when
  * the live stream shows an event of the session (it carries the durable events too: someone
- * else prompted, a queued turn started, a title changed) or reconnects (what an idle session
- * missed meanwhile is caught up). Nothing is lost while it is closed: the server keeps the
- * log, and the stream resumes from the cursor.
+ * else prompted, a queued turn started, a title changed). Nothing is lost while it is closed:
+ * the server keeps the log, and the stream resumes from the cursor. A live reconnect does not
+ * wake the idle sessions (a thousand of them would open a thousand streams at once): news an
+ * idle session missed while the live stream was away is read when it next acts or when the
+ * live stream next shows an event of it.
  */
 import type { OpencodeClient } from "../../client/opencode-client.js";
 import { AbortError } from "../../errors.js";
@@ -71,7 +73,6 @@ export class MergedSessionStream {
   /** The open durable stream's own abort, while it is open. */
   #durable: AbortController | undefined;
   #linger: NodeJS.Timeout | undefined;
-  #liveConnections = 0;
   /** A turn runs (the backend says so): the durable stream stays open. */
   #busy = false;
 
@@ -116,8 +117,6 @@ export class MergedSessionStream {
         continue;
       }
       this.#options.onLiveConnected?.();
-      // While the live stream was away, an idle session could not see that it had news.
-      if (this.#liveConnections++ > 0) this.wake();
     }
   }
 
