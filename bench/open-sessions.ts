@@ -6,13 +6,14 @@
  * the bridge attached through a proxy that counts the requests open. Runs alone too:
  * `npx tsx bench/open-sessions.ts [--sessions N] [--turns N]`.
  */
-import { pathToFileURL } from "node:url";
+import { spawn } from "node:child_process";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { Bridge } from "../src/runtime/bridge.js";
 import type { Session } from "../src/runtime/session.js";
 import { collectGarbage } from "../test/support/collect-garbage.js";
 import { startCountingProxy } from "../test/support/counting-proxy.js";
-import { startRealServer } from "../test/support/real-server.js";
+import { type RealServer, startRealServer } from "../test/support/real-server.js";
 import { formatRatio, median, note, withTimeout } from "./stats.js";
 
 export interface OpenSessionsOptions {
@@ -54,6 +55,16 @@ export interface LoadResult {
   /** Upstream requests open at the peak, and the heap then. */
   peakConnections: number;
   heapMiB: number;
+  /** What a raw reader of the live stream, in a process of its own, saw meanwhile. */
+  raw: RawReaderCounts;
+}
+
+/** The raw baseline's figures (bench/raw-live-reader.mjs). */
+export interface RawReaderCounts {
+  frames: number;
+  deltas: number;
+  /** The server ended its stream (OpenCode gives up a subscriber it cannot keep up with). */
+  endedByServer: boolean;
 }
 
 const BASELINE_SESSIONS = 10;
@@ -63,7 +74,8 @@ const PROMPT = `[[chunks 400]] [[reply ${"the quick brown fox jumps over the laz
  * 2,500 deltas/s. (Bursts of 50 × 400 deltas sent at once overflow the server's subscriber
  * queue of its live stream, which then drops the subscription: deltas are lost upstream.)
  */
-const LOAD_PROMPT = "[[slow 100 20]]";
+const LOAD_TOKENS = 100;
+const LOAD_PROMPT = `[[slow ${LOAD_TOKENS} 20]]`;
 const TURN_TIMEOUT_MS = 60_000;
 
 /**
@@ -119,7 +131,9 @@ export async function benchOpenSessions(
     note(`(i) ${options.sessions} sessions open: ${JSON.stringify(connections)}`);
     const atN = await cpuPerTurn(measured, options.turns);
     note(`(i) ${options.concurrent} of them streaming a turn at once`);
-    const load = await loadPhase(open.slice(0, options.concurrent), proxy);
+    const raw = startRawReader(real);
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // connected before the load
+    const load = await loadPhase(open.slice(0, options.concurrent), proxy, raw);
     for (const session of open) await session.close();
     return {
       options,
@@ -153,6 +167,7 @@ async function cpuPerTurn(session: Session, turns: number) {
 async function loadPhase(
   sessions: readonly Session[],
   proxy: { openPaths(): string[] },
+  raw: { stop(): Promise<RawReaderCounts> },
 ): Promise<LoadResult> {
   let peakConnections = 0;
   let heapMiB = 0;
@@ -175,6 +190,7 @@ async function loadPhase(
       deltas.incompleteParts += stats.incompleteParts;
       deltas.liveReconnects = Math.max(deltas.liveReconnects, stats.liveReconnects);
     }
+    const rawCounts = await raw.stop();
     const broken: Record<string, number> = {};
     for (const { how } of results) if (how !== "whole") broken[how] = (broken[how] ?? 0) + 1;
     return {
@@ -185,10 +201,44 @@ async function loadPhase(
       cpuMsPerEvent: (used.user + used.system) / 1000 / events,
       peakConnections,
       heapMiB,
+      raw: rawCounts,
     };
   } finally {
     clearInterval(sample);
+    await raw.stop();
   }
+}
+
+/** Starts the raw baseline reader of the server's live stream, in a process of its own. */
+function startRawReader(real: RealServer): { stop(): Promise<RawReaderCounts> } {
+  const child = spawn(
+    process.execPath,
+    [
+      fileURLToPath(new URL("raw-live-reader.mjs", import.meta.url)),
+      real.server.url,
+      String(real.server.password ?? ""),
+      real.directory,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let stopping: Promise<RawReaderCounts> | undefined;
+  return {
+    stop: () => {
+      stopping ??= (async () => {
+        if (child.exitCode === null) child.kill("SIGTERM");
+        await exited;
+        const counts = output.trim().split("\n").at(-1);
+        if (counts === undefined || counts === "") throw new Error("the raw reader said nothing");
+        return JSON.parse(counts) as RawReaderCounts;
+      })();
+      return stopping;
+    },
+  };
 }
 
 async function wholeTurn(session: Session): Promise<{ how: string; events: number }> {
@@ -272,7 +322,10 @@ export function openSessionsLines(result: OpenSessionsResult): string[] {
       `(the bench process: bridge, scripted model, proxy); peak ${result.load.peakConnections} upstream ` +
       `requests; heap ${result.load.heapMiB.toFixed(0)} MiB; delta losses upstream: ` +
       `${result.load.deltas.liveReconnects} live reconnects, ${result.load.deltas.completedParts} parts ` +
-      `completed from their end, ${result.load.deltas.incompleteParts} incomplete`,
+      `completed from their end, ${result.load.deltas.incompleteParts} incomplete; the raw baseline ` +
+      `(a reader of /api/event in a process of its own) saw ${result.load.raw.deltas} deltas of the ` +
+      `${options.concurrent * LOAD_TOKENS} sent` +
+      (result.load.raw.endedByServer ? ", its stream ended by the server" : ""),
   ];
 }
 
