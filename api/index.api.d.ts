@@ -125,6 +125,7 @@ interface Capabilities {
     liveToolCalls: boolean;
     nativeSteer: boolean;
     nativeQueue: boolean;
+    cancelQueued: boolean;
     durableResume: boolean;
     permissions: boolean;
     questions: boolean;
@@ -136,6 +137,7 @@ interface Capabilities {
 // ChildSession
 interface ChildSession {
     readonly id: string;
+    readonly lastSeq: number;
     events(options?: {
         after?: number;
         signal?: AbortSignal;
@@ -559,6 +561,7 @@ class Session implements AsyncDisposable {
     get lastSeq(): number;
     get runningTurn(): Turn | undefined;
     send(text: string, options: SendOptions): Promise<Turn>;
+    cancelInput(inputId: string): void;
     child(childSessionId: string): ChildSession;
     get pendingAsks(): PendingAsk[];
     replyPermission(requestId: string, reply: "once" | "always" | "reject", options?: {

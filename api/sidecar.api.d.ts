@@ -22,6 +22,7 @@ interface SidecarLimits {
     idempotencyTtlMs: number;
     maxIdempotencyKeys: number;
     requestTimeoutMs: number;
+    closeGraceMs: number;
     streamDropEphemeralBytes: number;
     streamDisconnectBytes: number;
     streamHeartbeatMs: number;
@@ -68,6 +69,8 @@ interface SidecarOptions {
     limits?: Partial<SidecarLimits>;
     store?: Store;
     metrics?: SidecarMetrics;
+    web?: boolean;
+    webRoot?: string;
 }
 
 // startSidecar

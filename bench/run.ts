@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: seven figures, each against a baseline run in the same process.
+ * `npm run bench`: nine figures, each against a baseline run in the same process.
  *   (a) normaliser throughput against bare `JSON.parse` of the same lines;
  *   (b) the latency the bridge adds per text delta, against a raw SSE reader;
  *   (c) a short turn through the bridge against the same turn over raw `fetch`;
@@ -8,12 +8,15 @@
  *   (f) the heap of a session after 10,000 events against a fresh one;
  *   (g) the sidecar: latency it adds per delta (client − in-process Turn) and events/s to
  *       100 subscribed clients against 100 in-process readers;
+ *   (h) the web chat in Chromium: first render of a session of 2,000 events, and the longest
+ *       main-thread task while 10,000 deltas stream (goals ≤ 500 ms and ≤ 50 ms).
  *   (i) open sessions on one serve bridge: upstream streams and heap of N idle ones, the
  *       bridge's CPU per streaming turn with N open against 10 open, and 50 of the N streaming
  *       a turn at once (each must end whole).
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N (e), --memory-sessions N (f), --sidecar-turns N and
- * --sidecar-clients N (g), --open-sessions N (i), --only a,b,c,d,e,f,g,i.
+ * --sidecar-clients N (g), --web-events N, --web-renders N and --web-deltas N (h),
+ * --open-sessions N (i), --only a,b,c,d,e,f,g,h,i.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -36,6 +39,7 @@ import { benchShortTurns, type ShortTurnResult } from "./short-turn.js";
 import { benchSidecar, type SidecarBenchResult } from "./sidecar.js";
 import { formatMs, formatRate, formatRatio, median, note, percentile } from "./stats.js";
 import { benchStore, type StoreBenchResult, storeLines } from "./store.js";
+import { benchWebChat, type WebChatBenchResult } from "./web-chat.js";
 
 /** The whole bench must finish within this, or it cleans up and exits 1. */
 const OVERALL_DEADLINE_MS = 15 * 60_000;
@@ -51,8 +55,11 @@ const { values } = parseArgs({
     "memory-sessions": { type: "string", default: "1000" },
     "sidecar-turns": { type: "string", default: "5" },
     "sidecar-clients": { type: "string", default: "100" },
+    "web-events": { type: "string", default: "2000" },
+    "web-renders": { type: "string", default: "5" },
+    "web-deltas": { type: "string", default: "10000" },
     "open-sessions": { type: "string", default: "1000" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,i" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -69,6 +76,9 @@ const storeSessions = positive("store-sessions", values["store-sessions"]);
 const memorySessions = positive("memory-sessions", values["memory-sessions"]);
 const sidecarTurns = positive("sidecar-turns", values["sidecar-turns"]);
 const sidecarClients = positive("sidecar-clients", values["sidecar-clients"]);
+const webEvents = positive("web-events", values["web-events"]);
+const webRenders = positive("web-renders", values["web-renders"]);
+const webDeltas = positive("web-deltas", values["web-deltas"]);
 const openSessions = positive("open-sessions", values["open-sessions"]);
 
 /** A bridge being started or running, and its temp dir. */
@@ -199,6 +209,7 @@ async function main(): Promise<string[]> {
   let store: StoreBenchResult | undefined;
   let memory: SessionMemoryResult | undefined;
   let sidecar: SidecarBenchResult | undefined;
+  let webChat: WebChatBenchResult | undefined;
   let sessions: OpenSessionsResult | undefined;
 
   if (only.has("a")) normalizer = benchNormalizer({ events, runs: 7, warmups: 2 });
@@ -258,6 +269,18 @@ async function main(): Promise<string[]> {
     );
   }
 
+  if (only.has("h")) {
+    webChat = await withBridge("serve", (bridge) =>
+      benchWebChat(bridge, {
+        events: webEvents,
+        toolsPerTurn: 60,
+        renders: webRenders,
+        deltas: webDeltas,
+        timeoutMs: TURN_TIMEOUT_MS,
+      }),
+    );
+  }
+
   if (only.has("i")) {
     note("(i) open sessions: the real server behind a counting proxy, a bridge attached");
     const running = benchOpenSessions(
@@ -275,6 +298,7 @@ async function main(): Promise<string[]> {
   if (store !== undefined) lines.push(...storeLines(store));
   if (memory !== undefined) lines.push(...sessionMemoryLines(memory));
   if (sidecar !== undefined) lines.push(...sidecarLines(sidecar));
+  if (webChat !== undefined) lines.push(...webChatLines(webChat));
   if (sessions !== undefined) lines.push(...openSessionsLines(sessions));
   return lines;
 }
@@ -343,6 +367,20 @@ function sidecarLines(result: SidecarBenchResult): string[] {
       `in process ${formatRate(fanOut.inProcessPerSecond)}  ` +
       `ratio ${formatRatio(fanOut.sidecarPerSecond / fanOut.inProcessPerSecond)}  ` +
       `(${fanOut.events} events delivered, send → every reader's turn.ended)`,
+  ];
+}
+
+function webChatLines(result: WebChatBenchResult): string[] {
+  const render = median(result.firstRenderMs);
+  const goal = (met: boolean): string => (met ? "met" : "NOT met");
+  return [
+    `(h) web first render ${result.sessionEvents} events (${result.turns} turns)  ` +
+      `p50 ${formatMs(render)}  max ${formatMs(Math.max(...result.firstRenderMs))}  ` +
+      `(navigation → last outcome drawn, n=${result.firstRenderMs.length}; ` +
+      `goal ≤ 500 ms: ${goal(render <= 500)})`,
+    `    web streaming   ${result.deltas} deltas  longest task ${formatMs(result.longestTaskMs)} ` +
+      `(${result.longTasks} over 50 ms)  longest frame gap ${formatMs(result.longestFrameGapMs)}  ` +
+      `(goal ≤ 50 ms: ${goal(result.longTasks === 0)})`,
   ];
 }
 

@@ -13,6 +13,7 @@ export const CAPABILITY_DESCRIPTIONS: Readonly<Record<keyof Capabilities, string
   liveToolCalls: "tool calls seen while they run",
   nativeSteer: "native steer (joins the running turn)",
   nativeQueue: "native queue (else held by the runtime)",
+  cancelQueued: "a queued input can be removed before delivery",
   durableResume: "durable resume from the server",
   permissions: "interactive permission asks",
   questions: "questions",

@@ -83,7 +83,7 @@ describe("the protocol entry (opencode-bridge/protocol)", () => {
 });
 
 describe("the client entry (opencode-bridge/client)", () => {
-  it("exports the typed client and its errors, and none of its parts", async () => {
+  it("exports the typed client, its errors and the live conversation, and none of its parts", async () => {
     const client = Object.keys(await import("../src/sidecar-client/index.js")).sort();
     expect(client).toEqual([
       "BridgeAbortError",
@@ -93,6 +93,9 @@ describe("the client entry (opencode-bridge/client)", () => {
       "BridgeConnectionError",
       "BridgeProtocolError",
       "BridgeTimeoutError",
+      "emptyLiveConversation",
+      "liveConversationOf",
+      "reduceLive",
     ]);
   });
 

@@ -14,6 +14,11 @@ export interface Capabilities {
   nativeSteer: boolean;
   /** The server keeps a queue of inputs (otherwise the runtime holds them). */
   nativeQueue: boolean;
+  /**
+   * A queued input can be taken back before delivery (`Session.cancelInput`): the runtime
+   * holds it, so it can drop it; one in the server's own queue cannot be reached.
+   */
+  cancelQueued: boolean;
   /** Events missed while disconnected are fetched again from the server's own cursor. */
   durableResume: boolean;
   /** Permission asks reach the client and wait for its answer. */
@@ -34,6 +39,9 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     liveToolCalls: true,
     nativeSteer: true,
     nativeQueue: true,
+    // 1.18.33's /api has no route to take back a prompt it queued (only interrupt, which
+    // stops the running turn too).
+    cancelQueued: false,
     durableResume: true,
     permissions: true,
     questions: true,
@@ -48,6 +56,7 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     // A prompt into a busy session is answered in a further step of the same busy period.
     nativeSteer: true,
     nativeQueue: false,
+    cancelQueued: true,
     // `/event` has no cursor: what is missed while disconnected is gone.
     durableResume: false,
     permissions: true,
@@ -63,6 +72,7 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     liveToolCalls: false,
     nativeSteer: false,
     nativeQueue: false,
+    cancelQueued: true,
     durableResume: false,
     // Without `--auto` every ask is rejected; with it every ask is allowed. Nobody is asked.
     permissions: false,

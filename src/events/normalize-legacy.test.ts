@@ -6,26 +6,9 @@ import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { recordedEvents } from "../../test/support/fixture-events.js";
 import { fixturePath, readNdjson } from "../../test/support/fixture-files.js";
-import { legacyEventSessionId, parseLegacyEvent } from "../protocol/legacy/events.js";
-import type { CanonicalEvent } from "./canonical.js";
-import { initialLegacyState, normalizeLegacyEvent } from "./normalize-legacy.js";
+import { normalizeLegacyFrames } from "../../test/support/legacy-events.js";
 
-/** Normalises the events of the first session that appears in `frames`. */
-function normalize(frames: unknown[]): CanonicalEvent[] {
-  const parsed = frames.map(parseLegacyEvent);
-  const sessionId = parsed
-    .map((item) => legacyEventSessionId(item.event))
-    .find((id): id is string => id !== undefined);
-  let state = initialLegacyState(sessionId ?? "none");
-  const out: CanonicalEvent[] = [];
-  for (const item of parsed) {
-    if (legacyEventSessionId(item.event) !== sessionId) continue;
-    const result = normalizeLegacyEvent(state, item);
-    state = result.state;
-    out.push(...result.events);
-  }
-  return out;
-}
+const normalize = normalizeLegacyFrames;
 
 describe("normalizeLegacyEvent", () => {
   it("turns seed 003's 1.18.5 stream into a completed turn with reasoning, the text 'ping' and usage", () => {

@@ -12,6 +12,8 @@ import { EventLog } from "./event-log.js";
 /** A subagent's child session, as its parent session follows it. */
 export interface ChildSession {
   readonly id: string;
+  /** The seq of its last durable event (0 before the first): resume `events({ after })` from it. */
+  readonly lastSeq: number;
   events(options?: { after?: number; signal?: AbortSignal }): AsyncIterable<CanonicalEvent>;
   transcript(): CanonicalEvent[];
 }
@@ -52,6 +54,9 @@ export class ChildSessions {
     const log = this.log(childSessionId);
     return {
       id: childSessionId,
+      get lastSeq() {
+        return log.lastSeq;
+      },
       events: (options = {}) => log.read(options.after ?? 0, options.signal),
       transcript: () => log.durable(),
     };

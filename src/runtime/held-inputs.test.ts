@@ -114,4 +114,19 @@ describe("HeldInputs", () => {
     inputs.release();
     expect(sent).toEqual([]);
   });
+
+  it("takes one input out by id, the others keeping their order; not one being sent", async () => {
+    const { inputs, state, sent } = queue();
+    state.free = false;
+    for (const id of ["a", "b", "c"]) inputs.hold(held(id), "back");
+    expect(inputs.take("b")?.inputId).toBe("b");
+    expect(inputs.take("b")).toBeUndefined();
+    expect(inputs.size).toBe(2);
+    state.free = true;
+    inputs.release();
+    expect(sent).toEqual(["a"]);
+    expect(inputs.take("a")).toBeUndefined(); // handed to the backend already
+    expect(inputs.take("c")?.inputId).toBe("c");
+    expect(inputs.size).toBe(0);
+  });
 });

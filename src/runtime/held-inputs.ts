@@ -44,6 +44,12 @@ export class HeldInputs {
     else this.#queue.push(held);
   }
 
+  /** Takes `inputId` out of the queue (it will never be sent); undefined when it is not held. */
+  take(inputId: string): HeldInput | undefined {
+    const index = this.#queue.findIndex((held) => held.inputId === inputId);
+    return index < 0 ? undefined : this.#queue.splice(index, 1)[0];
+  }
+
   /** Empties the queue: these inputs will never be sent (the session closed, the server died). */
   takeAll(): HeldInput[] {
     return this.#queue.splice(0);

@@ -7,6 +7,7 @@
  */
 import { resolveAttachments } from "../backends/attachments.js";
 import { mintInputId, type SessionBackend } from "../backends/backend.js";
+import { UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { turnIdFor } from "../events/turn-state.js";
 import type { ChangeNotifier } from "../util/change-notifier.js";
@@ -104,6 +105,27 @@ export class InputSender {
     } finally {
       this.#sendsUnderWay--;
     }
+  }
+
+  /** `Session.cancelInput`: drops a held input, or says why it cannot. */
+  cancel(inputId: string): void {
+    const { backend, ends, turns, origin, throwIfClosed } = this.#context;
+    throwIfClosed();
+    const { kind, capabilities } = backend();
+    if (!capabilities.cancelQueued) {
+      throw new UsageError(
+        `the ${kind} backend cannot take back a queued input: it waits in the server's own queue, which has no way to remove one (interrupt stops the running turn instead)`,
+      );
+    }
+    if (this.held.take(inputId) !== undefined) {
+      ends.cancelled(inputId);
+      return;
+    }
+    throw new UsageError(
+      turns.ofInput(inputId) === undefined
+        ? `no queued input ${inputId} in session ${origin().sessionId}; take the id from its input.admitted event`
+        : `input ${inputId} was sent already (or is not queued); only a queued input not yet sent can be cancelled`,
+    );
   }
 
   /** The session closes: a send waiting before it went out gives up; resolves once it has. */

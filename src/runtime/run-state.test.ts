@@ -92,6 +92,18 @@ describe("reduceRunState", () => {
     expect(state.running).toBe("turn_a");
   });
 
+  it("turn.ended of another turn (a held input taken back) keeps the running step and tools", () => {
+    const state = reduce(
+      [
+        event("turn_a", "step.started", { stepId: "s1" }),
+        event("turn_a", "tool.called", { callId: "c1", tool: "bash", input: {} }),
+        event("turn_held", "turn.ended", { outcome: "interrupted", reason: "cancelled" }),
+      ],
+      started,
+    );
+    expect(state).toMatchObject({ running: "turn_a", inStep: true, runningTools: new Set(["c1"]) });
+  });
+
   it("input.delivered: the input waits no longer", () => {
     const state = reduce([event("turn_a", "input.delivered", { inputId: "in_b" })], started);
     expect(state.awaiting).toEqual([]);

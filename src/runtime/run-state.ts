@@ -44,12 +44,10 @@ export function reduceRunState(state: RunState, event: CanonicalEvent): RunState
       return inputId === undefined ? started : withoutAwaiting(started, inputId);
     }
     case "turn.ended":
-      return {
-        ...state,
-        running: state.running === event.turnId ? undefined : state.running,
-        inStep: false,
-        runningTools: NO_TOOLS,
-      };
+      // The end of another turn (a held input taken back, which never started) leaves the
+      // running one as it is.
+      if (state.running !== undefined && state.running !== event.turnId) return state;
+      return { ...state, running: undefined, inStep: false, runningTools: NO_TOOLS };
     case "input.delivered":
       return withoutAwaiting(state, event.data.inputId);
     case "step.started":

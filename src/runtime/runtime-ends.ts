@@ -154,6 +154,29 @@ export class RuntimeEnds {
     });
   }
 
+  /**
+   * A held input was taken back before it was sent (`Session.cancelInput`): `input.cancelled`,
+   * then its turn's one `turn.ended` (`interrupted`, `cancelled`), so whoever holds the Turn
+   * hears. No `turn.started`: the turn never ran, and another one usually runs meanwhile.
+   */
+  cancelled(inputId: string): void {
+    const { dispatch, origin } = this.#options;
+    const turnId = turnIdFor(inputId);
+    const from = origin();
+    const source = "runtime.queue";
+    dispatch(
+      runtimeEvent(from, turnId, source, "input.cancelled", { inputId, reason: "cancelled" }),
+    );
+    dispatch(
+      runtimeEvent(from, turnId, source, "turn.ended", {
+        outcome: "interrupted",
+        reason: "cancelled",
+        error: { kind: "cancelled", message: "removed from the queue before it was sent" },
+        text: "",
+      }),
+    );
+  }
+
   /** An adopted session's turn ran on a backend that cannot replay what it missed. */
   bridgeRestarted(running: string): void {
     this.#fail(running, [], false, {

@@ -238,6 +238,11 @@ export class Session implements AsyncDisposable {
     if (this.#closed) throw new UsageError(`session ${this.id} is closed; open it again to send`);
   }
 
+  /** Takes back a queued input not yet sent (`capabilities.cancelQueued`; docs/events.md). */
+  cancelInput(inputId: string): void {
+    this.#sender.cancel(inputId);
+  }
+
   /**
    * A subagent's child session (`subagent.started` names it): its own canonical events, kept
    * and then live, like `events()`. Its asks also appear on this session's turn.

@@ -200,28 +200,34 @@ export class BridgeClient {
   }
 
   /** `GET /v1/sessions/:id/transcript`: its durable events (NDJSON), each checked. */
-  async transcript(
+  transcript(
     sessionId: string,
     options: CallOptions & { after?: number } = {},
   ): Promise<CanonicalEvent[]> {
-    const query = options.after === undefined ? "" : `?after=${options.after}`;
-    const text = await this.#http.call(
-      { method: "GET", path: `${sessionPath(sessionId)}/transcript${query}`, schema: undefined },
-      options,
-    );
-    return text
-      .split("\n")
-      .filter((line) => line.trim() !== "")
-      .map((line, index) => {
-        const parsed = CanonicalEventSchema.safeParse(JSON.parse(line));
-        if (!parsed.success) {
-          throw new BridgeProtocolError(
-            `transcript of ${sessionId}, line ${index + 1}: not a canonical event this client knows`,
-            { cause: parsed.error },
-          );
-        }
-        return parsed.data as CanonicalEvent;
-      });
+    return this.#events(sessionPath(sessionId), sessionId, options);
+  }
+
+  /**
+   * `GET /v1/sessions/:id/children/:childId/conversation`: a subagent's child session (its id
+   * from `subagent.started`) as messages and parts. Its live events: `subscribe(childId)`
+   * while the parent is open.
+   */
+  childConversation(
+    sessionId: string,
+    childSessionId: string,
+    options?: CallOptions,
+  ): Promise<ConversationView> {
+    const path = `${childPath(sessionId, childSessionId)}/conversation`;
+    return this.#http.call({ method: "GET", path, schema: ConversationSchema }, options);
+  }
+
+  /** `GET /v1/sessions/:id/children/:childId/transcript`: the child's durable events. */
+  childTranscript(
+    sessionId: string,
+    childSessionId: string,
+    options: CallOptions & { after?: number } = {},
+  ): Promise<CanonicalEvent[]> {
+    return this.#events(childPath(sessionId, childSessionId), childSessionId, options);
   }
 
   // --- inputs and asks ---
@@ -238,6 +244,15 @@ export class BridgeClient {
       this.#http.call({ method: "POST", path, body, schema: SendInputResultSchema }, options),
     );
     return { ...result, idempotencyKey };
+  }
+
+  /**
+   * `DELETE /v1/sessions/:id/inputs/:inputId`: takes back a queued input not yet sent (where
+   * the session's `capabilities.cancelQueued`); it ends `input.cancelled`.
+   */
+  async cancelInput(sessionId: string, inputId: string, options?: CallOptions): Promise<void> {
+    const path = `${sessionPath(sessionId)}/inputs/${encodeURIComponent(inputId)}`;
+    await this.#ok("DELETE", path, undefined, options);
   }
 
   /** `POST /v1/sessions/:id/interrupt`: ends the running turn. */
@@ -301,6 +316,32 @@ export class BridgeClient {
     this.#socket.close();
   }
 
+  /** The NDJSON transcript at `<base>/transcript`, each line checked. */
+  async #events(
+    base: string,
+    label: string,
+    options: CallOptions & { after?: number },
+  ): Promise<CanonicalEvent[]> {
+    const query = options.after === undefined ? "" : `?after=${options.after}`;
+    const text = await this.#http.call(
+      { method: "GET", path: `${base}/transcript${query}`, schema: undefined },
+      options,
+    );
+    return text
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line, index) => {
+        const parsed = CanonicalEventSchema.safeParse(JSON.parse(line));
+        if (!parsed.success) {
+          throw new BridgeProtocolError(
+            `transcript of ${label}, line ${index + 1}: not a canonical event this client knows`,
+            { cause: parsed.error },
+          );
+        }
+        return parsed.data as CanonicalEvent;
+      });
+  }
+
   async #ok(
     method: "POST" | "DELETE",
     path: string,
@@ -319,4 +360,11 @@ function sessionPath(sessionId: string): string {
     throw new BridgeClientError("a session id is required (from createSession or listSessions)");
   }
   return `/v1/sessions/${encodeURIComponent(sessionId)}`;
+}
+
+function childPath(sessionId: string, childSessionId: string): string {
+  if (typeof childSessionId !== "string" || childSessionId === "") {
+    throw new BridgeClientError("a child session id is required (from a subagent.started event)");
+  }
+  return `${sessionPath(sessionId)}/children/${encodeURIComponent(childSessionId)}`;
 }

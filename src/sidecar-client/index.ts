@@ -7,11 +7,28 @@ export type {
   CanonicalEvent,
   CanonicalEventOf,
   CanonicalType,
+  ConnectionState,
   DurableType,
   EphemeralType,
+  ErrorInfo,
   ModelRef,
+  Outcome,
+  Usage,
 } from "../events/canonical.js";
 export type { CreateSessionBody } from "../sidecar/protocol/http.js";
+export type {
+  AssistantMessage,
+  Conversation,
+  Message,
+  Part,
+  PermissionPart,
+  QuestionPart,
+  ReasoningPart,
+  SubagentPart,
+  TextPart,
+  ToolPart,
+  UserMessage,
+} from "../store/conversation-types.js";
 export {
   BridgeClient,
   type BridgeClientOptions,
@@ -35,6 +52,14 @@ export {
   BridgeTimeoutError,
 } from "./errors.js";
 export type { CallOptions, FetchLike } from "./http-caller.js";
+export {
+  emptyLiveConversation,
+  type LiveConversation,
+  liveConversationOf,
+  type PendingAsk,
+  type QueuedInput,
+  reduceLive,
+} from "./live-conversation.js";
 export type { InputAttachment, UploadAttachment } from "./send-input.js";
 export type { ReconnectBackoff } from "./socket/backoff.js";
 export type {

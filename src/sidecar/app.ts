@@ -16,12 +16,14 @@ import { ApiError, toApiError } from "./errors.js";
 import { streamSchemas } from "./openapi-components.js";
 import { redactUrl } from "./redact.js";
 import { registerAskRoutes } from "./routes/asks.js";
+import { registerChildRoutes } from "./routes/children.js";
 import { registerInputRoutes } from "./routes/inputs.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
 import { securityHook } from "./security.js";
 import type { SidecarApp } from "./sidecar-app.js";
 import { registerStreamRoutes } from "./streams/index.js";
+import { registerWebRoutes } from "./web/routes.js";
 
 /** Builds the app (not listening: `startSidecar` listens; tests call `app.inject()`). */
 export function buildApp(ctx: SidecarContext): SidecarApp {
@@ -111,10 +113,12 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
   void app.register(async (scope) => {
     registerMetaRoutes(scope, ctx);
     registerSessionRoutes(scope, ctx);
+    registerChildRoutes(scope, ctx);
     registerInputRoutes(scope, ctx);
     registerAskRoutes(scope, ctx);
   });
   void app.register(async (scope) => registerStreamRoutes(scope, ctx));
+  if (ctx.webRoot !== undefined) registerWebRoutes(app, ctx.webRoot);
   return app;
 }
 

@@ -35,6 +35,8 @@ export interface SidecarContext {
   /** The bridge's store, when the caller has it: kept sessions' seqs and renames. */
   readonly store: Store | undefined;
   readonly address: SidecarAddress;
+  /** Where the built web chat is (`/`, `/assets/*`); undefined: the chat is not served. */
+  readonly webRoot?: string;
   /**
    * Aborted when the sidecar starts stopping: streams close their clients (code 1012) and
    * long waits give up.

@@ -107,6 +107,8 @@ export function toApiError(error: unknown): { error: ApiError; unexpected: boole
 const USAGE_CODES: ReadonlyArray<readonly [RegExp, ErrorCode]> = [
   [/^no session .* in the store/, "not_found"],
   [/^no (permission|question) ask .* is waiting/, "not_found"],
+  [/^no queued input /, "not_found"],
+  [/^input \S+ was sent already/, "conflict"],
   [/was killed; it cannot be opened|^session \S+ is closed/, "conflict"],
   [/ is \d+ bytes, over the limit of \d+ bytes/, "too_large"],
   [/^the \S+ backend (cannot|attaches local files only)/, "unsupported"],

@@ -18,6 +18,11 @@ export interface SidecarLimits {
   maxIdempotencyKeys: number;
   /** Bound on one call into the bridge from a request (default 60 s). */
   requestTimeoutMs: number;
+  /**
+   * How long `close()` lets answers still being sent finish (a client that stopped reading a
+   * large one) before it cuts their connections (default 5 s).
+   */
+  closeGraceMs: number;
   // The streams (see docs/sidecar-streams.md):
   /** Unsent bytes on a stream client's connection past which ephemeral events are skipped (4 MiB). */
   streamDropEphemeralBytes: number;
@@ -45,6 +50,7 @@ export const DEFAULT_LIMITS: SidecarLimits = {
   idempotencyTtlMs: 24 * 60 * 60 * 1000,
   maxIdempotencyKeys: 10_000,
   requestTimeoutMs: 60_000,
+  closeGraceMs: 5_000,
   streamDropEphemeralBytes: 4 * 1024 * 1024,
   streamDisconnectBytes: 16 * 1024 * 1024,
   streamHeartbeatMs: 15_000,

@@ -6,9 +6,10 @@
  */
 import { BACKEND_KINDS } from "../backends/backend.js";
 import { BACKEND_CAPABILITIES } from "../backends/capabilities.js";
+import { UsageError } from "../errors.js";
 import type { ModelRef } from "../events/canonical.js";
 import type { Bridge } from "../runtime/bridge.js";
-import type { Session } from "../runtime/session.js";
+import type { ChildSession, Session } from "../runtime/session.js";
 import type { SessionRecord, Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";
 import { ApiError } from "./errors.js";
@@ -87,6 +88,36 @@ export class OpenSessions {
     return await opening;
   }
 
+  /**
+   * What a stream of `id` reads: the session (opened as `open` does), or, when no session has
+   * that id, the child session of a subagent of a session followed now (`subagent.started`
+   * named it). A child of a kept session is found once its parent is opened.
+   */
+  async source(
+    id: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<Session | ChildSession> {
+    if (this.peek(id) === undefined && this.record(id) === undefined) {
+      const child = this.childOfOpen(id);
+      if (child !== undefined) return child;
+      throw new ApiError(
+        "not_found",
+        `no session ${JSON.stringify(id)}; list them with GET /v1/sessions ` +
+          "(a subagent's child session is found while its parent session is open: GET /v1/sessions/<parent> opens it)",
+      );
+    }
+    return await this.open(id, options);
+  }
+
+  /** The child session `childId` of a subagent of an open session, if one has it. */
+  childOfOpen(childId: string): ChildSession | undefined {
+    for (const { session } of this.#open.values()) {
+      const child = childOf(session, childId);
+      if (child !== undefined) return child;
+    }
+    return undefined;
+  }
+
   /** Creates a session on the bridge and follows it. */
   async create(options: {
     directory?: string;
@@ -126,10 +157,15 @@ export class OpenSessions {
     const followed = this.#open.get(id);
     if (followed === undefined) {
       if (record === undefined) throw new ApiError("not_found", `no session ${JSON.stringify(id)}`);
-      return { ...recordInfo(record), lastSeq: this.#store?.lastSeq(id) ?? 0 };
+      const lastActivityAt = this.#lastActivityAt(id);
+      return {
+        ...recordInfo(record),
+        lastSeq: this.#store?.lastSeq(id) ?? 0,
+        ...(lastActivityAt === undefined ? {} : { lastActivityAt }),
+      };
     }
     const { session } = followed;
-    const transcript = session.transcript();
+    const lastActivityAt = this.#lastActivityAt(id, session);
     return {
       ...(record === undefined ? {} : recordInfo(record)),
       id: session.id,
@@ -138,7 +174,8 @@ export class OpenSessions {
       open: true,
       state: "open",
       running: session.runningTurn !== undefined,
-      lastSeq: transcript.at(-1)?.seq ?? 0,
+      lastSeq: session.lastSeq,
+      ...(lastActivityAt === undefined ? {} : { lastActivityAt }),
       capabilities: { ...session.capabilities },
       ...(followed.model === undefined ? {} : { model: followed.model }),
       pendingAsks: session.pendingAsks.map((ask) => ({
@@ -147,6 +184,14 @@ export class OpenSessions {
         ...(ask.turnId === undefined ? {} : { turnId: ask.turnId }),
       })),
     };
+  }
+
+  /** When the session's last durable event happened: its last event only is read. */
+  #lastActivityAt(id: string, open?: Session): number | undefined {
+    const store = this.#store;
+    if (store === undefined) return open?.transcript().at(-1)?.at;
+    const lastSeq = store.lastSeq(id);
+    return lastSeq === 0 ? undefined : store.read(id, { after: lastSeq - 1, limit: 1 })[0]?.at;
   }
 
   /** Every session: the store's records (with the open ones' live state), oldest first. */
@@ -275,4 +320,14 @@ function recordInfo(record: SessionRecord): SessionInfo {
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };
+}
+
+/** `session.child(childId)`, or undefined when no subagent of the session has that id. */
+export function childOf(session: Session, childId: string): ChildSession | undefined {
+  try {
+    return session.child(childId);
+  } catch (error) {
+    if (error instanceof UsageError) return undefined;
+    throw error;
+  }
 }

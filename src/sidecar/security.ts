@@ -1,7 +1,8 @@
 /**
  * The checks every request but `/healthz` passes before anything else runs: the `Host` is the
  * sidecar's own (DNS rebinding), an `Origin` is its own or an allowed one (cross-site requests
- * from a page the user visits), and the token is there (or, on a stream handshake, a ticket).
+ * from a page the user visits), and the token is there (or, on a stream handshake, a ticket;
+ * the web chat's page and assets need none).
  * OpenCode's own unauthenticated server was a remote code execution: nothing is open by default.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
@@ -11,6 +12,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { SidecarAddress, SidecarContext } from "./context.js";
 import { answerPreflight, corsHeaders } from "./cors.js";
 import { ApiError } from "./errors.js";
+import { WEB_ROUTES } from "./web/routes.js";
 
 /** Routes that take no token: the health check says only whether the sidecar and OpenCode are up. */
 export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(["/healthz"]);
@@ -75,6 +77,8 @@ function check(
         "start the sidecar with --allow-origin for it",
     );
   }
+  // The chat's page and assets hold no secret: the Host and Origin checks above suffice.
+  if (route !== undefined && WEB_ROUTES.has(route)) return undefined;
   if (hasToken(request.headers.authorization, ctx.token)) return undefined;
   const ticket = ticketOf(request);
   if (ticket !== undefined && route !== undefined && TICKET_ROUTES.has(route)) {

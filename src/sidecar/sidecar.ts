@@ -17,6 +17,7 @@ import { redactingLogger } from "./redact.js";
 import { isLoopbackHost } from "./security.js";
 import type { SidecarApp } from "./sidecar-app.js";
 import { Tickets } from "./tickets.js";
+import { defaultWebRoot } from "./web/assets-root.js";
 
 export interface SidecarOptions {
   bridge: Bridge;
@@ -39,6 +40,13 @@ export interface SidecarOptions {
   store?: Store;
   /** Prometheus metrics to report into (default: new ones). */
   metrics?: SidecarMetrics;
+  /**
+   * Serve the web chat at `/` (default true): the page and its assets need no token, only the
+   * Host and Origin checks. Not built yet, `/` says how to build it.
+   */
+  web?: boolean;
+  /** Where the built chat is (default: the package's own `dist/web`). */
+  webRoot?: string;
 }
 
 export interface Sidecar {
@@ -85,6 +93,7 @@ export function createSidecarContext(
     }),
     store: options.store,
     address: { host: options.host ?? "127.0.0.1", port: options.port ?? 0 },
+    ...(options.web === false ? {} : { webRoot: options.webRoot ?? defaultWebRoot() }),
     stopping,
   };
 }
@@ -119,7 +128,14 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
         ctx.logger.info("sidecar stopping", { reason });
         stop.abort(new Error(reason));
         ctx.sessions.close();
-        await app.close();
+        // Streams end themselves on the abort; an answer a client stopped reading would hold
+        // the close forever: past the grace, its connection is cut.
+        const cut = setTimeout(() => app.server.closeAllConnections(), ctx.limits.closeGraceMs);
+        try {
+          await app.close();
+        } finally {
+          clearTimeout(cut);
+        }
       })();
       return closing;
     },

@@ -1,13 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  type CanonicalEvent,
-  type CanonicalEventOf,
-  type CanonicalType,
-  isDurableType,
-  type Outcome,
-  type Usage,
-} from "../events/canonical.js";
+import { NumberedEvents } from "../../test/support/numbered-events.js";
+import type { CanonicalEvent, Outcome, Usage } from "../events/canonical.js";
 import {
   type AssistantMessage,
   type Conversation,
@@ -24,23 +18,10 @@ const USAGE: Usage = {
   cost: 0.01,
 };
 
-/** Builds one session's events the way the store hands them back: durable ones numbered. */
-class Transcript {
-  readonly events: CanonicalEvent[] = [];
-  #seq = 0;
-
-  add<T extends CanonicalType>(type: T, data: CanonicalEventOf<T>["data"], turnId?: string): void {
-    const durable = isDurableType(type);
-    this.events.push({
-      id: `evt_${this.events.length}`,
-      ...(durable ? { seq: ++this.#seq } : {}),
-      sessionId: SESSION,
-      ...(turnId === undefined ? {} : { turnId }),
-      at: 1_800_000_000_000 + this.events.length,
-      type,
-      data,
-      durable,
-    } as CanonicalEvent);
+/** One session's events, durable ones numbered. */
+class Transcript extends NumberedEvents {
+  constructor() {
+    super(SESSION);
   }
 }
 

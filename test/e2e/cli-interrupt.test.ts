@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { DescendantWatch } from "../support/descendants.js";
-import { PHASE_HOLD, type RunningOcb, startOcb } from "../support/ocb-cli.js";
+import { PHASE_HOLD, type RunningOcb, startOcb, untilOcb } from "../support/ocb-cli.js";
 import { isRunning } from "../support/process-tracker.js";
 
 const FAKES = join(import.meta.dirname, "../fixtures/fake-binaries");
@@ -59,17 +59,8 @@ function runOcb(
   return { cli, watch };
 }
 
-async function until(what: string, cli: RunningOcb, ready: () => boolean): Promise<void> {
-  const deadline = Date.now() + PHASE_BOUND_MS;
-  let exited = false;
-  void cli.exited.then(() => {
-    exited = true;
-  });
-  while (!ready()) {
-    if (exited) throw new Error(`ocb exited before ${what}:\n${cli.stdout}\n${cli.stderr}`);
-    if (Date.now() > deadline) throw new Error(`never reached ${what}:\n${cli.stderr}`);
-    await delay(50);
-  }
+function until(what: string, cli: RunningOcb, ready: () => boolean): Promise<void> {
+  return untilOcb(what, cli, ready, PHASE_BOUND_MS);
 }
 
 /** Presses Ctrl-C `times` times (SIGINT to the foreground group) and waits for the exit. */

@@ -131,6 +131,9 @@ describe("the packed package, installed into an empty project", () => {
     const allowed = /^(package\.json|README\.md|LICENSE(\.\w+)?|bin\/ocb\.js|dist\/.+)$/;
     expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
     expect(paths).toContain("LICENSE");
+    // The web chat ocb serve serves, built by prepack (npm run build): its page and a bundle.
+    expect(paths).toContain("dist/web/index.html");
+    expect(paths.some((path) => /^dist\/web\/assets\/.+\.js$/.test(path))).toBe(true);
     expect(paths.filter((path) => /\.test\.|(^|\/)test\/|\.map$|fixture/.test(path))).toEqual([]);
     // Every file package.json points a user at is in it.
     const targets = [
@@ -171,6 +174,44 @@ describe("the packed package, installed into an empty project", () => {
     });
     expect(run.code, transcript(run)).toBe(0);
     expect(run.stdout).toBe("function true function function");
+  });
+
+  it("serves the web chat from the installed package's own dist/web", async () => {
+    // The chat's routes never reach the bridge: a stand-in object is enough to serve them.
+    writeFileSync(
+      join(project, "chat.mjs"),
+      [
+        'import { startSidecar } from "opencode-bridge/sidecar";',
+        'const sidecar = await startSidecar({ bridge: {}, token: "pack-test-token-0123456789" });',
+        "try {",
+        "  const page = await fetch(`${sidecar.url}/`);",
+        "  const html = await page.text();",
+        '  const script = /src="\\.?(\\/assets\\/[^"]+\\.js)"/.exec(html)?.[1];',
+        "  const asset = script === undefined ? undefined : await fetch(`${sidecar.url}${script}`);",
+        "  process.stdout.write(JSON.stringify({",
+        "    page: page.status,",
+        '    csp: page.headers.get("content-security-policy"),',
+        "    asset: asset?.status,",
+        "    assetBytes: (await asset?.arrayBuffer())?.byteLength,",
+        "  }));",
+        "} finally {",
+        "  await sidecar.close();",
+        "}",
+        "",
+      ].join("\n"),
+    );
+    const run = await runCommand(process.execPath, ["chat.mjs"], {
+      cwd: project,
+      env: projectEnv({}),
+      boundMs: 60_000,
+    });
+    expect(run.code, transcript(run)).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      page: 200,
+      csp: expect.stringContaining("script-src 'self'"),
+      asset: 200,
+      assetBytes: expect.any(Number),
+    });
   });
 
   it("type-checks an import of Bridge against the installed types", async () => {

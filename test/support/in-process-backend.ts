@@ -92,6 +92,23 @@ export class InProcessBackend implements SessionBackend {
     this.context.sink(canonical(origin, 0, type, data));
   }
 
+  /** An event of a subagent's child session `childId`, as a backend hands those out. */
+  emitChild<T extends CanonicalType>(
+    childId: string,
+    turnId: string,
+    type: T,
+    data: CanonicalEventOf<T>["data"],
+  ) {
+    const n = ++this.#events;
+    const origin = {
+      sessionId: childId,
+      turnId,
+      at: n,
+      native: { backend: this.kind, type, id: `evt_${n}` },
+    };
+    this.context.childSink(canonical(origin, 0, type, data));
+  }
+
   #runningTurn(): string {
     if (this.running === undefined) throw new Error("no turn runs");
     return this.running;

@@ -2,6 +2,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
+import { setTimeout as delay } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { trackProcess } from "./process-tracker.js";
 
@@ -52,14 +53,16 @@ export interface RunningOcb {
 /**
  * Starts `ocb` as a user does, in its own process group (as a shell runs a foreground job);
  * with `tty`, under `script`, so that the CLI sees a terminal on stdin and stdout; `preload`
- * modules are imported before the CLI (for example `PHASE_HOLD`).
+ * modules are imported before the CLI (for example `PHASE_HOLD`); `entry`: another script of
+ * the checkout instead of the CLI (`scripts/start.ts`, what `npm start` runs).
  */
 export function startOcb(
   args: string[],
-  options: { env?: Record<string, string>; tty?: boolean; preload?: string[] } = {},
+  options: { env?: Record<string, string>; tty?: boolean; preload?: string[]; entry?: string } = {},
 ): RunningOcb {
   const preloads = (options.preload ?? []).flatMap((file) => ["--import", file]);
-  const command = [process.execPath, "--import", "tsx", ...preloads, "src/cli/ocb.ts", ...args];
+  const entry = options.entry ?? "src/cli/ocb.ts";
+  const command = [process.execPath, "--import", "tsx", ...preloads, entry, ...args];
   const [file, argv] = options.tty
     ? ["script", ["-qefc", command.map(shellQuote).join(" "), "/dev/null"]]
     : [command[0] ?? process.execPath, command.slice(1)];
@@ -105,4 +108,27 @@ function collectOutput(child: { stdout: Readable; stderr: Readable }): {
 
 function shellQuote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * Waits until `ready()` holds for a running `ocb`, polling its output; fails naming `what`
+ * (with the output) when it exits first or `boundMs` passes (a safety net, not a speed check).
+ */
+export async function untilOcb(
+  what: string,
+  cli: RunningOcb,
+  ready: () => boolean,
+  boundMs: number,
+): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  let exited = false;
+  void cli.exited.then(() => {
+    exited = true;
+  });
+  while (!ready()) {
+    if (exited) throw new Error(`ocb exited before ${what}:\n${cli.stdout}\n${cli.stderr}`);
+    if (Date.now() > deadline)
+      throw new Error(`never reached ${what}:\n${cli.stdout}\n${cli.stderr}`);
+    await delay(50);
+  }
 }

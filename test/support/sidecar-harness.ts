@@ -100,6 +100,8 @@ export function sidecarHarness(
     allowOrigins?: string[];
     allowHosts?: string[];
     limits?: Partial<SidecarLimits>;
+    /** `false`: no web chat; a directory: the chat's built assets (default: the package's). */
+    web?: false | string;
   } = {},
 ): SidecarHarness {
   const directory = mkdtempSync(join(tmpdir(), "ocb-sidecar-unit-"));
@@ -115,6 +117,8 @@ export function sidecarHarness(
       ...(options.allowOrigins === undefined ? {} : { allowOrigins: options.allowOrigins }),
       ...(options.allowHosts === undefined ? {} : { allowHosts: options.allowHosts }),
       ...(options.limits === undefined ? {} : { limits: options.limits }),
+      ...(options.web === false ? { web: false } : {}),
+      ...(typeof options.web === "string" ? { webRoot: options.web } : {}),
     },
     stopping.signal,
   );

@@ -40,6 +40,7 @@ interface ServeOptions {
   demo?: boolean;
   allowOrigin: string[];
   allowHost: string[];
+  web: boolean;
   logFormat: LogFormat;
   permissions?: PermissionPreset;
   startupTimeout: string;
@@ -48,7 +49,9 @@ interface ServeOptions {
 export function registerServeCommand(program: Command): void {
   program
     .command("serve")
-    .description("serve the bridge as an HTTP + WebSocket API (see docs/sidecar.md) until Ctrl-C")
+    .description(
+      "serve the bridge as an HTTP + WebSocket API and a web chat (docs/sidecar.md, docs/web-chat.md) until Ctrl-C",
+    )
     .option(
       "--dir <directory>",
       "default project directory of sessions (default: the current one; a temp dir with --demo)",
@@ -79,6 +82,13 @@ export function registerServeCommand(program: Command): void {
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
+    .option(
+      "--allow-host <host>",
+      "a Host name (name or name:port) to answer to besides its own, for a reverse proxy (repeatable)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option("--no-web", "do not serve the web chat at / (the API only)")
     .addOption(
       choiceOption(
         "--log-format <format>",
@@ -148,6 +158,7 @@ async function serve(options: ServeOptions): Promise<void> {
       logger,
       store,
       metrics,
+      web: options.web,
     });
     if (!isLoopbackHost(options.host)) {
       console.error(
@@ -158,6 +169,7 @@ async function serve(options: ServeOptions): Promise<void> {
       `ocb sidecar listening on ${sidecar.url} (backend ${bridge.backend}, directory ${directory})`,
     );
     console.log(token.generated ? `token: ${token.value}` : "token: the one in OCB_TOKEN");
+    if (options.web) console.log(`chat: ${chatUrl(sidecar.url, token)}`);
     console.log(`try: curl -H "Authorization: Bearer $TOKEN" ${sidecar.url}/v1/sessions`);
     console.log("press Ctrl-C to stop");
     reason = await stop.reason;
@@ -174,6 +186,16 @@ async function serve(options: ServeOptions): Promise<void> {
     stop.dispose();
     if (scratch) rmSync(directory, { recursive: true, force: true });
   }
+}
+
+/**
+ * Where to open the web chat. The token goes in the fragment, which the browser never sends
+ * (no request, log or Referer carries it); the page keeps it and clears the address bar. A
+ * token the user chose (`OCB_TOKEN`) is not echoed: the page asks for it.
+ */
+export function chatUrl(url: string, token: { value: string; generated: boolean }): string {
+  if (!token.generated) return `${url}/ (paste the token from OCB_TOKEN)`;
+  return `${url}/#token=${encodeURIComponent(token.value)}`;
 }
 
 /** What the stop left running, and how a successor takes it up. */

@@ -56,6 +56,7 @@ export const CapabilitiesSchema = z.object({
   liveToolCalls: z.boolean(),
   nativeSteer: z.boolean(),
   nativeQueue: z.boolean(),
+  cancelQueued: z.boolean(),
   durableResume: z.boolean(),
   permissions: z.boolean(),
   questions: z.boolean(),
@@ -69,6 +70,8 @@ assertType<Equals<z.infer<typeof CapabilitiesSchema>, Capabilities>>(true);
 const text = (max: number) => z.string().min(1).max(max);
 
 export const SessionIdParamsSchema = z.object({ id: text(200) });
+export const ChildParamsSchema = z.object({ id: text(200), childId: text(200) });
+export const InputParamsSchema = z.object({ id: text(200), inputId: text(200) });
 export const AskParamsSchema = z.object({ id: text(200), requestId: text(200) });
 
 // --- sessions ---
@@ -96,7 +99,10 @@ export const SessionInfoSchema = z.object({
   model: ModelRefSchema.optional(),
   pendingAsks: z.array(PendingAskSchema).optional(),
   createdAt: z.number().optional(),
+  /** When its record last changed (created, opened, renamed): not its activity. */
   updatedAt: z.number().optional(),
+  /** When its last durable event happened (ms since the epoch): a session list's "last activity". */
+  lastActivityAt: z.number().optional(),
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 

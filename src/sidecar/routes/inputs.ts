@@ -6,6 +6,7 @@ import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import {
   ErrorBodySchema,
+  InputParamsSchema,
   OkSchema,
   type SendInputBody,
   SendInputBodySchema,
@@ -56,6 +57,24 @@ export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void 
         void reply.header("idempotent-replayed", "true");
       }
       return reply.code(202).send(answer);
+    },
+  );
+
+  app.delete(
+    "/v1/sessions/:id/inputs/:inputId",
+    {
+      schema: {
+        summary:
+          "Removes a queued input before it is sent (capabilities.cancelQueued); it ends input.cancelled",
+        params: InputParamsSchema,
+        response: { 200: OkSchema, ...INPUT_ERRORS },
+      },
+    },
+    async (request) => {
+      const { id, inputId } = request.params;
+      const session = await ctx.sessions.open(id, { signal: callSignal(ctx) });
+      session.cancelInput(inputId);
+      return { ok: true as const };
     },
   );
 
@@ -126,7 +145,10 @@ async function sendInput(
   return { turnId: turn.id, ...(inputId === undefined ? {} : { inputId }) };
 }
 
-/** The id of the input `send` admitted: the last admission of that text into the turn (held inputs have none yet). */
+/**
+ * The id of the input `send` admitted: the last admission of that text into the turn (a held
+ * input is admitted at once, with an id of the runtime's; it is the id `cancelInput` takes).
+ */
 function admittedInput(session: Session, turn: Turn, text: string): string | undefined {
   const transcript = session.transcript();
   for (let index = transcript.length - 1; index >= 0; index--) {

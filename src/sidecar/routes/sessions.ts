@@ -1,5 +1,6 @@
 /** Sessions: list, create, open (adopt), rename, release, kill, the conversation, the transcript. */
 import { isAbsolute } from "node:path";
+import type { FastifyReply } from "fastify";
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { conversationOf } from "../../store/conversation.js";
 import { callSignal } from "../call-bounds.js";
@@ -158,20 +159,30 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
       },
     },
     async (request, reply) => {
-      const { id } = request.params;
-      const after = request.query.after ?? 0;
-      const events = (await durableEvents(ctx, id)).filter((event) => (event.seq ?? 0) > after);
-      const body = events.map((event) => `${JSON.stringify(event)}\n`).join("");
-      return reply.type("application/x-ndjson; charset=utf-8").send(body);
+      const events = await durableEvents(ctx, request.params.id);
+      return sendNdjson(reply, events, request.query.after);
     },
   );
+}
+
+/** Durable events past `after` as NDJSON, one canonical event per line. */
+export function sendNdjson(
+  reply: FastifyReply,
+  events: readonly CanonicalEvent[],
+  after = 0,
+): FastifyReply {
+  const body = events
+    .filter((event) => (event.seq ?? 0) > after)
+    .map((event) => `${JSON.stringify(event)}\n`)
+    .join("");
+  return reply.type("application/x-ndjson; charset=utf-8").send(body);
 }
 
 /**
  * A session's kept events: from the open session, else from the store without opening it
  * (reading a killed session's transcript is fine), else by opening it.
  */
-async function durableEvents(ctx: SidecarContext, id: string): Promise<CanonicalEvent[]> {
+export async function durableEvents(ctx: SidecarContext, id: string): Promise<CanonicalEvent[]> {
   const open = ctx.sessions.peek(id);
   if (open !== undefined) return open.transcript();
   if (ctx.store !== undefined) {

@@ -46,10 +46,13 @@ export async function registerStreamRoutes(app: SidecarApp, ctx: SidecarContext)
   };
   ctx.stopping.addEventListener("abort", stopAll, { once: true });
 
-  /** The session to stream, opened or adopted on demand; the API's errors as feed errors. */
+  /**
+   * The session to stream, opened or adopted on demand, or a subagent's child session of an
+   * open one; the API's errors as feed errors.
+   */
   const openSource = async (sessionId: string, signal: AbortSignal): Promise<FeedSource> => {
     try {
-      return await ctx.sessions.open(sessionId, { signal });
+      return await ctx.sessions.source(sessionId, { signal });
     } catch (error) {
       if (error instanceof ApiError) throw new FeedRequestError(error.code, error.message);
       throw error;
@@ -97,7 +100,7 @@ export async function registerStreamRoutes(app: SidecarApp, ctx: SidecarContext)
           : seqOf("after", request.query.after);
       const opening = new AbortController();
       reply.raw.once("close", () => opening.abort());
-      const source = await ctx.sessions.open(request.params.id, { signal: opening.signal });
+      const source = await ctx.sessions.source(request.params.id, { signal: opening.signal });
       // A page on an allowed origin reads the stream (the security hook vetted the origin);
       // the response is written raw, past Fastify's hooks, so it says so itself.
       const origin = request.headers.origin;

@@ -32,13 +32,13 @@ afterEach(async () => {
 /** The app over `sources`, listening; its base URL and context. */
 async function listen(sources: LogSource[]) {
   const byId = new Map(sources.map((source) => [source.id, source]));
-  const sessions = {
-    open: async (id: string) => {
-      const source = byId.get(id);
-      if (source === undefined) throw new ApiError("not_found", `no session ${id}`);
-      return source;
-    },
-  } as unknown as OpenSessions;
+  const open = async (id: string) => {
+    const source = byId.get(id);
+    if (source === undefined) throw new ApiError("not_found", `no session ${id}`);
+    return source;
+  };
+  // What the streams read: a session, or a subagent's child of an open one (none here).
+  const sessions = { open, source: open } as unknown as OpenSessions;
   const stop = new AbortController();
   const limits = resolveLimits({});
   const ctx: SidecarContext = {

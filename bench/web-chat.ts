@@ -1,0 +1,180 @@
+/**
+ * (h) The web chat in a real Chromium (the tests' @sparticuz/chromium under playwright-core),
+ * served by a sidecar over the bridge:
+ *   - first render: a session of ≥ N durable events (turns of chained scripted tool calls,
+ *     each ending in Markdown with code) opened by navigating to it; the time from the start
+ *     of the navigation to the frame where its last turn's outcome is drawn (`performance.now()`
+ *     in the page, checked every animation frame); a new context each run, so nothing cached;
+ *   - streaming: a turn of D text deltas sent with no delay between them, the page open on it;
+ *     the longest main-thread task the page's PerformanceObserver saw ('longtask' reports only
+ *     tasks over 50 ms) and the longest gap between two animation frames.
+ * Goals (issue 14): first render ≤ 500 ms, longest task ≤ 50 ms. Figures, never assertions.
+ */
+import type { Browser, Page } from "playwright-core";
+import type { Bridge } from "../src/runtime/bridge.js";
+import { startSidecar } from "../src/sidecar/sidecar.js";
+import { BridgeClient } from "../src/sidecar-client/index.js";
+import { launchBrowser } from "../test/support/chromium.js";
+import { assertWebBuilt } from "../test/support/web-build.js";
+import { NodeWebSocket } from "../test/support/ws.js";
+import { note, withTimeout } from "./stats.js";
+
+export interface WebChatBenchOptions {
+  /** Durable events the rendered session has at least. */
+  events: number;
+  /** Tool calls chained in each of its turns. */
+  toolsPerTurn: number;
+  /** Navigations timed (each in a new context). */
+  renders: number;
+  /** Text deltas of the streamed turn. */
+  deltas: number;
+  timeoutMs: number;
+}
+
+export interface WebChatBenchResult {
+  /** Durable events of the rendered session, and its turns. */
+  sessionEvents: number;
+  turns: number;
+  /** Navigation start → last turn's outcome drawn, ms, one per navigation. */
+  firstRenderMs: number[];
+  /** Deltas the streamed turn had (as a client of the sidecar counted them). */
+  deltas: number;
+  /** 'longtask' entries while it streamed, and the longest (0 when none over 50 ms). */
+  longTasks: number;
+  longestTaskMs: number;
+  /** Longest gap between two animation frames while it streamed. */
+  longestFrameGapMs: number;
+}
+
+const TOKEN = "bench-web-chat-token-0123456789abcdef";
+
+/** Watches the main thread from the page's start: long tasks and frame gaps (reset by `reset`). */
+const WATCH_MAIN_THREAD = `(() => {
+  const w = window;
+  w.__bench = { longTasks: 0, longestTask: 0, longestGap: 0, last: 0 };
+  w.__benchReset = () => Object.assign(w.__bench, { longTasks: 0, longestTask: 0, longestGap: 0, last: 0 });
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      w.__bench.longTasks += 1;
+      w.__bench.longestTask = Math.max(w.__bench.longestTask, entry.duration);
+    }
+  }).observe({ type: "longtask", buffered: true });
+  const frame = (now) => {
+    if (w.__bench.last > 0) w.__bench.longestGap = Math.max(w.__bench.longestGap, now - w.__bench.last);
+    w.__bench.last = now;
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+})()`;
+
+const outcomesAtLeast = (count: number) =>
+  `document.querySelectorAll('[data-testid="turn-outcome"]').length >= ${count} && performance.now()`;
+
+/** A turn of `tools` chained shell calls, then a Markdown answer with code. */
+function longTurn(turn: number, tools: number): string {
+  const calls = Array.from(
+    { length: tools },
+    (_, index) => `[[tool bash {"command":"echo turn ${turn} step ${index + 1}"}]]`,
+  );
+  const answer = [
+    `## Turn ${turn}`,
+    "",
+    "Done: **every** step ran. The code:",
+    "",
+    "```ts",
+    `export const turn${turn} = (steps: number): string => \`ran \${steps} steps\`;`,
+    "```",
+  ].join("\n");
+  return `${calls.join(" ")} [[then ${answer}]]`;
+}
+
+export async function benchWebChat(
+  bridge: Bridge,
+  options: WebChatBenchOptions,
+): Promise<WebChatBenchResult> {
+  assertWebBuilt();
+  const sidecar = await startSidecar({ bridge, token: TOKEN });
+  const client = new BridgeClient({ url: sidecar.url, token: TOKEN, WebSocket: NodeWebSocket });
+  const browser = await launchBrowser();
+  try {
+    const long = await client.createSession({ title: "bench: a long session" });
+    const session = await bridge.openSession(long.id);
+    let sessionEvents = 0;
+    let turns = 0;
+    while (sessionEvents < options.events) {
+      turns += 1;
+      const turn = await session.send(longTurn(turns, options.toolsPerTurn), {
+        delivery: "queue",
+      });
+      await withTimeout(turn.done(), options.timeoutMs * 4, `long turn ${turns}`);
+      sessionEvents = (await client.transcript(long.id)).length;
+      note(`web chat: the long session has ${sessionEvents} events after ${turns} turns`);
+    }
+
+    const firstRenderMs: number[] = [];
+    for (let run = 0; run < options.renders; run++) {
+      const context = await browser.browser.newContext();
+      try {
+        const page = await context.newPage();
+        await page.goto(`${sidecar.url}/#token=${TOKEN}&session=${long.id}`);
+        const drawn = await page.waitForFunction(outcomesAtLeast(turns), undefined, {
+          polling: "raf",
+          timeout: options.timeoutMs,
+        });
+        firstRenderMs.push(Number(await drawn.jsonValue()));
+      } finally {
+        await context.close();
+      }
+    }
+
+    const streamed = await streamDeltas(browser.browser, sidecar.url, client, options);
+    return { sessionEvents, turns, firstRenderMs, ...streamed };
+  } finally {
+    client.close();
+    await browser.close();
+    await sidecar.close();
+  }
+}
+
+async function streamDeltas(
+  browser: Browser,
+  url: string,
+  client: BridgeClient,
+  options: WebChatBenchOptions,
+): Promise<
+  Pick<WebChatBenchResult, "deltas" | "longTasks" | "longestTaskMs" | "longestFrameGapMs">
+> {
+  const info = await client.createSession({ title: "bench: 10k deltas" });
+  const context = await browser.newContext();
+  try {
+    const page: Page = await context.newPage();
+    await page.addInitScript(WATCH_MAIN_THREAD);
+    await page.goto(`${url}/#token=${TOKEN}&session=${info.id}`);
+    await page.getByTestId("composer-input").waitFor({ timeout: options.timeoutMs });
+    const watch = client.subscribe(info.id);
+    let deltas = 0;
+    const counting = (async () => {
+      for await (const event of watch) {
+        if (event.type === "text.delta") deltas += 1;
+        if (event.type === "turn.ended") return;
+      }
+    })();
+    await page.evaluate("window.__benchReset()");
+    await client.send(info.id, { text: `[[slow ${options.deltas} 0]]`, delivery: "queue" });
+    await page.waitForFunction(outcomesAtLeast(1), undefined, { timeout: options.timeoutMs * 4 });
+    await withTimeout(counting, options.timeoutMs, "the streamed turn's end (client)");
+    const seen = await page.evaluate<{
+      longTasks: number;
+      longestTask: number;
+      longestGap: number;
+    }>("window.__bench");
+    return {
+      deltas,
+      longTasks: seen.longTasks,
+      longestTaskMs: seen.longestTask,
+      longestFrameGapMs: seen.longestGap,
+    };
+  } finally {
+    await context.close();
+  }
+}

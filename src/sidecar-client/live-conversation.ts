@@ -1,0 +1,205 @@
+/**
+ * A session as a chat UI shows it, live: the conversation folded from the durable events
+ * (`reduceConversation`, the library's own), plus what only a live reader knows — the text
+ * streamed into parts not yet ended, the running turn, inputs admitted but not yet delivered,
+ * asks waiting for an answer, the running turn's usage so far and the session's connection to
+ * its server. A pure reducer over canonical events, isomorphic, plain data (it survives
+ * `JSON.stringify`), so that a UI holds no protocol logic of its own.
+ *
+ * Everything but `streaming`, `usage` and `connection` (fed by ephemeral events only) is a
+ * function of the durable events: a state saved at some seq and fed the events after it equals
+ * one built from the start. A durable event at or below the folded seq is ignored, so a
+ * resumed subscription that overlaps never doubles anything.
+ */
+import type { CanonicalEvent, ConnectionState, ModelRef, Usage } from "../events/canonical.js";
+import type { Conversation } from "../store/conversation.js";
+import { emptyConversation, reduceConversation } from "../store/conversation.js";
+import { assertNever } from "./assert-never.js";
+
+/** An input the session admitted and has not delivered to the model (nor cancelled) yet. */
+export interface QueuedInput {
+  inputId: string;
+  text: string;
+  delivery: "steer" | "queue";
+  files?: string[];
+  /** Milliseconds since the epoch. */
+  at: number;
+}
+
+/** An ask waiting for its answer. */
+export interface PendingAsk {
+  kind: "permission" | "question";
+  requestId: string;
+  turnId?: string;
+}
+
+export interface LiveConversation {
+  conversation: Conversation;
+  /**
+   * The deltas streamed so far into text and reasoning parts (by `partId`) and tool inputs
+   * (by `callId`) that have not ended. The part's end carries the whole value and removes it.
+   * A part cut off by an interrupt keeps what it streamed.
+   */
+  streaming: Readonly<Record<string, string>>;
+  /** The turn running now, if any. */
+  running?: string;
+  /** Admitted, not yet delivered, in admission order. */
+  queued: QueuedInput[];
+  /** Asked, not yet answered (an ask of a turn that ended is moot: it goes with the turn). */
+  pendingAsks: PendingAsk[];
+  /** The running turn's usage so far (the ended turn's is on its message). */
+  usage?: Usage;
+  /** Whether the session's streams reach its server (`connection.changed`). */
+  connection: ConnectionState;
+  /** The model of the latest step, or the one switched to since (absent until either is seen). */
+  model?: ModelRef;
+  /** Why each ended turn that gave a reason ended (`step-failed`, `connection-lost`, …), by turn id. */
+  endReasons: Readonly<Record<string, string>>;
+}
+
+export function emptyLiveConversation(sessionId: string): LiveConversation {
+  return {
+    conversation: emptyConversation(sessionId),
+    streaming: {},
+    queued: [],
+    pendingAsks: [],
+    connection: { state: "connected", since: 0, attempt: 0 },
+    endReasons: {},
+  };
+}
+
+/**
+ * `state` with `event` folded in. Never mutates `state`; returns it unchanged for another
+ * session's event or a durable event already folded in.
+ */
+export function reduceLive(state: LiveConversation, event: CanonicalEvent): LiveConversation {
+  if (event.sessionId !== state.conversation.sessionId) return state;
+  if (event.durable && event.seq !== undefined && event.seq <= state.conversation.lastSeq) {
+    return state;
+  }
+  const conversation = reduceConversation(state.conversation, event);
+  const next = conversation === state.conversation ? state : { ...state, conversation };
+  return foldLive(next, event);
+}
+
+/** `reduceLive` over `events`, in order. */
+export function liveConversationOf(
+  sessionId: string,
+  events: Iterable<CanonicalEvent>,
+  from: LiveConversation = emptyLiveConversation(sessionId),
+): LiveConversation {
+  let state = from;
+  for (const event of events) state = reduceLive(state, event);
+  return state;
+}
+
+function foldLive(state: LiveConversation, event: CanonicalEvent): LiveConversation {
+  switch (event.type) {
+    case "text.delta":
+    case "reasoning.delta":
+      return appendStreaming(state, event.data.partId, event.data.delta);
+    case "tool.input.delta":
+      return appendStreaming(state, event.data.callId, event.data.delta);
+    case "text.ended":
+    case "reasoning.ended":
+      return dropStreaming(state, event.data.partId);
+    case "tool.input.ended":
+    case "tool.called":
+    case "tool.succeeded":
+    case "tool.failed":
+      return dropStreaming(state, event.data.callId);
+    case "input.admitted": {
+      const { inputId, text, delivery, files } = event.data;
+      if (state.queued.some((input) => input.inputId === inputId)) return state;
+      const input: QueuedInput = {
+        inputId,
+        text,
+        delivery,
+        ...(files === undefined ? {} : { files }),
+        at: event.at,
+      };
+      return { ...state, queued: [...state.queued, input] };
+    }
+    case "input.delivered":
+    case "input.cancelled":
+      return withoutQueued(state, event.data.inputId);
+    case "turn.started": {
+      const started =
+        event.data.inputId === undefined ? state : withoutQueued(state, event.data.inputId);
+      const { usage: _previous, ...rest } = started;
+      return event.turnId === undefined ? rest : { ...rest, running: event.turnId };
+    }
+    case "turn.ended": {
+      const { running, usage: _final, ...rest } = state;
+      const pendingAsks = state.pendingAsks.filter((ask) => ask.turnId !== event.turnId);
+      const stillRunning = running !== undefined && running !== event.turnId ? { running } : {};
+      const { reason } = event.data;
+      const endReasons =
+        reason === undefined || event.turnId === undefined
+          ? state.endReasons
+          : { ...state.endReasons, [event.turnId]: reason };
+      return { ...rest, ...stillRunning, pendingAsks, endReasons };
+    }
+    case "permission.asked":
+    case "question.asked": {
+      const { requestId } = event.data;
+      if (state.pendingAsks.some((ask) => ask.requestId === requestId)) return state;
+      const kind = event.type === "permission.asked" ? "permission" : "question";
+      const ask: PendingAsk = {
+        kind,
+        requestId,
+        ...(event.turnId === undefined ? {} : { turnId: event.turnId }),
+      };
+      return { ...state, pendingAsks: [...state.pendingAsks, ask] };
+    }
+    case "permission.replied":
+    case "question.replied":
+    case "question.rejected": {
+      const { requestId } = event.data;
+      const pendingAsks = state.pendingAsks.filter((ask) => ask.requestId !== requestId);
+      return pendingAsks.length === state.pendingAsks.length ? state : { ...state, pendingAsks };
+    }
+    case "usage.updated":
+      return { ...state, usage: event.data.usage };
+    case "model.switched":
+      return { ...state, model: event.data.model };
+    case "step.started":
+      return event.data.model === undefined ? state : { ...state, model: event.data.model };
+    case "connection.changed":
+      return { ...state, connection: event.data };
+    case "session.created":
+    case "session.updated":
+    case "session.error":
+    case "step.ended":
+    case "step.failed":
+    case "text.started":
+    case "reasoning.started":
+    case "tool.input.started":
+    case "tool.progress":
+    case "subagent.started":
+    case "subagent.ended":
+    case "file.edited":
+    case "retry":
+    case "compaction.started":
+    case "compaction.ended":
+    case "native.unknown":
+      return state;
+    default:
+      return assertNever(event);
+  }
+}
+
+function appendStreaming(state: LiveConversation, id: string, delta: string): LiveConversation {
+  return { ...state, streaming: { ...state.streaming, [id]: (state.streaming[id] ?? "") + delta } };
+}
+
+function dropStreaming(state: LiveConversation, id: string): LiveConversation {
+  if (!(id in state.streaming)) return state;
+  const { [id]: _ended, ...streaming } = state.streaming;
+  return { ...state, streaming };
+}
+
+function withoutQueued(state: LiveConversation, inputId: string): LiveConversation {
+  const queued = state.queued.filter((input) => input.inputId !== inputId);
+  return queued.length === state.queued.length ? state : { ...state, queued };
+}

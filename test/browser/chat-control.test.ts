@@ -1,0 +1,72 @@
+/**
+ * The web chat while a turn runs, in a real Chromium against the real opencode: "send now"
+ * steers the running turn, "queue" (and Enter) queue inputs that are shown until they become
+ * the next turns, and Stop interrupts.
+ */
+import { describe, expect, it } from "vitest";
+import { useBrowser } from "../support/browser.js";
+import { useChatHarness } from "../support/chat-harness.js";
+import {
+  assistantMessages,
+  assistantText,
+  byTestId,
+  eventually,
+  openNewSession,
+  send,
+  textsOf,
+  waitForOutcomes,
+} from "../support/chat-page.js";
+
+const chromium = useBrowser();
+const harness = useChatHarness();
+
+describe("the composer while a turn runs", () => {
+  it("send now steers the running turn; queue and Enter queue the next turns, shown until run", async () => {
+    const { page } = await chromium.open();
+    await openNewSession(page, harness.current, "steer and queue");
+    await send(page, "[[slow 40 80]]");
+    await eventually(async () => (await assistantText(page)).includes("tok2")).toBe(true);
+    // Running: the idle send button gives way to the two choices and Stop.
+    expect(await byTestId(page, "send").count()).toBe(0);
+    expect(await byTestId(page, "stop").count()).toBe(1);
+    await send(page, "[[reply steered]]", "send-now");
+    await send(page, "[[reply queued by button]]", "send-queue");
+    await send(page, "[[reply queued by enter]]");
+    await eventually(async () => textsOf(byTestId(page, "queued-input"))).toEqual([
+      expect.stringContaining("queued by button"),
+      expect.stringContaining("queued by enter"),
+    ]);
+    expect(await waitForOutcomes(page, 3)).toEqual(["completed", "completed", "completed"]);
+    expect(await byTestId(page, "queued-input").count()).toBe(0);
+    // The steer joined the first turn (its reply ends it); each queued input made a turn.
+    const messages = assistantMessages(page);
+    expect(await messages.count()).toBe(3);
+    const turnIds = await Promise.all(
+      [0, 1, 2].map((index) => messages.nth(index).getAttribute("data-turn-id")),
+    );
+    expect(new Set(turnIds).size).toBe(3);
+    expect(await assistantText(page, 0)).toContain("steered");
+    expect(await assistantText(page, 1)).toBe("queued by button");
+    expect(await assistantText(page, 2)).toBe("queued by enter");
+    const requests = harness.current.model.requests;
+    const steered = requests.findIndex((r) => r.lastUserText.includes("[[reply steered]]"));
+    const queued = requests.findIndex((r) => r.lastUserText.includes("queued by button"));
+    expect(steered).toBeGreaterThanOrEqual(0);
+    expect(queued).toBeGreaterThan(steered);
+    expect(await byTestId(page, "send").count()).toBe(1);
+  });
+
+  it("Stop interrupts the running turn; the next message runs", async () => {
+    const { page } = await chromium.open();
+    await openNewSession(page, harness.current, "stop");
+    await send(page, "[[slow 300 100]]");
+    await eventually(async () => (await assistantText(page)).includes("tok2")).toBe(true);
+    await byTestId(page, "stop").click();
+    expect(await waitForOutcomes(page, 1)).toEqual(["interrupted"]);
+    expect(await assistantText(page)).not.toContain("tok300");
+    await eventually(() => byTestId(page, "stop").count()).toBe(0);
+    await send(page, "[[reply after the stop]]");
+    expect(await waitForOutcomes(page, 2)).toEqual(["interrupted", "completed"]);
+    expect(await assistantText(page)).toBe("after the stop");
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * End to end: removing a queued input before delivery over the sidecar, against a real
+ * `opencode serve` and the scripted model. On serve-legacy (no queue of its own: the runtime
+ * holds queued inputs) a held input is taken back: `input.cancelled`, its turn ends
+ * `interrupted` (`cancelled`), the running turn finishes as it would, and the next queued input
+ * runs in its place, the removed one never reaching the model. On serve (OpenCode 1.18's own
+ * queue) `capabilities.cancelQueued` is false and the route answers 422.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { BackendKind } from "../../src/backends/backend.js";
+import { Bridge } from "../../src/runtime/bridge.js";
+import { type Sidecar, startSidecar } from "../../src/sidecar/sidecar.js";
+import { BridgeApiError, BridgeClient } from "../../src/sidecar-client/index.js";
+import { demoModelServer } from "../../src/testing/demo-model-server.js";
+import { trackProcess } from "../support/process-tracker.js";
+import { readUntil } from "../support/sidecar-reading.js";
+import { NodeWebSocket } from "../support/ws.js";
+
+const TOKEN = "sidecar-cancel-e2e-token-0123456789";
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function sidecarOn(backend: BackendKind): Promise<BridgeClient> {
+  const directory = mkdtempSync(join(tmpdir(), "ocb-sidecar-cancel-"));
+  const bridge = await Bridge.start({ directory, modelServer: demoModelServer, backend });
+  trackProcess(bridge.server.pid, `opencode serve (sidecar cancel e2e, ${backend})`);
+  const sidecar: Sidecar = await startSidecar({ bridge, token: TOKEN, web: false });
+  const client = new BridgeClient({ url: sidecar.url, token: TOKEN, WebSocket: NodeWebSocket });
+  cleanups.push(async () => {
+    client.close();
+    await sidecar.close();
+    await bridge.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+  return client;
+}
+
+describe("removing a queued input", () => {
+  it("serve-legacy: the held input never runs; the running turn and the next one do", async () => {
+    const client = await sidecarOn("serve-legacy");
+    const session = await client.createSession();
+    expect(session.capabilities?.cancelQueued).toBe(true);
+    const running = await client.send(session.id, { text: "[[slow 40 100]]", delivery: "queue" });
+    await readUntil(client, session.id, (event) => event.type === "text.delta", {
+      what: "the first turn streaming",
+    });
+    const removed = await client.send(session.id, {
+      text: "[[reply removed one]]",
+      delivery: "queue",
+    });
+    const next = await client.send(session.id, { text: "[[reply kept one]]", delivery: "queue" });
+    expect(removed.inputId).toEqual(expect.any(String));
+    await client.cancelInput(session.id, removed.inputId ?? "");
+
+    const events = await readUntil(
+      client,
+      session.id,
+      (event) => event.type === "turn.ended" && event.turnId === next.turnId,
+      { what: "the next turn's end" },
+    );
+    const ends = events.filter((event) => event.type === "turn.ended");
+    expect(ends.map((event) => [event.turnId, event.data])).toEqual([
+      [removed.turnId, expect.objectContaining({ outcome: "interrupted", reason: "cancelled" })],
+      [running.turnId, expect.objectContaining({ outcome: "completed" })],
+      [next.turnId, expect.objectContaining({ outcome: "completed", text: "kept one" })],
+    ]);
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "input.cancelled",
+        data: { inputId: removed.inputId, reason: "cancelled" },
+      }),
+    );
+    const texts = events.flatMap((event) => (event.type === "text.ended" ? [event.data.text] : []));
+    expect(texts).not.toContain("removed one");
+    const conversation = await client.conversation(session.id);
+    expect(conversation.messages).toContainEqual(
+      expect.objectContaining({ role: "user", inputId: removed.inputId, cancelled: "cancelled" }),
+    );
+    // Taken back once: again it is a conflict.
+    const again = await client.cancelInput(session.id, removed.inputId ?? "").catch((e) => e);
+    expect(again).toMatchObject({ status: 409, code: "conflict" });
+  });
+
+  it("serve: OpenCode keeps the queue, so the route says it cannot (422)", async () => {
+    const client = await sidecarOn("serve");
+    const session = await client.createSession();
+    expect(session.capabilities?.cancelQueued).toBe(false);
+    await client.send(session.id, { text: "[[slow 20 100]]", delivery: "queue" });
+    const queued = await client.send(session.id, { text: "later", delivery: "queue" });
+    const refused = await client
+      .cancelInput(session.id, queued.inputId ?? "in_unknown")
+      .catch((e) => e);
+    expect(refused).toBeInstanceOf(BridgeApiError);
+    expect(refused).toMatchObject({ status: 422, code: "unsupported" });
+    expect(refused.message).toMatch(/server's own queue/);
+    await client.interrupt(session.id);
+  });
+});

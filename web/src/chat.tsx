@@ -1,0 +1,158 @@
+/** The chat's layout: sessions on the side; the open session's header, conversation and composer. */
+import type { BridgeClient } from "opencode-bridge/client";
+import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+import { Composer } from "./composer/composer.js";
+import { ConnectionBanner, useClientConnection } from "./connection-banner.js";
+import { ConversationView } from "./conversation/conversation-view.js";
+import { JoinedLateContext } from "./conversation/joined-late.js";
+import { describe, useLiveSession } from "./live-session.js";
+import { useModelCatalog } from "./model-catalog.js";
+import { type OpenTarget, putTargetInUrl, targetFromUrl } from "./open-session-url.js";
+import { SessionActionsContext, sessionActions } from "./session-actions.js";
+import { SessionHeading } from "./session-heading.js";
+import { SessionList } from "./session-list.js";
+import { useSessions } from "./sessions.js";
+import { ThemeToggle } from "./theme-toggle.js";
+
+const CALL_BOUND_MS = 30_000;
+
+export function Chat(props: { client: BridgeClient; onError: (error: unknown) => void }) {
+  const { client, onError } = props;
+  const [problem, setProblem] = useState<string | undefined>(undefined);
+  const report = useCallback(
+    (error: unknown) => {
+      setProblem(describe(error));
+      onError(error);
+    },
+    [onError],
+  );
+  const sessions = useSessions(client, onError);
+  const [target, setTarget] = useState<OpenTarget | undefined>(() => targetFromUrl());
+  const [sidebarOpen, setSidebarOpen] = useState(false);
+  const { live, error, joinedLate, retry } = useLiveSession(client, target);
+  const catalog = useModelCatalog(client, live !== undefined || target === undefined);
+  const socket = useClientConnection(client);
+  const go = useCallback((next: OpenTarget) => {
+    putTargetInUrl(next);
+    setTarget(next);
+    setSidebarOpen(false);
+  }, []);
+  useEffect(() => {
+    // A fragment edited by hand (or a link to another session) opens what it names.
+    const follow = () => setTarget(targetFromUrl());
+    window.addEventListener("hashchange", follow);
+    return () => window.removeEventListener("hashchange", follow);
+  }, []);
+  useEffect(() => {
+    if (!sidebarOpen) return;
+    // On a phone the list covers the conversation: Escape folds it away again.
+    const close = (event: KeyboardEvent) => event.key === "Escape" && setSidebarOpen(false);
+    document.addEventListener("keydown", close);
+    return () => document.removeEventListener("keydown", close);
+  }, [sidebarOpen]);
+  const sessionId = target?.sessionId;
+  const parentId = target?.parentId;
+  // The list's entry of what is open: a child conversation is its parent's.
+  const listedId = parentId ?? sessionId;
+  const info = sessions.list?.find((session) => session.id === sessionId);
+  const actions = useMemo(
+    () =>
+      sessionId === undefined
+        ? undefined
+        : sessionActions(
+            client,
+            sessionId,
+            (childId) => go({ sessionId: childId, parentId: sessionId }),
+            report,
+          ),
+    [client, sessionId, go, report],
+  );
+
+  return (
+    <div class={sidebarOpen ? "layout sidebar-open" : "layout"}>
+      <aside class="sidebar" id="sidebar">
+        <SessionList
+          sessions={sessions.list}
+          openId={listedId}
+          live={parentId === undefined ? live : undefined}
+          onOpen={(id) => go({ sessionId: id })}
+          onNew={async () => {
+            try {
+              const created = await client.createSession({}, { timeoutMs: CALL_BOUND_MS });
+              await sessions.refresh();
+              go({ sessionId: created.id });
+            } catch (failure) {
+              report(failure);
+            }
+          }}
+        />
+      </aside>
+      <main class="main">
+        <header class="topbar">
+          <button
+            type="button"
+            class="sidebar-toggle"
+            data-testid="sidebar-toggle"
+            aria-controls="sidebar"
+            aria-expanded={sidebarOpen}
+            aria-label={sidebarOpen ? "Hide sessions" : "Show sessions"}
+            onClick={() => setSidebarOpen(!sidebarOpen)}
+          >
+            ☰
+          </button>
+          <SessionHeading
+            target={target}
+            title={info?.title}
+            onBack={() => parentId !== undefined && go({ sessionId: parentId })}
+            onRename={async (title) => {
+              if (sessionId === undefined) return;
+              try {
+                await client.renameSession(sessionId, title, { timeoutMs: CALL_BOUND_MS });
+                await sessions.refresh();
+              } catch (failure) {
+                report(failure);
+              }
+            }}
+          />
+          <ThemeToggle />
+        </header>
+        <ConnectionBanner socket={socket} live={live} />
+        {problem === undefined ? null : (
+          <div class="problem" role="alert">
+            {problem}
+            <button type="button" aria-label="Dismiss" onClick={() => setProblem(undefined)}>
+              ×
+            </button>
+          </div>
+        )}
+        {sessionId === undefined ? (
+          <section class="empty">
+            <p>Open a session on the side, or start a new one.</p>
+          </section>
+        ) : (
+          <SessionActionsContext.Provider value={actions}>
+            <JoinedLateContext.Provider value={joinedLate}>
+              <ConversationView key={sessionId} live={live} error={error} onRetry={retry} />
+            </JoinedLateContext.Provider>
+            {parentId !== undefined ? (
+              <p class="child-note muted">
+                A subagent's conversation: its parent's turn drives it.
+              </p>
+            ) : (
+              <Composer
+                key={sessionId}
+                client={client}
+                sessionId={sessionId}
+                live={live}
+                catalog={catalog}
+                sessionModel={info?.model}
+                canRemoveQueued={info?.capabilities?.cancelQueued === true}
+                onError={report}
+              />
+            )}
+          </SessionActionsContext.Provider>
+        )}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,92 @@
+/**
+ * The attachments of the message being written: images (pasted, dropped or picked, each with
+ * a preview) and files by path inside the session directory.
+ */
+import type { InputAttachment } from "opencode-bridge/client";
+import { useState } from "preact/hooks";
+
+export interface DraftImage {
+  id: number;
+  file: File;
+  /** An object URL of the file, for its preview (and the sent message's). */
+  url: string;
+}
+
+export interface DraftAttachments {
+  images: DraftImage[];
+  paths: string[];
+  addFiles(files: Iterable<File>): void;
+  removeImage(id: number): void;
+  addPath(path: string): void;
+  removePath(path: string): void;
+  /** Forgets them all (after a send: the previews live on in the sent message). */
+  clear(): void;
+  /** Puts back the attachments of a send that failed (beside any added since). */
+  restore(images: readonly DraftImage[], paths: readonly string[]): void;
+}
+
+let nextId = 0;
+
+export function useDraftAttachments(): DraftAttachments {
+  const [images, setImages] = useState<DraftImage[]>([]);
+  const [paths, setPaths] = useState<string[]>([]);
+  return {
+    images,
+    paths,
+    addFiles(files) {
+      const added = [...files]
+        .filter((file) => file.type.startsWith("image/"))
+        .map((file) => ({ id: ++nextId, file, url: URL.createObjectURL(file) }));
+      if (added.length > 0) setImages((old) => [...old, ...added]);
+    },
+    removeImage(id) {
+      const removed = images.find((image) => image.id === id);
+      if (removed !== undefined) URL.revokeObjectURL(removed.url);
+      setImages((old) => old.filter((image) => image.id !== id));
+    },
+    addPath(path) {
+      const trimmed = path.trim();
+      if (trimmed !== "") setPaths((old) => (old.includes(trimmed) ? old : [...old, trimmed]));
+    },
+    removePath(path) {
+      setPaths((old) => old.filter((kept) => kept !== path));
+    },
+    clear() {
+      setImages([]);
+      setPaths([]);
+    },
+    restore(lostImages, lostPaths) {
+      setImages((old) => [...lostImages, ...old]);
+      setPaths((old) => [...lostPaths.filter((path) => !old.includes(path)), ...old]);
+    },
+  };
+}
+
+/**
+ * What `client.send` takes. Images go up as files (multipart) unless paths come with them:
+ * the sidecar takes a multipart body or JSON, not both, so then they go as data URLs.
+ */
+export async function attachmentsToSend(
+  images: readonly DraftImage[],
+  paths: readonly string[],
+): Promise<InputAttachment[]> {
+  const byPath = paths.map((path) => ({ path }));
+  if (paths.length === 0) return images.map((image) => ({ name: nameOf(image), blob: image.file }));
+  const inline = await Promise.all(
+    images.map(async (image) => ({ name: nameOf(image), dataUrl: await dataUrlOf(image.file) })),
+  );
+  return [...inline, ...byPath];
+}
+
+export function nameOf(image: DraftImage): string {
+  return image.file.name === "" ? `image-${image.id}.png` : image.file.name;
+}
+
+function dataUrlOf(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(reader.error ?? new Error(`could not read ${file.name}`));
+    reader.readAsDataURL(file);
+  });
+}

@@ -1,0 +1,78 @@
+/**
+ * The open session's conversation: its messages in order (inputs still queued are shown by the
+ * composer, not here), kept scrolled to the end while the reader is there.
+ */
+import type { AssistantMessage, LiveConversation } from "opencode-bridge/client";
+import { useLayoutEffect, useRef } from "preact/hooks";
+import { AssistantMessageView } from "./assistant-message.js";
+import { UserMessageView } from "./user-message.js";
+
+/** How close to the end (px) still counts as "at the end" for following new output. */
+const FOLLOW_SLACK_PX = 80;
+
+export function ConversationView(props: {
+  live: LiveConversation | undefined;
+  error: string | undefined;
+  onRetry: () => void;
+}) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const following = useRef(true);
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (element !== null && following.current) element.scrollTop = element.scrollHeight;
+  });
+  const { live } = props;
+  const queued = new Set(live?.queued.map((input) => input.inputId));
+  return (
+    <div
+      class="conversation"
+      data-testid="conversation"
+      ref={scroller}
+      role="log"
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scroll container the keyboard must reach to scroll
+      tabIndex={0}
+      aria-label="Conversation"
+      aria-busy={live === undefined}
+      onScroll={(event) => {
+        const element = event.currentTarget;
+        following.current =
+          element.scrollHeight - element.scrollTop - element.clientHeight < FOLLOW_SLACK_PX;
+      }}
+    >
+      {props.error === undefined ? null : (
+        <p class="problem" role="alert">
+          {props.error}{" "}
+          <button type="button" onClick={props.onRetry}>
+            Try again
+          </button>
+        </p>
+      )}
+      {live === undefined && props.error === undefined ? <p class="muted">Loading…</p> : null}
+      {live?.conversation.messages.map((message) =>
+        message.role === "user" ? (
+          queued.has(message.inputId) ? null : (
+            <UserMessageView key={message.inputId} message={message} />
+          )
+        ) : neverRan(message, live.endReasons[message.turnId]) ? null : (
+          <AssistantMessageView
+            key={message.turnId}
+            message={message}
+            streaming={live.streaming}
+            pendingAsks={live.pendingAsks}
+            running={live.running === message.turnId}
+            usage={live.running === message.turnId ? live.usage : undefined}
+            reason={live.endReasons[message.turnId]}
+          />
+        ),
+      )}
+    </div>
+  );
+}
+
+/**
+ * The turn of an input taken back from the queue ends without having run: its user message
+ * says so ("not delivered"), an empty assistant message would only repeat it.
+ */
+function neverRan(message: AssistantMessage, reason: string | undefined): boolean {
+  return message.parts.length === 0 && message.outcome !== undefined && reason === "cancelled";
+}

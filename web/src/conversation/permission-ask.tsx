@@ -1,0 +1,121 @@
+/**
+ * A permission the agent waits for: what it wants (permission, patterns, the diff of an edit)
+ * and the answers. Once answered (here or in another tab) the ask leaves the state and this
+ * card gives way to a one-line record of the reply.
+ */
+import type { PermissionPart } from "opencode-bridge/client";
+import { useState } from "preact/hooks";
+import { useSessionActions } from "../session-actions.js";
+import { DiffView } from "./diff-view.js";
+
+export function PermissionAsk(props: { part: PermissionPart }) {
+  const { part } = props;
+  const actions = useSessionActions();
+  const [message, setMessage] = useState("");
+  const [busy, setBusy] = useState(false);
+  const reply = async (answer: "once" | "always" | "reject") => {
+    setBusy(true);
+    try {
+      await actions.replyPermission(
+        part.requestId,
+        answer,
+        answer === "reject" ? message : undefined,
+      );
+    } finally {
+      setBusy(false);
+    }
+  };
+  const messageId = `reject-message-${part.requestId}`;
+  return (
+    <section
+      class="ask ask-permission"
+      data-testid="ask-permission"
+      data-request-id={part.requestId}
+      aria-label={`Permission asked: ${part.permission}`}
+    >
+      <header>
+        <strong>Allow {part.permission}?</strong>
+        {part.childSessionId === undefined ? null : <span class="muted"> (from a subagent)</span>}
+      </header>
+      <ul class="patterns">
+        {part.patterns.map((pattern) => (
+          <li key={pattern}>
+            <code>{pattern}</code>
+          </li>
+        ))}
+      </ul>
+      {part.diff === undefined ? null : (
+        <DiffView diff={part.diff} label={part.files?.join(", ")} />
+      )}
+      {part.diffOmitted === "outside-directory" ? (
+        <p class="muted">No diff: the file is outside the session directory.</p>
+      ) : null}
+      {part.always === undefined || part.always.length === 0 ? null : (
+        <p class="muted">
+          "Always" allows: <code>{part.always.join(", ")}</code>
+        </p>
+      )}
+      <div class="ask-actions">
+        <button
+          type="button"
+          data-testid="allow-once"
+          disabled={busy}
+          onClick={() => void reply("once")}
+        >
+          Allow once
+        </button>
+        <button
+          type="button"
+          data-testid="allow-always"
+          disabled={busy}
+          onClick={() => void reply("always")}
+        >
+          Always
+        </button>
+        <label for={messageId} class="visually-hidden">
+          Why reject (optional, told to the model)
+        </label>
+        <input
+          id={messageId}
+          data-testid="reject-message"
+          placeholder="Reason (optional)"
+          value={message}
+          onInput={(event) => setMessage(event.currentTarget.value)}
+          onKeyDown={(event) => {
+            if (event.key === "Enter") {
+              event.preventDefault();
+              void reply("reject");
+            }
+          }}
+        />
+        <button
+          type="button"
+          class="reject"
+          data-testid="reject"
+          disabled={busy}
+          onClick={() => void reply("reject")}
+        >
+          Reject
+        </button>
+      </div>
+    </section>
+  );
+}
+
+const REPLIES = { once: "allowed once", always: "always allowed", reject: "rejected" } as const;
+
+/** An ask no longer waiting: its reply, or that its turn ended first. */
+export function PermissionRecord(props: { part: PermissionPart }) {
+  const { part } = props;
+  return (
+    <div class="ask-record muted">
+      <span>
+        Permission {part.permission} <code>{part.patterns.join(", ")}</code>:{" "}
+        {part.reply === undefined ? "not answered" : REPLIES[part.reply]}
+      </span>
+      {part.diff === undefined ? null : (
+        <DiffView diff={part.diff} label={part.files?.join(", ")} />
+      )}
+    </div>
+  );
+}

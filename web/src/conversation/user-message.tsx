@@ -1,0 +1,24 @@
+import type { UserMessage } from "opencode-bridge/client";
+import { memo } from "preact/compat";
+import { Attachment } from "./attachment.js";
+
+export const UserMessageView = memo(function UserMessageView(props: { message: UserMessage }) {
+  const { message } = props;
+  return (
+    <article class="message user" data-testid="message-user" aria-label="Your message">
+      <p class="user-text">{message.text}</p>
+      {message.files === undefined || message.files.length === 0 ? null : (
+        <ul class="attachments">
+          {message.files.map((ref) => (
+            <li key={ref} data-testid="user-attachment">
+              <Attachment text={message.text} fileRef={ref} />
+            </li>
+          ))}
+        </ul>
+      )}
+      {message.cancelled === undefined ? null : (
+        <p class="muted">Not delivered: {message.cancelled}</p>
+      )}
+    </article>
+  );
+});

@@ -1,0 +1,148 @@
+/**
+ * One open session, live: its transcript folded into a `LiveConversation`, then the events
+ * after the transcript's last seq as they come, so nothing is lost or doubled across a reload.
+ * Events are folded as they arrive but drawn at most once per animation frame: a burst of
+ * deltas costs one render, not one per delta.
+ */
+import {
+  type BridgeClient,
+  type CanonicalEvent,
+  type LiveConversation,
+  liveConversationOf,
+  reduceLive,
+} from "opencode-bridge/client";
+import { useCallback, useEffect, useState } from "preact/hooks";
+import type { OpenTarget } from "./open-session-url.js";
+
+/** Drawn within this bound even where animation frames are paused (a hidden tab). */
+const FLUSH_FALLBACK_MS = 100;
+
+export interface LiveSession {
+  live: LiveConversation | undefined;
+  /** Why the session could not be read (shown instead of the conversation). */
+  error: string | undefined;
+  /**
+   * Parts that were streaming when the page joined (a reload mid-turn): the deltas before it
+   * are gone (live-only), so their streamed text starts part-way until the part's end brings
+   * the whole of it.
+   */
+  joinedLate: ReadonlySet<string>;
+  /** Reads the session again from its transcript (after an error). */
+  retry: () => void;
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+/** What the hook keeps: a session's state, with the id of the session it is of. */
+interface Shown extends Omit<LiveSession, "retry"> {
+  of: string | undefined;
+}
+
+const NOTHING: Shown = { of: undefined, live: undefined, error: undefined, joinedLate: NONE };
+
+export function useLiveSession(client: BridgeClient, target: OpenTarget | undefined): LiveSession {
+  const [state, setState] = useState<Shown>(NOTHING);
+  const [attempt, setAttempt] = useState(0);
+  const retry = useCallback(() => setAttempt((count) => count + 1), []);
+  const sessionId = target?.sessionId;
+  const parentId = target?.parentId;
+  useEffect(() => {
+    setState({ ...NOTHING, of: sessionId });
+    if (sessionId === undefined) return;
+    const abort = new AbortController();
+    let joinedLate = NONE;
+    const feed = new FrameBatcher((live) => {
+      if (joinedLate === NONE) joinedLate = streamingParts(live);
+      setState({ of: sessionId, live, error: undefined, joinedLate });
+    });
+    follow(
+      client,
+      { sessionId, ...(parentId === undefined ? {} : { parentId }) },
+      feed,
+      abort.signal,
+    ).catch((error: unknown) => {
+      if (abort.signal.aborted) return;
+      setState((previous) => ({ ...previous, of: sessionId, error: describe(error) }));
+    });
+    return () => {
+      abort.abort();
+      feed.cancel();
+    };
+    // `attempt` is read so that a retry runs the effect again.
+  }, [client, sessionId, parentId, attempt]);
+  // Until the effect has run for a newly opened session, the state is the last one's: not shown.
+  const { of: _of, ...shown } = state.of === sessionId ? state : NOTHING;
+  return { ...shown, retry };
+}
+
+async function follow(
+  client: BridgeClient,
+  { sessionId, parentId }: OpenTarget,
+  feed: FrameBatcher,
+  signal: AbortSignal,
+): Promise<void> {
+  // A kept session (after a restart) is opened on demand before its stream is asked for; a
+  // subagent's child is read through its parent, its live events come on its own id.
+  if (parentId === undefined) await client.getSession(sessionId, { signal });
+  const kept =
+    parentId === undefined
+      ? await client.transcript(sessionId, { signal })
+      : await client.childTranscript(parentId, sessionId, { signal });
+  const live = liveConversationOf(sessionId, kept);
+  feed.start(live);
+  const events = client.subscribe(sessionId, { after: live.conversation.lastSeq, signal });
+  for await (const event of events) feed.push(event);
+}
+
+/** The text and reasoning parts of the running turn that have not ended. */
+function streamingParts(live: LiveConversation): ReadonlySet<string> {
+  const running = live.conversation.messages.find(
+    (message) => message.role === "assistant" && message.turnId === live.running,
+  );
+  if (running?.role !== "assistant") return new Set();
+  return new Set(
+    running.parts.flatMap((part) =>
+      (part.type === "text" || part.type === "reasoning") && part.text === "" ? [part.partId] : [],
+    ),
+  );
+}
+
+/** Folds events at once, draws the latest state once per frame. */
+class FrameBatcher {
+  #live: LiveConversation | undefined;
+  #frame: number | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #draw: (live: LiveConversation) => void;
+
+  constructor(draw: (live: LiveConversation) => void) {
+    this.#draw = draw;
+  }
+
+  start(live: LiveConversation): void {
+    this.#live = live;
+    this.#draw(live);
+  }
+
+  push(event: CanonicalEvent): void {
+    if (this.#live === undefined) return;
+    this.#live = reduceLive(this.#live, event);
+    if (this.#frame !== undefined) return;
+    this.#frame = requestAnimationFrame(() => this.#flush());
+    this.#timer = setTimeout(() => this.#flush(), FLUSH_FALLBACK_MS);
+  }
+
+  cancel(): void {
+    if (this.#frame !== undefined) cancelAnimationFrame(this.#frame);
+    clearTimeout(this.#timer);
+    this.#frame = undefined;
+  }
+
+  #flush(): void {
+    this.cancel();
+    if (this.#live !== undefined) this.#draw(this.#live);
+  }
+}
+
+export function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,15 @@
+/** The web chat's entry: theme first (no flash of the wrong one), then the app. */
+// First of all (a side effect, kept first): zod configured before the client builds schemas.
+import "./zod-jitless.js";
+import { render } from "preact";
+import { App } from "./app.js";
+import { applyStoredTheme } from "./theme.js";
+import "./styles/base.css";
+import "./styles/layout.css";
+import "./styles/conversation.css";
+import "./styles/asks.css";
+import "./styles/composer.css";
+
+applyStoredTheme();
+const root = document.getElementById("app");
+if (root !== null) render(<App />, root);

@@ -1,0 +1,25 @@
+/**
+ * What is open lives in the fragment (`#session=…`, and `&parent=…` for a subagent's child
+ * conversation, which the sidecar serves through its parent), so a reload reopens it.
+ */
+export interface OpenTarget {
+  sessionId: string;
+  /** Set for a subagent's child session: the session whose turn started it. */
+  parentId?: string;
+}
+
+export function targetFromUrl(): OpenTarget | undefined {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const sessionId = fragment.get("session");
+  if (sessionId === null || sessionId === "") return undefined;
+  const parentId = fragment.get("parent");
+  return parentId === null || parentId === "" ? { sessionId } : { sessionId, parentId };
+}
+
+export function putTargetInUrl(target: OpenTarget): void {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  fragment.set("session", target.sessionId);
+  if (target.parentId === undefined) fragment.delete("parent");
+  else fragment.set("parent", target.parentId);
+  history.replaceState(null, "", `${location.pathname}${location.search}#${fragment.toString()}`);
+}

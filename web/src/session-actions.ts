@@ -1,0 +1,60 @@
+/**
+ * What the open session's parts may do (answer an ask), bound to the client and session and
+ * handed down by context, so that the parts stay plain renderings of the state.
+ */
+import type { BridgeClient, PermissionReply } from "opencode-bridge/client";
+import { createContext } from "preact";
+import { useContext } from "preact/hooks";
+
+const ACTION_BOUND_MS = 30_000;
+
+export interface SessionActions {
+  replyPermission(requestId: string, reply: PermissionReply, message?: string): Promise<void>;
+  answerQuestion(requestId: string, answers: string[][]): Promise<void>;
+  rejectQuestion(requestId: string): Promise<void>;
+  /** Opens a subagent's child conversation (a session of its own, read through this one). */
+  openChild(childSessionId: string): void;
+  /** The address of a child conversation (for a link's href). */
+  childHref(childSessionId: string): string;
+}
+
+export function sessionActions(
+  client: BridgeClient,
+  sessionId: string,
+  openChild: (childSessionId: string) => void,
+  onError: (error: unknown) => void,
+): SessionActions {
+  const reported = async (call: Promise<void>) => {
+    try {
+      await call;
+    } catch (error) {
+      onError(error);
+    }
+  };
+  return {
+    replyPermission: (requestId, reply, message) =>
+      reported(
+        client.replyPermission(sessionId, requestId, reply, {
+          timeoutMs: ACTION_BOUND_MS,
+          ...(message === undefined || message === "" ? {} : { message }),
+        }),
+      ),
+    answerQuestion: (requestId, answers) =>
+      reported(
+        client.answerQuestion(sessionId, requestId, answers, { timeoutMs: ACTION_BOUND_MS }),
+      ),
+    rejectQuestion: (requestId) =>
+      reported(client.rejectQuestion(sessionId, requestId, { timeoutMs: ACTION_BOUND_MS })),
+    openChild,
+    childHref: (childSessionId) =>
+      `#${new URLSearchParams({ session: childSessionId, parent: sessionId }).toString()}`,
+  };
+}
+
+export const SessionActionsContext = createContext<SessionActions | undefined>(undefined);
+
+export function useSessionActions(): SessionActions {
+  const actions = useContext(SessionActionsContext);
+  if (actions === undefined) throw new Error("useSessionActions outside a SessionActionsContext");
+  return actions;
+}

@@ -1,0 +1,59 @@
+/** The sidebar: sessions with their badges, and a button for a new one. */
+import type { LiveConversation, SessionInfo } from "opencode-bridge/client";
+import { lastActivity, sortedSessions } from "./sessions.js";
+import { timeAgo } from "./time-ago.js";
+
+export interface SessionListProps {
+  sessions: readonly SessionInfo[] | undefined;
+  openId: string | undefined;
+  /** The open session's live state: its badges without waiting for the next poll. */
+  live: LiveConversation | undefined;
+  onOpen: (sessionId: string) => void;
+  onNew: () => void;
+}
+
+export function SessionList(props: SessionListProps) {
+  return (
+    <nav class="sessions" aria-label="Sessions">
+      <button type="button" class="new-session" data-testid="new-session" onClick={props.onNew}>
+        + New session
+      </button>
+      {props.sessions === undefined ? <p class="muted">Loading sessions…</p> : null}
+      <ul data-testid="session-list">
+        {sortedSessions(props.sessions ?? []).map((session) => {
+          const open = session.id === props.openId;
+          const live = open && props.live !== undefined ? props.live : undefined;
+          const running = live === undefined ? session.running : live.running !== undefined;
+          const waiting =
+            live === undefined
+              ? (session.pendingAsks?.length ?? 0) > 0
+              : live.pendingAsks.length > 0;
+          return (
+            <li
+              key={session.id}
+              data-testid="session-item"
+              data-session-id={session.id}
+              data-running={String(running)}
+              data-waiting={String(waiting)}
+              class={open ? "session open" : "session"}
+            >
+              <button
+                type="button"
+                aria-current={open ? "true" : undefined}
+                onClick={() => props.onOpen(session.id)}
+              >
+                <span class="session-name">{session.title ?? session.id}</span>
+                <span class="badges">
+                  {running ? <span class="badge running">running</span> : null}
+                  {waiting ? <span class="badge waiting">waiting for you</span> : null}
+                </span>
+                <span class="session-dir">{session.directory}</span>
+                <span class="session-when">{timeAgo(lastActivity(session))}</span>
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+    </nav>
+  );
+}
