@@ -81,13 +81,15 @@ async function follow(
   feed: FrameBatcher,
   signal: AbortSignal,
 ): Promise<void> {
-  // A kept session (after a restart) is opened on demand before its stream is asked for; a
-  // subagent's child is read through its parent, its live events come on its own id.
-  if (parentId === undefined) await client.getSession(sessionId, { signal });
-  const kept =
+  // A kept session (after a restart) is opened on demand before its stream is asked for (the
+  // store answers its transcript meanwhile); a subagent's child is read through its parent,
+  // its live events come on its own id.
+  const [kept] = await Promise.all([
     parentId === undefined
-      ? await client.transcript(sessionId, { signal })
-      : await client.childTranscript(parentId, sessionId, { signal });
+      ? client.transcript(sessionId, { signal })
+      : client.childTranscript(parentId, sessionId, { signal }),
+    parentId === undefined ? client.getSession(sessionId, { signal }) : undefined,
+  ]);
   const live = liveConversationOf(sessionId, kept);
   feed.start(live);
   const events = client.subscribe(sessionId, { after: live.conversation.lastSeq, signal });
