@@ -105,6 +105,7 @@ export async function benchOpenSessions(
       directory: real.directory,
       model: { providerID: "demo", modelID: "demo-1" },
       attach: { url: proxy.url, password: real.server.password ?? "" },
+      store: ":memory:", // not the user's store: a thousand sessions of a bench are nobody's
       ...(signal === undefined ? {} : { signal }),
     });
     const started = bridge;
