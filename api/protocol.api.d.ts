@@ -1296,6 +1296,9 @@ const SwitchModelRequest: z.ZodObject<{
     }, z.core.$strict>;
 }, z.core.$strict>;
 
+// apiEventDurableSeq
+function apiEventDurableSeq(event: Record<string, unknown>): number | undefined;
+
 // apiEventSchemas
 const apiEventSchemas: {
     readonly "session.next.prompt.admitted": z.ZodObject<{

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: seven figures, each against a baseline run in the same process.
+ * `npm run bench`: nine figures, each against a baseline run in the same process.
  *   (a) normaliser throughput against bare `JSON.parse` of the same lines;
  *   (b) the latency the bridge adds per text delta, against a raw SSE reader;
  *   (c) a short turn through the bridge against the same turn over raw `fetch`;
@@ -10,10 +10,13 @@
  *       100 subscribed clients against 100 in-process readers;
  *   (h) the web chat in Chromium: first render of a session of 2,000 events, and the longest
  *       main-thread task while 10,000 deltas stream (goals ≤ 500 ms and ≤ 50 ms).
+ *   (i) open sessions on one serve bridge: upstream streams and heap of N idle ones, the
+ *       bridge's CPU per streaming turn with N open against 10 open, and 50 of the N streaming
+ *       a turn at once (each must end whole).
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N (e), --memory-sessions N (f), --sidecar-turns N and
  * --sidecar-clients N (g), --web-events N, --web-renders N and --web-deltas N (h),
- * --only a,b,c,d,e,f,g,h.
+ * --open-sessions N (i), --only a,b,c,d,e,f,g,h,i.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -26,6 +29,7 @@ import { demoModelServer } from "../src/testing/demo-model-server.js";
 import { type BackendResult, benchBackends, type WithBridge } from "./backends.js";
 import { benchDeltaLatency, type DeltaLatencyResult } from "./delta-latency.js";
 import { benchNormalizer, type NormalizerResult } from "./normalizer.js";
+import { benchOpenSessions, type OpenSessionsResult, openSessionsLines } from "./open-sessions.js";
 import {
   benchSessionMemory,
   type SessionMemoryResult,
@@ -54,7 +58,8 @@ const { values } = parseArgs({
     "web-events": { type: "string", default: "2000" },
     "web-renders": { type: "string", default: "5" },
     "web-deltas": { type: "string", default: "10000" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h" },
+    "open-sessions": { type: "string", default: "1000" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -74,6 +79,7 @@ const sidecarClients = positive("sidecar-clients", values["sidecar-clients"]);
 const webEvents = positive("web-events", values["web-events"]);
 const webRenders = positive("web-renders", values["web-renders"]);
 const webDeltas = positive("web-deltas", values["web-deltas"]);
+const openSessions = positive("open-sessions", values["open-sessions"]);
 
 /** A bridge being started or running, and its temp dir. */
 interface OpenBridge {
@@ -152,9 +158,13 @@ function cleanUp(): Promise<void> {
   return cleaning;
 }
 
+/** Benches that stop what they started themselves once `startAbort` fires. */
+const abandoned = new Set<Promise<unknown>>();
+
 async function stopAll(): Promise<void> {
   startAbort.abort();
   await Promise.all([...open].map(stop));
+  await Promise.allSettled(abandoned);
 }
 
 function isAlive(pid: number): boolean {
@@ -200,6 +210,7 @@ async function main(): Promise<string[]> {
   let memory: SessionMemoryResult | undefined;
   let sidecar: SidecarBenchResult | undefined;
   let webChat: WebChatBenchResult | undefined;
+  let sessions: OpenSessionsResult | undefined;
 
   if (only.has("a")) normalizer = benchNormalizer({ events, runs: 7, warmups: 2 });
 
@@ -270,6 +281,16 @@ async function main(): Promise<string[]> {
     );
   }
 
+  if (only.has("i")) {
+    note("(i) open sessions: the real server behind a counting proxy, a bridge attached");
+    const running = benchOpenSessions(
+      { sessions: openSessions, turns: 5, concurrent: 50 },
+      startAbort.signal,
+    );
+    abandoned.add(running);
+    sessions = await running;
+  }
+
   if (normalizer !== undefined) lines.push(...normalizerLines(normalizer));
   if (latency !== undefined) lines.push(latencyLine(latency));
   if (shortTurns !== undefined) lines.push(shortTurnLine(shortTurns));
@@ -278,6 +299,7 @@ async function main(): Promise<string[]> {
   if (memory !== undefined) lines.push(...sessionMemoryLines(memory));
   if (sidecar !== undefined) lines.push(...sidecarLines(sidecar));
   if (webChat !== undefined) lines.push(...webChatLines(webChat));
+  if (sessions !== undefined) lines.push(...openSessionsLines(sessions));
   return lines;
 }
 

@@ -35,6 +35,14 @@ export class StreamHealth<Name extends string> {
     this.#report({ state: "reconnecting", attempt, reason: change.reason });
   }
 
+  /**
+   * `stream` was closed on purpose: whatever it reported no longer holds (a stream that is not
+   * read cannot be down).
+   */
+  forget(stream: Name): void {
+    if (this.#down.delete(stream) && this.#down.size === 0) this.#report({ state: "connected" });
+  }
+
   /** A stream's reader calls this; `stream` names it in the combined state. */
   listener(stream: Name): (change: StreamConnectionChange) => void {
     return (change) => this.change(stream, change);

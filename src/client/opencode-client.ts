@@ -6,7 +6,7 @@
  * sent; every response is validated leniently when it arrives.
  */
 import { z } from "zod";
-import { type ApiEvent, parseApiEvent } from "../protocol/api/events.js";
+import { type ApiEvent, apiEventDurableSeq, parseApiEvent } from "../protocol/api/events.js";
 import * as api from "../protocol/api/session.js";
 import type { Parsed } from "../protocol/common.js";
 import { type LegacyEvent, parseLegacyEvent } from "../protocol/legacy/events.js";
@@ -272,7 +272,7 @@ export class OpencodeClient {
       options,
     );
     for await (const parsed of events) {
-      const seq = durableSeq(parsed.event);
+      const seq = apiEventDurableSeq(parsed.event);
       if (seq !== undefined) {
         // A reconnect resumes from `after`; anything at or below it was already yielded.
         if (seq <= after) continue;
@@ -302,11 +302,4 @@ export class OpencodeClient {
       ...(parseRequest(schema, body, operation) as Record<string, unknown>),
     };
   }
-}
-
-function durableSeq(event: Record<string, unknown>): number | undefined {
-  const durable = event.durable;
-  if (typeof durable !== "object" || durable === null) return undefined;
-  const seq = (durable as { seq?: unknown }).seq;
-  return typeof seq === "number" ? seq : undefined;
 }

@@ -25,6 +25,14 @@ export type Runner =
 /** A runner with a server: what the serve backends need. */
 export type ServeRunner = Extract<Runner, { client: OpencodeClient }>;
 
+/**
+ * How long a managed server outlives a bridge killed without closing, when the bridge ran its
+ * `modelServer` (by default): that model died with the bridge, so a successor could adopt the
+ * server but run nothing on it. Waiting the usual 5 minutes would only leave an OpenCode
+ * behind (`ocb serve --demo`, `npm start`, killed with SIGKILL). `server.orphanTimeoutMs` wins.
+ */
+const ORPHAN_TIMEOUT_WITH_MODEL_SERVER_MS = 0;
+
 /** Starts (or attaches to) the server, or prepares `opencode run`; with a `modelServer`, that too. */
 export async function launch(
   options: BridgeOptions,
@@ -53,6 +61,9 @@ export async function launch(
       kind,
       {
         ...options.server,
+        ...(model === undefined || options.server?.orphanTimeoutMs !== undefined
+          ? {}
+          : { orphanTimeoutMs: ORPHAN_TIMEOUT_WITH_MODEL_SERVER_MS }),
         directory: options.directory,
         config,
         logger,

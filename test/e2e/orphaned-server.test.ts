@@ -39,10 +39,15 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** Runs a bridge child with a managed server until its turn streams, then SIGKILLs it. */
+/**
+ * Runs a bridge child with a managed server until its turn streams, then SIGKILLs it. The
+ * child's model is the shared scripted model with `ORPHAN_TIMEOUT_MS`, or, with `ownModel`, a
+ * model server of its own (in its process) and the default bound.
+ */
 async function killedMidTurn(
   storePath: string,
   directory: string,
+  { ownModel = false } = {},
 ): Promise<{ sessionId: string; serverPid: number }> {
   const child = spawn(
     process.execPath,
@@ -54,12 +59,14 @@ async function killedMidTurn(
       directory,
       PROMPT,
       "managed",
-      model.url,
+      ownModel ? "demo" : model.url,
     ],
     {
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ORPHAN_TIMEOUT_MS: String(ORPHAN_TIMEOUT_MS) },
+      env: ownModel
+        ? withoutOrphanTimeout(process.env)
+        : { ...process.env, ORPHAN_TIMEOUT_MS: String(ORPHAN_TIMEOUT_MS) },
     },
   );
   trackProcess(child.pid, "bridge child (orphaned server)");
@@ -92,6 +99,11 @@ async function killedMidTurn(
   return { sessionId, serverPid };
 }
 
+function withoutOrphanTimeout(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { ORPHAN_TIMEOUT_MS: _, ...rest } = env;
+  return rest;
+}
+
 async function gone(pid: number, boundMs = 20_000): Promise<boolean> {
   const deadline = Date.now() + boundMs;
   while (isProcessGroupAlive(pid)) {
@@ -104,6 +116,16 @@ async function gone(pid: number, boundMs = 20_000): Promise<boolean> {
 it("stops a managed server whose bridge was killed once nobody took it up within the bound", async () => {
   const directory = mkdtempSync(join(root, "untaken-"));
   const { serverPid } = await killedMidTurn(join(directory, "store.db"), directory);
+  expect(await gone(serverPid)).toBe(true);
+});
+
+it("stops at once a managed server whose bridge ran its own model server and was killed", async () => {
+  // That model died with the bridge: a successor could take the server up but run nothing on
+  // it, so it is not kept for the default 5 minutes (`ocb serve --demo`, `npm start`).
+  const directory = mkdtempSync(join(root, "own-model-"));
+  const { serverPid } = await killedMidTurn(join(directory, "store.db"), directory, {
+    ownModel: true,
+  });
   expect(await gone(serverPid)).toBe(true);
 });
 

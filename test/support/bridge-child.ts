@@ -6,10 +6,12 @@
  *
  *   bridge-child STORE DIRECTORY PROMPT attach URL PASSWORD
  *   bridge-child STORE DIRECTORY PROMPT managed MODEL_URL
+ *   bridge-child STORE DIRECTORY PROMPT managed demo   (the model server runs in this process)
  *
  * `ORPHAN_TIMEOUT_MS` in the environment sets the managed server's `orphanTimeoutMs`.
  */
 import { Bridge, type BridgeOptions } from "../../src/runtime/bridge.js";
+import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 
 const [storePath, directory, prompt, mode, target, password] = process.argv.slice(2);
@@ -23,7 +25,9 @@ const where: Partial<BridgeOptions> =
   mode === "attach"
     ? { attach: { url: target, password: password ?? "" } }
     : {
-        config: { ...demoProviderConfig(target) },
+        ...(target === "demo"
+          ? { modelServer: demoModelServer }
+          : { config: { ...demoProviderConfig(target) } }),
         ...(process.env.ORPHAN_TIMEOUT_MS === undefined
           ? {}
           : { server: { orphanTimeoutMs: Number(process.env.ORPHAN_TIMEOUT_MS) } }),

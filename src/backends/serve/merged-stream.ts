@@ -1,46 +1,56 @@
 /**
  * One session's native `/api` events from the serve's two streams, merged: everything from
- * the durable per-session stream (whole values, in seq order, resumed from the last seq on
- * reconnect without duplicates), plus, from the live global stream, only this session's
- * deltas and the events that exist only there (permission asks). The durable stream stays
- * the authority: a delta that is lost on the live side costs latency, never text, because
- * the whole value arrives as a durable event.
+ * the durable per-session stream (whole values, in seq order, resumed after the last seq read
+ * without duplicates), plus, from the live global stream (one connection shared by the
+ * sessions open at the location: live-stream.ts), this session's deltas and the events that
+ * exist only there (permission asks). The durable stream stays the authority: a delta that is
+ * lost on the live side costs latency, never text, because the whole value arrives as a
+ * durable event.
+ *
+ * The durable stream is held only while it is needed: a session that has been idle for
+ * `lingerMs` closes it (an idle session then holds no connection of its own), and it opens
+ * again, from the last seq read, when the session acts (`wake()`: a prompt, a reply) or when
+ * the live stream shows an event of the session (it carries the durable events too: someone
+ * else prompted, a queued turn started, a title changed). Nothing is lost while it is closed:
+ * the server keeps the log, and the stream resumes from the cursor. A live reconnect does not
+ * wake the idle sessions (a thousand of them would open a thousand streams at once): news an
+ * idle session missed while the live stream was away is read when it next acts or when the
+ * live stream next shows an event of it.
  */
 import type { OpencodeClient } from "../../client/opencode-client.js";
-import { type ApiEvent, apiEventSessionId } from "../../protocol/api/events.js";
+import { AbortError } from "../../errors.js";
+import { type ApiEvent, apiEventDurableSeq } from "../../protocol/api/events.js";
 import type { Parsed } from "../../protocol/common.js";
 import type { StreamConnectionChange } from "../../transport/transport.js";
+import { AsyncQueue } from "../../util/async-queue.js";
 import { type Logger, silentLogger } from "../../util/logger.js";
-import { mergeAsync } from "./merge-async.js";
+import { LIVE_ONLY_TYPES, sharedLiveStream } from "./live-stream.js";
 
-/** Live-only event types taken from the global stream (the durable stream never has them). */
-export const LIVE_ONLY_TYPES: readonly string[] = [
-  "session.next.text.delta",
-  "session.next.reasoning.delta",
-  "session.next.tool.input.delta",
-  "permission.v2.asked",
-  "permission.v2.replied",
-  "question.v2.asked",
-  "question.v2.replied",
-  "question.v2.rejected",
-];
+/** How long an idle session keeps its durable stream (late events of a turn come on it). */
+export const DURABLE_LINGER_MS = 10_000;
 
 export interface MergedStreamOptions {
   sessionId: string;
   /** Resume the durable stream after this native seq (0: from the start). */
   after: number;
+  /** Closes both streams; the iteration then throws `AbortError`. */
   signal: AbortSignal;
   directory?: string;
   /** Bound on silence before a stream counts as dropped (heartbeats count). */
   idleTimeoutMs?: number;
+  /** How long the durable stream stays open once the session is idle (default 10 s). */
+  lingerMs?: number;
   logger?: Logger;
   /**
    * Called each time the live stream (re)connects. Deltas sent before it are lost, so a
    * caller should not prompt before the first call.
    */
   onLiveConnected?: () => void;
-  /** Told how each stream's connection fares (see `StreamOptions.onConnection`). */
-  onConnection?: (stream: MergedStreamName, change: StreamConnectionChange) => void;
+  /**
+   * Told how each stream's connection fares (see `StreamOptions.onConnection`); `closed` when
+   * the durable stream was closed on purpose (whatever it reported before no longer holds).
+   */
+  onConnection?: (stream: MergedStreamName, change: StreamConnectionChange | "closed") => void;
 }
 
 export type MergedStreamName = "durable" | "live";
@@ -50,53 +60,156 @@ export interface MergedEvent {
   parsed: Parsed<ApiEvent>;
 }
 
-/**
- * The merged native stream of one session; ends only when `signal` aborts (or a stream is
- * refused for good: a 4xx, an answer that is not an event stream). Both streams reconnect for
- * as long as it takes: a session must not go deaf because its server was away for a while.
- */
-export function mergedSessionStream(
-  client: OpencodeClient,
-  options: MergedStreamOptions,
-): AsyncIterable<MergedEvent> {
-  const logger = options.logger ?? silentLogger;
-  const streamOptions = (stream: MergedStreamName) => ({
-    signal: options.signal,
-    maxConsecutiveFailures: Number.POSITIVE_INFINITY,
-    ...(options.onConnection === undefined
-      ? {}
-      : {
-          onConnection: (change: StreamConnectionChange) => options.onConnection?.(stream, change),
+const LIVE_CONNECTED = Symbol("live connected");
+
+export class MergedSessionStream {
+  readonly #client: OpencodeClient;
+  readonly #options: MergedStreamOptions;
+  readonly #logger: Logger;
+  readonly #queue = new AsyncQueue<MergedEvent | typeof LIVE_CONNECTED>();
+  readonly #leaveLive: () => void;
+  /** The last durable seq queued: where the durable stream resumes. */
+  #after: number;
+  /** The open durable stream's own abort, while it is open. */
+  #durable: AbortController | undefined;
+  #linger: NodeJS.Timeout | undefined;
+  /** A turn runs (the backend says so): the durable stream stays open. */
+  #busy = false;
+
+  constructor(client: OpencodeClient, options: MergedStreamOptions) {
+    this.#client = client;
+    this.#options = options;
+    this.#logger = options.logger ?? silentLogger;
+    this.#after = options.after;
+    const live = sharedLiveStream(client, {
+      directory: options.directory,
+      idleTimeoutMs: options.idleTimeoutMs,
+      logger: this.#logger,
+    });
+    this.#leaveLive = live.join(options.sessionId, {
+      event: (parsed) => {
+        // The durable events the live stream also carries come on the durable stream, in
+        // order and resumable; here they only say it is needed.
+        if (LIVE_ONLY_TYPES.has(parsed.event.type)) this.#queue.push({ source: "live", parsed });
+        else this.wake();
+      },
+      connected: () => this.#queue.push(LIVE_CONNECTED),
+      connection: (change) => options.onConnection?.("live", change),
+      ended: (error) =>
+        this.#logger.warn("the live stream ended with an error", {
+          error: error instanceof Error ? error.message : String(error),
         }),
-    ...(options.directory === undefined ? {} : { directory: options.directory }),
-    ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
-  });
-  async function* durable(): AsyncIterable<MergedEvent> {
-    const events = client.v2.session.events(
-      { sessionID: options.sessionId, after: options.after },
-      streamOptions("durable"),
-    );
-    for await (const parsed of events) yield { source: "durable", parsed };
+    });
+    options.signal.addEventListener("abort", () => this.#close(), { once: true });
+    this.wake();
   }
-  async function* live(): AsyncIterable<MergedEvent> {
-    for await (const parsed of client.v2.event.subscribe(streamOptions("live"))) {
-      if (parsed.event.type === "server.connected") options.onLiveConnected?.();
-      if (!LIVE_ONLY_TYPES.includes(parsed.event.type)) continue;
-      if (sessionOf(parsed) !== options.sessionId) continue;
-      yield { source: "live", parsed };
+
+  /** Whether the durable stream is open (for tests and figures). */
+  get durableOpen(): boolean {
+    return this.#durable !== undefined;
+  }
+
+  /** The merged events until the signal aborts (then `AbortError`); one reader. */
+  async *events(): AsyncIterable<MergedEvent> {
+    for await (const item of this.#queue.read(this.#options.signal, "the session's streams")) {
+      if (item !== LIVE_CONNECTED) {
+        yield item;
+        continue;
+      }
+      this.#options.onLiveConnected?.();
     }
   }
-  return mergeAsync([durable(), live()], (error, index) =>
-    logger.warn("a serve stream ended with an error", {
-      stream: index === 0 ? "durable" : "live",
-      error: error instanceof Error ? error.message : String(error),
-    }),
-  );
-}
 
-function sessionOf(parsed: Parsed<ApiEvent>): string | undefined {
-  const event = parsed.event as { type: string } & Record<string, unknown>;
-  const fromData = apiEventSessionId(event);
-  if (fromData !== undefined) return fromData;
-  return undefined;
+  /**
+   * The durable stream is needed now: opened (from the last seq read) if closed. While the
+   * session is idle it stays open for the linger from now (news tends to come in a burst).
+   */
+  wake(): void {
+    if (this.#options.signal.aborted) return;
+    if (this.#durable === undefined) {
+      const abort = new AbortController();
+      this.#durable = abort;
+      void this.#readDurable(abort);
+    }
+    if (!this.#busy) this.#armLinger();
+  }
+
+  /**
+   * Whether a turn runs: while one does, the durable stream stays open; once none does, it
+   * closes after the linger, unless woken meanwhile.
+   */
+  busy(busy: boolean): void {
+    if (busy === this.#busy) return;
+    this.#busy = busy;
+    if (busy) {
+      clearTimeout(this.#linger);
+      this.#linger = undefined;
+    } else {
+      this.#armLinger();
+    }
+  }
+
+  #armLinger(): void {
+    clearTimeout(this.#linger);
+    this.#linger = undefined;
+    if (this.#durable === undefined) return;
+    this.#linger = setTimeout(() => {
+      this.#linger = undefined;
+      this.#closeDurable();
+    }, this.#options.lingerMs ?? DURABLE_LINGER_MS);
+    this.#linger.unref();
+  }
+
+  async #readDurable(abort: AbortController): Promise<void> {
+    const { directory, idleTimeoutMs, onConnection } = this.#options;
+    try {
+      const events = this.#client.v2.session.events(
+        { sessionID: this.#options.sessionId, after: this.#after },
+        {
+          signal: abort.signal,
+          // The session must not go deaf because its server was away for a while.
+          maxConsecutiveFailures: Number.POSITIVE_INFINITY,
+          onConnection: (change) => {
+            if (!abort.signal.aborted) onConnection?.("durable", change);
+          },
+          ...(directory === undefined ? {} : { directory }),
+          ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
+        },
+      );
+      for await (const parsed of events) {
+        if (abort.signal.aborted) return;
+        const seq = apiEventDurableSeq(parsed.event);
+        if (seq !== undefined) {
+          if (seq <= this.#after) continue; // read before the stream was last closed
+          this.#after = seq;
+        }
+        this.#queue.push({ source: "durable", parsed });
+      }
+    } catch (error) {
+      if (abort.signal.aborted || error instanceof AbortError) return;
+      // Refused for good (a 4xx): the next wake tries again.
+      this.#logger.warn("the session's durable stream ended with an error", {
+        sessionId: this.#options.sessionId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    } finally {
+      // Ended on its own (refused): forgotten, so that the next wake opens it again.
+      if (this.#durable === abort) this.#closeDurable();
+    }
+  }
+
+  /** Closes the durable stream now: a wake from here on opens a new one. */
+  #closeDurable(): void {
+    const durable = this.#durable;
+    if (durable === undefined) return;
+    this.#durable = undefined;
+    durable.abort();
+    this.#options.onConnection?.("durable", "closed");
+  }
+
+  #close(): void {
+    clearTimeout(this.#linger);
+    this.#closeDurable();
+    this.#leaveLive();
+  }
 }

@@ -26,7 +26,7 @@ import { ToolCalls } from "../tool-calls.js";
 import { AskCalls } from "./ask-calls.js";
 import { AskTurns } from "./ask-turns.js";
 import { DeltaCatchUp, type DeltaStats } from "./delta-catch-up.js";
-import { type MergedStreamName, mergedSessionStream } from "./merged-stream.js";
+import { MergedSessionStream, type MergedStreamName } from "./merged-stream.js";
 
 /** How long an ask waits for its tool call's input (it comes on the other connection). */
 const TOOL_INPUT_WAIT_MS = 2_000;
@@ -42,6 +42,8 @@ export interface ServeBackendOptions {
   idleTimeoutMs?: number;
   /** How long a part's end waits for its deltas once none comes (default `DELTA_IDLE_MS`). */
   deltaIdleMs?: number;
+  /** How long an idle session keeps its durable stream open (default `DURABLE_LINGER_MS`). */
+  durableLingerMs?: number;
 }
 
 export class ServeBackend implements SessionBackend {
@@ -53,6 +55,9 @@ export class ServeBackend implements SessionBackend {
   readonly #stop = new AbortController();
   readonly #live = new LiveReadiness();
   #state: ApiNormalizerState;
+  readonly #streams: MergedSessionStream;
+  /** A prompt was admitted and its turn has not shown yet: the durable stream must stay. */
+  #promptPending = false;
   #pump: Promise<void>;
   #stopCheck: NodeJS.Timeout | undefined;
   readonly #answered: AnsweredAsks;
@@ -89,7 +94,9 @@ export class ServeBackend implements SessionBackend {
       currentTurn: () => this.#state.turn?.id,
       logger: context.logger,
     });
-    this.#pump = this.#run(options.idleTimeoutMs);
+    this.#streams = this.#open(options);
+    this.#pump = this.#run();
+    this.#streams.busy(this.#state.turn !== undefined); // an adopted turn may run
   }
 
   ready(signal?: AbortSignal): Promise<void> {
@@ -99,6 +106,20 @@ export class ServeBackend implements SessionBackend {
   check(): void {}
 
   async prompt(request: PromptRequest): Promise<{ inputId: string }> {
+    // Open (or kept open) until the turn shows: its events must not wait for a wake-up.
+    this.#promptPending = true;
+    this.#streams.busy(true);
+    this.#streams.wake();
+    try {
+      return await this.#admit(request);
+    } catch (error) {
+      this.#promptPending = false;
+      this.#streams.busy(this.#state.turn !== undefined);
+      throw error;
+    }
+  }
+
+  async #admit(request: PromptRequest): Promise<{ inputId: string }> {
     const admitted = await this.#client.v2.session.prompt(
       {
         sessionID: this.upstreamId,
@@ -119,6 +140,7 @@ export class ServeBackend implements SessionBackend {
   }
 
   async interrupt(signal?: AbortSignal): Promise<void> {
+    this.#streams.wake();
     this.#state = apiInterruptRequested(this.#state);
     await this.#client.v2.session.interrupt(
       { sessionID: this.upstreamId },
@@ -227,6 +249,7 @@ export class ServeBackend implements SessionBackend {
   }
 
   async replyPermission(reply: PermissionReply, signal?: AbortSignal): Promise<void> {
+    this.#streams.wake();
     const send = () =>
       this.#client.v2.session.permission.reply(
         {
@@ -244,6 +267,7 @@ export class ServeBackend implements SessionBackend {
   }
 
   async answerQuestion(requestId: string, answers: string[][], signal?: AbortSignal) {
+    this.#streams.wake();
     await this.#client.v2.session.question.reply(
       { sessionID: this.upstreamId, requestID: requestId, answers },
       this.#callOptions(signal),
@@ -252,6 +276,7 @@ export class ServeBackend implements SessionBackend {
   }
 
   async rejectQuestion(requestId: string, signal?: AbortSignal): Promise<void> {
+    this.#streams.wake();
     await this.#refusing(requestId, "question-rejected", () =>
       this.#client.v2.session.question.reject(
         { sessionID: this.upstreamId, requestID: requestId },
@@ -288,9 +313,9 @@ export class ServeBackend implements SessionBackend {
     return { directory: this.#context.directory, ...(signal ? { signal } : {}) };
   }
 
-  async #run(idleTimeoutMs: number | undefined): Promise<void> {
+  #open(options: ServeBackendOptions): MergedSessionStream {
     const health = new StreamHealth<MergedStreamName>("live", this.#context.connection);
-    const stream = mergedSessionStream(this.#client, {
+    return new MergedSessionStream(this.#client, {
       sessionId: this.upstreamId,
       after: this.#after,
       signal: this.#stop.signal,
@@ -298,17 +323,28 @@ export class ServeBackend implements SessionBackend {
       logger: this.#context.logger,
       onLiveConnected: () => this.#liveConnected(),
       onConnection: (name, change) => {
+        if (change === "closed") {
+          health.forget(name);
+          return;
+        }
         if (name === "live" && change.state === "reconnecting") this.#live.disconnected();
         health.change(name, change);
       },
-      ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
+      ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
+      ...(options.durableLingerMs === undefined ? {} : { lingerMs: options.durableLingerMs }),
     });
+  }
+
+  async #run(): Promise<void> {
     try {
-      for await (const { parsed } of stream) {
+      for await (const { parsed } of this.#streams.events()) {
         const result = normalizeSafely(normalizeApiEvent, this.#state, parsed, SEEN_ON_SERVE);
         this.#state = result.state;
         for (const event of result.events) this.#askTurns.push(event);
         this.#watchStoppedRun();
+        // An idle session lets its durable stream go (see MergedSessionStream).
+        if (this.#state.turn !== undefined) this.#promptPending = false;
+        this.#streams.busy(this.#state.turn !== undefined || this.#promptPending);
       }
     } catch (error) {
       if (!(error instanceof AbortError)) {

@@ -198,3 +198,11 @@ export function apiEventSessionId(
   }
   return undefined;
 }
+
+/** The seq of a durable `/api` event (its place in the session's log), if it has one. */
+export function apiEventDurableSeq(event: Record<string, unknown>): number | undefined {
+  const durable = event.durable;
+  if (typeof durable !== "object" || durable === null) return undefined;
+  const seq = (durable as { seq?: unknown }).seq;
+  return typeof seq === "number" ? seq : undefined;
+}

@@ -1,0 +1,202 @@
+import { describe, expect, it } from "vitest";
+import { AbortError, OpencodeApiError } from "../errors.js";
+import type { Parsed } from "../protocol/common.js";
+import type { StreamConnectionChange } from "../transport/transport.js";
+import { silentLogger } from "../util/logger.js";
+import { joinedEvents } from "./joined-events.js";
+import { SharedStream } from "./shared-stream.js";
+
+interface Event {
+  type: string;
+  session?: string;
+}
+
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A source whose one connection the test feeds by hand; counts the connections it opened. */
+function handFedSource() {
+  const opened: { signal: AbortSignal; onConnection: (change: StreamConnectionChange) => void }[] =
+    [];
+  let push: ((item: Event | Error) => void) | undefined;
+  const source = {
+    open(options: { signal: AbortSignal; onConnection: (change: StreamConnectionChange) => void }) {
+      opened.push(options);
+      const queue: (Event | Error)[] = [];
+      let wake: (() => void) | undefined;
+      push = (item) => {
+        queue.push(item);
+        wake?.();
+      };
+      options.signal.addEventListener("abort", () => wake?.());
+      return (async function* () {
+        for (;;) {
+          if (options.signal.aborted) throw new AbortError("closed");
+          const item = queue.shift();
+          if (item instanceof Error) throw item;
+          if (item !== undefined) {
+            yield { event: item } as unknown as Parsed<Event>;
+            continue;
+          }
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+        }
+      })();
+    },
+    keyOf: (parsed: Parsed<Event>) => (parsed.event as Event).session,
+    isConnected: (parsed: Parsed<Event>) => parsed.event.type === "server.connected",
+    logger: silentLogger,
+  };
+  return {
+    source,
+    opened,
+    send: async (event: Event | Error) => {
+      push?.(event);
+      await tick();
+      await tick();
+    },
+  };
+}
+
+/** Reads a session's share into `got` until `signal` aborts. */
+function reader(stream: SharedStream<Event>, key: string, signal: AbortSignal) {
+  const got: string[] = [];
+  const done = (async () => {
+    const events = joinedEvents(stream, key, {
+      signal,
+      onConnected: () => got.push("connected"),
+      onConnection: (change) => got.push(change.state),
+    });
+    for await (const parsed of events) got.push(parsed.event.type);
+  })().catch((error: unknown) => {
+    got.push(error instanceof AbortError ? "left" : `ended: ${String(error)}`);
+  });
+  return { got, done };
+}
+
+describe("a shared stream", () => {
+  it("opens one connection for many sessions and hands each only its own events", async () => {
+    const fed = handFedSource();
+    const stream = new SharedStream(fed.source);
+    const stop = new AbortController();
+    const a = reader(stream, "ses_a", stop.signal);
+    const b = reader(stream, "ses_b", stop.signal);
+    await tick();
+    expect(fed.opened).toHaveLength(1);
+    await fed.send({ type: "server.connected" });
+    await fed.send({ type: "delta", session: "ses_a" });
+    await fed.send({ type: "delta", session: "ses_c" });
+    await fed.send({ type: "ask", session: "ses_b" });
+    await fed.send({ type: "heartbeat" });
+    expect(a.got).toEqual(["connected", "delta"]);
+    expect(b.got).toEqual(["connected", "ask"]);
+    stop.abort();
+    await Promise.all([a.done, b.done]);
+    expect(stream.size).toBe(0);
+    expect(fed.opened[0]?.signal.aborted).toBe(true); // the last one out closed it
+  });
+
+  it("tells a session joining an open stream that it is connected, or that it is reconnecting", async () => {
+    const fed = handFedSource();
+    const stream = new SharedStream(fed.source);
+    const stop = new AbortController();
+    const first = reader(stream, "ses_a", stop.signal);
+    await tick();
+    await fed.send({ type: "server.connected" });
+    const second = reader(stream, "ses_b", stop.signal);
+    await tick();
+    expect(second.got).toEqual(["connected"]);
+    fed.opened[0]?.onConnection({ state: "reconnecting", attempt: 1, reason: "x", retryInMs: 5 });
+    const third = reader(stream, "ses_c", stop.signal);
+    await tick();
+    expect(third.got).toEqual(["reconnecting"]);
+    expect(first.got).toEqual(["connected", "reconnecting"]);
+    expect(fed.opened).toHaveLength(1);
+    stop.abort();
+  });
+
+  it("keeps a (re)connection in order with the events that came before it", async () => {
+    const fed = handFedSource();
+    const stream = new SharedStream(fed.source);
+    const stop = new AbortController();
+    const got: string[] = [];
+    const events = joinedEvents(stream, "ses_a", {
+      signal: stop.signal,
+      onConnected: () => got.push("connected"),
+    });
+    const iterator = events[Symbol.asyncIterator]();
+    const first = iterator.next(); // joins
+    await tick();
+    await fed.send({ type: "server.connected" });
+    await fed.send({ type: "delta-1", session: "ses_a" });
+    await fed.send({ type: "server.connected" }); // a reconnect, while delta-1 is unread
+    await fed.send({ type: "delta-2", session: "ses_a" });
+    got.push(((await first).value as Parsed<Event>).event.type);
+    got.push(((await iterator.next()).value as Parsed<Event>).event.type);
+    expect(got).toEqual(["connected", "delta-1", "connected", "delta-2"]);
+    stop.abort();
+    await expect(iterator.next()).rejects.toBeInstanceOf(AbortError);
+  });
+
+  it("opens a new connection for the next session once the last one left", async () => {
+    const fed = handFedSource();
+    let idle = 0;
+    const stream = new SharedStream(fed.source, () => idle++);
+    const first = new AbortController();
+    const a = reader(stream, "ses_a", first.signal);
+    await tick();
+    first.abort();
+    await a.done;
+    expect(idle).toBe(1);
+    const second = new AbortController();
+    const b = reader(stream, "ses_b", second.signal);
+    await tick();
+    expect(fed.opened).toHaveLength(2);
+    await fed.send({ type: "delta", session: "ses_b" });
+    expect(b.got).toEqual(["delta"]);
+    second.abort();
+    await b.done;
+  });
+
+  it("a session leaving does not disturb the others", async () => {
+    const fed = handFedSource();
+    const stream = new SharedStream(fed.source);
+    const stopA = new AbortController();
+    const stopB = new AbortController();
+    const a = reader(stream, "ses_a", stopA.signal);
+    const b = reader(stream, "ses_b", stopB.signal);
+    await tick();
+    stopA.abort();
+    await a.done;
+    await fed.send({ type: "delta", session: "ses_b" });
+    expect(a.got).toEqual(["left"]);
+    expect(b.got).toEqual(["delta"]);
+    expect(fed.opened[0]?.signal.aborted).toBe(false);
+    stopB.abort();
+    await b.done;
+  });
+
+  it("ends every session's share when the stream fails for good, after what was queued", async () => {
+    const fed = handFedSource();
+    let idle = 0;
+    const stream = new SharedStream(fed.source, () => idle++);
+    const stop = new AbortController();
+    const a = reader(stream, "ses_a", stop.signal);
+    const b = reader(stream, "ses_b", stop.signal);
+    await tick();
+    await fed.send({ type: "delta", session: "ses_a" });
+    const refusal = new OpencodeApiError({
+      status: 404,
+      errorName: "NotFound",
+      message: "gone",
+      body: undefined,
+      url: "http://x/api/event",
+    });
+    await fed.send(refusal);
+    await Promise.all([a.done, b.done]);
+    expect(a.got).toEqual(["delta", `ended: ${String(refusal)}`]);
+    expect(b.got).toEqual([`ended: ${String(refusal)}`]);
+    expect(stream.size).toBe(0);
+    expect(idle).toBe(1);
+  });
+});

@@ -1,0 +1,156 @@
+/**
+ * One native event stream shared by every open session that reads it. OpenCode's live stream
+ * is per server location and carries every session's events: a connection per session would
+ * receive and parse each event once per open session, only for all but one to drop it (the
+ * bridge's cost per event grew with the number of sessions open). Here one connection is
+ * read, each event parsed once and handed to the session it names, found by key; what is about
+ * the connection itself (it connected, it is reconnecting) goes to every session.
+ *
+ * The connection opens with the first session to join and closes when the last one leaves.
+ */
+import { AbortError } from "../errors.js";
+import type { Parsed } from "../protocol/common.js";
+import type { StreamConnectionChange } from "../transport/transport.js";
+import type { Logger } from "../util/logger.js";
+
+/** What a session that joined is told. */
+export interface SharedStreamListener<T> {
+  /** An event for this session. */
+  event(parsed: Parsed<T>): void;
+  /** The stream (re)connected: events sent before it were not heard (also at join, when it is up). */
+  connected(): void;
+  /** How the connection fares (a reconnect that fails, then connects). */
+  connection(change: StreamConnectionChange): void;
+  /** The stream ended for good (a refusal no retry mends): no event comes any more. */
+  ended(error: unknown): void;
+}
+
+export interface SharedStreamSource<T> {
+  /** Opens the one connection (reconnecting on its own until `signal` aborts). */
+  open(options: {
+    signal: AbortSignal;
+    onConnection: (change: StreamConnectionChange) => void;
+  }): AsyncIterable<Parsed<T>>;
+  /** Whom an event is for (`undefined`: nobody; it is dropped). */
+  keyOf(parsed: Parsed<T>): string | undefined;
+  /** Whether the event says the stream (re)connected (sent first on each connection). */
+  isConnected(parsed: Parsed<T>): boolean;
+  logger: Logger;
+}
+
+export class SharedStream<T> {
+  readonly #source: SharedStreamSource<T>;
+  readonly #listeners = new Map<string, Set<SharedStreamListener<T>>>();
+  #count = 0;
+  #abort: AbortController | undefined;
+  /** The stream said it connected and no attempt failed since. */
+  #up = false;
+  /** The last failed attempt while the stream is down, for a session joining meanwhile. */
+  #down: StreamConnectionChange | undefined;
+  /** Called once the connection closed with the last session gone (the owner forgets it). */
+  readonly #onIdle: () => void;
+
+  constructor(source: SharedStreamSource<T>, onIdle: () => void = () => {}) {
+    this.#source = source;
+    this.#onIdle = onIdle;
+  }
+
+  /** How many sessions read the stream. */
+  get size(): number {
+    return this.#count;
+  }
+
+  /** Joins `listener` to the events for `key`; the returned function leaves. */
+  join(key: string, listener: SharedStreamListener<T>): () => void {
+    let set = this.#listeners.get(key);
+    if (set === undefined) {
+      set = new Set();
+      this.#listeners.set(key, set);
+    }
+    set.add(listener);
+    this.#count++;
+    if (this.#abort === undefined) this.#start();
+    else if (this.#up) listener.connected();
+    else if (this.#down !== undefined) listener.connection(this.#down);
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      this.#leave(key, listener);
+    };
+  }
+
+  #leave(key: string, listener: SharedStreamListener<T>): void {
+    const set = this.#listeners.get(key);
+    if (set?.delete(listener) !== true) return;
+    if (set.size === 0) this.#listeners.delete(key);
+    this.#count--;
+    if (this.#count === 0) {
+      this.#abort?.abort();
+      this.#abort = undefined;
+      this.#up = false;
+      this.#down = undefined;
+      this.#onIdle();
+    }
+  }
+
+  #start(): void {
+    const abort = new AbortController();
+    this.#abort = abort;
+    void this.#pump(abort.signal);
+  }
+
+  async #pump(signal: AbortSignal): Promise<void> {
+    try {
+      const events = this.#source.open({
+        signal,
+        onConnection: (change) => {
+          if (signal.aborted) return;
+          if (change.state === "reconnecting") {
+            this.#up = false;
+            this.#down = change;
+          } else {
+            this.#down = undefined;
+          }
+          for (const listener of this.#all()) listener.connection(change);
+        },
+      });
+      for await (const parsed of events) {
+        if (signal.aborted) return;
+        if (this.#source.isConnected(parsed)) {
+          this.#up = true;
+          for (const listener of this.#all()) listener.connected();
+          continue;
+        }
+        const key = this.#source.keyOf(parsed);
+        if (key === undefined) continue;
+        const set = this.#listeners.get(key);
+        if (set === undefined) continue;
+        for (const listener of [...set]) listener.event(parsed);
+      }
+    } catch (error) {
+      if (signal.aborted || error instanceof AbortError) return;
+      this.#source.logger.warn("a shared event stream ended with an error", {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      this.#endAll(signal, error);
+    }
+  }
+
+  /** The stream failed for good: every session is told, and a later join starts anew. */
+  #endAll(signal: AbortSignal, error: unknown): void {
+    if (this.#abort?.signal !== signal) return;
+    const listeners = [...this.#all()];
+    this.#listeners.clear();
+    this.#count = 0;
+    this.#abort = undefined;
+    this.#up = false;
+    this.#down = undefined;
+    this.#onIdle();
+    for (const listener of listeners) listener.ended(error);
+  }
+
+  *#all(): Iterable<SharedStreamListener<T>> {
+    for (const set of [...this.#listeners.values()]) yield* [...set];
+  }
+}
