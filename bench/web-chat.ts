@@ -4,7 +4,8 @@
  *   - first render: a session of ≥ N durable events (turns of chained scripted tool calls,
  *     each ending in Markdown with code) opened by navigating to it; the time from the start
  *     of the navigation to the frame where its last turn's outcome is drawn (`performance.now()`
- *     in the page, checked every animation frame); a new context each run, so nothing cached;
+ *     in the page, checked every animation frame); a new context each run, so nothing cached,
+ *     then once more after a reload (assets cached); and when the transcript had arrived;
  *   - streaming: a turn of D text deltas sent with no delay between them, the page open on it;
  *     the longest main-thread task the page's PerformanceObserver saw ('longtask' reports only
  *     tasks over 50 ms) and the longest gap between two animation frames.
@@ -35,8 +36,13 @@ export interface WebChatBenchResult {
   /** Durable events of the rendered session, and its turns. */
   sessionEvents: number;
   turns: number;
-  /** Navigation start → last turn's outcome drawn, ms, one per navigation. */
+  /** Navigation start → last turn's outcome drawn, ms, one per navigation (nothing cached). */
   firstRenderMs: number[];
+  /** The same after a reload (the hashed assets cached). */
+  warmRenderMs: number[];
+  /** Navigation start → the transcript asked for, and its last byte, ms (cold navigations). */
+  transcriptAskedMs: number[];
+  transcriptMs: number[];
   /** Deltas the streamed turn had (as a client of the sidecar counted them). */
   deltas: number;
   /** 'longtask' entries while it streamed, and the longest (0 when none over 50 ms). */
@@ -67,8 +73,17 @@ const WATCH_MAIN_THREAD = `(() => {
   requestAnimationFrame(frame);
 })()`;
 
-const outcomesAtLeast = (count: number) =>
-  `document.querySelectorAll('[data-testid="turn-outcome"]').length >= ${count} && performance.now()`;
+/**
+ * Run in the page (a function: the chat's CSP forbids the eval a string predicate needs): the
+ * time since navigation once `count` turn outcomes are drawn, else false.
+ */
+function outcomesAtLeast(count: number): number | false {
+  const page = globalThis as unknown as {
+    document: { querySelectorAll(selector: string): { length: number } };
+  };
+  const drawn = page.document.querySelectorAll('[data-testid="turn-outcome"]').length;
+  return drawn >= count && performance.now();
+}
 
 /** A turn of `tools` chained shell calls, then a Markdown answer with code. */
 function longTurn(turn: number, tools: number): string {
@@ -111,30 +126,65 @@ export async function benchWebChat(
       note(`web chat: the long session has ${sessionEvents} events after ${turns} turns`);
     }
 
-    const firstRenderMs: number[] = [];
-    for (let run = 0; run < options.renders; run++) {
-      const context = await browser.browser.newContext();
-      try {
-        const page = await context.newPage();
-        await page.goto(`${sidecar.url}/#token=${TOKEN}&session=${long.id}`);
-        const drawn = await page.waitForFunction(outcomesAtLeast(turns), undefined, {
-          polling: "raf",
-          timeout: options.timeoutMs,
-        });
-        firstRenderMs.push(Number(await drawn.jsonValue()));
-      } finally {
-        await context.close();
-      }
-    }
-
+    const renders = await timeRenders(browser.browser, sidecar.url, long.id, turns, options);
     const streamed = await streamDeltas(browser.browser, sidecar.url, client, options);
-    return { sessionEvents, turns, firstRenderMs, ...streamed };
+    return { sessionEvents, turns, ...renders, ...streamed };
   } finally {
     client.close();
     await browser.close();
     await sidecar.close();
   }
 }
+
+/**
+ * Opens the session `renders` times, each in a new context (nothing cached: the page, its
+ * assets, the transcript all fetched), then reloads it once (the hashed assets cached).
+ */
+async function timeRenders(
+  browser: Browser,
+  url: string,
+  sessionId: string,
+  turns: number,
+  options: WebChatBenchOptions,
+): Promise<
+  Pick<WebChatBenchResult, "firstRenderMs" | "warmRenderMs" | "transcriptAskedMs" | "transcriptMs">
+> {
+  const times = {
+    firstRenderMs: [] as number[],
+    warmRenderMs: [] as number[],
+    transcriptAskedMs: [] as number[],
+    transcriptMs: [] as number[],
+  };
+  const drawn = async (page: Page): Promise<number> => {
+    const at = await page.waitForFunction(outcomesAtLeast, turns, {
+      polling: "raf",
+      timeout: options.timeoutMs,
+    });
+    return Number(await at.jsonValue());
+  };
+  for (let run = 0; run < options.renders; run++) {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${url}/#token=${TOKEN}&session=${sessionId}`);
+      times.firstRenderMs.push(await drawn(page));
+      const [asked, fetched] = await page.evaluate<[number, number]>(TRANSCRIPT_FETCHED);
+      times.transcriptAskedMs.push(asked);
+      times.transcriptMs.push(fetched);
+      await page.reload();
+      times.warmRenderMs.push(await drawn(page));
+    } finally {
+      await context.close();
+    }
+  }
+  return times;
+}
+
+/** When the page asked for the transcript and had its last byte (ms since navigation). */
+const TRANSCRIPT_FETCHED = `(() => {
+  const entry = performance.getEntriesByType("resource").find((e) => e.name.includes("/transcript"));
+  return entry === undefined ? [-1, -1] : [entry.startTime, entry.responseEnd];
+})()`;
 
 async function streamDeltas(
   browser: Browser,
@@ -161,7 +211,7 @@ async function streamDeltas(
     })();
     await page.evaluate("window.__benchReset()");
     await client.send(info.id, { text: `[[slow ${options.deltas} 0]]`, delivery: "queue" });
-    await page.waitForFunction(outcomesAtLeast(1), undefined, { timeout: options.timeoutMs * 4 });
+    await page.waitForFunction(outcomesAtLeast, 1, { timeout: options.timeoutMs * 4 });
     await withTimeout(counting, options.timeoutMs, "the streamed turn's end (client)");
     const seen = await page.evaluate<{
       longTasks: number;

@@ -1,13 +1,15 @@
 /**
  * The browser tests' own support (test/support/browser.ts): a page's console errors, uncaught
  * errors and CSP violations are collected (each browser test fails on them), screenshots are
- * written, and a closed browser leaves no process behind.
+ * written, a closed browser leaves no process behind, and a chat that is not built fails the
+ * tests (never skips them) saying how to build it.
  */
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { screenshot, useBrowser } from "../support/browser.js";
 import { groupMembers, launchBrowser } from "../support/chromium.js";
 import { isRunning } from "../support/process-tracker.js";
+import { assertWebBuilt } from "../support/web-build.js";
 
 const chromium = useBrowser();
 
@@ -49,5 +51,12 @@ describe("the browser tests' support", () => {
     await other.close();
     expect(groupMembers(other.pid)).toEqual([]);
     expect(isRunning(other.pid)).toBe(false);
+  });
+
+  it("a chat that is not built fails the browser tests, saying how to build it", () => {
+    expect(() => assertWebBuilt("/nonexistent/dist/web/index.html")).toThrow(
+      /not built .*run npm run build:web/,
+    );
+    expect(() => assertWebBuilt()).not.toThrow();
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The web chat while a turn runs, in a real Chromium against the real opencode: "send now"
  * steers the running turn, "queue" (and Enter) queue inputs that are shown until they become
- * the next turns, and Stop interrupts.
+ * the next turns, and Stop interrupts; a failed turn says why and what to do.
  */
 import { describe, expect, it } from "vitest";
 import { useBrowser } from "../support/browser.js";
@@ -24,7 +24,8 @@ describe("the composer while a turn runs", () => {
   it("send now steers the running turn; queue and Enter queue the next turns, shown until run", async () => {
     const { page } = await chromium.open();
     await openNewSession(page, harness.current, "steer and queue");
-    await send(page, "[[slow 40 80]]");
+    // Long enough for the three sends below to land while it runs, even on a loaded machine.
+    await send(page, "[[slow 60 80]]");
     await eventually(async () => (await assistantText(page)).includes("tok2")).toBe(true);
     // Running: the idle send button gives way to the two choices and Stop.
     expect(await byTestId(page, "send").count()).toBe(0);
@@ -68,5 +69,18 @@ describe("the composer while a turn runs", () => {
     await send(page, "[[reply after the stop]]");
     expect(await waitForOutcomes(page, 2)).toEqual(["interrupted", "completed"]);
     expect(await assistantText(page)).toBe("after the stop");
+  });
+
+  it("a failed turn shows its outcome with the error and a hint", async () => {
+    const { page } = await chromium.open();
+    await openNewSession(page, harness.current, "failure");
+    await send(page, "[[error 400]]");
+    expect(await waitForOutcomes(page, 1)).toEqual(["failed"]);
+    const shown = (await textsOf(byTestId(page, "turn-outcome"))).join(" ");
+    expect(shown).toMatch(/failed/i);
+    // The reason and the error (the demo provider's key, "scripted", is redacted in it).
+    expect(shown).toContain("step-failed");
+    expect(shown).toContain("HTTP 400");
+    expect(shown).toMatch(/try again|send again|retry/i);
   });
 });

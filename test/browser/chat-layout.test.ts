@@ -2,8 +2,10 @@
  * The web chat for every user, in a real Chromium against the real opencode: on a phone
  * (390×844) nothing scrolls sideways and the session list folds behind a toggle; light and
  * dark themes (the system's by default, switched by the toggle); and the keyboard alone
- * creates a session, sends a message and answers a question.
+ * creates a session, sends a message, answers a question and allows an edit.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { screenshot, useBrowser } from "../support/browser.js";
@@ -19,6 +21,7 @@ import {
   sessionItem,
   tabTo,
   waitForOutcomes,
+  writeTurn,
 } from "../support/chat-page.js";
 
 const chromium = useBrowser();
@@ -53,27 +56,42 @@ describe("the web chat on a phone, in both themes, with the keyboard alone", () 
     expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);
     const toggle = byTestId(page, "sidebar-toggle");
     await toggle.waitFor();
-    if (!(await sessionItem(page, id).isVisible())) await toggle.click();
+    // Folded away at first; the toggle shows it.
+    expect(await sessionItem(page, id).isVisible()).toBe(false);
+    await toggle.click();
+    await eventually(() => sessionItem(page, id).isVisible()).toBe(true);
+    expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);
     await sessionItem(page, id).click();
     await byTestId(page, "composer-input").waitFor();
     await send(page, `[[tool bash {"command":"echo on a phone"}]] [[then ${WIDE_REPLY}]]`);
     expect(await waitForOutcomes(page, 1)).toEqual(["completed"]);
     expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);
+    // Nor does the conversation inside it (wide code and tables scroll in their own boxes).
+    const conversation = byTestId(page, "conversation");
+    const [inner, shown] = await Promise.all([
+      conversation.evaluate((element) => element.scrollWidth),
+      conversation.evaluate((element) => element.clientWidth),
+    ]);
+    expect(inner).toBeLessThanOrEqual(shown);
     await screenshot(page, "phone");
-    // The list opened again over the conversation fits too.
-    await toggle.click();
-    expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);
+    // Opening a session folded the list again.
+    expect(await sessionItem(page, id).isVisible()).toBe(false);
   });
 
   it("the theme follows the system's, the toggle switches it, and the colours change", async () => {
-    const dark = (await chromium.open({ colorScheme: "dark" })).page;
+    const dark = (
+      await chromium.open({ colorScheme: "dark", viewport: { width: 1100, height: 720 } })
+    ).page;
     await openNewSession(dark, harness.current, "dark");
     expect(await theme(dark)).toBe("dark");
     const light = (await chromium.open({ colorScheme: "light" })).page;
     await openChat(light, harness.current.chatUrl);
     expect(await theme(light)).toBe("light");
     const lightBackground = await background(light);
-    await send(dark, "[[reply Some `code` and **bold** in the dark.]]");
+    await send(
+      dark,
+      '[[tool bash {"command":"echo in the dark"}]] [[then Some **bold** and code:\n\n```ts\nconst dark = (on: boolean): string => (on ? "dark" : "light");\n```]]',
+    );
     await waitForOutcomes(dark, 1);
     expect(await background(dark)).not.toBe(lightBackground);
     await screenshot(dark, "dark-mode");
@@ -85,7 +103,7 @@ describe("the web chat on a phone, in both themes, with the keyboard alone", () 
     expect(await background(light)).toBe(lightBackground);
   });
 
-  it("the keyboard alone: a new session, a message sent, a question answered", async () => {
+  it("the keyboard alone: a new session, a message sent, a question answered, an edit allowed", async () => {
     const { page } = await chromium.open();
     await openChat(page, harness.current.chatUrl);
     const before = await byTestId(page, "session-item").count();
@@ -118,5 +136,15 @@ describe("the web chat on a phone, in both themes, with the keyboard alone", () 
         JSON.stringify(request.messages).includes("beta"),
     );
     expect(told).toBe(true);
+    // A permission, allowed from the keyboard too.
+    const file = join(harness.current.directory, "by-keyboard.txt");
+    await tabTo(page, "composer-input");
+    await page.keyboard.type(writeTurn(file, "typed\n", "allowed by keyboard"));
+    await page.keyboard.press("Enter");
+    await byTestId(page, "ask-permission").waitFor();
+    await tabTo(page, "allow-once");
+    await page.keyboard.press("Enter");
+    expect(await waitForOutcomes(page, 2)).toEqual(["completed", "completed"]);
+    expect(readFileSync(file, "utf8")).toBe("typed\n");
   });
 });

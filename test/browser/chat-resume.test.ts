@@ -77,7 +77,7 @@ describe("the web chat resumes", () => {
         for await (const event of watch) if (event.type === "text.delta") deltas += 1;
       })();
       try {
-        await send(page, "[[slow 60 60]]");
+        await send(page, "[[slow 100 60]]");
         await eventually(async () => (await assistantText(page)).includes("tok3")).toBe(true);
         await proxy.refuse();
         await eventually(() => byTestId(page, "connection-banner").count()).toBe(1);
@@ -89,7 +89,7 @@ describe("the web chat resumes", () => {
         await proxy.resume();
         await eventually(() => byTestId(page, "connection-banner").count()).toBe(0);
         expect(await waitForOutcomes(page, 1)).toEqual(["completed"]);
-        expect(await assistantText(page)).toBe(slowText(60));
+        expect(await assistantText(page)).toBe(slowText(100));
         expect(await assistantMessages(page).count()).toBe(1);
         expect(await byTestId(page, "message-user").count()).toBe(1);
       } finally {

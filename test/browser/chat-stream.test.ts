@@ -2,8 +2,9 @@
  * The web chat in a real Chromium against a real sidecar, opencode and the scripted model: a
  * message sent with Enter streams its reply as it arrives; Markdown and highlighted code;
  * tool cards (input, status, output, long output folded); a pasted image is previewed, shown
- * in the user's message and reaches the model.
+ * in the user's message and reaches the model; images picked and dropped, one removed.
  */
+import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { screenshot, useBrowser } from "../support/browser.js";
 import { useChatHarness } from "../support/chat-harness.js";
@@ -25,13 +26,27 @@ const harness = useChatHarness();
 const PNG_BASE64 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
-/** Dispatches a paste of a PNG (base64 in) on the element, as a clipboard with a file would. */
-const PASTE_IMAGE = `(element, base64) => {
+/**
+ * Dispatches `kind` (paste or drop) of a PNG (base64 in, named `name`) on the element, as a
+ * clipboard or a dragged file would.
+ */
+const GIVE_IMAGE = `(element, base64, kind, name) => {
   const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
   const data = new DataTransfer();
-  data.items.add(new File([bytes], "pixel.png", { type: "image/png" }));
-  element.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+  data.items.add(new File([bytes], name, { type: "image/png" }));
+  const init = { bubbles: true, cancelable: true };
+  const event = kind === "paste"
+    ? new ClipboardEvent("paste", { ...init, clipboardData: data })
+    : new DragEvent("drop", { ...init, dataTransfer: data });
+  element.dispatchEvent(event);
 }`;
+
+/** Pastes or drops a PNG on the composer. */
+function giveImage(page: Page, kind: "paste" | "drop", name: string): Promise<unknown> {
+  return page.evaluate(
+    `(${GIVE_IMAGE})(document.querySelector('[data-testid="composer-input"]'), "${PNG_BASE64}", "${kind}", "${name}")`,
+  );
+}
 
 const MARKDOWN = [
   "# Plan",
@@ -122,7 +137,7 @@ describe("the web chat streams a conversation", () => {
     await openNewSession(page, harness.current, "image");
     const input = byTestId(page, "composer-input");
     await input.focus();
-    await input.evaluate(PASTE_IMAGE, PNG_BASE64);
+    await giveImage(page, "paste", "pixel.png");
     await eventually(() => byTestId(page, "image-preview").count()).toBe(1);
     const marker = "[[reply seen the pixel]]";
     await send(page, marker);
@@ -137,5 +152,28 @@ describe("the web chat streams a conversation", () => {
     );
     const image = request?.attachments.find((part) => part.mime === "image/png");
     expect(image?.url).toBe(`data:image/png;base64,${PNG_BASE64}`);
+  });
+
+  it("images picked and dropped are previewed and can be removed before sending", async () => {
+    const { page } = await chromium.open();
+    await openNewSession(page, harness.current, "pick and drop");
+    await byTestId(page, "attach-image").setInputFiles({
+      name: "picked.png",
+      mimeType: "image/png",
+      buffer: Buffer.from(PNG_BASE64, "base64"),
+    });
+    await giveImage(page, "drop", "dropped.png");
+    const previews = byTestId(page, "image-preview");
+    await eventually(() => previews.count()).toBe(2);
+    await byTestId(previews.first(), "remove-attachment").click();
+    await eventually(() => previews.count()).toBe(1);
+    const marker = "[[reply one image left]]";
+    await send(page, marker);
+    expect(await waitForOutcomes(page, 1)).toEqual(["completed"]);
+    const request = harness.current.model.requests.find((recorded) =>
+      recorded.lastUserText.includes(marker),
+    );
+    expect(request?.attachments.filter((part) => part.mime === "image/png")).toHaveLength(1);
+    expect(await byTestId(page, "user-attachment").count()).toBe(1);
   });
 });

@@ -41,20 +41,24 @@ export interface ChatHarnessOptions {
   backend?: BackendKind;
   /** Default: edits ask (the diff tests), shell commands and fetches run. */
   permissions?: Record<string, unknown>;
+  /** A store file to keep sessions in across harnesses (default: one in memory). */
+  storeFile?: string;
+  /** The sessions' directory (kept on close); default a temp dir of its own, removed on close. */
+  directory?: string;
 }
 
 export async function startChatHarness(options: ChatHarnessOptions = {}): Promise<ChatHarness> {
   assertWebBuilt();
-  const directory = mkdtempSync(join(tmpdir(), "ocb-web-e2e-"));
+  const directory = options.directory ?? mkdtempSync(join(tmpdir(), "ocb-web-e2e-"));
   // A store of its own: the session list shows this file's sessions only.
-  const store = SqliteStore.open(":memory:");
+  const store = SqliteStore.open(options.storeFile ?? ":memory:");
   const started: { model?: ScriptedModel; bridge?: Bridge; sidecar?: Sidecar } = {};
   const close = async (): Promise<void> => {
     await started.sidecar?.close();
     await started.bridge?.close();
     await started.model?.close();
     store.close();
-    rmSync(directory, { recursive: true, force: true });
+    if (options.directory === undefined) rmSync(directory, { recursive: true, force: true });
   };
   try {
     started.model = await startScriptedModel();

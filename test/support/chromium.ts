@@ -86,6 +86,9 @@ export async function launchBrowser(): Promise<TestBrowser> {
           await browser.close().catch(() => {});
           await server.close();
           await waitForGroupExit(pid);
+        } catch (error) {
+          killGroup();
+          throw error;
         } finally {
           process.off("exit", killGroup);
           process.off("SIGINT", onSignal);

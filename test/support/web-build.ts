@@ -8,10 +8,10 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const WEB_INDEX = join(ROOT, "dist", "web", "index.html");
 
 /** Throws (a test fails, never skips) when the chat is not built. */
-export function assertWebBuilt(): void {
-  if (!existsSync(WEB_INDEX)) {
+export function assertWebBuilt(index = WEB_INDEX): void {
+  if (!existsSync(index)) {
     throw new Error(
-      `the web chat is not built (${WEB_INDEX} is missing): run npm run build:web (npm test does it first)`,
+      `the web chat is not built (${index} is missing): run npm run build:web (npm test does it first)`,
     );
   }
 }
