@@ -33,6 +33,7 @@ import {
   endingOf,
   initialTurnState,
   startTurn,
+  updateTurn,
 } from "./turn-state.js";
 
 export interface LegacyNormalizerState extends PartsState {
@@ -126,6 +127,14 @@ export function legacyPromptLate(
  * stopped (or died with the server), so the session counts as idle: the next input is queued,
  * not steered into it.
  */
+/**
+ * The user stopped the running turn. A run aborted before its first step sends no
+ * `MessageAbortedError`, only its idle: that idle ends the turn `interrupted` too.
+ */
+export function legacyInterruptRequested(state: LegacyNormalizerState): LegacyNormalizerState {
+  return updateTurn(state, { interrupting: true }) as LegacyNormalizerState;
+}
+
 export function legacyTurnAbandoned(state: LegacyNormalizerState): LegacyNormalizerState {
   return {
     ...state,
@@ -357,7 +366,7 @@ export function normalizeLegacyEvent(
     }
     const ending =
       error === undefined
-        ? endingOf(turn, "completed")
+        ? endingOf(turn, turn.interrupting ? "interrupted" : "completed")
         : error.kind === "aborted"
           ? endingOf(turn, "interrupted")
           : endingOf(turn, "failed", { reason: "step-failed", error });

@@ -12,6 +12,7 @@ import type { ModelRef } from "../../events/canonical.js";
 import {
   initialLegacyState,
   type LegacyNormalizerState,
+  legacyInterruptRequested,
   legacyPromptFailed,
   legacyPromptLate,
   legacyPromptSent,
@@ -168,6 +169,7 @@ export class LegacyBackend implements SessionBackend {
   }
 
   async interrupt(signal?: AbortSignal): Promise<void> {
+    this.#state = legacyInterruptRequested(this.#state);
     await this.#client.session.abort({ sessionID: this.upstreamId }, this.#callOptions(signal));
   }
 

@@ -146,6 +146,8 @@ export class ServeBackend implements SessionBackend {
       { sessionID: this.upstreamId },
       this.#callOptions(signal),
     );
+    // A run stopped before its first step sends no event at all: nothing else would look.
+    this.#watchStoppedRun();
   }
 
   async switchModel(model: ModelRef, signal?: AbortSignal): Promise<void> {
