@@ -184,9 +184,11 @@ describe("the packed package, installed into an empty project", () => {
         'import { startSidecar } from "opencode-bridge/sidecar";',
         'const sidecar = await startSidecar({ bridge: {}, token: "pack-test-token-0123456789" });',
         "try {",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the text of a program the test writes
         "  const page = await fetch(`${sidecar.url}/`);",
         "  const html = await page.text();",
         '  const script = /src="\\.?(\\/assets\\/[^"]+\\.js)"/.exec(html)?.[1];',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the text of a program the test writes
         "  const asset = script === undefined ? undefined : await fetch(`${sidecar.url}${script}`);",
         "  process.stdout.write(JSON.stringify({",
         "    page: page.status,",
