@@ -104,11 +104,6 @@ export class MergedSessionStream {
     this.wake();
   }
 
-  /** Whether the durable stream is open (for tests and figures). */
-  get durableOpen(): boolean {
-    return this.#durable !== undefined;
-  }
-
   /** The merged events until the signal aborts (then `AbortError`); one reader. */
   async *events(): AsyncIterable<MergedEvent> {
     for await (const item of this.#queue.read(this.#options.signal, "the session's streams")) {
