@@ -12,7 +12,9 @@
  *   turn's end comes after all its parts' ends), until the deltas handed out join to its
  *   value; while the live stream keeps delivering, for a bounded time per part. A reconnect
  *   of the live stream during the part means deltas were lost upstream: then it is not held;
- * - a delta that comes after its part's end went out is dropped.
+ * - a delta that comes after its part's end went out is dropped, and so is one that comes
+ *   after a reconnect of the live stream during its part (it follows a hole): the rest of
+ *   such a part goes out from its end, so that its deltas still join to its value.
  * What could not be handed out whole is counted (`stats()`) and logged, never lost silently.
  *
  * `serve-legacy` has one ordered stream: it uses this with `idleMs: 0` (nothing is held), for
@@ -53,18 +55,18 @@ export interface DeltaStats {
   completedParts: number;
   /**
    * Parts whose `*.ended` went out while their deltas did not join to its value, and could
-   * not be completed from it: deltas were lost in the middle (a reconnect during the part;
-   * its later deltas still go out, so the text keeps streaming), or other text came.
+   * not be completed from it: other text came (or a stream resumed mid-part).
    */
   incompleteParts: number;
   /**
    * Deltas not handed out: they came after their part's `*.ended` (or its turn's end) had
-   * gone out, or were still waiting for their part to start when the session closed.
+   * gone out, or after a reconnect of the live stream during their part (the rest of it goes
+   * out from its end), or were still waiting for their part to start when the session closed.
    */
   droppedDeltas: number;
   /**
    * Times the live stream reconnected after its first connection: each loses what was sent
-   * while it was away, so the parts going on then may end incomplete.
+   * while it was away, so the parts going on then stop streaming and end completed.
    */
   liveReconnects: number;
 }
@@ -233,6 +235,13 @@ export class DeltaCatchUp {
     if (part.ended) {
       this.#stats.droppedDeltas++;
       this.#logger.debug("dropped a delta that came after its part's end", { part: part.key });
+      return;
+    }
+    if (part.connection !== this.#connections) {
+      // The live stream (re)connected during the part: what it sent meanwhile is lost, so
+      // this delta follows a hole. Handed out, the deltas would no longer join to the value;
+      // the rest of the part goes out from its end instead, in one delta.
+      this.#stats.droppedDeltas++;
       return;
     }
     if (!part.started) {
