@@ -243,15 +243,21 @@ function startRawReader(real: RealServer): { stop(): Promise<RawReaderCounts> } 
   };
 }
 
+/**
+ * One turn of the load phase, checked whole: it completed, its deltas join to its text, and
+ * its durable events came once each with no gap (their seqs follow one another).
+ */
 async function wholeTurn(session: Session): Promise<{ how: string; events: number }> {
   const sent = await session.send(LOAD_PROMPT, { delivery: "queue" });
   let events = 0;
   let joined = "";
+  const seqs: number[] = [];
   await withTimeout(
     (async () => {
       for await (const event of sent.events()) {
         events++;
         if (event.type === "text.delta") joined += event.data.delta;
+        if (event.seq !== undefined) seqs.push(event.seq);
       }
     })(),
     TURN_TIMEOUT_MS * 3,
@@ -259,6 +265,9 @@ async function wholeTurn(session: Session): Promise<{ how: string; events: numbe
   );
   const result = await sent.done();
   if (result.outcome !== "completed") return { how: `${result.outcome}/${result.reason}`, events };
+  if (seqs.some((seq, index) => index > 0 && seq !== (seqs[index - 1] ?? 0) + 1)) {
+    return { how: "completed/durable seq gap or repeat", events };
+  }
   return { how: joined === result.text ? "whole" : "completed/deltas≠text", events };
 }
 
@@ -328,6 +337,13 @@ export function openSessionsLines(result: OpenSessionsResult): string[] {
     goal: "≤ 1.2x",
     met: ratio <= 1.2,
   });
+  const load = recordGoal({
+    figure: "(i)",
+    what: `load: ${options.concurrent} of ${options.sessions} sessions streaming at once, turns whole`,
+    measured: `${result.load.whole} of ${options.concurrent}`,
+    goal: "all",
+    met: result.load.whole === options.concurrent,
+  });
   return [
     `(i) open sessions    ${options.sessions} idle: ${upstream} upstream event streams ` +
       `(${connections.live} live, ${connections.durable} durable)  goal ≤ 2: ${streams}`,
@@ -337,7 +353,8 @@ export function openSessionsLines(result: OpenSessionsResult): string[] {
       `${options.sessions} open ${result.cpuMsAtN.toFixed(0)} ms against ${BASELINE_SESSIONS} open ` +
       `${result.cpuMsAt10.toFixed(0)} ms  ratio ${formatRatio(ratio)}  goal ≤ 1.2x: ${cpu}`,
     `                    load: ${options.concurrent} of them streaming a turn at once: ` +
-      `${result.load.whole} completed with deltas joined to their text` +
+      `${result.load.whole} completed whole (deltas joined to their text, durable seqs ` +
+      `without gap or repeat; goal all: ${load})` +
       (result.load.whole === options.concurrent
         ? ""
         : ` (others: ${JSON.stringify(result.load.broken)})`) +

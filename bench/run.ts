@@ -26,7 +26,7 @@ import type { BackendKind } from "../src/backends/backend.js";
 import { normalizeApiEvent } from "../src/events/normalize-api.js";
 import { Bridge } from "../src/runtime/bridge.js";
 import { demoModelServer } from "../src/testing/demo-model-server.js";
-import { type BackendResult, benchBackends, type WithBridge } from "./backends.js";
+import { type BackendResult, benchBackends, type TurnPhases, type WithBridge } from "./backends.js";
 import { benchDeltaLatency, type DeltaLatencyResult } from "./delta-latency.js";
 import { goalTable, recordGoal } from "./goals.js";
 import { benchNormalizer, type NormalizerResult } from "./normalizer.js";
@@ -353,9 +353,19 @@ function backendLines(results: readonly BackendResult[]): string[] {
       `p90 ${formatMs(percentile(result.ms, 90)).padStart(8)}  ${formatRatio(ms / serveMs)}`
     );
   });
+  const phase = (result: BackendResult, name: keyof TurnPhases): string =>
+    formatMs(median(result.phases.map((phases) => phases[name])));
+  const phaseRows = results.map(
+    (result) =>
+      `                    ${result.backend.padEnd(12)}  admit ${phase(result, "admit")}  ` +
+      `→ first step ${phase(result, "toFirstStep")}  in steps ${phase(result, "inSteps")}  ` +
+      `between steps ${phase(result, "betweenSteps")}  → turn end ${phase(result, "toEnd")}`,
+  );
   return [
     `(d) backends        tool turn, send → done, n=${n} each; ratio = median / serve median`,
     ...rows,
+    "                    where the time goes (medians, as the bridge handed the milestones out):",
+    ...phaseRows,
   ];
 }
 

@@ -58,7 +58,7 @@ export async function benchShortTurns(
 }
 
 /** One turn on a fresh session, send → done in ms; throws unless it completed. */
-export async function viaBridge(bridge: Bridge, text: string, timeoutMs: number): Promise<number> {
+async function viaBridge(bridge: Bridge, text: string, timeoutMs: number): Promise<number> {
   const session = await withTimeout(
     bridge.createSession({ title: "bench short turn" }),
     timeoutMs,
