@@ -32,7 +32,10 @@ export interface OpenSessionsResult {
   connections: { live: number; durable: number; other: number };
   /** Heap bytes per idle open session (serve backend, its streams included). */
   idleBytes: number;
-  /** Median bridge CPU (user + system) per turn, with 10 and with `sessions` open. */
+  /**
+   * Median bridge CPU (user + system) per turn, with 10 open (measured before opening the
+   * others and again after closing them) and with `sessions` open.
+   */
   cpuMsAt10: number;
   cpuMsAtN: number;
   /** Events each measured turn handed out. */
@@ -136,12 +139,18 @@ export async function benchOpenSessions(
     const raw = startRawReader(real);
     await new Promise((resolve) => setTimeout(resolve, 1_000)); // connected before the load
     const load = await loadPhase(open.slice(0, options.concurrent), proxy, raw);
+    // The baseline again, with the others closed: measured before and after the N, so that
+    // the engine warming up as the bench goes on favours neither side.
+    note(`(i) back to ${BASELINE_SESSIONS} sessions open`);
+    for (const session of open.splice(BASELINE_SESSIONS)) await session.close();
+    await collectGarbage();
+    const at10Again = await cpuPerTurn(measured, options.turns);
     for (const session of open) await session.close();
     return {
       options,
       connections,
       idleBytes,
-      cpuMsAt10: at10.cpuMs,
+      cpuMsAt10: median([...at10.samples, ...at10Again.samples]),
       cpuMsAtN: atN.cpuMs,
       eventsPerTurn: atN.events,
       load,
@@ -162,7 +171,7 @@ async function cpuPerTurn(session: Session, turns: number) {
     const used = process.cpuUsage(start);
     cpu.push((used.user + used.system) / 1000);
   }
-  return { cpuMs: median(cpu), events };
+  return { cpuMs: median(cpu), samples: cpu, events };
 }
 
 /** The sessions stream a turn each, at once; each must end whole (deltas joined = its text). */
@@ -376,7 +385,7 @@ if (runAlone) {
   const { values } = parseArgs({
     options: {
       sessions: { type: "string", default: "1000" },
-      turns: { type: "string", default: "5" },
+      turns: { type: "string", default: "9" },
       concurrent: { type: "string", default: "50" },
     },
   });

@@ -285,7 +285,7 @@ async function main(): Promise<string[]> {
   if (only.has("i")) {
     note("(i) open sessions: the real server behind a counting proxy, a bridge attached");
     const running = benchOpenSessions(
-      { sessions: openSessions, turns: 5, concurrent: 50 },
+      { sessions: openSessions, turns: 9, concurrent: 50 },
       startAbort.signal,
     );
     abandoned.add(running);
