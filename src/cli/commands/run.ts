@@ -20,11 +20,11 @@ import { chooseBackend, parseModel } from "../../runtime/bridge-options.js";
 import { PERMISSION_PRESETS, type PermissionPreset } from "../../runtime/permission-presets.js";
 import type { Session } from "../../runtime/session.js";
 import type { Turn } from "../../runtime/turn.js";
-import { demoModelServer } from "../../testing/demo-model-server.js";
 import { wantsColor } from "../ansi.js";
 import { APPROVE_MODES, type ApproveMode, AskAnswerer } from "../ask-answerer.js";
 import { choiceOption } from "../choice-option.js";
 import { readConfigFile } from "../config-file.js";
+import { demoModelServer } from "../demo-model.js";
 import { followConnection } from "../follow-connection.js";
 import { handleInterrupts, INTERRUPTED_EXIT_CODE } from "../interrupts.js";
 import { PhaseMarks } from "../phase-marks.js";
@@ -144,7 +144,7 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
       logger: phases.logger(),
       // Nothing takes up the server of an `ocb run` killed outright: it stops at once.
       server: { orphanTimeoutMs: 0 },
-      ...(options.demo ? { modelServer: demoModelServer } : {}),
+      ...(options.demo ? { modelServer: await demoModelServer() } : {}),
       ...(model === undefined ? {} : { model }),
       ...(config === undefined ? {} : { config }),
       ...(permissions === undefined ? {} : { permissions }),
