@@ -20,6 +20,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { PHASE_LOG_ENV } from "../src/cli/phase-marks.js";
 import { prepareOpencodeEnv } from "../src/server/prepared-env.js";
 import { resolveOpencodeBinary } from "../src/server/resolve-binary.js";
 import { demoModelRef, demoProviderConfig } from "../src/testing/demo-provider.js";
@@ -67,16 +68,11 @@ export async function benchColdRun(options: ColdRunOptions): Promise<ColdRunResu
         async () => {
           const project = dir("ocb-project");
           const phaseLog = join(work, `phases-${run}.json`);
-          const ms = await timed(
-            process.execPath,
-            [ocb, "run", "--model", demoModelRef, "--config", configFile, "--dir", project].concat([
-              "--store",
-              join(dir("ocb-store"), "store.db"),
-              BACKEND_TURN,
-            ]),
-            { cwd: project, env: { ...process.env, OCB_PHASE_LOG: phaseLog } },
-            options,
-          );
+          const store = join(dir("ocb-store"), "store.db");
+          const args = [ocb, "run", "--model", demoModelRef, "--config", configFile];
+          args.push("--dir", project, "--store", store, BACKEND_TURN);
+          const env = { ...process.env, [PHASE_LOG_ENV]: phaseLog };
+          const ms = await timed(process.execPath, args, { cwd: project, env }, options);
           if (!measured) return;
           result.ocbMs.push(ms);
           for (const [phase, at] of Object.entries(readPhases(phaseLog))) {
