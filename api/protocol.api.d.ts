@@ -598,6 +598,14 @@ class OpencodeClient {
                 name: string;
             }[]>;
         };
+        provider: {
+            get: (input: {
+                providerID: string;
+            }, options?: ClientCallOptions) => Promise<{
+                [x: string]: unknown;
+                id: string;
+            }>;
+        };
         event: {
             subscribe: (options?: ClientStreamOptions) => AsyncIterable<Parsed<ApiEvent>>;
         };
@@ -1231,6 +1239,11 @@ const PromptRequest: z.ZodObject<{
     id: z.ZodOptional<z.ZodString>;
 }, z.core.$strict>;
 type PromptRequest = z.infer<typeof PromptRequest>;
+
+// api.ProviderInfo
+const ProviderInfo: z.ZodObject<{
+    id: z.ZodString;
+}, z.core.$loose>;
 
 // api.QuestionReplyRequest
 const QuestionReplyRequest: z.ZodObject<{
@@ -2732,6 +2745,7 @@ const operations: {
     readonly "question.reject": OperationRoute;
     readonly "v2.health.get": OperationRoute;
     readonly "v2.model.list": OperationRoute;
+    readonly "v2.provider.get": OperationRoute;
     readonly "v2.session.create": OperationRoute;
     readonly "v2.session.list": OperationRoute;
     readonly "v2.session.get": OperationRoute;

@@ -13,10 +13,11 @@
  *   (i) open sessions on one serve bridge: upstream streams and heap of N idle ones, the
  *       bridge's CPU per streaming turn with N open against 10 open, and 50 of the N streaming
  *       a turn at once (each must end whole).
+ *   (j) `ocb run` (compiled, as installed) cold, against `opencode run` of the same turn.
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N (e), --memory-sessions N (f), --sidecar-turns N and
  * --sidecar-clients N (g), --web-events N, --web-renders N and --web-deltas N (h),
- * --open-sessions N (i), --only a,b,c,d,e,f,g,h,i.
+ * --open-sessions N (i), --cold-runs N (j), --only a,b,c,d,e,f,g,h,i,j.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -27,6 +28,7 @@ import { normalizeApiEvent } from "../src/events/normalize-api.js";
 import { Bridge } from "../src/runtime/bridge.js";
 import { demoModelServer } from "../src/testing/demo-model-server.js";
 import { type BackendResult, benchBackends, type TurnPhases, type WithBridge } from "./backends.js";
+import { benchColdRun, type ColdRunResult, coldRunLines } from "./cold-run.js";
 import { benchDeltaLatency, type DeltaLatencyResult } from "./delta-latency.js";
 import { goalTable, recordGoal } from "./goals.js";
 import { benchNormalizer, type NormalizerResult } from "./normalizer.js";
@@ -60,7 +62,8 @@ const { values } = parseArgs({
     "web-renders": { type: "string", default: "5" },
     "web-deltas": { type: "string", default: "10000" },
     "open-sessions": { type: "string", default: "1000" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i" },
+    "cold-runs": { type: "string", default: "5" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -81,6 +84,7 @@ const webEvents = positive("web-events", values["web-events"]);
 const webRenders = positive("web-renders", values["web-renders"]);
 const webDeltas = positive("web-deltas", values["web-deltas"]);
 const openSessions = positive("open-sessions", values["open-sessions"]);
+const coldRuns = positive("cold-runs", values["cold-runs"]);
 
 /** A bridge being started or running, and its temp dir. */
 interface OpenBridge {
@@ -212,6 +216,7 @@ async function main(): Promise<string[]> {
   let sidecar: SidecarBenchResult | undefined;
   let webChat: WebChatBenchResult | undefined;
   let sessions: OpenSessionsResult | undefined;
+  let coldRun: ColdRunResult | undefined;
 
   if (only.has("a")) normalizer = benchNormalizer({ events, runs: 7, warmups: 2 });
 
@@ -292,6 +297,12 @@ async function main(): Promise<string[]> {
     sessions = await running;
   }
 
+  if (only.has("j")) {
+    const running = benchColdRun({ runs: coldRuns, timeoutMs: 60_000, signal: startAbort.signal });
+    abandoned.add(running);
+    coldRun = await running;
+  }
+
   if (normalizer !== undefined) lines.push(...normalizerLines(normalizer));
   if (latency !== undefined) lines.push(latencyLine(latency));
   if (shortTurns !== undefined) lines.push(shortTurnLine(shortTurns));
@@ -301,6 +312,7 @@ async function main(): Promise<string[]> {
   if (sidecar !== undefined) lines.push(...sidecarLines(sidecar));
   if (webChat !== undefined) lines.push(...webChatLines(webChat));
   if (sessions !== undefined) lines.push(...openSessionsLines(sessions));
+  if (coldRun !== undefined) lines.push(...coldRunLines(coldRun));
   lines.push(...goalTable());
   return lines;
 }

@@ -152,6 +152,11 @@ export class OpencodeClient {
       list: (options?: ClientCallOptions) =>
         this.#call("v2.model.list", {}, api.ModelList, options),
     },
+    provider: {
+      /** One provider of the catalog: a small answer, where the model list can be megabytes. */
+      get: (input: { providerID: string }, options?: ClientCallOptions) =>
+        this.#call("v2.provider.get", input, api.ProviderInfo, options),
+    },
     event: {
       /** The live, global stream: deltas and durable events of every session. */
       subscribe: (options: ClientStreamOptions = {}): AsyncIterable<Parsed<ApiEvent>> =>

@@ -4,7 +4,7 @@
  * the config's providers, then the final list. Only the last may refuse a model.
  */
 import { describe, expect, it } from "vitest";
-import { TimeoutError, UnknownModelError } from "../errors.js";
+import { OpencodeApiError, TimeoutError, UnknownModelError } from "../errors.js";
 import type { OpencodeClient } from "./opencode-client.js";
 import { waitForModel } from "./wait-for-model.js";
 
@@ -22,18 +22,38 @@ const LEGACY = {
   ],
 };
 
-/** A client whose catalog goes through `states` (the last one stays), one per poll. */
-function clientWith(states: unknown[][], legacy: () => Promise<unknown>) {
+/** What 1.18.33's provider route answers for a provider its catalog does not have (yet). */
+const providerNotFound = (providerID: string) =>
+  new OpencodeApiError({
+    status: 404,
+    errorName: "ProviderNotFoundError",
+    message: `Provider not found: ${providerID}`,
+    body: { _tag: "ProviderNotFoundError", providerID },
+    url: `http://127.0.0.1/api/provider/${providerID}`,
+  });
+
+/**
+ * A client whose catalog goes through `states` (the last one stays), one per poll. Its
+ * provider route finds a provider after `providerAfter` asks (by default at once).
+ */
+function clientWith(states: unknown[][], legacy: () => Promise<unknown>, providerAfter = 0) {
   let polls = 0;
+  let providerAsks = 0;
   const client = {
     v2: {
       model: {
         list: async () => states[Math.min(polls++, states.length - 1)],
       },
+      provider: {
+        get: async ({ providerID }: { providerID: string }) => {
+          if (providerAsks++ < providerAfter) throw providerNotFound(providerID);
+          return { id: providerID };
+        },
+      },
     },
     config: { providers: legacy },
   } as unknown as OpencodeClient;
-  return { client, polls: () => polls };
+  return { client, polls: () => polls, providerAsks: () => providerAsks };
 }
 
 describe("waitForModel", () => {
@@ -61,5 +81,28 @@ describe("waitForModel", () => {
     );
     await expect(waiting).rejects.toBeInstanceOf(TimeoutError);
     await expect(waiting).rejects.toThrow(/closest: demo\/demo-1/);
+  });
+
+  it("lists the catalog only once the provider route has the provider", async () => {
+    // The legacy catalog answers late, as on a cold server: the provider route decides.
+    const { client, polls, providerAsks } = clientWith([FINAL], () => new Promise(() => {}), 3);
+    await waitForModel(client, { providerID: "demo", id: "demo-1" }, { intervalMs: 1 });
+    expect(providerAsks()).toBe(4);
+    expect(polls()).toBe(1); // never the big models.dev state
+  });
+
+  it("lists the catalog as before when the provider route is not the catalog's", async () => {
+    const { client, polls } = clientWith([[], RAW, FINAL], async () => LEGACY);
+    (client.v2.provider as { get: () => Promise<never> }).get = async () => {
+      throw new OpencodeApiError({
+        status: 404,
+        errorName: "HTTP 404",
+        message: "no route",
+        body: undefined,
+        url: "http://127.0.0.1/api/provider/demo",
+      });
+    };
+    await waitForModel(client, { providerID: "demo", id: "demo-2" }, { intervalMs: 1 });
+    expect(polls()).toBe(3);
   });
 });

@@ -13,8 +13,13 @@
  * disagree for good (a provider given only through `OPENCODE_CONFIG_CONTENT` on an attached
  * server reaches the legacy surface alone), or a server has no legacy surface, only the bound
  * ends the wait, with a TimeoutError naming what the catalog lists.
+ *
+ * The list is polled only once the catalog has the model's provider: the provider route
+ * answers a few hundred bytes, where the list's models.dev state is some 8,000 models (4.5 MB
+ * on 1.18.33) that the server takes most of a second to serialise, in the middle of its load:
+ * asked for, it delayed the final catalog of a cold server by about a second.
  */
-import { TimeoutError, UnknownModelError } from "../errors.js";
+import { OpencodeApiError, TimeoutError, UnknownModelError } from "../errors.js";
 import { sleep, withDeadline } from "../util/abort.js";
 import { closestNames } from "../util/closest-names.js";
 import type { OpencodeClient } from "./opencode-client.js";
@@ -60,6 +65,12 @@ export async function waitForModel(
   });
   let seen: string[] = [];
   try {
+    await waitForProvider(client, model.providerID, {
+      signal: deadline.signal,
+      location,
+      configured: () => configured,
+      what,
+    });
     for (;;) {
       const models = await client.v2.model.list({ signal: deadline.signal, ...location });
       seen = models.map((entry) => `${entry.providerID}/${entry.id}`);
@@ -95,6 +106,39 @@ export async function waitForModel(
   } finally {
     done.abort();
     deadline.dispose();
+  }
+}
+
+/** Pause between asks of the provider route (it answers in a few milliseconds). */
+const PROVIDER_INTERVAL_MS = 25;
+
+/**
+ * Waits until the catalog has `providerID`, asking the provider route. Returns at once, for
+ * the list polls to decide, when the route answers anything but "not found" (a server without
+ * it) or once the legacy catalog has answered (the server loaded its providers: the list is
+ * past its big state, and it tells a provider that will never come).
+ */
+async function waitForProvider(
+  client: OpencodeClient,
+  providerID: string,
+  options: {
+    signal: AbortSignal;
+    location: { directory?: string };
+    configured: () => ConfiguredModels | undefined;
+    what: string;
+  },
+): Promise<void> {
+  while (options.configured() === undefined) {
+    try {
+      await client.v2.provider.get({ providerID }, { signal: options.signal, ...options.location });
+      return;
+    } catch (error) {
+      if (options.signal.aborted) throw error;
+      const notYet =
+        error instanceof OpencodeApiError && error.errorName === "ProviderNotFoundError";
+      if (!notYet) return;
+    }
+    await sleep(PROVIDER_INTERVAL_MS, options.signal, options.what);
   }
 }
 

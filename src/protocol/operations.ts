@@ -69,6 +69,7 @@ export const operations = {
   // The one /api route that answers without the `{data}` wrapper.
   "v2.health.get": api("GET", "/api/health", { location: "none", wrapped: false }),
   "v2.model.list": api("GET", "/api/model", { location: "query-location" }),
+  "v2.provider.get": api("GET", "/api/provider/{providerID}", { location: "query-location" }),
   "v2.session.create": api("POST", "/api/session"),
   "v2.session.list": api("GET", "/api/session", { query: ["limit", "order", "cursor", "search"] }),
   "v2.session.get": api("GET", "/api/session/{sessionID}"),

@@ -20,6 +20,7 @@ import type { SessionRecord, Store } from "../store/store.js";
 import { throwIfAborted } from "../util/abort.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { type BridgeOptions, chooseBackend, parseModel } from "./bridge-options.js";
+import { createApiSession } from "./create-api-session.js";
 import { launch, type Runner, type ServeRunner } from "./launch.js";
 import { type CloseOptions, type LeftRunning, leavingRefusal } from "./leave-running.js";
 import { forgetServer, leaveServer, managedServerKey } from "./managed-servers.js";
@@ -129,16 +130,12 @@ export class Bridge implements AsyncDisposable {
       );
       id = info.id;
     } else {
-      await this.#readyModels.ensure(runner.client, directory, model, options.signal);
-      const info = await runner.client.v2.session.create(
-        {
-          model: { providerID: model.providerID, id: model.modelID },
-          location: { directory },
-          ...(options.title === undefined ? {} : { title: options.title }),
-        },
-        { directory, ...(options.signal === undefined ? {} : { signal: options.signal }) },
-      );
-      id = info.id;
+      id = await createApiSession(runner, this.#readyModels, {
+        directory,
+        model,
+        ...(options.title === undefined ? {} : { title: options.title }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
     }
     const now = Date.now();
     this.#store.saveSession({

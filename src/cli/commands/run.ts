@@ -20,13 +20,14 @@ import { chooseBackend, parseModel } from "../../runtime/bridge-options.js";
 import { PERMISSION_PRESETS, type PermissionPreset } from "../../runtime/permission-presets.js";
 import type { Session } from "../../runtime/session.js";
 import type { Turn } from "../../runtime/turn.js";
-import { demoModelServer } from "../../testing/demo-model-server.js";
 import { wantsColor } from "../ansi.js";
 import { APPROVE_MODES, type ApproveMode, AskAnswerer } from "../ask-answerer.js";
 import { choiceOption } from "../choice-option.js";
 import { readConfigFile } from "../config-file.js";
+import { demoModelServer } from "../demo-model.js";
 import { followConnection } from "../follow-connection.js";
 import { handleInterrupts, INTERRUPTED_EXIT_CODE } from "../interrupts.js";
+import { PhaseMarks } from "../phase-marks.js";
 import { STORE_OPTION_HELP } from "../store-access.js";
 import { TurnPrinter } from "../turn-printer.js";
 
@@ -105,6 +106,8 @@ export function registerRunCommand(program: Command): void {
 }
 
 async function run(prompt: string, options: RunOptions): Promise<number> {
+  const phases = new PhaseMarks();
+  phases.mark("loaded");
   if (prompt.trim() === "")
     throw new UsageError("the prompt is empty; say what the turn should do");
   const backend = chooseBackend(options.backend);
@@ -138,21 +141,25 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
       directory,
       backend,
       signal: stop.signal,
+      logger: phases.logger(),
       // Nothing takes up the server of an `ocb run` killed outright: it stops at once.
       server: { orphanTimeoutMs: 0 },
-      ...(options.demo ? { modelServer: demoModelServer } : {}),
+      ...(options.demo ? { modelServer: await demoModelServer() } : {}),
       ...(model === undefined ? {} : { model }),
       ...(config === undefined ? {} : { config }),
       ...(permissions === undefined ? {} : { permissions }),
       ...(options.store === undefined ? {} : { store: options.store }),
       ...(backend === "subprocess" && approve === "all" ? { autoApprove: true } : {}),
     });
+    phases.mark("bridge started");
     const session = await bridge.createSession({ title: prompt.slice(0, 60), signal: stop.signal });
+    phases.mark("session created");
     const turn = await session.send(prompt, {
       delivery: "queue",
       signal: stop.signal,
       ...(files.length === 0 ? {} : { files }),
     });
+    phases.mark("prompt admitted");
     // With --json, stdout carries the events alone: prompts and notices go to stderr.
     const promptOutput = options.json ? process.stderr : process.stdout;
     asks = new AskAnswerer({
@@ -167,7 +174,8 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
         : undefined,
       notice: (line) => console.error(line),
     });
-    const outcome = await stream(session, turn, asks, stop.signal, options.json === true);
+    const outcome = await stream(session, turn, asks, stop.signal, options.json === true, phases);
+    phases.mark("turn done");
     return stop.signal.aborted ? EXIT.interrupted : EXIT[outcome];
   } catch (error) {
     if (stop.signal.aborted) return EXIT.interrupted; // whatever the aborted phase threw
@@ -177,6 +185,8 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
     await bridge?.close();
     stop.dispose();
     if (scratch) rmSync(directory, { recursive: true, force: true });
+    phases.mark("closed");
+    phases.write();
   }
 }
 
@@ -190,6 +200,7 @@ async function stream(
   asks: AskAnswerer,
   stop: AbortSignal,
   json: boolean,
+  phases: PhaseMarks,
 ): Promise<"completed" | "failed" | "interrupted"> {
   const letGo = new AbortController();
   const onStop = () => {
@@ -218,6 +229,7 @@ async function stream(
   );
   try {
     for await (const event of turn.events({ signal: letGo.signal })) {
+      phases.mark("first event");
       const ask = event.type === "permission.asked" || event.type === "question.asked";
       if (ask && asks.interactive && !json)
         printer.endLine(); // the prompt shows the ask in full

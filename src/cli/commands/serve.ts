@@ -16,17 +16,14 @@ import { Bridge, type LeftRunning } from "../../runtime/bridge.js";
 import { chooseBackend, parseModel } from "../../runtime/bridge-options.js";
 import { PERMISSION_PRESETS, type PermissionPreset } from "../../runtime/permission-presets.js";
 import { LOG_FORMATS, type LogFormat, lineLogger } from "../../sidecar/log-lines.js";
-import { SidecarMetrics } from "../../sidecar/metrics.js";
-import { isLoopbackHost } from "../../sidecar/security.js";
-import { type Sidecar, startSidecar } from "../../sidecar/sidecar.js";
-import { timedStore } from "../../sidecar/timed-store.js";
+import type { SidecarMetrics } from "../../sidecar/metrics.js";
+import type { Sidecar } from "../../sidecar/sidecar.js";
 import { defaultStorePath } from "../../store/default-store-path.js";
 import { SqliteStore } from "../../store/sqlite-store.js";
-import { demoModelServer } from "../../testing/demo-model-server.js";
 import { choiceOption } from "../choice-option.js";
 import { readConfigFile } from "../config-file.js";
+import { demoModelServer } from "../demo-model.js";
 import { handleInterrupts } from "../interrupts.js";
-import { chooseToken } from "../serve-token.js";
 import { STORE_OPTION_HELP } from "../store-access.js";
 
 interface ServeOptions {
@@ -119,13 +116,15 @@ async function serve(options: ServeOptions): Promise<void> {
   const port = wholeNumber("--port", options.port ?? "0", 65_535);
   const startupTimeoutMs = wholeNumber("--startup-timeout", options.startupTimeout);
   const allowOrigins = options.allowOrigin.map(checkOrigin);
+  const { startSidecar, SidecarMetrics, timedStore, isLoopbackHost, chooseToken } =
+    await sidecarModules();
   const token = chooseToken(options.host, process.env.OCB_TOKEN);
   const scratch = options.demo === true && options.dir === undefined;
   const directory = scratch
     ? mkdtempSync(join(tmpdir(), "ocb-serve-"))
     : resolve(options.dir ?? ".");
   const logger = lineLogger(options.logFormat, (line) => process.stderr.write(line));
-  const metrics = new SidecarMetrics();
+  const metrics: SidecarMetrics = new SidecarMetrics();
   const store = timedStore(SqliteStore.open(options.store ?? defaultStorePath()), (seconds) =>
     metrics.storeWriteSeconds.observe(seconds),
   );
@@ -143,7 +142,7 @@ async function serve(options: ServeOptions): Promise<void> {
       logger,
       signal: stop.signal,
       server: { startupTimeoutMs },
-      ...(options.demo ? { modelServer: demoModelServer } : {}),
+      ...(options.demo ? { modelServer: await demoModelServer() } : {}),
       ...(model === undefined ? {} : { model }),
       ...(config === undefined ? {} : { config }),
       ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
@@ -193,6 +192,27 @@ async function serve(options: ServeOptions): Promise<void> {
  * (no request, log or Referer carries it); the page keeps it and clears the address bar. A
  * token the user chose (`OCB_TOKEN`) is not echoed: the page asks for it.
  */
+/**
+ * The sidecar's modules (fastify, its plugins, prom-client), loaded when `ocb serve` runs:
+ * imported at the top they would slow every other command's start, a cold `ocb run` above all.
+ */
+async function sidecarModules() {
+  const [sidecar, metrics, timed, security, token] = await Promise.all([
+    import("../../sidecar/sidecar.js"),
+    import("../../sidecar/metrics.js"),
+    import("../../sidecar/timed-store.js"),
+    import("../../sidecar/security.js"),
+    import("../serve-token.js"),
+  ]);
+  return {
+    chooseToken: token.chooseToken,
+    isLoopbackHost: security.isLoopbackHost,
+    startSidecar: sidecar.startSidecar,
+    SidecarMetrics: metrics.SidecarMetrics,
+    timedStore: timed.timedStore,
+  };
+}
+
 export function chatUrl(url: string, token: { value: string; generated: boolean }): string {
   if (!token.generated) return `${url}/ (paste the token from OCB_TOKEN)`;
   return `${url}/#token=${encodeURIComponent(token.value)}`;

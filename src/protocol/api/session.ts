@@ -74,6 +74,9 @@ export const ModelInfo = z.looseObject({
 });
 export const ModelList = z.array(ModelInfo);
 
+/** `GET /api/provider/{id}`: one provider of a location's catalog (without its models). */
+export const ProviderInfo = z.looseObject({ id: z.string() });
+
 export const Health = z.looseObject({ healthy: z.literal(true) });
 
 /** A pending permission ask on the `/api` surface (1.18's "permission v2"). */
