@@ -45,7 +45,7 @@ import { benchStore, type StoreBenchResult, storeLines } from "./store.js";
 import { benchWebChat, type WebChatBenchResult } from "./web-chat.js";
 
 /** The whole bench must finish within this, or it cleans up and exits 1. */
-const OVERALL_DEADLINE_MS = 15 * 60_000;
+const OVERALL_DEADLINE_MS = 40 * 60_000;
 const TURN_TIMEOUT_MS = 30_000;
 
 const { values } = parseArgs({
