@@ -26,7 +26,7 @@ import type { BackendKind } from "../src/backends/backend.js";
 import { Bridge } from "../src/runtime/bridge.js";
 import { demoModelServer } from "../src/testing/demo-model-server.js";
 import { type BackendResult, benchBackends, type WithBridge } from "./backends.js";
-import { benchDeltaLatency, type DeltaLatencyResult } from "./delta-latency.js";
+import { benchDeltaLatency, type DeltaLatencyResult, deltaLatencyLines } from "./delta-latency.js";
 import { goalTable, recordGoal } from "./goals.js";
 import { benchNormalizer, type NormalizerResult, normalizerLines } from "./normalizer.js";
 import { benchOpenSessions, type OpenSessionsResult, openSessionsLines } from "./open-sessions.js";
@@ -292,7 +292,7 @@ async function main(): Promise<string[]> {
   }
 
   if (normalizer !== undefined) lines.push(...normalizerLines(normalizer));
-  if (latency !== undefined) lines.push(latencyLine(latency));
+  if (latency !== undefined) lines.push(...deltaLatencyLines(latency));
   if (shortTurns !== undefined) lines.push(shortTurnLine(shortTurns));
   if (backends !== undefined) lines.push(...backendLines(backends));
   if (store !== undefined) lines.push(...storeLines(store));
@@ -302,15 +302,6 @@ async function main(): Promise<string[]> {
   if (sessions !== undefined) lines.push(...openSessionsLines(sessions));
   lines.push(...goalTable());
   return lines;
-}
-
-function latencyLine(result: DeltaLatencyResult): string {
-  const { samples } = result;
-  return (
-    `(b) delta latency   n=${samples.length}  p50 ${formatMs(percentile(samples, 50))}  ` +
-    `p99 ${formatMs(percentile(samples, 99))}  (bridge − raw SSE reader, same process; ` +
-    `raw saw ${result.rawSeen}, bridge yielded ${result.bridgeSeen})`
-  );
 }
 
 function shortTurnLine(results: readonly ShortTurnResult[]): string {
