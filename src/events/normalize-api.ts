@@ -258,12 +258,13 @@ function prompted(
   return { state: next, events };
 }
 
-type StepEnded = Extract<ApiEvent, { type: "session.next.step.ended" }>["data"];
+/** The data of an `/api` event of type `T`. */
+type DataOf<T extends ApiEvent["type"]> = Extract<ApiEvent, { type: T }>["data"];
 
 /** A step ended: the turn ends with it, unless it called tools or a steer waits. */
 function stepEnded(
   state: ApiNormalizerState,
-  data: StepEnded,
+  data: DataOf<"session.next.step.ended">,
   at: number,
   native: NativeOrigin,
 ): Normalized<ApiNormalizerState> {
@@ -288,12 +289,10 @@ function stepEnded(
   return { state: next, events };
 }
 
-type StepFailed = Extract<ApiEvent, { type: "session.next.step.failed" }>["data"];
-
 /** A step failed: the turn ends `failed`, or `interrupted` when the user asked for it. */
 function stepFailed(
   state: ApiNormalizerState,
-  data: StepFailed,
+  data: DataOf<"session.next.step.failed">,
   origin: Origin,
 ): Normalized<ApiNormalizerState> {
   // 1.18 types every failed model call "unknown"; canonically it is a provider failure.
