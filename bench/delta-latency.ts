@@ -4,6 +4,7 @@
  * (matched by the native event id the canonical event carries), latency is the time the bridge
  * yielded it minus the time the raw reader saw it.
  */
+import { availableParallelism, loadavg } from "node:os";
 import { AbortError } from "../src/errors.js";
 import type { Bridge } from "../src/runtime/bridge.js";
 import type { Session } from "../src/runtime/session.js";
@@ -28,6 +29,11 @@ export interface DeltaLatencyResult {
   rawSeen: number;
   /** Deltas the bridge yielded inside the turns (the warm-up's too: the raw reader counts them). */
   bridgeSeen: number;
+  /**
+   * The machine's 1-minute load average at the end, and its cores: the tail is set by what else
+   * runs (a process preempted between the two readers' frames), so the line says how busy it was.
+   */
+  load: { average: number; cores: number };
 }
 
 const DELTA = "session.next.text.delta";
@@ -118,7 +124,12 @@ export async function benchDeltaLatency(
     const seenAt = rawSeen.get(id);
     if (seenAt !== undefined) samples.push(yieldedAt - seenAt);
   }
-  return { samples, rawSeen: rawSeen.size, bridgeSeen: bridgeSeen.size + warmSeen.size };
+  return {
+    samples,
+    rawSeen: rawSeen.size,
+    bridgeSeen: bridgeSeen.size + warmSeen.size,
+    load: { average: loadavg()[0] ?? Number.NaN, cores: availableParallelism() },
+  };
 }
 
 /** Sends `text`, reads the turn to its end, records when each delta was yielded. */
@@ -164,6 +175,7 @@ export function deltaLatencyLines(result: DeltaLatencyResult): string[] {
     `(b) delta latency   n=${samples.length}  p50 ${formatMs(percentile(samples, 50))}  ` +
       `p99 ${formatMs(p99)}  (bridge − raw SSE reader, same process; goal p99 ≤ 1 ms: ${latency})`,
     `                    raw saw ${result.rawSeen} deltas, bridge yielded ${result.bridgeSeen} ` +
-      `(goal equal: ${counts})`,
+      `(goal equal: ${counts}); load average ${result.load.average.toFixed(1)} on ` +
+      `${result.load.cores} cores`,
   ];
 }
