@@ -24,14 +24,13 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { BackendKind } from "../src/backends/backend.js";
-import { normalizeApiEvent } from "../src/events/normalize-api.js";
 import { Bridge } from "../src/runtime/bridge.js";
 import { demoModelServer } from "../src/testing/demo-model-server.js";
 import { type BackendResult, benchBackends, type TurnPhases, type WithBridge } from "./backends.js";
 import { benchColdRun, type ColdRunResult, coldRunLines } from "./cold-run.js";
-import { benchDeltaLatency, type DeltaLatencyResult } from "./delta-latency.js";
+import { benchDeltaLatency, type DeltaLatencyResult, deltaLatencyLines } from "./delta-latency.js";
 import { goalTable, recordGoal } from "./goals.js";
-import { benchNormalizer, type NormalizerResult } from "./normalizer.js";
+import { benchNormalizer, type NormalizerResult, normalizerLines } from "./normalizer.js";
 import { benchOpenSessions, type OpenSessionsResult, openSessionsLines } from "./open-sessions.js";
 import {
   benchSessionMemory,
@@ -218,7 +217,7 @@ async function main(): Promise<string[]> {
   let sessions: OpenSessionsResult | undefined;
   let coldRun: ColdRunResult | undefined;
 
-  if (only.has("a")) normalizer = benchNormalizer({ events, runs: 7, warmups: 2 });
+  if (only.has("a")) normalizer = await benchNormalizer({ events, runs: 7, warmups: 2 });
 
   if (only.has("b") || only.has("c")) {
     // (b) and (c) compare with raw `/api` calls: the `serve` backend, whatever OCB_BACKEND says.
@@ -304,7 +303,7 @@ async function main(): Promise<string[]> {
   }
 
   if (normalizer !== undefined) lines.push(...normalizerLines(normalizer));
-  if (latency !== undefined) lines.push(latencyLine(latency));
+  if (latency !== undefined) lines.push(...deltaLatencyLines(latency));
   if (shortTurns !== undefined) lines.push(shortTurnLine(shortTurns));
   if (backends !== undefined) lines.push(...backendLines(backends));
   if (store !== undefined) lines.push(...storeLines(store));
@@ -315,31 +314,6 @@ async function main(): Promise<string[]> {
   if (coldRun !== undefined) lines.push(...coldRunLines(coldRun));
   lines.push(...goalTable());
   return lines;
-}
-
-function normalizerLines(result: NormalizerResult): string[] {
-  const rate = (ms: number): string => formatRate((result.events / ms) * 1000);
-  const out = [
-    `(a) normaliser      ${result.events} events  JSON.parse ${rate(result.jsonMs)}  ` +
-      `bridge ${rate(result.bridgeMs)}  ratio ${formatRatio(result.bridgeMs / result.jsonMs)}`,
-    `                    JSON.parse+parseApiEvent ${rate(result.parseMs)} ` +
-      `(${formatRatio(result.parseMs / result.jsonMs)}); ${result.frames} recorded frames repeated`,
-  ];
-  // tsx compiles with esbuild's keepNames: every closure created per event also pays a
-  // `__name(...)` call, which the published build (tsc) does not have.
-  if (normalizeApiEvent.toString().includes("__name(")) {
-    out.push("                    (run under tsx keepNames: per-event closures cost extra here)");
-  }
-  return out;
-}
-
-function latencyLine(result: DeltaLatencyResult): string {
-  const { samples } = result;
-  return (
-    `(b) delta latency   n=${samples.length}  p50 ${formatMs(percentile(samples, 50))}  ` +
-    `p99 ${formatMs(percentile(samples, 99))}  (bridge − raw SSE reader, same process; ` +
-    `raw saw ${result.rawSeen}, bridge yielded ${result.bridgeSeen})`
-  );
 }
 
 function shortTurnLine(results: readonly ShortTurnResult[]): string {

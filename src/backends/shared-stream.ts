@@ -126,7 +126,9 @@ export class SharedStream<T> {
         if (key === undefined) continue;
         const set = this.#listeners.get(key);
         if (set === undefined) continue;
-        for (const listener of [...set]) listener.event(parsed);
+        // A copy only when several listen: one may leave while the others are told.
+        if (set.size === 1) for (const listener of set) listener.event(parsed);
+        else for (const listener of [...set]) listener.event(parsed);
       }
     } catch (error) {
       if (signal.aborted || error instanceof AbortError) return;

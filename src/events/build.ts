@@ -30,12 +30,16 @@ export interface Origin {
  */
 export function serveNativeOf(event: { type: string }): NativeOrigin {
   const { id, durable } = event as { id?: string; durable?: { seq?: number } };
-  return {
-    backend: "serve",
-    type: event.type,
-    ...(id === undefined ? {} : { id }),
-    ...(durable?.seq === undefined ? {} : { seq: durable.seq }),
-  };
+  const seq = durable?.seq;
+  // Literals of fixed shape, not conditional spreads: this runs for every native event.
+  if (id === undefined) {
+    return seq === undefined
+      ? { backend: "serve", type: event.type }
+      : { backend: "serve", type: event.type, seq };
+  }
+  return seq === undefined
+    ? { backend: "serve", type: event.type, id }
+    : { backend: "serve", type: event.type, id, seq };
 }
 
 /**
@@ -48,17 +52,35 @@ export function canonical<T extends CanonicalType>(
   type: T,
   data: CanonicalEventOf<T>["data"],
 ): CanonicalEvent {
-  const event = {
-    id: `${origin.native.id ?? `${origin.native.type}@${origin.at}`}#${index}`,
-    sessionId: origin.sessionId,
-    ...(origin.turnId === undefined ? {} : { turnId: origin.turnId }),
-    at: origin.at,
-    type,
-    data,
-    durable: isDurableType(type),
-    native: origin.native,
-  };
+  const { native, turnId } = origin;
+  const id = `${native.id ?? `${native.type}@${origin.at}`}#${index}`;
+  const durable = isDurableType(type);
+  // Two literals rather than a conditional spread (which is slow): `turnId` is absent, not
+  // undefined, outside a turn.
+  const event =
+    turnId === undefined
+      ? { id, sessionId: origin.sessionId, at: origin.at, type, data, durable, native }
+      : { id, sessionId: origin.sessionId, turnId, at: origin.at, type, data, durable, native };
   return event as CanonicalEvent;
+}
+
+/** The origin of the events a native event gives while `state`'s turn (if any) runs. */
+export function originIn(
+  state: { readonly sessionId: string; readonly turn: { readonly id: string } | undefined },
+  at: number,
+  native: NativeOrigin,
+): Origin {
+  return { sessionId: state.sessionId, turnId: state.turn?.id, at, native };
+}
+
+/** A native event that gives one canonical event (most do), and the state after it. */
+export function single<State, T extends CanonicalType>(
+  state: State,
+  origin: Origin,
+  type: T,
+  data: CanonicalEventOf<T>["data"],
+): Normalized<State> {
+  return { state, events: [canonical(origin, 0, type, data)] };
 }
 
 /** OpenCode's token counts as canonical usage. */

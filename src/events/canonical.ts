@@ -210,12 +210,16 @@ const EPHEMERAL_TYPES: readonly EphemeralType[] = [
 /** Every canonical type, durable first. */
 export const CANONICAL_TYPES: readonly CanonicalType[] = [...DURABLE_TYPES, ...EPHEMERAL_TYPES];
 
+// Sets: every event the normalisers make asks whether its type is durable.
+const DURABLE_SET: ReadonlySet<string> = new Set(DURABLE_TYPES);
+const CANONICAL_SET: ReadonlySet<string> = new Set(CANONICAL_TYPES);
+
 export function isDurableType(type: string): type is DurableType {
-  return (DURABLE_TYPES as readonly string[]).includes(type);
+  return DURABLE_SET.has(type);
 }
 
 export function isCanonicalType(type: string): type is CanonicalType {
-  return (CANONICAL_TYPES as readonly string[]).includes(type);
+  return CANONICAL_SET.has(type);
 }
 
 /** For exhaustive switches: a new canonical type that is not handled fails to compile. */

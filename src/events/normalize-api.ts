@@ -17,12 +17,14 @@ import {
   canonical,
   type Normalized,
   type Origin,
+  originIn,
   serveNativeOf,
+  single,
   textOfContent,
   usageOf,
 } from "./build.js";
-import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "./canonical.js";
-import { modelRefOf, normalizeStepPart, type StepPart } from "./step-parts.js";
+import type { CanonicalEvent, NativeOrigin } from "./canonical.js";
+import { modelRefOf, normalizeStepPart } from "./step-parts.js";
 import {
   addTurnUsage,
   admissionOrigin,
@@ -56,189 +58,108 @@ export function normalizeApiEvent(
   state: ApiNormalizerState,
   parsed: Parsed<ApiEvent>,
 ): Normalized<ApiNormalizerState> {
+  // No closures made per event here (nor in step-parts.ts): this runs for every frame.
   const raw = parsed.event as { data?: { timestamp?: number } };
   const at = typeof raw.data?.timestamp === "number" ? raw.data.timestamp : 0;
   const native = serveNativeOf(parsed.event);
-  const origin = (current: TurnState): Origin => ({
-    sessionId: state.sessionId,
-    turnId: current.turn?.id,
-    at,
-    native,
-  });
-
+  const origin = originIn(state, at, native);
   if (!parsed.known) {
-    return {
-      state,
-      events: [
-        canonical(origin(state), 0, "native.unknown", {
-          nativeType: parsed.event.type,
-          raw: parsed.event,
-        }),
-      ],
-    };
+    return single(state, origin, "native.unknown", {
+      nativeType: parsed.event.type,
+      raw: parsed.event,
+    });
   }
   const event = parsed.event;
-  const one = (next: TurnState, made: CanonicalEvent): Normalized<ApiNormalizerState> => ({
-    state: next as ApiNormalizerState,
-    events: [made],
-  });
-  /** The one canonical event of this native event, the state unchanged. */
-  const emit = <T extends CanonicalType>(type: T, data: CanonicalEventOf<T>["data"]) =>
-    one(state, canonical(origin(state), 0, type, data));
-  /** A part mapped as on 2.0 (`step-parts.ts`), under 1.18's field names. */
-  const stepPart = (part: StepPart) => normalizeStepPart(state, origin(state), part);
-
   switch (event.type) {
     case "session.next.prompt.admitted": {
       const { messageID, prompt, delivery } = event.data;
-      const next = withPending(state, messageID, delivery);
-      return one(
-        next,
-        canonical(admissionOrigin(origin(state), state, messageID, delivery), 0, "input.admitted", {
-          inputId: messageID,
-          text: prompt.text,
-          delivery,
-        }),
+      return single(
+        withPending(state, messageID, delivery) as ApiNormalizerState,
+        admissionOrigin(origin, state, messageID, delivery),
+        "input.admitted",
+        { inputId: messageID, text: prompt.text, delivery },
       );
     }
-    case "session.next.prompted": {
-      const inputId = event.data.messageID;
-      let next: TurnState = withoutPending(state, inputId);
-      const events: CanonicalEvent[] = [];
-      const stopped = next.turn;
-      if (stopped?.interrupting) {
-        // A run stopped by a rejected permission (or question) publishes no step end: the
-        // next delivered input is the first sign that the interrupted turn is over.
-        events.push(canonical(origin(next), 0, "turn.ended", endingOf(stopped, "interrupted")));
-        next = { ...next, turn: undefined };
-      }
-      if (next.turn === undefined) {
-        next = startTurn(next, inputId);
-        events.push(canonical(origin(next), 0, "turn.started", { inputId }));
-      }
-      events.push(canonical(origin(next), events.length, "input.delivered", { inputId }));
-      return { state: next as ApiNormalizerState, events };
-    }
+    case "session.next.prompted":
+      return prompted(state, event.data.messageID, at, native);
     case "session.next.step.started": {
       const { assistantMessageID: stepId, agent, model } = event.data;
-      return stepPart({ type: "step.started", stepId, agent, model });
+      return normalizeStepPart(state, origin, { type: "step.started", stepId, agent, model });
     }
-    case "session.next.step.ended": {
-      const usage = usageOf(event.data.tokens, event.data.cost);
-      let next: TurnState = addTurnUsage(state, usage);
-      const events = [
-        canonical(origin(next), 0, "step.ended", {
-          stepId: event.data.assistantMessageID,
-          finish: event.data.finish,
-          usage,
-        }),
-      ];
-      const turn = next.turn;
-      if (turn?.interrupting) {
-        events.push(canonical(origin(next), 1, "turn.ended", endingOf(turn, "interrupted")));
-        next = { ...next, turn: undefined };
-      } else if (turn && event.data.finish !== "tool-calls" && !hasPendingSteer(next)) {
-        events.push(canonical(origin(next), 1, "turn.ended", endingOf(turn, "completed")));
-        next = { ...next, turn: undefined };
-      }
-      return { state: next as ApiNormalizerState, events };
-    }
-    case "session.next.step.failed": {
-      // 1.18 types every failed model call "unknown"; canonically it is a provider failure.
-      const error = {
-        kind: event.data.error.type === "unknown" ? "provider" : event.data.error.type,
-        message: event.data.error.message,
-      };
-      const events = [
-        canonical(origin(state), 0, "step.failed", {
-          stepId: event.data.assistantMessageID,
-          error,
-        }),
-      ];
-      const turn = state.turn;
-      if (turn === undefined) return { state, events };
-      events.push(
-        canonical(
-          origin(state),
-          1,
-          "turn.ended",
-          turn.interrupting
-            ? endingOf(turn, "interrupted")
-            : endingOf(turn, "failed", { reason: "step-failed", error }),
-        ),
-      );
-      return { state: { ...state, turn: undefined }, events };
-    }
+    case "session.next.step.ended":
+      return stepEnded(state, event.data, at, native);
+    case "session.next.step.failed":
+      return stepFailed(state, event.data, origin);
     case "session.next.text.started":
-      return stepPart({
+      return normalizeStepPart(state, origin, {
         type: "text.started",
         stepId: event.data.assistantMessageID,
         localId: event.data.textID,
       });
     case "session.next.text.delta":
-      return stepPart({
+      return normalizeStepPart(state, origin, {
         type: "text.delta",
         stepId: event.data.assistantMessageID,
         localId: event.data.textID,
         delta: event.data.delta,
       });
     case "session.next.text.ended":
-      return stepPart({
+      return normalizeStepPart(state, origin, {
         type: "text.ended",
         stepId: event.data.assistantMessageID,
         localId: event.data.textID,
         text: event.data.text,
       });
     case "session.next.reasoning.started":
-      return stepPart({
+      return normalizeStepPart(state, origin, {
         type: "reasoning.started",
         stepId: event.data.assistantMessageID,
         localId: event.data.reasoningID,
       });
     case "session.next.reasoning.delta":
-      return stepPart({
+      return normalizeStepPart(state, origin, {
         type: "reasoning.delta",
         stepId: event.data.assistantMessageID,
         localId: event.data.reasoningID,
         delta: event.data.delta,
       });
     case "session.next.reasoning.ended":
-      return stepPart({
+      return normalizeStepPart(state, origin, {
         type: "reasoning.ended",
         stepId: event.data.assistantMessageID,
         localId: event.data.reasoningID,
         text: event.data.text,
       });
     case "session.next.tool.input.started":
-      return stepPart({
+      return normalizeStepPart(state, origin, {
         type: "tool.input.started",
         stepId: event.data.assistantMessageID,
         callId: event.data.callID,
         tool: event.data.name,
       });
     case "session.next.tool.input.delta":
-      return stepPart({
+      return normalizeStepPart(state, origin, {
         type: "tool.input.delta",
         callId: event.data.callID,
         delta: event.data.delta,
       });
     case "session.next.tool.input.ended":
-      return stepPart({
+      return normalizeStepPart(state, origin, {
         type: "tool.input.ended",
         callId: event.data.callID,
         input: event.data.text,
       });
     case "session.next.tool.called":
-      return emit("tool.called", {
+      return single(state, origin, "tool.called", {
         callId: event.data.callID,
         tool: event.data.tool,
         input: event.data.input,
         stepId: event.data.assistantMessageID,
       });
     case "session.next.tool.progress":
-      return emit("tool.progress", { callId: event.data.callID });
+      return single(state, origin, "tool.progress", { callId: event.data.callID });
     case "session.next.tool.success":
-      return emit("tool.succeeded", {
+      return single(state, origin, "tool.succeeded", {
         callId: event.data.callID,
         output: textOfContent(event.data.content),
       });
@@ -251,25 +172,25 @@ export function normalizeApiEvent(
         message: event.data.error.message,
       };
       const next = interrupted ? updateTurn(state, { interrupting: true }) : state;
-      return one(
-        next,
-        canonical(origin(state), 0, "tool.failed", { callId: event.data.callID, error }),
-      );
+      return single(next as ApiNormalizerState, origin, "tool.failed", {
+        callId: event.data.callID,
+        error,
+      });
     }
     case "session.next.retried":
-      return emit("retry", {
+      return single(state, origin, "retry", {
         attempt: event.data.attempt,
         error: { kind: "provider", message: describeRetryError(event.data.error) },
       });
     case "session.next.model.switched":
-      return emit("model.switched", { model: modelRefOf(event.data.model) });
+      return single(state, origin, "model.switched", { model: modelRefOf(event.data.model) });
     case "session.next.compaction.started":
-      return emit("compaction.started", { reason: event.data.reason });
+      return single(state, origin, "compaction.started", { reason: event.data.reason });
     case "session.next.compaction.ended":
-      return emit("compaction.ended", { reason: event.data.reason });
+      return single(state, origin, "compaction.ended", { reason: event.data.reason });
     case "permission.v2.asked": {
       const { id, action, resources, save, source, metadata } = event.data;
-      return emit("permission.asked", {
+      return single(state, origin, "permission.asked", {
         requestId: id,
         permission: action,
         patterns: resources,
@@ -281,30 +202,118 @@ export function normalizeApiEvent(
     case "permission.v2.replied": {
       const reply = event.data.reply;
       if (reply !== "once" && reply !== "always" && reply !== "reject") {
-        return emit("native.unknown", { nativeType: event.type, raw: event });
+        return single(state, origin, "native.unknown", { nativeType: event.type, raw: event });
       }
-      return emit("permission.replied", { requestId: event.data.requestID, reply });
+      return single(state, origin, "permission.replied", {
+        requestId: event.data.requestID,
+        reply,
+      });
     }
     case "question.v2.asked":
-      return emit("question.asked", {
+      return single(state, origin, "question.asked", {
         requestId: event.data.id,
         questions: event.data.questions,
         ...(event.data.tool === undefined ? {} : { callId: event.data.tool.callID }),
       });
     case "question.v2.replied":
-      return emit("question.replied", {
+      return single(state, origin, "question.replied", {
         requestId: event.data.requestID,
         ...(event.data.answers === undefined ? {} : { answers: event.data.answers }),
       });
     case "question.v2.rejected":
-      return emit("question.rejected", { requestId: event.data.requestID });
+      return single(state, origin, "question.rejected", { requestId: event.data.requestID });
     case "session.next.agent.switched":
     case "session.next.synthetic":
       // Known to the wire schema, with no canonical counterpart yet: kept, not dropped.
-      return emit("native.unknown", { nativeType: event.type, raw: event });
+      return single(state, origin, "native.unknown", { nativeType: event.type, raw: event });
     default:
       return assertNever(event, "/api event");
   }
+}
+
+/** An input was delivered: it starts a turn unless one runs (a steer joins it). */
+function prompted(
+  state: ApiNormalizerState,
+  inputId: string,
+  at: number,
+  native: NativeOrigin,
+): Normalized<ApiNormalizerState> {
+  // Every state below is `state` with changes: it keeps `sessionId`.
+  let next = withoutPending(state, inputId) as ApiNormalizerState;
+  const events: CanonicalEvent[] = [];
+  const stopped = next.turn;
+  if (stopped?.interrupting) {
+    // A run stopped by a rejected permission (or question) publishes no step end: the
+    // next delivered input is the first sign that the interrupted turn is over.
+    events.push(
+      canonical(originIn(next, at, native), 0, "turn.ended", endingOf(stopped, "interrupted")),
+    );
+    next = { ...next, turn: undefined };
+  }
+  if (next.turn === undefined) {
+    next = startTurn(next, inputId) as ApiNormalizerState;
+    events.push(canonical(originIn(next, at, native), 0, "turn.started", { inputId }));
+  }
+  events.push(canonical(originIn(next, at, native), events.length, "input.delivered", { inputId }));
+  return { state: next, events };
+}
+
+/** The data of an `/api` event of type `T`. */
+type DataOf<T extends ApiEvent["type"]> = Extract<ApiEvent, { type: T }>["data"];
+
+/** A step ended: the turn ends with it, unless it called tools or a steer waits. */
+function stepEnded(
+  state: ApiNormalizerState,
+  data: DataOf<"session.next.step.ended">,
+  at: number,
+  native: NativeOrigin,
+): Normalized<ApiNormalizerState> {
+  const usage = usageOf(data.tokens, data.cost);
+  let next = addTurnUsage(state, usage) as ApiNormalizerState;
+  const origin = originIn(next, at, native);
+  const events = [
+    canonical(origin, 0, "step.ended", {
+      stepId: data.assistantMessageID,
+      finish: data.finish,
+      usage,
+    }),
+  ];
+  const turn = next.turn;
+  if (turn?.interrupting) {
+    events.push(canonical(origin, 1, "turn.ended", endingOf(turn, "interrupted")));
+    next = { ...next, turn: undefined };
+  } else if (turn && data.finish !== "tool-calls" && !hasPendingSteer(next)) {
+    events.push(canonical(origin, 1, "turn.ended", endingOf(turn, "completed")));
+    next = { ...next, turn: undefined };
+  }
+  return { state: next, events };
+}
+
+/** A step failed: the turn ends `failed`, or `interrupted` when the user asked for it. */
+function stepFailed(
+  state: ApiNormalizerState,
+  data: DataOf<"session.next.step.failed">,
+  origin: Origin,
+): Normalized<ApiNormalizerState> {
+  // 1.18 types every failed model call "unknown"; canonically it is a provider failure.
+  const error = {
+    kind: data.error.type === "unknown" ? "provider" : data.error.type,
+    message: data.error.message,
+  };
+  const events = [canonical(origin, 0, "step.failed", { stepId: data.assistantMessageID, error })];
+  const turn = state.turn;
+  if (turn === undefined) return { state, events };
+  events.push(
+    canonical(
+      origin,
+      1,
+      "turn.ended",
+      turn.interrupting
+        ? endingOf(turn, "interrupted")
+        : endingOf(turn, "failed", { reason: "step-failed", error }),
+    ),
+  );
+  return { state: { ...state, turn: undefined }, events };
 }
 
 function describeRetryError(error: unknown): string {

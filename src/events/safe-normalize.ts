@@ -36,6 +36,8 @@ export function normalizeSafely<State extends TurnState & { readonly sessionId: 
   const issues = parsed.known ? undefined : parsed.issues;
   try {
     const result = normalize(state, parsed);
+    // Most events need nothing completed: then the normaliser's result is handed on as it is.
+    if (!result.events.some((event) => incomplete(event, issues))) return result;
     return { state: result.state, events: result.events.map((e) => completed(e, seenAt, issues)) };
   } catch (error) {
     return { state, events: [unhandled(state, parsed, seen.backend, seenAt, error)] };
@@ -59,6 +61,11 @@ export function parseSafely<Native>(parse: (raw: unknown) => Parsed<Native>, raw
     const issues: ProtocolIssue[] = [{ path: [], message: describeError(error) }];
     return { known: false, event: { type, raw }, issues } satisfies Parsed<Native>;
   }
+}
+
+/** What `completed` changes: no time of its own, or a refused frame's `native.unknown` without the why. */
+function incomplete(event: CanonicalEvent, issues: readonly ProtocolIssue[] | undefined): boolean {
+  return event.at === 0 || (event.type === "native.unknown" && issues !== undefined);
 }
 
 function completed(

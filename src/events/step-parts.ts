@@ -12,8 +12,8 @@
  */
 import type { WireModelRef } from "../protocol/common.js";
 import { assertNever } from "../util/assert-never.js";
-import { canonical, type Normalized, type Origin } from "./build.js";
-import type { CanonicalEventOf, CanonicalType, ModelRef } from "./canonical.js";
+import { type Normalized, type Origin, single } from "./build.js";
+import type { ModelRef } from "./canonical.js";
 import { addTurnText, type TurnState } from "./turn-state.js";
 
 /** Where a text or reasoning part is: its step (assistant message) and its id within it. */
@@ -45,47 +45,42 @@ export function normalizeStepPart<State extends TurnState>(
   origin: Origin,
   part: StepPart,
 ): Normalized<State> {
-  const emit = <T extends CanonicalType>(
-    type: T,
-    data: CanonicalEventOf<T>["data"],
-    next: State = state,
-  ): Normalized<State> => ({ state: next, events: [canonical(origin, 0, type, data)] });
-
+  // `single`, not a closure made per call: this runs for every streamed delta.
   switch (part.type) {
     case "step.started":
-      return emit("step.started", {
+      return single(state, origin, "step.started", {
         stepId: part.stepId,
         model: modelRefOf(part.model),
         agent: part.agent,
       });
     case "text.started":
     case "reasoning.started":
-      return emit(part.type, { partId: partIdOf(part), stepId: part.stepId });
+      return single(state, origin, part.type, { partId: partIdOf(part), stepId: part.stepId });
     case "text.delta":
     case "reasoning.delta":
-      return emit(part.type, { partId: partIdOf(part), delta: part.delta });
+      return single(state, origin, part.type, { partId: partIdOf(part), delta: part.delta });
     case "text.ended":
-      return emit(
-        "text.ended",
-        { partId: partIdOf(part), stepId: part.stepId, text: part.text },
-        addTurnText(state, part.stepId, part.text) as State,
-      );
+      return single(addTurnText(state, part.stepId, part.text) as State, origin, "text.ended", {
+        partId: partIdOf(part),
+        stepId: part.stepId,
+        text: part.text,
+      });
     case "reasoning.ended":
-      return emit("reasoning.ended", {
+      return single(state, origin, "reasoning.ended", {
         partId: partIdOf(part),
         stepId: part.stepId,
         text: part.text,
       });
     case "tool.input.started":
-      return emit("tool.input.started", {
+      return single(state, origin, "tool.input.started", {
         callId: part.callId,
         tool: part.tool,
         stepId: part.stepId,
       });
     case "tool.input.delta":
-      return emit("tool.input.delta", { callId: part.callId, delta: part.delta });
+      return single(state, origin, "tool.input.delta", { callId: part.callId, delta: part.delta });
     case "tool.input.ended":
-      return emit("tool.input.ended", { callId: part.callId, input: part.input });
+      return single(state, origin, "tool.input.ended", { callId: part.callId, input: part.input });
     default:
       return assertNever(part, "step part");
   }

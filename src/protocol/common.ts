@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { ProtocolError, type ProtocolIssue } from "../errors.js";
+import { type SchemaCheck, schemaCheckOf } from "./schema-check.js";
 
 /** A model as the wire names it (`id`, not the canonical `modelID`: see `ModelRef` in the root entry). */
 export const WireModelRef = z.looseObject({
@@ -62,18 +63,58 @@ const Envelope = z.looseObject({ type: z.string() });
  * Parses an event frame against a table of schemas keyed by event type. A frame without a
  * string `type` is a ProtocolError; a frame that fails its type's schema is passed through as
  * not known, with the issues, because one odd event must not end a whole stream.
+ *
+ * A frame is checked by the check compiled from its schema (schema-check.ts), which accepts
+ * exactly what the schema does: one that passes is the value itself, uncopied (the schemas
+ * keep unknown fields, so zod's output would be an equal copy). zod parses only the frames
+ * the check refuses, and those the compiler does not cover, so that the issues are zod's.
  */
 export function parseByType<Known>(
   table: Readonly<Record<string, z.ZodType>>,
   raw: unknown,
   what: string,
 ): Parsed<Known> {
-  const envelope = parseWire(Envelope, raw, what);
-  const schema = table[envelope.type];
-  if (schema === undefined) return { known: false, event: envelope };
-  const result = schema.safeParse(raw);
+  if (!isEnvelope(raw)) parseWire(Envelope, raw, what); // throws, with zod's issues
+  const envelope = raw as { type: string } & Record<string, unknown>;
+  const entry = indexOf(table).get(envelope.type);
+  if (entry === undefined) return { known: false, event: envelope };
+  if (entry.check?.(raw) === true) return { known: true, event: raw as Known };
+  const result = entry.schema.safeParse(raw);
   if (!result.success) return { known: false, event: envelope, issues: result.error.issues };
   return { known: true, event: result.data as Known };
+}
+
+interface TableEntry {
+  schema: z.ZodType;
+  check: SchemaCheck | undefined;
+}
+
+const indexes = new WeakMap<Readonly<Record<string, z.ZodType>>, Map<string, TableEntry>>();
+
+/** A table's schemas and their checks by type, compiled at its first frame. */
+function indexOf(table: Readonly<Record<string, z.ZodType>>): Map<string, TableEntry> {
+  let index = indexes.get(table);
+  if (index === undefined) {
+    // Own keys only (a Map): a frame typed "constructor" is not a known event.
+    index = new Map(
+      Object.entries(table).map(([type, schema]) => [
+        type,
+        { schema, check: schemaCheckOf(schema) },
+      ]),
+    );
+    indexes.set(table, index);
+  }
+  return index;
+}
+
+/** What `Envelope` accepts: an object (not an array) with a string `type`. */
+function isEnvelope(raw: unknown): boolean {
+  return (
+    typeof raw === "object" &&
+    raw !== null &&
+    !Array.isArray(raw) &&
+    typeof (raw as { type?: unknown }).type === "string"
+  );
 }
 
 /**

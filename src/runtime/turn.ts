@@ -98,14 +98,19 @@ export class Turn {
     // This reader's own hold on the events: the turn lets go of them when it ends, not it.
     const events = this.#events;
     let index = 0;
-    for (;;) {
-      while (index < events.length) {
-        const event = events[index++];
-        if (event === undefined) continue;
-        yield event;
-        if (event.type === "turn.ended") return;
+    const waiter = this.#changes.waiter(options.signal, `reading turn ${this.id}`);
+    try {
+      for (;;) {
+        while (index < events.length) {
+          const event = events[index++];
+          if (event === undefined) continue;
+          yield event;
+          if (event.type === "turn.ended") return;
+        }
+        await waiter.wait();
       }
-      await this.#changes.wait(options.signal, `reading turn ${this.id}`);
+    } finally {
+      waiter.close();
     }
   }
 

@@ -22,6 +22,8 @@ export class Watchdog {
   readonly #bounds: WatchdogBounds;
   readonly #onStall: (stall: Stall) => void;
   #timer: NodeJS.Timeout | undefined;
+  /** The bound `#timer` runs for. */
+  #kind: Stall["kind"] | undefined;
 
   constructor(bounds: WatchdogBounds, onStall: (stall: Stall) => void) {
     this.#bounds = bounds;
@@ -30,10 +32,18 @@ export class Watchdog {
 
   /** Re-arms for the phase the turn is in now, or stops when nothing is waiting. */
   update(phase: "idle" | "waiting-for-step" | "in-step"): void {
+    const kind =
+      phase === "idle" ? undefined : phase === "waiting-for-step" ? "no-step" : "silent-step";
+    if (kind !== undefined && kind === this.#kind && this.#timer !== undefined) {
+      // The same bound again (every event of a running step comes here): the timer starts
+      // over, rather than a new one being made per event.
+      this.#timer.refresh();
+      return;
+    }
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (phase === "idle") return;
-    const kind = phase === "waiting-for-step" ? "no-step" : "silent-step";
+    this.#kind = kind;
+    if (kind === undefined) return;
     const afterMs =
       kind === "no-step" ? this.#bounds.admitTimeoutMs : this.#bounds.silenceTimeoutMs;
     this.#timer = setTimeout(

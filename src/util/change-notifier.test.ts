@@ -127,4 +127,32 @@ describe("ChangeNotifier", () => {
       expect(vi.getTimerCount()).toBe(0);
     });
   });
+
+  describe("waiter", () => {
+    it("wakes one reader at each notify, listening to its signal once for all its waits", async () => {
+      const changes = new ChangeNotifier();
+      const stop = new AbortController();
+      const waiter = changes.waiter(stop.signal, "a reader");
+      for (let i = 0; i < 3; i++) {
+        const waiting = waiter.wait();
+        expect(await settled(waiting)).toBe(false);
+        changes.notify();
+        await expect(waiting).resolves.toBeUndefined();
+      }
+      expect(getEventListeners(stop.signal, "abort")).toHaveLength(1);
+      waiter.close();
+      expect(getEventListeners(stop.signal, "abort")).toHaveLength(0);
+    });
+
+    it("rejects the wait under way, and any later one, once the signal fires", async () => {
+      const changes = new ChangeNotifier();
+      const stop = new AbortController();
+      const waiter = changes.waiter(stop.signal, "a reader");
+      const waiting = waiter.wait();
+      stop.abort();
+      await expect(waiting).rejects.toThrow(AbortError);
+      await expect(waiter.wait()).rejects.toThrow(AbortError);
+      waiter.close();
+    });
+  });
 });

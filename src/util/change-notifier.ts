@@ -2,6 +2,12 @@
 import { AbortError, TimeoutError } from "../errors.js";
 import { withDeadline } from "./abort.js";
 
+/** See `ChangeNotifier.waiter`. */
+export interface ChangeWaiter {
+  wait(): Promise<void>;
+  close(): void;
+}
+
 export class ChangeNotifier {
   readonly #wakers = new Set<() => void>();
 
@@ -29,6 +35,44 @@ export class ChangeNotifier {
       this.#wakers.add(wake);
       signal?.addEventListener("abort", onAbort, { once: true });
     });
+  }
+
+  /**
+   * One reader's repeated waits, each resolving at the next `notify()`; a wait under way (or
+   * begun after) rejects with AbortError once `signal` fires. The signal is listened to once
+   * for all of them, not at every wait: a turn's reader waits once per streamed delta.
+   * `close()` when done reading.
+   */
+  waiter(signal: AbortSignal | undefined, what: string): ChangeWaiter {
+    let pending: { resolve: () => void; reject: (error: AbortError) => void } | undefined;
+    const wake = (): void => {
+      const waiting = pending;
+      pending = undefined;
+      waiting?.resolve();
+    };
+    const onAbort = (): void => {
+      this.#wakers.delete(wake);
+      const waiting = pending;
+      pending = undefined;
+      waiting?.reject(new AbortError(what));
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    return {
+      wait: () =>
+        new Promise<void>((resolve, reject) => {
+          if (signal?.aborted) {
+            reject(new AbortError(what));
+            return;
+          }
+          pending = { resolve, reject };
+          this.#wakers.add(wake);
+        }),
+      close: () => {
+        signal?.removeEventListener("abort", onAbort);
+        this.#wakers.delete(wake);
+        pending = undefined;
+      },
+    };
   }
 
   /**

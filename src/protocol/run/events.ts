@@ -25,7 +25,7 @@ const ToolState = z.discriminatedUnion("status", [
   }),
 ]);
 
-const RUN_LINES = {
+export const RUN_LINES = {
   step_start: Line("step_start", { part: z.looseObject(PartRef) }),
   step_finish: Line("step_finish", {
     part: z.looseObject({ ...PartRef, reason: z.string(), tokens: Tokens, cost: z.number() }),
