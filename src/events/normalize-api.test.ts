@@ -134,6 +134,32 @@ describe("normalizeApiEvent on recorded 1.18.33 streams", () => {
     expect(ended[1]?.data).toMatchObject({ outcome: "interrupted" });
   });
 
+  it("an input delivered while an interrupted run has not ended: one frame, two turns, distinct ids", () => {
+    let state = initialApiState("ses_test");
+    const feed = (raw: unknown) => {
+      const result = normalizeApiEvent(state, parseApiEvent(raw));
+      state = result.state;
+      return result.events;
+    };
+    const data = { timestamp: 1, sessionID: "ses_test" };
+    const prompt = (id: string, messageID: string) => ({
+      id,
+      type: "session.next.prompted",
+      data: { ...data, messageID, prompt: { text: "x" }, delivery: "queue" },
+    });
+    feed(prompt("e1", "msg_1"));
+    // A rejected permission stops the run with no step end: the next input ends the turn.
+    state = apiInterruptRequested(state);
+    const events = feed(prompt("e2", "msg_3"));
+    expect(events.map((event) => event.type)).toEqual([
+      "turn.ended",
+      "turn.started",
+      "input.delivered",
+    ]);
+    // The store keeps one event per id: a shared id would cost the new turn its start.
+    expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
+  });
+
   it("turns an unknown native event into native.unknown, dropping nothing", () => {
     const result = normalizeApiEvent(
       initialApiState("ses_test"),

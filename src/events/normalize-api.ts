@@ -252,7 +252,9 @@ function prompted(
   }
   if (next.turn === undefined) {
     next = startTurn(next, inputId) as ApiNormalizerState;
-    events.push(canonical(originIn(next, at, native), 0, "turn.started", { inputId }));
+    // Indexed after the interrupted turn's end, if any: an event id is its native event's id
+    // and its index, and two events with one id are one event to the store.
+    events.push(canonical(originIn(next, at, native), events.length, "turn.started", { inputId }));
   }
   events.push(canonical(originIn(next, at, native), events.length, "input.delivered", { inputId }));
   return { state: next, events };
