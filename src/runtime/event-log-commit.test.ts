@@ -4,27 +4,11 @@
  * pending.
  */
 import { describe, expect, it } from "vitest";
-import { canonical } from "../events/build.js";
+import { event, SESSION, tick } from "../../test/support/feed-source.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { IN_MEMORY, SqliteStore } from "../store/sqlite-store.js";
 import type { Store } from "../store/store.js";
 import { EventLog } from "./event-log.js";
-
-const SESSION = "ocb_commit";
-let made = 0;
-
-function event(durable: boolean): CanonicalEvent {
-  const n = ++made;
-  const origin = {
-    sessionId: SESSION,
-    turnId: "turn_1",
-    at: n,
-    native: { backend: "serve" as const, type: "test", id: `evt_${n}` },
-  };
-  return durable
-    ? canonical(origin, 0, "text.ended", { partId: `part_${n}`, text: `text ${n}` })
-    : canonical(origin, 0, "text.delta", { partId: `part_${n}`, delta: `d${n}` });
-}
 
 /** A promise and the function that resolves it (Node 20 has no `Promise.withResolvers`). */
 function opened(): { promise: Promise<void>; resolve: () => void } {
@@ -64,9 +48,6 @@ function gatedStore() {
     },
   };
 }
-
-/** Lets every pending microtask and the next turn of the event loop run. */
-const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 /** Starts reading `log` from the start, collecting what it yields. */
 function reader(log: EventLog) {
