@@ -7,8 +7,8 @@
  * appending one native event's canonical events (`batch` of them, with the cursor) per call and
  * awaiting that commit before its next append, as a session's event log does; a session that is
  * done makes room for the next. The store groups what is issued together into one transaction
- * (group commit). For reference, the same pattern with one session at a time (no group to
- * form: a transaction per append, as every append was before group commit) runs on a sample.
+ * (group commit). Before group commit, the same appends (round-robin, a transaction each)
+ * ran at about 24k ev/s on the 2-core machine of the README.
  * Replay reads each session whole. Memory is the RSS and heap growth each side keeps after
  * appending (after a GC). Runs alone too:
  * `npx tsx bench/store.ts [--sessions N] [--events N] [--batch N] [--concurrent N]`.
@@ -46,8 +46,6 @@ export interface StoreBenchResult {
   options: StoreBenchOptions;
   events: number;
   store: { appendMs: number; replayMs: number; kept: MemoryGrowth; fileBytes: number };
-  /** The same appends one session at a time, on a sample of `events` events. */
-  alone: { appendMs: number; events: number };
   baseline: { appendMs: number; replayMs: number; kept: MemoryGrowth };
 }
 
@@ -63,9 +61,6 @@ export async function benchStore(options: StoreBenchOptions): Promise<StoreBench
     await runStore(join(dir, "warmup.db"), warmup);
     runBaseline(warmup);
 
-    const sample = { ...options, sessions: Math.min(options.sessions, 200), concurrent: 1 };
-    note(`(e) store, one session at a time: ${sample.sessions} sessions`);
-    const alone = await runStore(join(dir, "alone.db"), sample);
     note(
       `(e) store: ${options.sessions} sessions × ${options.eventsPerSession} events, ` +
         `${options.concurrent} at once`,
@@ -78,7 +73,6 @@ export async function benchStore(options: StoreBenchOptions): Promise<StoreBench
       options,
       events,
       store,
-      alone: { appendMs: alone.appendMs, events: sample.sessions * sample.eventsPerSession },
       baseline,
     };
   } finally {
@@ -267,7 +261,7 @@ function formatGrowth(bytes: number): string {
 
 /** The figures, one line per measure. */
 export function storeLines(result: StoreBenchResult): string[] {
-  const { store, alone, baseline, events, options } = result;
+  const { store, baseline, events, options } = result;
   const rate = (ms: number): string => formatRate((events / ms) * 1000);
   const appendRate = (events / store.appendMs) * 1000;
   const goal = recordGoal({
@@ -282,8 +276,6 @@ export function storeLines(result: StoreBenchResult): string[] {
       `${options.batch} per append, ${options.concurrent} sessions at once (SQLite file, WAL)`,
     `                    append  store ${rate(store.appendMs)}  baseline ${rate(baseline.appendMs)}  ` +
       `ratio ${formatRatio(store.appendMs / baseline.appendMs)}  goal ≥ 100k ev/s: ${goal}`,
-    `                    append one session at a time  store ` +
-      `${formatRate((alone.events / alone.appendMs) * 1000)}  (${alone.events} events)`,
     `                    replay  store ${rate(store.replayMs)}  baseline ${rate(baseline.replayMs)}  ` +
       `ratio ${formatRatio(store.replayMs / baseline.replayMs)}`,
     `                    kept    store RSS ${formatGrowth(store.kept.rss)} heap ${formatGrowth(store.kept.heap)}  ` +
