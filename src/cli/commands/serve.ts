@@ -19,7 +19,7 @@ import { LOG_FORMATS, type LogFormat, lineLogger } from "../../sidecar/log-lines
 import type { SidecarMetrics } from "../../sidecar/metrics.js";
 import type { Sidecar } from "../../sidecar/sidecar.js";
 import { defaultStorePath } from "../../store/default-store-path.js";
-import { SqliteStore } from "../../store/sqlite-store.js";
+import { openStore } from "../../store/open-store.js";
 import { choiceOption } from "../choice-option.js";
 import { readConfigFile } from "../config-file.js";
 import { demoModelServer } from "../demo-model.js";
@@ -125,7 +125,7 @@ async function serve(options: ServeOptions): Promise<void> {
     : resolve(options.dir ?? ".");
   const logger = lineLogger(options.logFormat, (line) => process.stderr.write(line));
   const metrics: SidecarMetrics = new SidecarMetrics();
-  const store = timedStore(SqliteStore.open(options.store ?? defaultStorePath()), (seconds) =>
+  const store = timedStore(await openStore(options.store ?? defaultStorePath()), (seconds) =>
     metrics.storeWriteSeconds.observe(seconds),
   );
 
