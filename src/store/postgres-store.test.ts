@@ -8,7 +8,7 @@
 import { createServer, type Server, type Socket } from "node:net";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import { usePostgres } from "../../test/support/postgres.js";
+import { usePostgres } from "../../test/support/use-postgres.js";
 import { OpencodeBridgeError, UsageError } from "../errors.js";
 import { canonical } from "../events/build.js";
 import type { CanonicalEvent } from "../events/canonical.js";

