@@ -58,7 +58,7 @@ class Bridge implements AsyncDisposable {
         model?: ModelRef;
         signal?: AbortSignal;
     }): Promise<Session>;
-    sessions(): SessionRecord[];
+    sessions(): Promise<SessionRecord[]>;
     releaseSession(session: Session): Promise<void>;
     killSession(session: Session, options?: {
         signal?: AbortSignal;
@@ -142,7 +142,7 @@ interface ChildSession {
         after?: number;
         signal?: AbortSignal;
     }): AsyncIterable<CanonicalEvent>;
-    transcript(): CanonicalEvent[];
+    transcript(): Promise<CanonicalEvent[]>;
 }
 
 // CloseOptions
@@ -584,7 +584,8 @@ class Session implements AsyncDisposable {
         after?: number;
         signal?: AbortSignal;
     }): AsyncIterable<CanonicalEvent>;
-    transcript(): CanonicalEvent[];
+    transcript(): Promise<CanonicalEvent[]>;
+    settled(): Promise<void>;
     stats(): SessionStats;
     close(): Promise<void>;
     [Symbol.asyncDispose](): Promise<void>;
@@ -613,18 +614,19 @@ class SqliteStore implements Store {
     readonly path: string;
     private constructor();
     static open(path: string): SqliteStore;
-    append(sessionId: string, events: readonly CanonicalEvent[], cursor?: string): CanonicalEvent[];
-    read(sessionId: string, options?: ReadOptions): CanonicalEvent[];
-    lastSeq(sessionId: string): number;
-    cursor(sessionId: string): string | undefined;
-    saveServer(key: string, record: ServerRecord): void;
-    server(key: string): ServerRecord | undefined;
-    deleteServer(key: string): void;
-    saveSession(record: SessionRecord): void;
-    session(id: string): SessionRecord | undefined;
-    sessions(): SessionRecord[];
-    deleteSession(id: string): void;
-    close(): void;
+    get description(): string;
+    append(sessionId: string, events: readonly CanonicalEvent[], cursor?: string): Promise<CanonicalEvent[]>;
+    read(sessionId: string, options?: ReadOptions): Promise<CanonicalEvent[]>;
+    lastSeq(sessionId: string): Promise<number>;
+    cursor(sessionId: string): Promise<string | undefined>;
+    saveServer(key: string, record: ServerRecord): Promise<void>;
+    server(key: string): Promise<ServerRecord | undefined>;
+    deleteServer(key: string): Promise<void>;
+    saveSession(record: SessionRecord): Promise<void>;
+    session(id: string): Promise<SessionRecord | undefined>;
+    sessions(): Promise<SessionRecord[]>;
+    deleteSession(id: string): Promise<void>;
+    close(): Promise<void>;
 }
 
 // StartOpencodeOptions
@@ -645,18 +647,19 @@ interface StartOpencodeOptions {
 
 // Store
 interface Store {
-    append(sessionId: string, events: readonly CanonicalEvent[], cursor?: string): CanonicalEvent[];
-    read(sessionId: string, options?: ReadOptions): CanonicalEvent[];
-    lastSeq(sessionId: string): number;
-    cursor(sessionId: string): string | undefined;
-    saveSession(record: SessionRecord): void;
-    session(id: string): SessionRecord | undefined;
-    sessions(): SessionRecord[];
-    deleteSession(id: string): void;
-    saveServer(key: string, record: ServerRecord): void;
-    server(key: string): ServerRecord | undefined;
-    deleteServer(key: string): void;
-    close(): void;
+    readonly description: string;
+    append(sessionId: string, events: readonly CanonicalEvent[], cursor?: string): Promise<CanonicalEvent[]>;
+    read(sessionId: string, options?: ReadOptions): Promise<CanonicalEvent[]>;
+    lastSeq(sessionId: string): Promise<number>;
+    cursor(sessionId: string): Promise<string | undefined>;
+    saveSession(record: SessionRecord): Promise<void>;
+    session(id: string): Promise<SessionRecord | undefined>;
+    sessions(): Promise<SessionRecord[]>;
+    deleteSession(id: string): Promise<void>;
+    saveServer(key: string, record: ServerRecord): Promise<void>;
+    server(key: string): Promise<ServerRecord | undefined>;
+    deleteServer(key: string): Promise<void>;
+    close(): Promise<void>;
 }
 
 // SubagentPart
@@ -766,6 +769,9 @@ function isCanonicalType(type: string): type is CanonicalType;
 
 // isDurableType
 function isDurableType(type: string): type is DurableType;
+
+// openStore
+function openStore(spec: string): Promise<Store>;
 
 // startOpencode
 function startOpencode(options?: StartOpencodeOptions): Promise<OpencodeServerHandle>;

@@ -245,7 +245,7 @@ async function main(): Promise<string[]> {
   }
 
   if (only.has("e")) {
-    store = benchStore({ sessions: storeSessions, eventsPerSession: 100, batch: 5 });
+    store = await benchStore({ sessions: storeSessions, eventsPerSession: 100, batch: 5 });
   }
 
   if (only.has("f")) {

@@ -42,17 +42,17 @@ export interface StoreBenchResult {
 /** Written by every loop so that the engine cannot drop the work as unused. */
 let sink = 0;
 
-export function benchStore(options: StoreBenchOptions): StoreBenchResult {
+export async function benchStore(options: StoreBenchOptions): Promise<StoreBenchResult> {
   const events = options.sessions * options.eventsPerSession;
   const dir = mkdtempSync(join(tmpdir(), "ocb-bench-store-"));
   try {
     note(`(e) warming up`);
     const warmup = { ...options, sessions: Math.min(options.sessions, 200) };
-    runStore(join(dir, "warmup.db"), warmup);
+    await runStore(join(dir, "warmup.db"), warmup);
     runBaseline(warmup);
 
     note(`(e) store: ${options.sessions} sessions × ${options.eventsPerSession} events`);
-    const store = runStore(join(dir, "store.db"), options);
+    const store = await runStore(join(dir, "store.db"), options);
     note(`(e) baseline: JSON.stringify into arrays, JSON.parse back`);
     const baseline = runBaseline(options);
     note(`(e) done (sink ${sink})`);
@@ -62,7 +62,10 @@ export function benchStore(options: StoreBenchOptions): StoreBenchResult {
   }
 }
 
-function runStore(path: string, options: StoreBenchOptions): StoreBenchResult["store"] {
+async function runStore(
+  path: string,
+  options: StoreBenchOptions,
+): Promise<StoreBenchResult["store"]> {
   const before = memory();
   const store = SqliteStore.open(path);
   let appendMs: number;
@@ -70,18 +73,18 @@ function runStore(path: string, options: StoreBenchOptions): StoreBenchResult["s
   let kept: MemoryGrowth;
   try {
     const started = performance.now();
-    forEachBatch(options, (sessionId, batch, cursor) => {
-      sink += store.append(sessionId, batch, cursor).length;
-    });
+    for (const [sessionId, batch, cursor] of batches(options)) {
+      sink += (await store.append(sessionId, batch, cursor)).length;
+    }
     appendMs = performance.now() - started;
     kept = growth(before, memory());
     const replayStarted = performance.now();
     for (let session = 0; session < options.sessions; session++) {
-      sink += store.read(sessionIdOf(session)).length;
+      sink += (await store.read(sessionIdOf(session))).length;
     }
     replayMs = performance.now() - replayStarted;
   } finally {
-    store.close();
+    await store.close();
   }
   return { appendMs, replayMs, kept, fileBytes: statSync(path).size };
 }
@@ -91,7 +94,7 @@ function runBaseline(options: StoreBenchOptions): StoreBenchResult["baseline"] {
   const logs = new Map<string, string[]>();
   const cursors = new Map<string, string>();
   const started = performance.now();
-  forEachBatch(options, (sessionId, batch, cursor) => {
+  for (const [sessionId, batch, cursor] of batches(options)) {
     let log = logs.get(sessionId);
     if (log === undefined) {
       log = [];
@@ -99,7 +102,7 @@ function runBaseline(options: StoreBenchOptions): StoreBenchResult["baseline"] {
     }
     for (const event of batch) log.push(JSON.stringify({ ...event, seq: log.length + 1 }));
     cursors.set(sessionId, cursor);
-  });
+  }
   const appendMs = performance.now() - started;
   const kept = growth(before, memory());
   const replayStarted = performance.now();
@@ -112,11 +115,8 @@ function runBaseline(options: StoreBenchOptions): StoreBenchResult["baseline"] {
   return { appendMs, replayMs, kept };
 }
 
-/** Calls `append` round-robin over the sessions, `batch` events at a time. */
-function forEachBatch(
-  options: StoreBenchOptions,
-  append: (sessionId: string, batch: CanonicalEvent[], cursor: string) => void,
-): void {
+/** The appends, round-robin over the sessions, `batch` events at a time. */
+function* batches(options: StoreBenchOptions): Iterable<[string, CanonicalEvent[], string]> {
   const template = sessionTemplate(options.eventsPerSession);
   for (let from = 0; from < options.eventsPerSession; from += options.batch) {
     const to = Math.min(from + options.batch, options.eventsPerSession);
@@ -125,7 +125,7 @@ function forEachBatch(
       const batch = template
         .slice(from, to)
         .map((event) => ({ ...event, id: `${sessionId}/${event.id}`, sessionId }));
-      append(sessionId, batch, String(to));
+      yield [sessionId, batch, String(to)];
     }
   }
 }
@@ -250,7 +250,7 @@ if (runAlone) {
       throw new Error(`--${name} wants a positive integer`);
     return value;
   };
-  const result = benchStore({
+  const result = await benchStore({
     sessions: positive("sessions", values.sessions),
     eventsPerSession: positive("events", values.events),
     batch: positive("batch", values.batch),

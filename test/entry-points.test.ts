@@ -13,6 +13,7 @@ describe("the root entry (opencode-bridge)", () => {
       "startOpencode",
       "attachOpencode",
       "SqliteStore",
+      "openStore",
       "conversationOf",
       "OpencodeBridgeError",
       "UsageError",

@@ -2,7 +2,8 @@
 import { existsSync } from "node:fs";
 import { UsageError } from "../errors.js";
 import { defaultStorePath } from "../store/default-store-path.js";
-import { IN_MEMORY, SqliteStore } from "../store/sqlite-store.js";
+import { openStore } from "../store/open-store.js";
+import { IN_MEMORY } from "../store/sqlite-store.js";
 import type { SessionRecord, Store } from "../store/store.js";
 
 export const STORE_OPTION_HELP =
@@ -13,29 +14,29 @@ export const STORE_OPTION_HELP =
  * Runs `use` on the store at `path` (default: the bridge's) and closes it. Reading never
  * creates a file: a store that does not exist yet is read as an empty one.
  */
-export function withStore<T>(
+export async function withStore<T>(
   path: string | undefined,
   mode: "read" | "write",
-  use: (store: Store, path: string) => T,
-): T {
+  use: (store: Store, path: string) => Promise<T>,
+): Promise<T> {
   const where = path ?? defaultStorePath();
   const missing = mode === "read" && where !== IN_MEMORY && !existsSync(where);
-  const store = SqliteStore.open(missing ? IN_MEMORY : where);
+  const store = await openStore(missing ? IN_MEMORY : where);
   try {
-    return use(store, where);
+    return await use(store, where);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 /** The record of session `id`, or a usage error (exit 2) that says how to list the sessions. */
-export function requireSession(
+export async function requireSession(
   store: Store,
   id: string,
   path: string,
   storeOption: string | undefined,
-): SessionRecord {
-  const record = store.session(id);
+): Promise<SessionRecord> {
+  const record = await store.session(id);
   if (record !== undefined) return record;
   const list =
     storeOption === undefined ? "ocb sessions" : `ocb sessions --store ${shellWord(storeOption)}`;

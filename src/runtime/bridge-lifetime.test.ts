@@ -79,7 +79,7 @@ describe("Bridge lifetime and signals", () => {
         AbortError,
       );
       expect(held).toHaveLength(0);
-      expect(bridge.sessions()).toHaveLength(0);
+      expect(await bridge.sessions()).toHaveLength(0);
     } finally {
       store.close();
     }
@@ -98,7 +98,7 @@ describe("Bridge lifetime and signals", () => {
       expect(held.map((request) => request.url?.split("?")[0])).toEqual(["/session"]);
       controller.abort();
       await expect(creating).rejects.toBeInstanceOf(AbortError);
-      expect(bridge.sessions()).toHaveLength(0);
+      expect(await bridge.sessions()).toHaveLength(0);
     } finally {
       arrived = undefined;
       store.close();
@@ -113,7 +113,7 @@ describe("Bridge lifetime and signals", () => {
       await expect(bridge.openSession("ses_x", { signal: aborted })).rejects.toBeInstanceOf(
         AbortError,
       );
-      store.saveSession({
+      await store.saveSession({
         id: "ses_1",
         backend: "serve-legacy",
         upstreamId: "ses_1",
@@ -127,7 +127,7 @@ describe("Bridge lifetime and signals", () => {
         AbortError,
       );
       // Nothing was done: the session is still followed and not marked killed.
-      expect(store.session("ses_1")?.state).toBe("open");
+      expect((await store.session("ses_1"))?.state).toBe("open");
       expect(held).toHaveLength(0);
     } finally {
       store.close();

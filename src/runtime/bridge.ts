@@ -15,7 +15,7 @@ import type { OpencodeServerHandle } from "../server/server-handle.js";
 import { DEFAULT_ORPHAN_TIMEOUT_MS } from "../server/server-keeper.js";
 import { SupervisedServer } from "../server/supervised-server.js";
 import { defaultStorePath } from "../store/default-store-path.js";
-import { SqliteStore } from "../store/sqlite-store.js";
+import { openStore } from "../store/open-store.js";
 import type { SessionRecord, Store } from "../store/store.js";
 import { throwIfAborted } from "../util/abort.js";
 import { type Logger, silentLogger } from "../util/logger.js";
@@ -84,7 +84,7 @@ export class Bridge implements AsyncDisposable {
    */
   static async start(options: BridgeOptions): Promise<Bridge> {
     const kind = chooseBackend(options.backend);
-    const store = openStore(options.store);
+    const store = await openBridgeStore(options.store);
     try {
       const { runner, model } = await launch(options, kind, store.store);
       const bridge = new Bridge(runner, model, options, store);
@@ -95,7 +95,7 @@ export class Bridge implements AsyncDisposable {
       }
       return bridge;
     } catch (error) {
-      if (store.owned) store.store.close();
+      if (store.owned) await store.store.close();
       throw error;
     }
   }
@@ -141,7 +141,7 @@ export class Bridge implements AsyncDisposable {
       id = info.id;
     }
     const now = Date.now();
-    this.#store.saveSession({
+    await this.#store.saveSession({
       id,
       backend: runner.kind,
       ...(runner.kind === "subprocess" ? {} : { upstreamId: id }),
@@ -166,7 +166,7 @@ export class Bridge implements AsyncDisposable {
     options: { model?: ModelRef; signal?: AbortSignal } = {},
   ): Promise<Session> {
     throwIfAborted(options.signal, `opening session ${id}`);
-    const record = this.#store.session(id);
+    const record = await this.#store.session(id);
     if (record === undefined) {
       throw new UsageError(
         `no session ${JSON.stringify(id)} in the store; list them with \`ocb sessions\``,
@@ -182,8 +182,8 @@ export class Bridge implements AsyncDisposable {
       throw new UsageError(`session ${id} was killed; it cannot be opened`);
     const open = [...this.#sessions].find((session) => session.id === id);
     if (open !== undefined) return open;
-    this.#store.saveSession({ ...record, state: "open", updatedAt: Date.now() });
-    const resume = { events: this.#store.read(id), cursor: this.#store.cursor(id) };
+    await this.#store.saveSession({ ...record, state: "open", updatedAt: Date.now() });
+    const resume = { events: await this.#store.read(id), cursor: await this.#store.cursor(id) };
     return this.#follow(
       id,
       record.directory,
@@ -194,7 +194,7 @@ export class Bridge implements AsyncDisposable {
   }
 
   /** The sessions kept in the store, oldest first. */
-  sessions(): SessionRecord[] {
+  sessions(): Promise<SessionRecord[]> {
     return this.#store.sessions();
   }
 
@@ -202,7 +202,7 @@ export class Bridge implements AsyncDisposable {
   async releaseSession(session: Session): Promise<void> {
     this.#sessions.delete(session); // not handed out by openSession while it closes
     await session.close();
-    this.#markSession(session, "released");
+    await this.#markSession(session, "released");
   }
 
   /**
@@ -223,13 +223,13 @@ export class Bridge implements AsyncDisposable {
         { directory: session.directory, ...(signal === undefined ? {} : { signal }) },
       );
     }
-    this.#markSession(session, "killed");
+    await this.#markSession(session, "killed");
   }
 
-  #markSession(session: Session, state: SessionRecord["state"]): void {
-    const record = this.#store.session(session.id);
+  async #markSession(session: Session, state: SessionRecord["state"]): Promise<void> {
+    const record = await this.#store.session(session.id);
     if (record === undefined) return;
-    this.#store.saveSession({
+    await this.#store.saveSession({
       ...record,
       ...(session.upstreamId === undefined ? {} : { upstreamId: session.upstreamId }),
       state,
@@ -338,7 +338,7 @@ export class Bridge implements AsyncDisposable {
       if (handle.leave !== undefined && handle.pid !== undefined) {
         handle.leave();
         const key = managedServerKey(this.backend, this.#options.directory);
-        leaveServer(this.#store, key, handle.pid, this.#logger);
+        await leaveServer(this.#store, key, handle.pid, this.#logger);
         server = {
           pid: handle.pid,
           url: handle.url,
@@ -346,7 +346,7 @@ export class Bridge implements AsyncDisposable {
         };
       }
     }
-    if (this.#ownsStore) this.#store.close();
+    if (this.#ownsStore) await this.#store.close();
     return { turns, ...(server === undefined ? {} : { server }) };
   }
 
@@ -354,7 +354,7 @@ export class Bridge implements AsyncDisposable {
     this.#sessions.clear();
     await Promise.allSettled(sessions.map((session) => session.close()));
     try {
-      for (const session of sessions) this.#markSession(session, "released");
+      for (const session of sessions) await this.#markSession(session, "released");
     } catch (error) {
       this.#logger.warn("could not mark the sessions released in the store", { error });
     } finally {
@@ -376,9 +376,9 @@ export class Bridge implements AsyncDisposable {
       await server.close();
       // Stopped on purpose: nothing for a successor to take up (unless another bridge's now).
       const key = managedServerKey(this.backend, this.#options.directory);
-      forgetServer(this.#store, key, server.pid, this.#logger);
+      await forgetServer(this.#store, key, server.pid, this.#logger);
     }
-    if (this.#ownsStore) this.#store.close();
+    if (this.#ownsStore) await this.#store.close();
     await this.#model?.close();
   }
 
@@ -408,7 +408,9 @@ export class Bridge implements AsyncDisposable {
 }
 
 /** The store the options name: one given (kept open), a path or `:memory:` (opened, and closed with the bridge). */
-function openStore(option: BridgeOptions["store"]): { store: Store; owned: boolean } {
+async function openBridgeStore(
+  option: BridgeOptions["store"],
+): Promise<{ store: Store; owned: boolean }> {
   if (typeof option === "object") return { store: option, owned: false };
-  return { store: SqliteStore.open(option ?? defaultStorePath()), owned: true };
+  return { store: await openStore(option ?? defaultStorePath()), owned: true };
 }

@@ -15,19 +15,19 @@ export interface ChildSession {
   /** The seq of its last durable event (0 before the first): resume `events({ after })` from it. */
   readonly lastSeq: number;
   events(options?: { after?: number; signal?: AbortSignal }): AsyncIterable<CanonicalEvent>;
-  transcript(): CanonicalEvent[];
+  transcript(): Promise<CanonicalEvent[]>;
 }
 
 export interface ChildSessionsOptions {
   parentId: string;
-  /** The parent's log: its `subagent.started` events name the children. */
-  parentLog: EventLog;
   store: Store | undefined;
   logger: Logger;
 }
 
 export class ChildSessions {
   readonly #logs = new Map<string, EventLog>();
+  /** The children the parent's events named (`subagent.started`), kept or live. */
+  readonly #named = new Set<string>();
   readonly #options: ChildSessionsOptions;
   #closed = false;
 
@@ -37,14 +37,7 @@ export class ChildSessions {
 
   /** The child session `childSessionId`; a UsageError unless a `subagent.started` named it. */
   get(childSessionId: string): ChildSession {
-    const known =
-      this.#logs.has(childSessionId) ||
-      this.#options.parentLog
-        .durable()
-        .some(
-          (event) =>
-            event.type === "subagent.started" && event.data.childSessionId === childSessionId,
-        );
+    const known = this.#logs.has(childSessionId) || this.#named.has(childSessionId);
     if (!known) {
       throw new UsageError(
         `${JSON.stringify(childSessionId)} is not a child session of ${this.#options.parentId}; ` +
@@ -62,6 +55,11 @@ export class ChildSessions {
     };
   }
 
+  /** Notes a child the parent's event names (the parent tracks every event it keeps). */
+  note(event: CanonicalEvent): void {
+    if (event.type === "subagent.started") this.#named.add(event.data.childSessionId);
+  }
+
   /** The log of a child's events, made when first named (closed already once these are). */
   log(childSessionId: string): EventLog {
     let log = this.#logs.get(childSessionId);
@@ -72,14 +70,14 @@ export class ChildSessions {
         logger,
       });
       this.#logs.set(childSessionId, log);
-      if (this.#closed) log.close();
+      if (this.#closed) void log.close();
     }
     return log;
   }
 
   /** Ends every child's readers, and those of children named later. */
-  close(): void {
+  async close(): Promise<void> {
     this.#closed = true;
-    for (const log of this.#logs.values()) log.close();
+    await Promise.all([...this.#logs.values()].map((log) => log.close()));
   }
 }

@@ -8,26 +8,42 @@ import type { CanonicalEvent } from "../events/canonical.js";
 import type { Store } from "../store/store.js";
 import { describeError } from "../util/describe-error.js";
 
-export interface DurableEvents {
+export type DurableEvents = StoreEvents | MemoryEvents;
+
+/** Kept in the transcript store: every call waits for it. */
+export interface StoreEvents {
+  readonly kind: "store";
   /**
    * Keeps `events` (durable, in order) after the last kept one, with the upstream `cursor`
-   * they were read up to. Returns them as kept (with `seq`), leaving out any whose `id` is
-   * kept already. Throws when they could not be kept; then none of them is.
+   * they were read up to, in one transaction. Resolves with them as kept (with `seq`), leaving
+   * out any whose `id` is kept already. Rejects when they could not be kept; then none is.
    */
-  append(events: readonly CanonicalEvent[], cursor: string | undefined): CanonicalEvent[];
+  append(events: readonly CanonicalEvent[], cursor: string | undefined): Promise<CanonicalEvent[]>;
   /** Kept events with `seq > after`, in `seq` order, at most `limit`. */
+  read(after: number, limit: number): Promise<CanonicalEvent[]>;
+  /** The last kept seq (0 before the first). */
+  lastSeq(): Promise<number>;
+}
+
+/** Kept in memory: nothing to wait for, so the log hands events out as they come. */
+export interface MemoryEvents {
+  readonly kind: "memory";
+  /** As `StoreEvents.append`, at once (memory does not fail). */
+  append(events: readonly CanonicalEvent[]): CanonicalEvent[];
   read(after: number, limit: number): CanonicalEvent[];
   /** Events kept before this log existed (an adopted session's): kept as they are. */
   seed(events: readonly CanonicalEvent[]): void;
 }
 
 /** A session's events in the transcript store (which numbers them in its own transaction). */
-export function storeEvents(store: Store, sessionId: string): DurableEvents {
+export function storeEvents(store: Store, sessionId: string): StoreEvents {
   return {
+    kind: "store",
     append: (events, cursor) => store.append(sessionId, events, cursor),
-    read: (after, limit) => {
+    lastSeq: () => store.lastSeq(sessionId),
+    read: async (after, limit) => {
       try {
-        return store.read(sessionId, { after, limit });
+        return await store.read(sessionId, { after, limit });
       } catch (error) {
         throw new OpencodeBridgeError(
           `cannot read the kept events of session ${sessionId} (after seq ${after}) from the ` +
@@ -37,8 +53,6 @@ export function storeEvents(store: Store, sessionId: string): DurableEvents {
         );
       }
     },
-    // An adopted session's events were read from this same store.
-    seed: () => {},
   };
 }
 
@@ -46,7 +60,7 @@ export function storeEvents(store: Store, sessionId: string): DurableEvents {
  * Durable events in memory, for a session without a store (and a subagent's child session):
  * only durable events are kept, so memory grows with the transcript, never with deltas.
  */
-export function memoryEvents(): DurableEvents {
+export function memoryEvents(): MemoryEvents {
   const kept: CanonicalEvent[] = [];
   const ids = new Set<string>();
   const keep = (event: CanonicalEvent): void => {
@@ -54,6 +68,7 @@ export function memoryEvents(): DurableEvents {
     ids.add(event.id);
   };
   return {
+    kind: "memory",
     append(events) {
       const stored: CanonicalEvent[] = [];
       for (const event of events) {

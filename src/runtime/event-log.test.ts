@@ -55,25 +55,27 @@ afterEach(() => {
 });
 
 describe("EventLog", () => {
-  it("numbers durable events from 1 and passes ephemeral ones on unnumbered", () => {
+  it("numbers durable events from 1 and passes ephemeral ones on unnumbered", async () => {
     const log = new EventLog();
-    const stored = [event(true), event(false), event(true)].map((e) => log.append(e));
+    const stored = await Promise.all(
+      [event(true), event(false), event(true)].map((e) => log.appended(e)),
+    );
     expect(stored.map((e) => e?.seq)).toEqual([1, undefined, 2]);
     expect(log.lastSeq).toBe(2);
-    expect(seqs(log.durable())).toEqual([1, 2]);
+    expect(seqs(await log.durable())).toEqual([1, 2]);
   });
 
-  it("drops a durable event delivered again (same id), with a store and without", () => {
+  it("drops a durable event delivered again (same id), with a store and without", async () => {
     const flaky = new FlakyStore();
     for (const log of [
       new EventLog(),
       new EventLog({ store: { store: flaky.store, sessionId: SESSION } }),
     ]) {
       const first = event(true);
-      expect(log.append(first)?.seq).toBe(1);
-      expect(log.append(first)).toBeUndefined();
+      expect((await log.appended(first))?.seq).toBe(1);
+      expect(await log.appended(first)).toBeUndefined();
       expect(log.lastSeq).toBe(1);
-      expect(log.durable()).toHaveLength(1);
+      expect(await log.durable()).toHaveLength(1);
     }
   });
 
@@ -94,14 +96,14 @@ describe("EventLog", () => {
   it("pages a long replay from the store, then goes live with no gap and no duplicate", async () => {
     const flaky = new FlakyStore();
     const log = new EventLog({ store: { store: flaky.store, sessionId: SESSION }, pageSize: 7 });
-    for (let i = 0; i < 100; i++) log.append(event(i % 3 !== 0));
+    for (let i = 0; i < 100; i++) await log.appended(event(i % 3 !== 0));
     const kept = log.lastSeq;
     const reader = log.read(10);
     const first = await reader[Symbol.asyncIterator]().next();
     expect(first.value?.seq).toBe(11);
     log.append(event(true));
     log.append(event(false));
-    log.close();
+    await log.close();
     const rest = await drain({ [Symbol.asyncIterator]: () => reader[Symbol.asyncIterator]() });
     // The read began before the two live events: every kept one after 10, then both live.
     expect(seqs([first.value as CanonicalEvent, ...rest])).toEqual([
@@ -114,15 +116,15 @@ describe("EventLog", () => {
   it("reads an adopted session's seeded events as if appended, and does not store them again", async () => {
     const flaky = new FlakyStore();
     const earlier = [event(true), event(true)];
-    const stored = flaky.inner.append(SESSION, earlier);
+    const stored = await flaky.inner.append(SESSION, earlier);
     const log = new EventLog({ store: { store: flaky.store, sessionId: SESSION } });
     log.seed(stored);
     expect(log.lastSeq).toBe(2);
-    expect(log.append(earlier[1] as CanonicalEvent)).toBeUndefined(); // delivered again
-    expect(log.append(event(true))?.seq).toBe(3);
-    log.close();
+    expect(await log.appended(earlier[1] as CanonicalEvent)).toBeUndefined(); // delivered again
+    expect((await log.appended(event(true)))?.seq).toBe(3);
+    await log.close();
     expect(seqs(await drain(log.read(0)))).toEqual([1, 2, 3]);
-    expect(flaky.inner.lastSeq(SESSION)).toBe(3);
+    expect(await flaky.inner.lastSeq(SESSION)).toBe(3);
   });
 
   it("never gives two events the same seq when a store write fails once", async () => {
@@ -134,22 +136,22 @@ describe("EventLog", () => {
     const stored: (CanonicalEvent | undefined)[] = [];
     for (const [index, e] of events.entries()) {
       flaky.failures = index === 1 ? 1 : 0; // the second durable event's write fails
-      stored.push(log.append(e, String(index)));
+      stored.push(await log.appended(e, String(index)));
     }
     expect(seqs(stored.filter((e) => e?.durable) as CanonicalEvent[])).toEqual([1, 2, 3, 4]);
     // The store has every durable event, each with the seq the live stream gave it.
-    const inStore = flaky.inner.read(SESSION);
+    const inStore = await flaky.inner.read(SESSION);
     expect(inStore.map((e) => [e.id, e.seq])).toEqual(
       (stored.filter((e) => e?.durable) as CanonicalEvent[]).map((e) => [e.id, e.seq]),
     );
-    expect(flaky.inner.cursor(SESSION)).toBe("4");
+    expect(await flaky.inner.cursor(SESSION)).toBe("4");
     expect(log.unstored).toBe(0);
     // Surfaced: an error when it failed, a note when the store caught up.
     expect(logger.entries.filter((entry) => entry.level === "error")).toHaveLength(1);
     expect(logger.entries.map((entry) => entry.message)).toContain(
       "the store kept the events it had failed to keep",
     );
-    log.close();
+    await log.close();
     expect(seqs(await live)).toEqual([1, 2, undefined, 3, 4]);
   });
 
@@ -157,37 +159,37 @@ describe("EventLog", () => {
     const flaky = new FlakyStore();
     const logger = recordingLogger();
     const log = new EventLog({ store: { store: flaky.store, sessionId: SESSION }, logger });
-    log.append(event(true));
+    await log.appended(event(true));
     flaky.failures = Number.POSITIVE_INFINITY;
     const held = [event(true), event(true)];
-    for (const e of held) log.append(e);
+    for (const e of held) await log.appended(e);
     expect(log.unstored).toBe(2);
-    expect(log.append(held[0] as CanonicalEvent)).toBeUndefined(); // delivered again
-    expect(seqs(log.durable())).toEqual([1, 2, 3]);
+    expect(await log.appended(held[0] as CanonicalEvent)).toBeUndefined(); // delivered again
+    expect(seqs(await log.durable())).toEqual([1, 2, 3]);
     expect(ids(await take(log.read(1), 2))).toEqual(ids(held));
-    log.close();
+    await log.close();
     // Still failing at close: the loss is said, with the seqs the transcript lacks.
     const lost = logger.entries.find((entry) => entry.message.includes("transcript lacks"));
     expect(lost?.fields).toMatchObject({ from: 2, to: 3 });
-    expect(flaky.inner.lastSeq(SESSION)).toBe(1);
+    expect(await flaky.inner.lastSeq(SESSION)).toBe(1);
   });
 
-  it("writes held events at close when the store works again", () => {
+  it("writes held events at close when the store works again", async () => {
     const flaky = new FlakyStore();
     const log = new EventLog({ store: { store: flaky.store, sessionId: SESSION } });
     flaky.failures = 1;
-    log.append(event(true));
-    expect(flaky.inner.lastSeq(SESSION)).toBe(0);
-    log.close();
-    expect(flaky.inner.lastSeq(SESSION)).toBe(1);
+    await log.appended(event(true));
+    expect(await flaky.inner.lastSeq(SESSION)).toBe(0);
+    await log.close();
+    expect(await flaky.inner.lastSeq(SESSION)).toBe(1);
   });
 
-  it("says clearly when a replay cannot read the store (closed under it)", () => {
+  it("says clearly when a replay cannot read the store (closed under it)", async () => {
     const flaky = new FlakyStore();
     const log = new EventLog({ store: { store: flaky.store, sessionId: SESSION } });
-    log.append(event(true));
-    flaky.inner.close();
-    expect(() => log.durable()).toThrow(
+    await log.appended(event(true));
+    await flaky.inner.close();
+    await expect(log.durable()).rejects.toThrow(
       /cannot read the kept events of session ocb_log .*keep it open while its sessions are read/,
     );
   });
@@ -308,7 +310,7 @@ describe("EventLog, the switch from kept to live events (property)", () => {
                     : event(step.kind === "durable");
                 if (e === undefined) break;
                 if (e.durable && step.kind !== "again") durableSent.push(e);
-                const stored = log.append(e);
+                const stored = await log.appended(e);
                 if (step.kind === "again") expect(stored).toBeUndefined();
                 if (stored === undefined) break;
                 appended.push(stored);
@@ -343,13 +345,13 @@ describe("EventLog, the switch from kept to live events (property)", () => {
             }
           }
           flaky.failures = 0;
-          log.close();
+          await log.close();
           for (const reader of readers) while (!reader.done) await pull(reader);
           for (const reader of readers) expect(ids(reader.read)).toEqual(ids(reader.expected));
           const durable = appended.filter((e) => e.durable);
           expect(seqs(durable)).toEqual(durable.map((_, i) => i + 1));
           // The store ends with every durable event under the seq the live stream gave it.
-          expect(flaky.inner.read(SESSION).map((e) => [e.id, e.seq])).toEqual(
+          expect((await flaky.inner.read(SESSION)).map((e) => [e.id, e.seq])).toEqual(
             durable.map((e) => [e.id, e.seq]),
           );
         },

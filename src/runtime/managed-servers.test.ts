@@ -98,11 +98,11 @@ describe("leftoverAction", () => {
   });
 });
 
-describe("rememberServer and forgetServer", () => {
-  it("records the server as run by this process, for a successor to take up", () => {
+describe("rememberServer and forgetServer", async () => {
+  it("records the server as run by this process, for a successor to take up", async () => {
     const store = memoryStore();
-    rememberServer(store, "key", SERVER, "hash", recordingLogger());
-    expect(store.server("key")).toEqual({
+    await rememberServer(store, "key", SERVER, "hash", recordingLogger());
+    expect(await store.server("key")).toEqual({
       url: SERVER.url,
       username: SERVER.username,
       password: "secret",
@@ -114,38 +114,38 @@ describe("rememberServer and forgetServer", () => {
     });
   });
 
-  it("records nothing for a server without a pid (nothing a successor could stop or keep)", () => {
+  it("records nothing for a server without a pid (nothing a successor could stop or keep)", async () => {
     const store = memoryStore();
-    rememberServer(store, "key", { ...SERVER, pid: undefined }, "hash", recordingLogger());
-    expect(store.server("key")).toBeUndefined();
+    await rememberServer(store, "key", { ...SERVER, pid: undefined }, "hash", recordingLogger());
+    expect(await store.server("key")).toBeUndefined();
   });
 
-  it("forgets the record only while it is still this server's", () => {
+  it("forgets the record only while it is still this server's", async () => {
     const store = memoryStore();
     const logger = recordingLogger();
-    rememberServer(store, "key", SERVER, "hash", logger);
-    forgetServer(store, "key", 9999, logger); // another bridge's server by now
-    expect(store.server("key")?.pid).toBe(4242);
-    forgetServer(store, "key", 4242, logger);
-    expect(store.server("key")).toBeUndefined();
+    await rememberServer(store, "key", SERVER, "hash", logger);
+    await forgetServer(store, "key", 9999, logger); // another bridge's server by now
+    expect((await store.server("key"))?.pid).toBe(4242);
+    await forgetServer(store, "key", 4242, logger);
+    expect(await store.server("key")).toBeUndefined();
   });
 
-  it("leaveServer marks the record left (owner 0) only while it is still this server's", () => {
+  it("leaveServer marks the record left (owner 0) only while it is still this server's", async () => {
     const store = memoryStore();
     const logger = recordingLogger();
-    rememberServer(store, "key", SERVER, "hash", logger);
-    leaveServer(store, "key", 9999, logger);
-    expect(store.server("key")?.ownerPid).toBe(process.pid);
-    leaveServer(store, "key", 4242, logger);
-    expect(store.server("key")).toMatchObject({ pid: 4242, ownerPid: 0, configHash: "hash" });
+    await rememberServer(store, "key", SERVER, "hash", logger);
+    await leaveServer(store, "key", 9999, logger);
+    expect((await store.server("key"))?.ownerPid).toBe(process.pid);
+    await leaveServer(store, "key", 4242, logger);
+    expect(await store.server("key")).toMatchObject({ pid: 4242, ownerPid: 0, configHash: "hash" });
   });
 
-  it("only warns when the store fails: the server runs on", () => {
+  it("only warns when the store fails: the server runs on", async () => {
     const store = memoryStore();
-    store.close(); // every use of a closed store throws
+    await store.close(); // every use of a closed store throws
     const logger = recordingLogger();
-    expect(() => rememberServer(store, "key", SERVER, "hash", logger)).not.toThrow();
-    expect(() => forgetServer(store, "key", 4242, logger)).not.toThrow();
+    await expect(rememberServer(store, "key", SERVER, "hash", logger)).resolves.toBeUndefined();
+    await expect(forgetServer(store, "key", 4242, logger)).resolves.toBeUndefined();
     expect(logger.entries.map((entry) => [entry.level, entry.message])).toEqual([
       ["warn", "could not record the server in the store"],
       ["warn", "could not forget the server in the store"],

@@ -59,7 +59,7 @@ export async function managedServer(
 ): Promise<SupervisedServer> {
   const key = managedServerKey(kind, options.directory ?? process.cwd());
   const configHash = startConfigHash(options);
-  const previous = store.server(key);
+  const previous = await store.server(key);
   const action = leftoverAction(previous, configHash);
   let server: SupervisedServer | undefined;
   if (previous !== undefined && action === "take-up") {
@@ -76,8 +76,8 @@ export async function managedServer(
   }
   const started = server ?? (await SupervisedServer.start(options));
   const remember = () => rememberServer(store, key, started, configHash, logger);
-  remember();
-  started.onRestart(remember); // a new process after a crash: a successor must find that one
+  await remember();
+  started.onRestart(() => void remember()); // a new process after a crash: a successor must find that one
   return started;
 }
 
@@ -88,16 +88,16 @@ export type RecordedServer = Pick<
 >;
 
 /** Records `server` under `key` as run by this process; a failure costs only a later take-up. */
-export function rememberServer(
+export async function rememberServer(
   store: Store,
   key: string,
   server: RecordedServer,
   configHash: string,
   logger: Logger,
-): void {
+): Promise<void> {
   if (server.pid === undefined) return;
   try {
-    store.saveServer(key, {
+    await store.saveServer(key, {
       url: server.url,
       username: server.username,
       ...(server.password === undefined ? {} : { password: server.password }),
@@ -122,8 +122,8 @@ export function forgetServer(
   key: string,
   pid: number | undefined,
   logger: Logger,
-): void {
-  whileOurs(store, key, pid, logger, "could not forget the server in the store", () =>
+): Promise<void> {
+  return whileOurs(store, key, pid, logger, "could not forget the server in the store", () =>
     store.deleteServer(key),
   );
 }
@@ -138,24 +138,29 @@ export function leaveServer(
   key: string,
   pid: number | undefined,
   logger: Logger,
-): void {
-  whileOurs(store, key, pid, logger, "could not mark the server left in the store", (record) =>
-    store.saveServer(key, { ...record, ownerPid: 0 }),
+): Promise<void> {
+  return whileOurs(
+    store,
+    key,
+    pid,
+    logger,
+    "could not mark the server left in the store",
+    (record) => store.saveServer(key, { ...record, ownerPid: 0 }),
   );
 }
 
 /** Changes the record under `key` while it is still server `pid`'s; a store failure only warns. */
-function whileOurs(
+async function whileOurs(
   store: Store,
   key: string,
   pid: number | undefined,
   logger: Logger,
   failure: string,
-  change: (record: ServerRecord) => void,
-): void {
+  change: (record: ServerRecord) => Promise<void>,
+): Promise<void> {
   try {
-    const record = store.server(key);
-    if (record !== undefined && record.pid === pid) change(record);
+    const record = await store.server(key);
+    if (record !== undefined && record.pid === pid) await change(record);
   } catch (error) {
     logger.warn(failure, { error });
   }

@@ -21,9 +21,9 @@ describe("Session, turns it ended itself", () => {
       backend?.emit(turnId, "text.ended", { partId, stepId: "step", text: "late" });
     late(turnIds[0] ?? "", "p_oldest");
     late(turnIds.at(-1) ?? "", "p_latest");
-    const parts = session
-      .transcript()
-      .flatMap((event) => (event.type === "text.ended" ? [event.data.partId] : []));
+    const parts = (await session.transcript()).flatMap((event) =>
+      event.type === "text.ended" ? [event.data.partId] : [],
+    );
     // The latest abandoned turn is still known (its late event dropped); the oldest of 40 is not.
     expect(parts).toEqual(["p_oldest"]);
     await session.close();

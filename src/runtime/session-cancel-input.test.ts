@@ -25,7 +25,7 @@ describe("Session.cancelInput", () => {
     const running = await session.send("one", { delivery: "queue" });
     const dropped = await session.send("two", { delivery: "queue" });
     const next = await session.send("three", { delivery: "queue" });
-    const droppedInput = admittedId(session.transcript(), dropped.id);
+    const droppedInput = admittedId(await session.transcript(), dropped.id);
 
     session.cancelInput(droppedInput);
     expect(await dropped.done()).toMatchObject({
@@ -33,7 +33,7 @@ describe("Session.cancelInput", () => {
       reason: "cancelled",
       text: "",
     });
-    const ofDropped = session.transcript().filter((event) => event.turnId === dropped.id);
+    const ofDropped = (await session.transcript()).filter((event) => event.turnId === dropped.id);
     expect(ofDropped.map((event) => event.type)).toEqual([
       "input.admitted",
       "input.cancelled",
@@ -48,7 +48,7 @@ describe("Session.cancelInput", () => {
     expect(backend.prompts.map((prompt) => prompt.text)).toEqual(["one", "three"]);
     expect(next.state).toBe("running");
     // The conversation shows the user message as not delivered.
-    const { messages } = conversationOf(session.transcript(), session.id);
+    const { messages } = conversationOf(await session.transcript(), session.id);
     expect(
       messages.find((message) => message.role === "user" && message.text === "two"),
     ).toMatchObject({
@@ -60,7 +60,7 @@ describe("Session.cancelInput", () => {
   it("refuses an input sent already, and an unknown one, saying which", async () => {
     const { session } = inProcessSession("ocb_cancel_refused");
     const running = await session.send("one", { delivery: "queue" });
-    const sent = admittedId(session.transcript(), running.id);
+    const sent = admittedId(await session.transcript(), running.id);
     expect(() => session.cancelInput(sent)).toThrow(UsageError);
     expect(() => session.cancelInput(sent)).toThrow(/was sent already/);
     expect(() => session.cancelInput("in_nope")).toThrow(/^no queued input in_nope/);

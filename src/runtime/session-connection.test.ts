@@ -59,7 +59,9 @@ describe("Session while its streams are down", () => {
       { state: "connected", since: start + 40_000, attempt: 0 },
     ]);
     expect(changes.every((event) => !event.durable && event.turnId === undefined)).toBe(true);
-    expect(session.transcript().some((event) => event.type === "connection.changed")).toBe(false);
+    expect((await session.transcript()).some((event) => event.type === "connection.changed")).toBe(
+      false,
+    );
     stopReading();
     await session.close();
   });
@@ -78,9 +80,9 @@ describe("Session while its streams are down", () => {
     // The streams come back and catch up: the ended turn's late events change nothing.
     backend.up();
     backend.emit(turn.id, "turn.ended", { outcome: "completed", text: "late" });
-    const ends = session
-      .transcript()
-      .filter((event) => event.type === "turn.ended" && event.turnId === turn.id);
+    const ends = (await session.transcript()).filter(
+      (event) => event.type === "turn.ended" && event.turnId === turn.id,
+    );
     expect(ends).toHaveLength(1);
     // And the session is not deaf: the next input runs and its turn ends normally.
     const next = await session.send("again", { delivery: "queue" });

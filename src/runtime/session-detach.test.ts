@@ -17,7 +17,8 @@ function storedSession() {
   const store = SqliteStore.open(IN_MEMORY);
   stores.push(store);
   const now = Date.now();
-  store.saveSession({
+  // SQLite writes it before the promise is even returned.
+  void store.saveSession({
     id: "ocb_detach",
     backend: "subprocess",
     directory: "/tmp",
@@ -34,12 +35,12 @@ describe("Session.detach", () => {
     const running = await session.send("one", { delivery: "queue" });
     backend.step(3);
     await session.detach();
-    const kept = store.read("ocb_detach");
+    const kept = await store.read("ocb_detach");
     expect(kept.filter((event) => event.type === "turn.started")).toHaveLength(1);
     expect(kept.some((event) => event.type === "turn.ended")).toBe(false);
     expect(backend.interrupts).toBe(0);
     expect(running.state).toBe("running");
-    expect(store.session("ocb_detach")?.state).toBe("open");
+    expect((await store.session("ocb_detach"))?.state).toBe("open");
     await expect(session.send("two", { delivery: "queue" })).rejects.toThrow(/closed/);
   });
 
@@ -49,7 +50,7 @@ describe("Session.detach", () => {
     const held = await session.send("two", { delivery: "queue" });
     await session.detach();
     expect(await held.done()).toMatchObject({ outcome: "failed", reason: "session-closed" });
-    const ends = store.read("ocb_detach").filter((event) => event.type === "turn.ended");
+    const ends = (await store.read("ocb_detach")).filter((event) => event.type === "turn.ended");
     expect(ends.map((event) => event.turnId)).toEqual([held.id]);
     expect(running.state).toBe("running");
   });
@@ -59,7 +60,7 @@ describe("Session.detach", () => {
     await session.send("one", { delivery: "queue" });
     await session.close();
     await session.detach();
-    const ends = store.read("ocb_detach").filter((event) => event.type === "turn.ended");
+    const ends = (await store.read("ocb_detach")).filter((event) => event.type === "turn.ended");
     expect(ends).toHaveLength(1);
   });
 });

@@ -22,7 +22,7 @@ describe("Session, an ask after its turn's end", () => {
     expect(session.pendingAsks).toEqual([]);
     expect(session.idleSince).toBeDefined();
     // Still in the transcript: what happened is kept, only nobody waits on it.
-    expect(session.transcript().map((event) => event.type)).toContain("permission.asked");
+    expect((await session.transcript()).map((event) => event.type)).toContain("permission.asked");
     await session.close();
   });
 

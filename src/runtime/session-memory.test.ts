@@ -3,7 +3,7 @@
  * rules). Retention is counted, not weighed: weak references to the events a reader saw, and
  * how many of them a full GC leaves. Bounds are counts of events, never bytes or time.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { stillReachable } from "../../test/support/collect-garbage.js";
 import { FlakyStore } from "../../test/support/flaky-store.js";
 import { type InProcessBackend, inProcessSession } from "../../test/support/in-process-backend.js";
@@ -67,6 +67,8 @@ describe("Session memory", () => {
     const first = await session.send("first", { delivery: "queue" });
     backend.step(3);
     backend.end();
+    // With a store, the session follows an event once it is committed.
+    await first.done();
     const follower = follow(session);
     const turns = await runTurns(session, backend);
     await new Promise((resolve) => setImmediate(resolve));
@@ -82,7 +84,7 @@ describe("Session memory", () => {
     // Nothing is lost: a replay from the start reads every durable event, numbered 1..n.
     const controller = new AbortController();
     const replayed: CanonicalEvent[] = [];
-    const lastSeq = flaky.inner.lastSeq("ocb_memory");
+    const lastSeq = await flaky.inner.lastSeq("ocb_memory");
     for await (const event of session.events({ after: 0, signal: controller.signal })) {
       replayed.push(event);
       if (event.seq === lastSeq) break;
@@ -115,7 +117,9 @@ describe("Session memory", () => {
     const deltas = follower.seen.filter((entry) => !entry.durable).map((entry) => entry.ref);
     expect(deltas).toHaveLength(TURNS * DELTAS);
     expect(await stillReachable(deltas)).toBeLessThanOrEqual(1);
-    expect(session.transcript().filter((event) => event.type === "turn.ended")).toHaveLength(TURNS);
+    expect(
+      (await session.transcript()).filter((event) => event.type === "turn.ended"),
+    ).toHaveLength(TURNS);
     await session.close();
   });
 
@@ -139,12 +143,13 @@ describe("Session memory", () => {
     const live = follower.map((event) => event.seq);
     expect(new Set(live).size).toBe(live.length);
     expect(live).toEqual(live.map((_, i) => i + 1));
+    // Held since the failure, they are written with the next events, or at the latest at close.
+    await session.close();
     // The store has each of them, under the seq the live stream gave it; the failure was said.
-    expect(flaky.inner.read("ocb_seq").map((event) => [event.id, event.seq])).toEqual(
+    expect((await flaky.inner.read("ocb_seq")).map((event) => [event.id, event.seq])).toEqual(
       follower.map((event) => [event.id, event.seq]),
     );
     expect(logger.entries.filter((entry) => entry.level === "error")).toHaveLength(1);
-    await session.close();
   });
 });
 
@@ -189,25 +194,27 @@ describe("Session memory: subagents", () => {
       }
     })();
     runChild(backend, 0, CHILD_EVENTS);
-    await new Promise((resolve) => setImmediate(resolve));
+    // Handed out once committed.
+    await vi.waitFor(() => expect(seen).toHaveLength(CHILD_EVENTS * 2));
     controller.abort();
     await reading;
     expect(seen).toHaveLength(CHILD_EVENTS * 2);
     // A child log that keeps its events holds all of them; one on the store, (about) none.
     expect(await stillReachable(seen)).toBeLessThanOrEqual(2);
-    expect(flaky.inner.lastSeq(CHILD)).toBe(CHILD_EVENTS);
+    expect(await flaky.inner.lastSeq(CHILD)).toBe(CHILD_EVENTS);
     backend.end();
     await session.close();
 
-    // Opened again on the same store: the child's events are there, and new ones follow on.
-    const again = inProcessSession("ocb_parent", { store: flaky.store });
-    expect(again.session.child(CHILD).transcript()).toHaveLength(CHILD_EVENTS);
+    // Opened again on the same store (with its kept events, as a bridge opens it): the child's
+    // events are there, and new ones follow on once committed.
+    const kept = { events: await flaky.inner.read("ocb_parent"), cursor: undefined };
+    const again = inProcessSession("ocb_parent", { store: flaky.store, resume: kept });
+    expect(await again.session.child(CHILD).transcript()).toHaveLength(CHILD_EVENTS);
     runChild(again.backend, CHILD_EVENTS, 1);
-    const seqs = again.session
-      .child(CHILD)
-      .transcript()
-      .map((event) => event.seq);
-    expect(seqs).toEqual(Array.from({ length: CHILD_EVENTS + 1 }, (_, i) => i + 1));
+    await vi.waitFor(async () => {
+      const seqs = (await again.session.child(CHILD).transcript()).map((event) => event.seq);
+      expect(seqs).toEqual(Array.from({ length: CHILD_EVENTS + 1 }, (_, i) => i + 1));
+    });
     await again.session.close();
   });
 });

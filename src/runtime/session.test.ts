@@ -19,7 +19,7 @@ describe("Session on a backend without a queue", () => {
     expect(second).not.toBe(first);
     expect(backend.prompts.map((prompt) => prompt.text)).toEqual(["one"]);
     // The held input is on the stream at once, as admitted to its own (pending) turn.
-    expect(s.transcript().at(-1)).toMatchObject({
+    expect((await s.transcript()).at(-1)).toMatchObject({
       type: "input.admitted",
       turnId: second.id,
       data: { text: "two", delivery: "queue" },
@@ -33,7 +33,7 @@ describe("Session on a backend without a queue", () => {
     ]);
     expect(second.state).toBe("running");
     // Announced once only: one admission per input.
-    const admitted = s.transcript().filter((event) => event.type === "input.admitted");
+    const admitted = (await s.transcript()).filter((event) => event.type === "input.admitted");
     expect(admitted).toHaveLength(2);
     await s.close();
   });
@@ -44,7 +44,7 @@ describe("Session on a backend without a queue", () => {
     await s.send("one", { delivery: "queue" });
     backend.end("completed");
     await flush();
-    expect(s.lastSeq).toBe(s.transcript().at(-1)?.seq);
+    expect(s.lastSeq).toBe((await s.transcript()).at(-1)?.seq);
     expect(s.lastSeq).toBeGreaterThan(0);
     await s.close();
   });
@@ -124,9 +124,9 @@ describe("Session on a backend without a queue", () => {
     // The stalled run's own start and end, arriving late, change nothing.
     backend.emit(stalled.id, "turn.started", { inputId: "late" });
     backend.emit(stalled.id, "turn.ended", { outcome: "completed", text: "late" });
-    const ends = s
-      .transcript()
-      .filter((event) => event.turnId === stalled.id && event.type === "turn.ended");
+    const ends = (await s.transcript()).filter(
+      (event) => event.turnId === stalled.id && event.type === "turn.ended",
+    );
     expect(ends).toHaveLength(1);
     await flush();
     expect(next.state).toBe("running");

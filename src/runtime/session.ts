@@ -101,7 +101,7 @@ export class Session implements AsyncDisposable {
       ...(store === undefined ? {} : { store: { store, sessionId: id } }),
       logger,
     });
-    this.#children = new ChildSessions({ parentId: id, parentLog: this.#log, store, logger });
+    this.#children = new ChildSessions({ parentId: id, store, logger });
     const turns = new SessionTurns(this.#log);
     this.#turns = turns;
     this.#asks = new PendingAsks({
@@ -175,6 +175,7 @@ export class Session implements AsyncDisposable {
   #seed(events: readonly CanonicalEvent[]): void {
     this.#log.seed(events);
     for (const event of events) {
+      this.#children.note(event);
       this.#track(event);
       this.#turns.deliver(event);
     }
@@ -311,9 +312,17 @@ export class Session implements AsyncDisposable {
     return this.#log.read(options.after ?? 0, options.signal);
   }
 
-  /** Durable events kept so far. */
-  transcript(): CanonicalEvent[] {
+  /** Durable events received so far, once kept (read from the store, when the session has one). */
+  transcript(): Promise<CanonicalEvent[]> {
     return this.#log.durable();
+  }
+
+  /**
+   * Resolves once every event the session has received so far is kept and handed out: with a
+   * store, an event reaches readers (and `lastSeq`) only after its commit.
+   */
+  settled(): Promise<void> {
+    return this.#log.settled();
   }
 
   /** Counts of what the session could not hand out whole (see docs/events.md, "Deltas"). */
@@ -353,8 +362,7 @@ export class Session implements AsyncDisposable {
     await sent;
     await this.#backend.close();
     endHeld(this.#sender.held.takeAll().map((entry) => entry.inputId));
-    this.#log.close();
-    this.#children.close();
+    await Promise.all([this.#log.close(), this.#children.close()]);
   }
 
   /** `await using session = …` closes it at the end of the block (same as `close()`). */
@@ -381,7 +389,13 @@ export class Session implements AsyncDisposable {
     // them must not skip the rest. A resume re-reads that native event; what was kept of it is
     // dropped by id.
     const cursor = event.native?.seq === undefined ? undefined : String(event.native.seq - 1);
-    const stored = this.#log.append(event, cursor);
+    // Named at once: its events may come before the parent's event is committed.
+    this.#children.note(event);
+    // Followed once handed out: with a store, after its commit (events stay in order).
+    this.#log.append(event, cursor, (stored) => this.#appended(event, stored));
+  }
+
+  #appended(event: CanonicalEvent, stored: CanonicalEvent | undefined): void {
     if (stored === undefined) return; // delivered again after a resume: kept already
     this.#track(event);
     this.#turns.deliver(stored);

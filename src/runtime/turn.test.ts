@@ -39,8 +39,9 @@ function script(turnId: string, next: string): CanonicalEvent[] {
 /** Appends the events to `log` and hands this turn's to `turn`, as the session does. */
 function play(log: EventLog, turn: Turn, events: readonly CanonicalEvent[]): void {
   for (const e of events) {
-    const stored = log.append(e);
-    if (stored !== undefined && stored.turnId === turn.id) turn.push(stored);
+    log.append(e, undefined, (stored) => {
+      if (stored !== undefined && stored.turnId === turn.id) turn.push(stored);
+    });
   }
 }
 

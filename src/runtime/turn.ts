@@ -21,7 +21,7 @@ export interface TurnResult {
 /** Where an ended turn reads its durable events back: the session's kept events. */
 export interface TurnHistory {
   /** Kept durable events with `after < seq <= upTo`, at most `limit`, in `seq` order. */
-  durableBetween(after: number, upTo: number, limit: number): CanonicalEvent[];
+  durableBetween(after: number, upTo: number, limit: number): Promise<CanonicalEvent[]>;
 }
 
 /** How many kept events an ended turn's reader reads at a time. */
@@ -110,10 +110,10 @@ export class Turn {
   }
 
   /** The durable events of this ended turn, paged from the session's kept events. */
-  *#readBack(history: TurnHistory): Iterable<CanonicalEvent> {
+  async *#readBack(history: TurnHistory): AsyncIterable<CanonicalEvent> {
     let after = (this.#firstSeq ?? 1) - 1;
     while (after < this.#lastSeq) {
-      const page = history.durableBetween(after, this.#lastSeq, PAGE);
+      const page = await history.durableBetween(after, this.#lastSeq, PAGE);
       if (page.length === 0) return;
       for (const event of page) {
         after = event.seq ?? after;

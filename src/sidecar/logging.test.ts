@@ -49,7 +49,7 @@ describe("lineLogger", () => {
 });
 
 describe("timedStore", () => {
-  it("times each append and passes every call through", () => {
+  it("times each append and passes every call through", async () => {
     const store = SqliteStore.open(":memory:");
     const timings: number[] = [];
     const timed = timedStore(store, (seconds) => timings.push(seconds));
@@ -61,10 +61,10 @@ describe("timedStore", () => {
       data: {},
       durable: true as const,
     };
-    expect(timed.append("s", [event])).toHaveLength(1);
-    expect(timed.lastSeq("s")).toBe(1);
+    expect(await timed.append("s", [event])).toHaveLength(1);
+    expect(await timed.lastSeq("s")).toBe(1);
     expect(timings).toHaveLength(1);
     expect(timings[0]).toBeGreaterThanOrEqual(0);
-    timed.close();
+    await timed.close();
   });
 });

@@ -60,7 +60,7 @@ export class OpenSessions {
     const open = this.peek(id);
     if (open !== undefined) return open;
     this.#throwIfClosed();
-    const record = this.record(id);
+    const record = await this.record(id);
     if (record === undefined) {
       throw new ApiError(
         "not_found",
@@ -97,7 +97,7 @@ export class OpenSessions {
     id: string,
     options: { signal?: AbortSignal } = {},
   ): Promise<Session | ChildSession> {
-    if (this.peek(id) === undefined && this.record(id) === undefined) {
+    if (this.peek(id) === undefined && (await this.record(id)) === undefined) {
       const child = this.childOfOpen(id);
       if (child !== undefined) return child;
       throw new ApiError(
@@ -146,26 +146,28 @@ export class OpenSessions {
   }
 
   /** The store's record of `id`. */
-  record(id: string): SessionRecord | undefined {
+  async record(id: string): Promise<SessionRecord | undefined> {
     if (this.#store !== undefined) return this.#store.session(id);
-    return this.#bridge.sessions().find((record) => record.id === id);
+    return (await this.#bridge.sessions()).find((record) => record.id === id);
   }
 
   /** What a client is told about a session, open or kept. */
-  info(id: string): SessionInfo {
-    const record = this.record(id);
+  async info(id: string): Promise<SessionInfo> {
+    // What it has received counts: its last events are read once committed.
+    await this.#open.get(id)?.session.settled();
+    const record = await this.record(id);
     const followed = this.#open.get(id);
     if (followed === undefined) {
       if (record === undefined) throw new ApiError("not_found", `no session ${JSON.stringify(id)}`);
-      const lastActivityAt = this.#lastActivityAt(id);
+      const lastActivityAt = await this.#lastActivityAt(id);
       return {
         ...recordInfo(record),
-        lastSeq: this.#store?.lastSeq(id) ?? 0,
+        lastSeq: (await this.#store?.lastSeq(id)) ?? 0,
         ...(lastActivityAt === undefined ? {} : { lastActivityAt }),
       };
     }
     const { session } = followed;
-    const lastActivityAt = this.#lastActivityAt(id, session);
+    const lastActivityAt = await this.#lastActivityAt(id, session);
     return {
       ...(record === undefined ? {} : recordInfo(record)),
       id: session.id,
@@ -187,24 +189,25 @@ export class OpenSessions {
   }
 
   /** When the session's last durable event happened: its last event only is read. */
-  #lastActivityAt(id: string, open?: Session): number | undefined {
+  async #lastActivityAt(id: string, open?: Session): Promise<number | undefined> {
     const store = this.#store;
-    if (store === undefined) return open?.transcript().at(-1)?.at;
-    const lastSeq = store.lastSeq(id);
-    return lastSeq === 0 ? undefined : store.read(id, { after: lastSeq - 1, limit: 1 })[0]?.at;
+    if (store === undefined) return (await open?.transcript())?.at(-1)?.at;
+    const lastSeq = await store.lastSeq(id);
+    if (lastSeq === 0) return undefined;
+    return (await store.read(id, { after: lastSeq - 1, limit: 1 }))[0]?.at;
   }
 
   /** Every session: the store's records (with the open ones' live state), oldest first. */
-  list(): SessionInfo[] {
+  async list(): Promise<SessionInfo[]> {
     const ids = new Set([
-      ...this.#bridge.sessions().map((record) => record.id),
+      ...(await this.#bridge.sessions()).map((record) => record.id),
       ...this.#open.keys(),
     ]);
-    return [...ids].map((id) => this.info(id));
+    return await Promise.all([...ids].map((id) => this.info(id)));
   }
 
   /** Renames a session in the store (OpenCode's client has no rename: the title is the bridge's). */
-  rename(id: string, title: string): void {
+  async rename(id: string, title: string): Promise<void> {
     const store = this.#store;
     if (store === undefined) {
       throw new ApiError(
@@ -212,9 +215,9 @@ export class OpenSessions {
         "this sidecar was started without the bridge's store; it cannot rename",
       );
     }
-    const record = store.session(id);
+    const record = await store.session(id);
     if (record === undefined) throw new ApiError("not_found", `no session ${JSON.stringify(id)}`);
-    store.saveSession({ ...record, title, updatedAt: Date.now() });
+    await store.saveSession({ ...record, title, updatedAt: Date.now() });
   }
 
   /** The model a session uses, as far as the sidecar knows (set on create and switch). */
@@ -262,7 +265,7 @@ export class OpenSessions {
   /** Reads the session's new events until it closes or is forgotten. */
   async #watch(followed: Followed): Promise<void> {
     const { session, stop } = followed;
-    const after = session.transcript().at(-1)?.seq ?? 0;
+    const after = session.lastSeq;
     let reconnecting = false;
     try {
       for await (const event of session.events({ after, signal: stop.signal })) {

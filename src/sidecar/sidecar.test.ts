@@ -58,7 +58,7 @@ describe("startSidecar", () => {
     expect(entries).toContainEqual(expect.objectContaining({ msg: "sidecar stopping" }));
     expect(lines.join("")).not.toContain(TOKEN);
     // The caller's bridge and store are the caller's: still usable.
-    expect(store.sessions()).toEqual([]);
+    expect(await store.sessions()).toEqual([]);
   });
 
   it("refuses a token shorter than 16 characters", async () => {

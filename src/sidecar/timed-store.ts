@@ -11,11 +11,10 @@ export function timedStore(store: Store, observe: (seconds: number) => void): St
       if (key === "append") {
         const append: Store["append"] = (...args) => {
           const started = performance.now();
-          try {
-            return target.append(...args);
-          } finally {
+          // Until the commit that carried it: the wait for the group's transaction included.
+          return target.append(...args).finally(() => {
             observe((performance.now() - started) / 1000);
-          }
+          });
         };
         return append;
       }

@@ -29,11 +29,11 @@ afterEach(() => {
 });
 
 describe("the store's file modes", () => {
-  it("creates the file, its WAL and shared-memory files 0600 and its new directories 0700", () => {
+  it("creates the file, its WAL and shared-memory files 0600 and its new directories 0700", async () => {
     const path = join(dir, "made", "here", "store.db");
     const store = SqliteStore.open(path);
     try {
-      store.append("ses_a", [admitted]);
+      await store.append("ses_a", [admitted]);
       expect(modeOf(path)).toBe(0o600);
       expect(modeOf(`${path}-wal`)).toBe(0o600);
       expect(modeOf(`${path}-shm`)).toBe(0o600);

@@ -3,42 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describeStoreContract, storeEvent } from "../../test/support/store-contract.js";
 import { UsageError } from "../errors.js";
-import { canonical } from "../events/build.js";
-import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../events/canonical.js";
+import type { CanonicalEvent } from "../events/canonical.js";
 import { MIGRATIONS, type Migration, migrate, schemaVersion } from "./migrations.js";
 import { IN_MEMORY, SqliteStore } from "./sqlite-store.js";
 import type { SessionRecord } from "./store.js";
 
 const SESSION = "ses_a";
 
-/** A canonical event whose id is `id`. */
-function event<T extends CanonicalType>(
-  id: string,
-  type: T,
-  data: CanonicalEventOf<T>["data"],
-  sessionId = SESSION,
-): CanonicalEvent {
-  const origin = {
-    sessionId,
-    turnId: "turn_in_1",
-    at: 1_800_000_000_000,
-    native: { backend: "replay" as const, type, id },
-  };
-  return { ...canonical(origin, 0, type, data), id } as CanonicalEvent;
-}
-
-const started = event("e1", "turn.started", { inputId: "in_1" });
-const delta = event("e2", "text.delta", { partId: "p1", delta: "hel" });
-const ended = event("e3", "text.ended", { partId: "p1", text: "hello" });
-const usage = event("e4", "usage.updated", {
-  usage: {
-    tokens: { input: 1, output: 1, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
-    cost: 0,
-  },
-});
-const turnEnded = event("e5", "turn.ended", { outcome: "completed", text: "hello" });
-
+const event = storeEvent;
 const record: SessionRecord = {
   id: SESSION,
   backend: "serve",
@@ -59,135 +33,46 @@ afterEach(() => {
 });
 
 /** Runs `use` on a fresh store, closing it after. */
-function withStore(use: (store: SqliteStore) => void, path: string = IN_MEMORY): void {
+async function withStore(
+  use: (store: SqliteStore) => Promise<void>,
+  path: string = IN_MEMORY,
+): Promise<void> {
   const store = SqliteStore.open(path);
   try {
-    use(store);
+    await use(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-describe("SqliteStore events", () => {
-  it("numbers durable events from 1 and continues from the session's last seq", () => {
-    withStore((store) => {
-      expect(store.lastSeq(SESSION)).toBe(0);
-      const first = store.append(SESSION, [started, ended]);
-      expect(first.map((stored) => [stored.id, stored.seq])).toEqual([
-        ["e1", 1],
-        ["e3", 2],
-      ]);
-      const second = store.append(SESSION, [turnEnded]);
-      expect(second.map((stored) => stored.seq)).toEqual([3]);
-      expect(store.lastSeq(SESSION)).toBe(3);
-      expect(store.read(SESSION)).toEqual([...first, ...second]);
-      expect(store.read(SESSION)[1]).toEqual({ ...ended, seq: 2 });
-    });
-  });
+describeStoreContract("SqliteStore in memory", async () => SqliteStore.open(IN_MEMORY));
+describeStoreContract("SqliteStore on a file", async () => SqliteStore.open(join(dir, "store.db")));
 
-  it("keeps only durable events", () => {
-    withStore((store) => {
-      const stored = store.append(SESSION, [started, delta, ended, usage, turnEnded]);
-      expect(stored.map((kept) => kept.type)).toEqual(["turn.started", "text.ended", "turn.ended"]);
-      expect(store.read(SESSION).map((kept) => kept.seq)).toEqual([1, 2, 3]);
-      expect(store.append(SESSION, [delta, usage])).toEqual([]);
-      expect(store.lastSeq(SESSION)).toBe(3);
-    });
-  });
-
-  it("reads after a seq, at most `limit` events", () => {
-    withStore((store) => {
-      store.append(SESSION, [started, ended, turnEnded]);
-      expect(store.read(SESSION, { after: 1 }).map((kept) => kept.seq)).toEqual([2, 3]);
-      expect(store.read(SESSION, { after: 1, limit: 1 }).map((kept) => kept.seq)).toEqual([2]);
-      expect(store.read(SESSION, { after: 3 })).toEqual([]);
-      expect(store.read(SESSION, { limit: 0 })).toEqual([]);
-      expect(store.read("ses_unknown")).toEqual([]);
-      expect(() => store.read(SESSION, { after: -1 })).toThrow(UsageError);
-      expect(() => store.read(SESSION, { limit: 1.5 })).toThrow(UsageError);
-    });
-  });
-
-  it("skips events whose id the session already has, keeping their first seq", () => {
-    withStore((store) => {
-      store.append(SESSION, [started, ended]);
-      // A resume re-delivers what was already stored, then something new.
-      const again = store.append(SESSION, [started, ended, turnEnded]);
-      expect(again.map((stored) => [stored.id, stored.seq])).toEqual([["e5", 3]]);
-      expect(store.append(SESSION, [turnEnded, turnEnded])).toEqual([]);
-      expect(store.read(SESSION).map((stored) => [stored.id, stored.seq])).toEqual([
-        ["e1", 1],
-        ["e3", 2],
-        ["e5", 3],
-      ]);
-    });
-  });
-
-  it("skips a repeated id within one append", () => {
-    withStore((store) => {
-      const stored = store.append(SESSION, [started, started, ended]);
-      expect(stored.map((kept) => [kept.id, kept.seq])).toEqual([
-        ["e1", 1],
-        ["e3", 2],
-      ]);
-    });
-  });
-
-  it("numbers each session on its own; the same event id may appear in two sessions", () => {
-    withStore((store) => {
-      store.append(SESSION, [started, ended]);
-      const other = event("e1", "turn.started", {}, "ses_b");
-      expect(store.append("ses_b", [other]).map((stored) => stored.seq)).toEqual([1]);
-      expect(store.lastSeq(SESSION)).toBe(2);
-      expect(store.lastSeq("ses_b")).toBe(1);
-    });
-  });
-
-  it("refuses an event of another session, storing nothing of the batch", () => {
-    withStore((store) => {
-      const stray = event("x1", "turn.started", {}, "ses_b");
-      expect(() => store.append(SESSION, [started, stray], "c1")).toThrow(
-        /belongs to session ses_b, not ses_a/,
-      );
-      expect(store.lastSeq(SESSION)).toBe(0);
-      expect(store.cursor(SESSION)).toBeUndefined();
-    });
-  });
-});
+const started = event("e1", "turn.started", { inputId: "in_1" });
+const delta = event("e2", "text.delta", { partId: "p1", delta: "hel" });
+const ended = event("e3", "text.ended", { partId: "p1", text: "hello" });
+const turnEnded = event("e5", "turn.ended", { outcome: "completed", text: "hello" });
 
 describe("SqliteStore cursor", () => {
-  it("saves the upstream cursor with the events, and keeps it until the next one", () => {
-    withStore((store) => {
-      expect(store.cursor(SESSION)).toBeUndefined();
-      store.append(SESSION, [started], "41");
-      expect(store.cursor(SESSION)).toBe("41");
-      store.append(SESSION, [ended]);
-      expect(store.cursor(SESSION)).toBe("41");
-      // Only ephemeral events (or only re-deliveries) still move the cursor.
-      expect(store.append(SESSION, [delta, started], "43")).toEqual([]);
-      expect(store.cursor(SESSION)).toBe("43");
-    });
-  });
-
-  it("stores neither the events nor the cursor when an event cannot be stored", () => {
+  it("stores neither the events nor the cursor when an event cannot be stored", async () => {
     const path = join(dir, "store.db");
-    withStore((store) => {
-      store.append(SESSION, [started], "1");
+    await withStore(async (store) => {
+      await store.append(SESSION, [started], "1");
       failWhen(path, "events", "NEW.event_id = 'e5'");
-      expect(() => store.append(SESSION, [ended, turnEnded], "2")).toThrow(/disk on fire/);
-      expect(store.read(SESSION).map((kept) => kept.id)).toEqual(["e1"]);
-      expect(store.cursor(SESSION)).toBe("1");
+      await expect(store.append(SESSION, [ended, turnEnded], "2")).rejects.toThrow(/disk on fire/);
+      expect((await store.read(SESSION)).map((kept) => kept.id)).toEqual(["e1"]);
+      expect(await store.cursor(SESSION)).toBe("1");
     }, path);
   });
 
-  it("stores none of the events when the cursor cannot be saved", () => {
+  it("stores none of the events when the cursor cannot be saved", async () => {
     const path = join(dir, "store.db");
-    withStore((store) => {
-      store.append(SESSION, [started], "1");
+    await withStore(async (store) => {
+      await store.append(SESSION, [started], "1");
       failWhen(path, "cursors", "NEW.cursor = '2'");
-      expect(() => store.append(SESSION, [ended, turnEnded], "2")).toThrow(/disk on fire/);
-      expect(store.read(SESSION).map((kept) => kept.id)).toEqual(["e1"]);
-      expect(store.lastSeq(SESSION)).toBe(1);
+      await expect(store.append(SESSION, [ended, turnEnded], "2")).rejects.toThrow(/disk on fire/);
+      expect((await store.read(SESSION)).map((kept) => kept.id)).toEqual(["e1"]);
+      expect(await store.lastSeq(SESSION)).toBe(1);
     }, path);
   });
 });
@@ -205,90 +90,57 @@ function failWhen(path: string, table: string, when: string): void {
 }
 
 describe("SqliteStore file", () => {
-  it("keeps events, cursors and sessions across a reopen, in WAL mode", () => {
+  it("keeps events, cursors and sessions across a reopen, in WAL mode", async () => {
     const path = join(dir, "nested", "deeper", "store.db");
     let stored: CanonicalEvent[] = [];
-    withStore((store) => {
-      stored = store.append(SESSION, [started, delta, ended], "7");
-      store.saveSession(record);
+    await withStore(async (store) => {
+      stored = await store.append(SESSION, [started, delta, ended], "7");
+      await store.saveSession(record);
     }, path);
-    withStore((store) => {
-      expect(store.read(SESSION)).toEqual(stored);
-      expect(store.lastSeq(SESSION)).toBe(2);
-      expect(store.cursor(SESSION)).toBe("7");
-      expect(store.session(SESSION)).toEqual(record);
-      expect(store.append(SESSION, [turnEnded]).map((kept) => kept.seq)).toEqual([3]);
+    await withStore(async (store) => {
+      expect(await store.read(SESSION)).toEqual(stored);
+      expect(await store.lastSeq(SESSION)).toBe(2);
+      expect(await store.cursor(SESSION)).toBe("7");
+      expect(await store.session(SESSION)).toEqual(record);
+      expect((await store.append(SESSION, [turnEnded])).map((kept) => kept.seq)).toEqual([3]);
     }, path);
     const raw = new Database(path, { readonly: true });
     expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
     raw.close();
   });
-});
 
-describe("SqliteStore sessions", () => {
-  it("saves, replaces, lists and deletes session records", () => {
-    withStore((store) => {
-      expect(store.session(SESSION)).toBeUndefined();
-      store.saveSession(record);
-      expect(store.session(SESSION)).toEqual(record);
-
-      const { title: _title, upstreamId: _upstreamId, ...bare } = record;
-      const released: SessionRecord = {
-        ...bare,
-        state: "released",
-        updatedAt: record.updatedAt + 1,
-      };
-      store.saveSession(released);
-      // Absent optional fields come back absent, not `null` or `undefined`.
-      expect(store.session(SESSION)).toStrictEqual(released);
-
-      const older: SessionRecord = { ...record, id: "ses_0", createdAt: record.createdAt - 1 };
-      store.saveSession(older);
-      expect(store.sessions().map((session) => session.id)).toEqual(["ses_0", SESSION]);
-
-      store.append(SESSION, [started], "9");
-      store.deleteSession(SESSION);
-      expect(store.session(SESSION)).toBeUndefined();
-      expect(store.read(SESSION)).toEqual([]);
-      expect(store.cursor(SESSION)).toBeUndefined();
-      expect(store.sessions().map((session) => session.id)).toEqual(["ses_0"]);
-    });
-  });
-
-  it("refuses timestamps that are not whole milliseconds", () => {
-    withStore((store) => {
-      expect(() => store.saveSession({ ...record, createdAt: 1.5 })).toThrow(UsageError);
-    });
-  });
-});
-
-describe("SqliteStore servers", () => {
-  it("remembers a managed server by key until it is deleted", () => {
-    withStore((store) => {
-      const server = {
-        url: "http://127.0.0.1:4096",
-        username: "opencode",
-        password: "secret",
-        pid: 1234,
-        root: "/tmp/ocb-opencode-x",
-        ownerPid: 99,
-        configHash: "abc",
-      };
-      expect(store.server("managed:serve:/p")).toBeUndefined();
-      store.saveServer("managed:serve:/p", server);
-      expect(store.server("managed:serve:/p")).toEqual(server);
-      store.saveServer("managed:serve:/p", { ...server, pid: 5678 });
-      expect(store.server("managed:serve:/p")?.pid).toBe(5678);
-      store.deleteServer("managed:serve:/p");
-      expect(store.server("managed:serve:/p")).toBeUndefined();
-    });
+  it("numbers densely when two connections append to the same session in turn", async () => {
+    // Each connection caches the session's last seq; the other's commits must make it read again.
+    const path = join(dir, "store.db");
+    const one = SqliteStore.open(path);
+    const two = SqliteStore.open(path);
+    try {
+      const seqs: (number | undefined)[] = [];
+      for (let round = 0; round < 3; round++) {
+        for (const [name, store] of [
+          ["one", one],
+          ["two", two],
+        ] as const) {
+          const id = `${name}-${round}`;
+          const stored = await store.append(SESSION, [
+            event(id, "text.ended", { partId: id, text: "" }),
+          ]);
+          seqs.push(stored[0]?.seq);
+        }
+      }
+      expect(seqs).toEqual([1, 2, 3, 4, 5, 6]);
+      expect((await one.read(SESSION)).map((kept) => kept.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    } finally {
+      await one.close();
+      await two.close();
+    }
   });
 });
 
 describe("SqliteStore schema", () => {
-  it("gives a new store the current schema version", () => {
+  it("gives a new store the current schema version", async () => {
     const path = join(dir, "store.db");
-    withStore(() => {}, path);
+    await withStore(async () => {}, path);
     const raw = new Database(path, { readonly: true });
     expect(schemaVersion(raw)).toBe(MIGRATIONS.at(-1)?.version);
     raw.close();
@@ -364,7 +216,7 @@ describe("SqliteStore.open", () => {
 
 function openError(path: string): Error {
   try {
-    SqliteStore.open(path).close();
+    void SqliteStore.open(path).close();
   } catch (error) {
     if (error instanceof Error) return error;
   }

@@ -9,6 +9,7 @@ import { describeError } from "../util/describe-error.js";
 import { loadBetterSqlite3 } from "./load-sqlite.js";
 import { migrate } from "./migrations.js";
 import { preparePrivateFile, tightenSideFiles } from "./private-files.js";
+import { SqliteAppends } from "./sqlite-appends.js";
 import { eventOfBody, sessionOfRow } from "./sqlite-rows.js";
 import type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store.js";
 
@@ -20,11 +21,7 @@ export class SqliteStore implements Store {
   readonly path: string;
   readonly #db: Database.Database;
   readonly #sql: ReturnType<typeof prepare>;
-  readonly #append: (
-    sessionId: string,
-    events: readonly CanonicalEvent[],
-    cursor: string | undefined,
-  ) => CanonicalEvent[];
+  readonly #appends: SqliteAppends;
   readonly #deleteSession: (id: string) => void;
 
   private constructor(path: string, db: Database.Database) {
@@ -32,28 +29,7 @@ export class SqliteStore implements Store {
     this.#db = db;
     const sql = prepare(db);
     this.#sql = sql;
-    // IMMEDIATE: the last seq is read and the next ones written under one write lock, so that
-    // two processes appending to the same file cannot both take the same seq.
-    const append = db.transaction(
-      (sessionId: string, events: readonly CanonicalEvent[], cursor: string | undefined) => {
-        if (cursor !== undefined) sql.saveCursor.run(sessionId, cursor);
-        let seq = this.lastSeq(sessionId);
-        const stored: CanonicalEvent[] = [];
-        for (const event of events) {
-          const numbered = { ...event, seq: seq + 1 } as CanonicalEvent;
-          const body = JSON.stringify(numbered);
-          // No change: the session already has this event id (a re-delivery), and it keeps
-          // the seq it was first stored with.
-          if (sql.insertEvent.run(sessionId, seq + 1, event.id, event.type, body).changes === 0) {
-            continue;
-          }
-          seq += 1;
-          stored.push(numbered);
-        }
-        return stored;
-      },
-    );
-    this.#append = append.immediate;
+    this.#appends = new SqliteAppends(db);
     this.#deleteSession = db.transaction((id: string) => {
       sql.deleteEvents.run(id);
       sql.deleteCursor.run(id);
@@ -79,7 +55,15 @@ export class SqliteStore implements Store {
     }
   }
 
-  append(sessionId: string, events: readonly CanonicalEvent[], cursor?: string): CanonicalEvent[] {
+  get description(): string {
+    return this.path;
+  }
+
+  async append(
+    sessionId: string,
+    events: readonly CanonicalEvent[],
+    cursor?: string,
+  ): Promise<CanonicalEvent[]> {
     const durable = events.filter((event) => event.durable);
     for (const event of durable) {
       if (event.sessionId !== sessionId) {
@@ -90,10 +74,11 @@ export class SqliteStore implements Store {
       }
     }
     if (durable.length === 0 && cursor === undefined) return [];
-    return this.#append(sessionId, durable, cursor);
+    this.#checkOpen();
+    return this.#appends.append(sessionId, durable, cursor);
   }
 
-  read(sessionId: string, options: ReadOptions = {}): CanonicalEvent[] {
+  async read(sessionId: string, options: ReadOptions = {}): Promise<CanonicalEvent[]> {
     const after = options.after ?? 0;
     const limit = options.limit ?? -1;
     if (!Number.isSafeInteger(after) || after < 0) {
@@ -109,21 +94,21 @@ export class SqliteStore implements Store {
       .map((body) => eventOfBody(body, where));
   }
 
-  lastSeq(sessionId: string): number {
+  async lastSeq(sessionId: string): Promise<number> {
     const seq = this.#sql.lastSeq.get(sessionId);
     return typeof seq === "number" ? seq : 0;
   }
 
-  cursor(sessionId: string): string | undefined {
+  async cursor(sessionId: string): Promise<string | undefined> {
     const cursor = this.#sql.cursor.get(sessionId);
     return typeof cursor === "string" ? cursor : undefined;
   }
 
-  saveServer(key: string, record: ServerRecord): void {
+  async saveServer(key: string, record: ServerRecord): Promise<void> {
     this.#sql.saveServer.run(key, JSON.stringify(record));
   }
 
-  server(key: string): ServerRecord | undefined {
+  async server(key: string): Promise<ServerRecord | undefined> {
     const body = this.#sql.server.get(key);
     if (typeof body !== "string") return undefined;
     try {
@@ -133,11 +118,11 @@ export class SqliteStore implements Store {
     }
   }
 
-  deleteServer(key: string): void {
+  async deleteServer(key: string): Promise<void> {
     this.#sql.deleteServer.run(key);
   }
 
-  saveSession(record: SessionRecord): void {
+  async saveSession(record: SessionRecord): Promise<void> {
     for (const field of ["createdAt", "updatedAt"] as const) {
       if (!Number.isSafeInteger(record[field])) {
         throw new UsageError(`session ${record.id}: ${field} must be whole milliseconds`);
@@ -155,21 +140,32 @@ export class SqliteStore implements Store {
     });
   }
 
-  session(id: string): SessionRecord | undefined {
+  async session(id: string): Promise<SessionRecord | undefined> {
     const row = this.#sql.session.get(id);
     return row === undefined ? undefined : sessionOfRow(row, this.path);
   }
 
-  sessions(): SessionRecord[] {
+  async sessions(): Promise<SessionRecord[]> {
     return this.#sql.sessions.all().map((row) => sessionOfRow(row, this.path));
   }
 
-  deleteSession(id: string): void {
+  async deleteSession(id: string): Promise<void> {
+    // Appends queued before it are written first, so that none lands after the delete.
+    this.#appends.flush();
     this.#deleteSession(id);
+    this.#appends.forget(id);
   }
 
-  close(): void {
+  async close(): Promise<void> {
+    if (!this.#db.open) return;
+    this.#appends.flush();
     this.#db.close();
+  }
+
+  #checkOpen(): void {
+    if (!this.#db.open) {
+      throw new OpencodeBridgeError(`the transcript store ${this.path} is closed`);
+    }
   }
 }
 
@@ -204,10 +200,6 @@ function cannotOpen(path: string, error: unknown): UsageError {
 
 function prepare(db: Database.Database) {
   return {
-    insertEvent: db.prepare<[string, number, string, string, string]>(
-      `INSERT INTO events (session_id, seq, event_id, type, body) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (session_id, event_id) DO NOTHING`,
-    ),
     readEvents: db
       .prepare<[string, number, number]>(
         "SELECT body FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
@@ -216,10 +208,6 @@ function prepare(db: Database.Database) {
     lastSeq: db
       .prepare<[string]>("SELECT coalesce(max(seq), 0) FROM events WHERE session_id = ?")
       .pluck(),
-    saveCursor: db.prepare<[string, string]>(
-      `INSERT INTO cursors (session_id, cursor) VALUES (?, ?)
-       ON CONFLICT (session_id) DO UPDATE SET cursor = excluded.cursor`,
-    ),
     cursor: db.prepare<[string]>("SELECT cursor FROM cursors WHERE session_id = ?").pluck(),
     saveSession: db.prepare<[Record<string, string | number | null>]>(
       `INSERT INTO sessions

@@ -30,36 +30,52 @@ export interface ReadOptions {
   limit?: number;
 }
 
+/**
+ * Where transcripts and records are kept. Asynchronous, so that a database server (Postgres)
+ * can stand behind it and appends can be grouped into shared transactions (group commit).
+ */
 export interface Store {
+  /** What it is, for messages and logs: a path, or a URL without its password. */
+  readonly description: string;
   /**
    * Keeps the durable events of `events` (ephemeral ones are dropped), numbering them after the
    * session's last `seq`, and saves `cursor` (the upstream position they were read up to) in the
-   * same transaction, so that the cursor never runs ahead of or behind what is stored. An event
-   * whose `id` the session already has is skipped, so that a re-delivery after a resume does not
-   * duplicate. Returns the events it stored, as stored (with `seq`).
+   * SAME transaction, so that the cursor never runs ahead of or behind what is stored. An event
+   * whose `id` the session already has is skipped (it keeps its first seq), so that a
+   * re-delivery after a resume does not duplicate. Resolves, after the commit, with the events
+   * stored (with `seq`).
+   *
+   * Group commit: appends of any sessions issued while a commit is under way, or in the same
+   * tick, are written together in one transaction; each call still gets only its own events. A
+   * failed commit rejects every call it carried, and none of their events is stored.
    */
-  append(sessionId: string, events: readonly CanonicalEvent[], cursor?: string): CanonicalEvent[];
+  append(
+    sessionId: string,
+    events: readonly CanonicalEvent[],
+    cursor?: string,
+  ): Promise<CanonicalEvent[]>;
   /** The session's stored events in `seq` order. */
-  read(sessionId: string, options?: ReadOptions): CanonicalEvent[];
+  read(sessionId: string, options?: ReadOptions): Promise<CanonicalEvent[]>;
   /** The session's last stored `seq` (0 when it has none). */
-  lastSeq(sessionId: string): number;
+  lastSeq(sessionId: string): Promise<number>;
   /** The upstream cursor saved with the session's last append that gave one. */
-  cursor(sessionId: string): string | undefined;
+  cursor(sessionId: string): Promise<string | undefined>;
 
   /** Inserts or replaces the record with the same id. */
-  saveSession(record: SessionRecord): void;
-  session(id: string): SessionRecord | undefined;
+  saveSession(record: SessionRecord): Promise<void>;
+  session(id: string): Promise<SessionRecord | undefined>;
   /** Every record, oldest first. */
-  sessions(): SessionRecord[];
+  sessions(): Promise<SessionRecord[]>;
   /** Forgets the session: its record, its events and its cursor. */
-  deleteSession(id: string): void;
+  deleteSession(id: string): Promise<void>;
 
   /** Remembers the managed server a bridge runs under `key`, so that a successor can take it up. */
-  saveServer(key: string, record: ServerRecord): void;
-  server(key: string): ServerRecord | undefined;
-  deleteServer(key: string): void;
+  saveServer(key: string, record: ServerRecord): Promise<void>;
+  server(key: string): Promise<ServerRecord | undefined>;
+  deleteServer(key: string): Promise<void>;
 
-  close(): void;
+  /** Writes what is pending, then closes. Idempotent. */
+  close(): Promise<void>;
 }
 
 /** A managed `opencode serve` as a successor bridge needs it to take it up again. */

@@ -106,7 +106,7 @@ it("adopts a turn whose bridge was killed: it carries on and ends once, the tran
   });
   try {
     const kept = SqliteStore.open(storePath);
-    const before = kept.read(sessionId);
+    const before = await kept.read(sessionId);
     kept.close();
     expect(before.some((event) => event.type === "turn.started")).toBe(true);
     expect(before.some((event) => event.type === "turn.ended")).toBe(false);
@@ -116,14 +116,14 @@ it("adopts a turn whose bridge was killed: it carries on and ends once, the tran
     expect(turn).toBeDefined();
     expect(await turn?.done()).toMatchObject({ outcome: "completed", text: TEXT });
 
-    const adopted = session.transcript();
+    const adopted = await session.transcript();
     expect(adopted.filter((event) => event.type === "turn.ended")).toHaveLength(1);
     expect(adopted.map((event) => event.seq)).toEqual(adopted.map((_, index) => index + 1));
 
     // The same prompt, uninterrupted, on the same server: the same transcript.
     const reference = await bridge.createSession({ title: "reference" });
     await (await reference.send(PROMPT, { delivery: "queue" })).done();
-    expect(signature(adopted)).toEqual(signature(reference.transcript()));
+    expect(signature(adopted)).toEqual(signature(await reference.transcript()));
   } finally {
     await bridge.close();
   }
@@ -150,7 +150,7 @@ it("takes up the managed server a killed bridge left running, adopts its turn, t
     expect(bridge.server.pid).toBe(serverPid);
     const session = await bridge.openSession(sessionId);
     expect(await session.runningTurn?.done()).toMatchObject({ outcome: "completed", text: TEXT });
-    const ends = session.transcript().filter((event) => event.type === "turn.ended");
+    const ends = (await session.transcript()).filter((event) => event.type === "turn.ended");
     expect(ends).toHaveLength(1);
   } finally {
     await bridge.close();

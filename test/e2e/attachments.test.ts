@@ -60,9 +60,11 @@ for (const backend of ["serve", "serve-legacy", "subprocess"] as BackendKind[]) 
       const request = model.requests.find((recorded) => recorded.lastUserText.includes(marker));
       const image = request?.attachments.find((part) => part.mime === "image/png");
       expect(image?.url).toBe(`data:image/png;base64,${PNG.toString("base64")}`);
-      const admitted = session.transcript().find((event) => event.type === "input.admitted");
+      const admitted = (await session.transcript()).find(
+        (event) => event.type === "input.admitted",
+      );
       expect(admitted?.data).toMatchObject({ files: [join(directory, "pixel.png")] });
-      expect(JSON.stringify(session.transcript())).not.toContain(PNG.toString("base64"));
+      expect(JSON.stringify(await session.transcript())).not.toContain(PNG.toString("base64"));
       await session.close();
     });
 
@@ -73,7 +75,7 @@ for (const backend of ["serve", "serve-legacy", "subprocess"] as BackendKind[]) 
       const sent = session.send("[[reply no]]", { delivery: "queue", files: ["../secret.txt"] });
       await expect(sent).rejects.toThrow(UsageError);
       await expect(sent).rejects.toThrow(/outside/);
-      expect(session.transcript()).toEqual([]);
+      expect(await session.transcript()).toEqual([]);
       expect(model.requests.length).toBe(before);
       await session.close();
     });

@@ -46,7 +46,7 @@ for (const backend of ["serve", "serve-legacy"] as const) {
         });
         expect(second).not.toBe(first);
       }
-      const transcript = session.transcript();
+      const transcript = await session.transcript();
       const starts = transcript.filter((event) => event.type === "turn.started");
       const ends = transcript.filter((event) => event.type === "turn.ended");
       expect(starts).toHaveLength(2 * ROUNDS);

@@ -31,7 +31,7 @@ afterAll(async () => {
 });
 
 async function stateOf(id: string): Promise<string | undefined> {
-  return bridge.sessions().find((record) => record.id === id)?.state;
+  return (await bridge.sessions()).find((record) => record.id === id)?.state;
 }
 
 it("releases an idle session, and opens it again with its transcript", async () => {
@@ -44,13 +44,13 @@ it("releases an idle session, and opens it again with its transcript", async () 
   }
   const reopened = await bridge.openSession(session.id);
   expect(reopened).not.toBe(session);
-  expect(reopened.transcript().map((event) => event.type)).toContain("turn.ended");
+  expect((await reopened.transcript()).map((event) => event.type)).toContain("turn.ended");
   const next = await reopened.send("[[reply second]]", { delivery: "queue" });
   expect(await next.done()).toMatchObject({ outcome: "completed", text: "second" });
-  const ends = reopened.transcript().filter((event) => event.type === "turn.ended");
+  const ends = (await reopened.transcript()).filter((event) => event.type === "turn.ended");
   expect(ends).toHaveLength(2);
-  expect(reopened.transcript().map((event) => event.seq)).toEqual(
-    reopened.transcript().map((_, index) => index + 1),
+  expect((await reopened.transcript()).map((event) => event.seq)).toEqual(
+    (await reopened.transcript()).map((_, index) => index + 1),
   );
 });
 

@@ -95,8 +95,8 @@ async function untilConnected(changes: { states: ConnectionState[] }): Promise<v
   });
 }
 
-function turnEvents(session: Session, turn: Turn): CanonicalEvent[] {
-  return session.transcript().filter((event) => event.turnId === turn.id);
+async function turnEvents(session: Session, turn: Turn): Promise<CanonicalEvent[]> {
+  return (await session.transcript()).filter((event) => event.turnId === turn.id);
 }
 
 describe("a session never goes deaf", () => {
@@ -118,10 +118,10 @@ describe("a session never goes deaf", () => {
         text: "back again",
       });
       // Nothing lost, nothing twice: the same durable events as the uninterrupted run.
-      expect(comparableEvents(session.transcript())).toEqual(
-        comparableEvents(reference.transcript()),
+      expect(comparableEvents(await session.transcript())).toEqual(
+        comparableEvents(await reference.transcript()),
       );
-      const seqs = session.transcript().map((event) => event.seq);
+      const seqs = (await session.transcript()).map((event) => event.seq);
       expect(seqs).toEqual(seqs.map((_, index) => index + 1));
       // The outage was told, then its end; the failed attempts went on past the old budget.
       const states = changes.states;
@@ -172,19 +172,22 @@ describe("a session never goes deaf", () => {
           reason: "connection-lost",
           error: { kind: "connection-lost" },
         });
-        const firstEnd = turnEvents(session, turn).find((event) => event.type === "turn.ended");
+        const firstEnd = (await turnEvents(session, turn)).find(
+          (event) => event.type === "turn.ended",
+        );
         expect(firstEnd?.at).toBeGreaterThanOrEqual(stoppedAt + 20_000);
         expect(firstEnd?.at).toBeLessThan(restartedAt);
         // The next turn's events are those of the same turn in an uninterrupted run (but for its
         // usage: the model is sent the first turn's answer as far as it got).
-        const referenceSecond = reference
-          .transcript()
-          .filter((event) => event.turnId === turnIds(reference)[1]);
-        expect(paritySignature(withoutContextUpdates(turnEvents(session, next)))).toEqual(
+        const secondId = (await turnIds(reference))[1];
+        const referenceSecond = (await reference.transcript()).filter(
+          (event) => event.turnId === secondId,
+        );
+        expect(paritySignature(withoutContextUpdates(await turnEvents(session, next)))).toEqual(
           paritySignature(withoutContextUpdates(referenceSecond)),
         );
-        expect(turnIds(session)).toEqual([turn.id, next.id]);
-        const ends = session.transcript().filter((event) => event.type === "turn.ended");
+        expect(await turnIds(session)).toEqual([turn.id, next.id]);
+        const ends = (await session.transcript()).filter((event) => event.type === "turn.ended");
         expect(ends.map((event) => event.turnId)).toEqual([turn.id, next.id]);
         expect(changes.states[0]).toMatchObject({ state: "reconnecting" });
         await untilConnected(changes);
@@ -198,12 +201,10 @@ describe("a session never goes deaf", () => {
   );
 });
 
-function turnIds(session: Session): string[] {
-  return session
-    .transcript()
-    .flatMap((event) =>
-      event.type === "turn.started" && event.turnId !== undefined ? [event.turnId] : [],
-    );
+async function turnIds(session: Session): Promise<string[]> {
+  return (await session.transcript()).flatMap((event) =>
+    event.type === "turn.started" && event.turnId !== undefined ? [event.turnId] : [],
+  );
 }
 
 /**

@@ -32,7 +32,7 @@ async function runTurn(
       }
     }
     const result = await turn.done();
-    return { events: session.transcript(), text: result.text, cuts };
+    return { events: await session.transcript(), text: result.text, cuts };
   } finally {
     await session.close();
   }

@@ -54,7 +54,7 @@ it("ends the turn interrupted when a rejected permission stops the run", async (
   expect(result.outcome).toBe("interrupted");
   const next = await session.send("[[reply after]]", { delivery: "queue" });
   expect(await next.done()).toMatchObject({ outcome: "completed", text: "after" });
-  const ends = session.transcript().filter((event) => event.type === "turn.ended");
+  const ends = (await session.transcript()).filter((event) => event.type === "turn.ended");
   expect(ends).toHaveLength(2);
   await session.close();
 });

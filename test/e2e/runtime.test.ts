@@ -90,7 +90,7 @@ describe("the runtime on the serve backend", () => {
     const [a, b] = await Promise.all([first.done(), second.done()]);
     expect(a).toMatchObject({ outcome: "completed", text: expect.stringContaining("tok20") });
     expect(b).toMatchObject({ outcome: "completed", text: "second" });
-    const ends = session.transcript().filter((event) => event.type === "turn.ended");
+    const ends = (await session.transcript()).filter((event) => event.type === "turn.ended");
     expect(ends.map((event) => event.turnId)).toEqual([first.id, second.id]);
     await session.close();
   });
@@ -133,7 +133,7 @@ describe("the runtime on the serve backend", () => {
     const session = await bridge.createSession({ title: "events" });
     const turn = await session.send("[[reply one]]", { delivery: "queue" });
     await turn.done();
-    const kept = session.transcript();
+    const kept = await session.transcript();
     expect(kept.map((event) => event.seq)).toEqual(kept.map((_, index) => index + 1));
     const controller = new AbortController();
     const seen: CanonicalEvent[] = [];

@@ -51,6 +51,6 @@ it("fails the running turn when the server dies, restarts it, and the next send 
 
   const next = await session.send("[[reply back again]]", { delivery: "queue" });
   expect(await next.done()).toMatchObject({ outcome: "completed", text: "back again" });
-  const ends = session.transcript().filter((event) => event.type === "turn.ended");
+  const ends = (await session.transcript()).filter((event) => event.type === "turn.ended");
   expect(ends.map((event) => event.turnId)).toEqual([turn.id, next.id]);
 });

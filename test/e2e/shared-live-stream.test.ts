@@ -105,17 +105,17 @@ it("an idle session whose durable stream was let go hears a turn someone else st
     delivery: "queue",
   });
   await vi.waitFor(
-    () => {
-      const ends = session.transcript().filter((event) => event.type === "turn.ended");
+    async () => {
+      const ends = (await session.transcript()).filter((event) => event.type === "turn.ended");
       expect(ends).toHaveLength(2);
     },
     { timeout: 30_000 },
   );
-  const texts = session
-    .transcript()
-    .flatMap((event) => (event.type === "text.ended" ? [event.data.text] : []));
+  const texts = (await session.transcript()).flatMap((event) =>
+    event.type === "text.ended" ? [event.data.text] : [],
+  );
   expect(texts).toEqual(["mine", "from elsewhere"]);
-  const seqs = session.transcript().map((event) => event.seq);
+  const seqs = (await session.transcript()).map((event) => event.seq);
   expect(seqs).toEqual(seqs.map((_, index) => index + 1));
   await session.close();
 });

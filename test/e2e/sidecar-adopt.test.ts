@@ -118,17 +118,17 @@ function eventsOf(client: RawWsClient): CanonicalEvent[] {
 }
 
 /** The pid of the managed server the store of `dir` records, tracked for the teardown. */
-function recordedServerPid(dir: string): number | undefined {
+async function recordedServerPid(dir: string): Promise<number | undefined> {
   const store = SqliteStore.open(join(dir, "store.db"));
   try {
-    const pid = store.server(managedServerKey("serve", dir))?.pid;
+    const pid = (await store.server(managedServerKey("serve", dir)))?.pid;
     if (pid !== undefined) {
       trackProcess(pid, "opencode serve (sidecar adopt)");
       serverPids.push(pid);
     }
     return pid;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -139,7 +139,7 @@ async function stopLeavingNothing(cli: RunningOcb, dir: string, serverPid: numbe
   expect(cli.stdout).toContain("nothing left running");
   await until("the server's end", () => !isRunning(serverPid));
   const store = SqliteStore.open(join(dir, "store.db"));
-  expect(store.server(managedServerKey("serve", dir))).toBeUndefined();
+  expect(await store.server(managedServerKey("serve", dir))).toBeUndefined();
   store.close();
 }
 
@@ -163,7 +163,7 @@ it("stopped mid-turn, leaves the turn to a successor on the same store: resumed,
     () => eventsOf(early).filter((event) => event.type === "text.delta").length >= 3,
     first.cli,
   );
-  const serverPid = recordedServerPid(dir);
+  const serverPid = await recordedServerPid(dir);
   expect(serverPid).toBeDefined();
 
   process.kill(first.cli.pid, "SIGTERM");
@@ -188,8 +188,8 @@ it("stopped mid-turn, leaves the turn to a successor on the same store: resumed,
   resumed.close();
   // The same server, taken up: not a new one.
   const kept = SqliteStore.open(join(dir, "store.db"));
-  expect(kept.server(managedServerKey("serve", dir))?.pid).toBe(serverPid);
-  const transcript = kept.read(session.id);
+  expect((await kept.server(managedServerKey("serve", dir)))?.pid).toBe(serverPid);
+  const transcript = await kept.read(session.id);
   kept.close();
 
   const all = [...seen, ...durable(eventsOf(resumed))];
@@ -215,7 +215,7 @@ it("stopped with no turn running, leaves nothing running: the server stops with 
     delivery: "queue",
   });
   await until("the turn's end", () => eventsOf(client).some((e) => e.type === "turn.ended"), cli);
-  const serverPid = recordedServerPid(dir);
+  const serverPid = await recordedServerPid(dir);
   expect(serverPid).toBeDefined();
   await stopLeavingNothing(cli, dir, serverPid ?? 0);
   expect(await client.closed).toMatchObject({ code: 1012 });

@@ -53,7 +53,11 @@ export class LogSource implements FeedSource {
 
   /** Appends a fresh event (`padding` more characters of text, to make it large). */
   append(durable: boolean, padding = 0): CanonicalEvent {
-    const stored = this.log.append(event(durable, padding));
+    // An in-memory log hands the event out at once.
+    let stored: CanonicalEvent | undefined;
+    this.log.append(event(durable, padding), undefined, (kept) => {
+      stored = kept;
+    });
     if (stored === undefined) throw new Error("not appended");
     this.appended.push(stored);
     return stored;

@@ -15,7 +15,7 @@ export class FlakyStore {
           return (...args: Parameters<Store["append"]>) => {
             if (this.failures > 0) {
               this.failures--;
-              throw new Error("SQLITE_FULL: database or disk is full");
+              return Promise.reject(new Error("SQLITE_FULL: database or disk is full"));
             }
             return target.append(...args);
           };

@@ -63,7 +63,7 @@ export function standInBridge(
     async createSession(options: { title?: string } = {}) {
       const id = `ses_unit_${++count}`;
       const now = Date.now();
-      store.saveSession({
+      await store.saveSession({
         id,
         backend: "subprocess",
         directory,
@@ -80,14 +80,14 @@ export function standInBridge(
     async releaseSession(session: Session) {
       open.delete(session.id);
       await session.close();
-      const record = store.session(session.id);
-      if (record !== undefined) store.saveSession({ ...record, state: "released" });
+      const record = await store.session(session.id);
+      if (record !== undefined) await store.saveSession({ ...record, state: "released" });
     },
     async killSession(session: Session) {
       open.delete(session.id);
       await session.close();
-      const record = store.session(session.id);
-      if (record !== undefined) store.saveSession({ ...record, state: "killed" });
+      const record = await store.session(session.id);
+      if (record !== undefined) await store.saveSession({ ...record, state: "killed" });
     },
   };
   return { bridge: standIn as unknown as Bridge, backends, open };

@@ -15,10 +15,10 @@ export function registerExportCommand(program: Command): void {
     )
     .argument("<session>", "the session id (see `ocb sessions`)")
     .option("--store <path>", STORE_OPTION_HELP)
-    .action((id: string, options: ExportOptions) => {
-      withStore(options.store, "read", (store, path) => {
-        const session = requireSession(store, id, path, options.store);
-        for (const line of transcriptLines({ session, events: store.read(id) })) {
+    .action(async (id: string, options: ExportOptions) => {
+      await withStore(options.store, "read", async (store, path) => {
+        const session = await requireSession(store, id, path, options.store);
+        for (const line of transcriptLines({ session, events: await store.read(id) })) {
           process.stdout.write(`${line}\n`);
         }
       });

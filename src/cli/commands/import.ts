@@ -21,22 +21,22 @@ export function registerImportCommand(program: Command): void {
     .argument("<file>", "the NDJSON transcript file")
     .option("--store <path>", STORE_OPTION_HELP)
     .option("--replace", "replace a session with the same id (its events and record)")
-    .action((file: string, options: ImportOptions) => {
+    .action(async (file: string, options: ImportOptions) => {
       const transcript = readTranscript(file);
       const { id } = transcript.session;
-      const stored = withStore(options.store, "write", (store, path) => {
+      const stored = await withStore(options.store, "write", async (store, path) => {
         // Events without a record (never written by a bridge) would still collide on seqs.
-        if (store.session(id) !== undefined || store.lastSeq(id) > 0) {
+        if ((await store.session(id)) !== undefined || (await store.lastSeq(id)) > 0) {
           if (!options.replace) {
             throw new UsageError(
               `session ${id} is already in ${path}; pass --replace to overwrite it`,
             );
           }
-          store.deleteSession(id);
+          await store.deleteSession(id);
         }
-        store.saveSession(transcript.session);
+        await store.saveSession(transcript.session);
         // The store numbers them 1..n in the file's order.
-        return store.append(id, transcript.events).length;
+        return (await store.append(id, transcript.events)).length;
       });
       console.log(`imported ${id}: ${stored} events`);
     });

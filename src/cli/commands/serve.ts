@@ -21,7 +21,7 @@ import { isLoopbackHost } from "../../sidecar/security.js";
 import { type Sidecar, startSidecar } from "../../sidecar/sidecar.js";
 import { timedStore } from "../../sidecar/timed-store.js";
 import { defaultStorePath } from "../../store/default-store-path.js";
-import { SqliteStore } from "../../store/sqlite-store.js";
+import { openStore } from "../../store/open-store.js";
 import { demoModelServer } from "../../testing/demo-model-server.js";
 import { choiceOption } from "../choice-option.js";
 import { readConfigFile } from "../config-file.js";
@@ -126,7 +126,7 @@ async function serve(options: ServeOptions): Promise<void> {
     : resolve(options.dir ?? ".");
   const logger = lineLogger(options.logFormat, (line) => process.stderr.write(line));
   const metrics = new SidecarMetrics();
-  const store = timedStore(SqliteStore.open(options.store ?? defaultStorePath()), (seconds) =>
+  const store = timedStore(await openStore(options.store ?? defaultStorePath()), (seconds) =>
     metrics.storeWriteSeconds.observe(seconds),
   );
 

@@ -17,13 +17,19 @@ export function registerSessionsCommand(program: Command): void {
     .description("list the sessions kept in the transcript store, most recently updated first")
     .option("--store <path>", STORE_OPTION_HELP)
     .option("--json", "print one JSON object per session and line (its record and event count)")
-    .action((options: SessionsOptions) => {
-      withStore(options.store, "read", (store, path) => {
-        const rows = store
-          .sessions()
-          // Seqs are dense (1..n) per session, so the last one is the count without a read.
-          .map((record): SessionRow => ({ ...record, events: store.lastSeq(record.id) }))
-          .sort((a, b) => b.updatedAt - a.updatedAt || b.createdAt - a.createdAt);
+    .action(async (options: SessionsOptions) => {
+      await withStore(options.store, "read", async (store, path) => {
+        const records = await store.sessions();
+        // Seqs are dense (1..n) per session, so the last one is the count without a read.
+        const rows = await Promise.all(
+          records.map(
+            async (record): Promise<SessionRow> => ({
+              ...record,
+              events: await store.lastSeq(record.id),
+            }),
+          ),
+        );
+        rows.sort((a, b) => b.updatedAt - a.updatedAt || b.createdAt - a.createdAt);
         if (options.json) {
           for (const row of rows) console.log(JSON.stringify(row));
         } else if (rows.length === 0) {

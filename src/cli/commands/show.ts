@@ -15,11 +15,11 @@ export function registerShowCommand(program: Command): void {
     .description("print a stored session's conversation: inputs, replies, tool calls, asks")
     .argument("<session>", "the session id (see `ocb sessions`)")
     .option("--store <path>", STORE_OPTION_HELP)
-    .action((id: string, options: ShowOptions) => {
-      withStore(options.store, "read", (store, path) => {
-        const record = requireSession(store, id, path, options.store);
+    .action(async (id: string, options: ShowOptions) => {
+      await withStore(options.store, "read", async (store, path) => {
+        const record = await requireSession(store, id, path, options.store);
         const textOptions = { color: wantsColor(process.stdout) };
-        const conversation = conversationOf(store.read(id), id);
+        const conversation = conversationOf(await store.read(id), id);
         process.stdout.write(
           `${sessionHeading(record, textOptions)}\n\n${conversationText(conversation, textOptions)}`,
         );

@@ -141,7 +141,7 @@ async function sendInput(
     ...(files === undefined ? {} : { files }),
     signal: callSignal(ctx),
   });
-  const inputId = admittedInput(session, turn, body.text);
+  const inputId = await admittedInput(session, turn, body.text);
   return { turnId: turn.id, ...(inputId === undefined ? {} : { inputId }) };
 }
 
@@ -149,8 +149,12 @@ async function sendInput(
  * The id of the input `send` admitted: the last admission of that text into the turn (a held
  * input is admitted at once, with an id of the runtime's; it is the id `cancelInput` takes).
  */
-function admittedInput(session: Session, turn: Turn, text: string): string | undefined {
-  const transcript = session.transcript();
+async function admittedInput(
+  session: Session,
+  turn: Turn,
+  text: string,
+): Promise<string | undefined> {
+  const transcript = await session.transcript();
   for (let index = transcript.length - 1; index >= 0; index--) {
     const event = transcript[index];
     if (event?.type === "input.admitted" && event.turnId === turn.id && event.data.text === text) {

@@ -33,7 +33,7 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
         response: { 200: SessionListSchema, ...ERROR_RESPONSES },
       },
     },
-    async () => ({ sessions: sessions.list() }),
+    async () => ({ sessions: await sessions.list() }),
   );
 
   app.post(
@@ -64,7 +64,7 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
         ...(model === undefined ? {} : { model }),
         signal: callSignal(ctx),
       });
-      return reply.code(201).send(sessions.info(session.id));
+      return reply.code(201).send(await sessions.info(session.id));
     },
   );
 
@@ -79,7 +79,7 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
     },
     async (request) => {
       const session = await sessions.open(request.params.id, { signal: callSignal(ctx) });
-      return sessions.info(session.id);
+      return await sessions.info(session.id);
     },
   );
 
@@ -94,8 +94,8 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
       },
     },
     async (request) => {
-      sessions.rename(request.params.id, request.body.title);
-      return sessions.info(request.params.id);
+      await sessions.rename(request.params.id, request.body.title);
+      return await sessions.info(request.params.id);
     },
   );
 
@@ -110,11 +110,11 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
     },
     async (request) => {
       const { id } = request.params;
-      if (sessions.record(id) === undefined && sessions.peek(id) === undefined) {
+      if ((await sessions.record(id)) === undefined && sessions.peek(id) === undefined) {
         throw new ApiError("not_found", `no session ${JSON.stringify(id)}`);
       }
       await sessions.release(id);
-      return sessions.info(id);
+      return await sessions.info(id);
     },
   );
 
@@ -184,15 +184,15 @@ export function sendNdjson(
  */
 export async function durableEvents(ctx: SidecarContext, id: string): Promise<CanonicalEvent[]> {
   const open = ctx.sessions.peek(id);
-  if (open !== undefined) return open.transcript();
+  if (open !== undefined) return await open.transcript();
   if (ctx.store !== undefined) {
-    if (ctx.sessions.record(id) === undefined) {
+    if ((await ctx.sessions.record(id)) === undefined) {
       throw new ApiError(
         "not_found",
         `no session ${JSON.stringify(id)}; list them with GET /v1/sessions`,
       );
     }
-    return ctx.store.read(id);
+    return await ctx.store.read(id);
   }
-  return (await ctx.sessions.open(id, { signal: callSignal(ctx) })).transcript();
+  return await (await ctx.sessions.open(id, { signal: callSignal(ctx) })).transcript();
 }
