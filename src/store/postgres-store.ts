@@ -20,11 +20,11 @@ import { GroupCommit } from "./postgres/group-commit.js";
 import { migratePostgres } from "./postgres/migrations.js";
 import { numberOfColumn, sessionOfPostgresRow } from "./postgres/rows.js";
 import { eventOfBody } from "./sqlite-rows.js";
-import type { ReadOptions, ServerRecord, SessionRecord } from "./store.js";
+import type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store.js";
 
 export type { PostgresConnectionOptions } from "./postgres/connection.js";
 
-export class PostgresStore {
+export class PostgresStore implements Store {
   /** The URL without its password. */
   readonly description: string;
   readonly #target: PostgresTarget;
