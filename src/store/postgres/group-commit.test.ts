@@ -62,4 +62,18 @@ describe("GroupCommit", () => {
     await drained;
     expect(done).toEqual([10, -1]);
   });
+
+  it("drain does not wait for jobs submitted after it", async () => {
+    const { finishers, commit } = recordingCommit();
+    const group = new GroupCommit(commit);
+    void group.submit(1);
+    const drained = group.drain();
+    await tick();
+    const later = group.submit(2); // waits for the next commit, which the test never finishes
+    finishers[0]?.();
+    await drained;
+    await tick();
+    finishers[1]?.();
+    expect(await later).toBe(20);
+  });
 });

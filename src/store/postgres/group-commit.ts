@@ -9,6 +9,7 @@ export class GroupCommit<Job, Result> {
   #pending: { job: Job; resolve(result: Result): void; reject(error: unknown): void }[] = [];
   #running: Promise<void> | undefined;
   #scheduled = false;
+  #last: Promise<void> = Promise.resolve();
 
   /** `commit` writes the jobs in one transaction and gives one result per job, in order. */
   constructor(commit: (jobs: readonly Job[]) => Promise<Result[]>) {
@@ -16,7 +17,7 @@ export class GroupCommit<Job, Result> {
   }
 
   submit(job: Job): Promise<Result> {
-    return new Promise<Result>((resolve, reject) => {
+    const result = new Promise<Result>((resolve, reject) => {
       this.#pending.push({ job, resolve, reject });
       if (this.#running === undefined && !this.#scheduled) {
         this.#scheduled = true;
@@ -24,14 +25,20 @@ export class GroupCommit<Job, Result> {
         queueMicrotask(() => this.#start());
       }
     });
+    // Commits run in submission order: once this job is settled, every earlier one is.
+    this.#last = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
   }
 
-  /** Resolves once every job submitted so far is committed (or failed). */
-  async drain(): Promise<void> {
-    while (this.#running !== undefined || this.#pending.length > 0) {
-      await (this.#running ?? Promise.resolve());
-      if (this.#running === undefined && this.#pending.length > 0) this.#start();
-    }
+  /**
+   * Resolves once every job submitted so far is committed (or failed); jobs submitted after
+   * the call are not waited for, so a steady stream of appends cannot hold it forever.
+   */
+  drain(): Promise<void> {
+    return this.#last;
   }
 
   #start(): void {
