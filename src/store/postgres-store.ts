@@ -21,6 +21,7 @@ import { migratePostgres } from "./postgres/migrations.js";
 import { numberOfColumn, sessionOfPostgresRow } from "./postgres/rows.js";
 import { eventOfBody } from "./sqlite-rows.js";
 import type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store.js";
+import { checkTimestamps, durableEventsFor, readBounds } from "./store-input.js";
 
 export type { PostgresConnectionOptions } from "./postgres/connection.js";
 
@@ -73,28 +74,13 @@ export class PostgresStore implements Store {
     cursor?: string,
   ): Promise<CanonicalEvent[]> {
     this.#assertOpen();
-    const durable = events.filter((event) => event.durable);
-    for (const event of durable) {
-      if (event.sessionId !== sessionId) {
-        throw new UsageError(
-          `event ${event.id} belongs to session ${event.sessionId}, not ${sessionId}: append ` +
-            "each session's events under its own id",
-        );
-      }
-    }
+    const durable = durableEventsFor(sessionId, events);
     if (durable.length === 0 && cursor === undefined) return [];
     return this.#appends.submit({ sessionId, events: durable, cursor });
   }
 
   async read(sessionId: string, options: ReadOptions = {}): Promise<CanonicalEvent[]> {
-    const after = options.after ?? 0;
-    if (!Number.isSafeInteger(after) || after < 0) {
-      throw new UsageError(`read: after must be a seq (an integer >= 0), not ${after}`);
-    }
-    const limit = options.limit;
-    if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 0)) {
-      throw new UsageError(`read: limit must be an integer >= 0, not ${limit}`);
-    }
+    const { after, limit } = readBounds(options);
     const where = `${this.description}, session ${sessionId}`;
     // LIMIT NULL is Postgres's "no limit".
     const rows = await this.#query<{ body: string }>(
@@ -124,11 +110,7 @@ export class PostgresStore implements Store {
   }
 
   async saveSession(record: SessionRecord): Promise<void> {
-    for (const field of ["createdAt", "updatedAt"] as const) {
-      if (!Number.isSafeInteger(record[field])) {
-        throw new UsageError(`session ${record.id}: ${field} must be whole milliseconds`);
-      }
-    }
+    checkTimestamps(record);
     await this.#query(
       "saveSession",
       `INSERT INTO sessions

@@ -8,10 +8,10 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
-import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { PostgresStore } from "../../src/store/postgres-store.js";
 import { ocb, type RunningOcb, startOcb } from "../support/ocb-cli.js";
 import { RawWsClient } from "../support/raw-ws.js";
+import { callSidecar, canonicalEventsOf } from "../support/sidecar-http.js";
 import { usePostgres } from "../support/use-postgres.js";
 
 const TOKEN = "sidecar-postgres-e2e-token-0123456789";
@@ -39,28 +39,11 @@ async function until(what: string, ready: () => boolean, cli: RunningOcb): Promi
   }
 }
 
-async function call(url: string, method: string, path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(BOUND_MS),
-  });
-  const json: unknown = await response.json();
-  if (!response.ok)
-    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
+function call(url: string, method: string, path: string, body?: unknown): Promise<unknown> {
+  return callSidecar({ url, token: TOKEN, boundMs: BOUND_MS }, method, path, body);
 }
 
-function eventsOf(client: RawWsClient): CanonicalEvent[] {
-  return client.received.flatMap((message) => {
-    const { type, event } = message as { type: string; event?: CanonicalEvent };
-    return type === "event" && event !== undefined ? [event] : [];
-  });
-}
+const eventsOf = canonicalEventsOf;
 
 /** Runs one turn through an `ocb serve` started with `args`/`env`; gives what Postgres keeps. */
 async function turnThroughServe(storeUrl: string, how: "option" | "env"): Promise<string> {
