@@ -8,6 +8,7 @@
 import { createServer, type Server, type Socket } from "node:net";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
+import { publicTables } from "../../test/support/postgres.js";
 import { usePostgres } from "../../test/support/use-postgres.js";
 import { OpencodeBridgeError, UsageError } from "../errors.js";
 import { canonical } from "../events/build.js";
@@ -35,19 +36,6 @@ function textEnded(sessionId: string, id: string): CanonicalEvent {
     native: { backend: "replay" as const, type: "t", id },
   };
   return { ...canonical(origin, 0, "text.ended", { partId: id, text: id }), id } as CanonicalEvent;
-}
-
-async function tablesOf(url: string): Promise<string[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ name: string }>(
-      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1",
-    );
-    return rows.map((row) => row.name);
-  } finally {
-    await client.end();
-  }
 }
 
 describe("PostgresStore", () => {
@@ -81,9 +69,9 @@ describe("PostgresStore", () => {
 
   it("makes its schema on an empty database, and opening again changes nothing", async () => {
     const url = await postgres.freshDatabase();
-    expect(await tablesOf(url)).toEqual([]);
+    expect(await publicTables(url)).toEqual([]);
     await (await openStore(url)).close();
-    expect(await tablesOf(url)).toEqual([
+    expect(await publicTables(url)).toEqual([
       "events",
       "heads",
       "schema_version",

@@ -7,21 +7,8 @@ import { spawn } from "node:child_process";
 import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { startTestPostgres, TEST_POSTGRES_ENV } from "../support/postgres.js";
+import { publicTables, startTestPostgres, TEST_POSTGRES_ENV } from "../support/postgres.js";
 import { isRunning, trackProcess } from "../support/process-tracker.js";
-
-async function tables(url: string): Promise<string[]> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ name: string }>(
-      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'",
-    );
-    return rows.map((row) => row.name);
-  } finally {
-    await client.end();
-  }
-}
 
 describe("the tests' Postgres", () => {
   it("gives each caller a fresh database, and a closed server leaves no process", async () => {
@@ -34,8 +21,8 @@ describe("the tests' Postgres", () => {
       await client.connect();
       await client.query("CREATE TABLE t (x int)");
       await client.end();
-      expect(await tables(one)).toEqual(["t"]);
-      expect(await tables(two)).toEqual([]);
+      expect(await publicTables(one)).toEqual(["t"]);
+      expect(await publicTables(two)).toEqual([]);
     } finally {
       await server.close();
     }

