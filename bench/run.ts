@@ -16,7 +16,8 @@
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N (e), --memory-sessions N (f), --sidecar-turns N and
  * --sidecar-clients N (g), --web-events N, --web-renders N and --web-deltas N (h),
- * --open-sessions N (i), --only a,b,c,d,e,f,g,h,i.
+ * --open-sessions N (i), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,p.
+ *   (p) the Postgres store against the SQLite store, the same appends and reads on each.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -31,6 +32,11 @@ import { benchDeltaLatency, type DeltaLatencyResult } from "./delta-latency.js";
 import { goalTable, recordGoal } from "./goals.js";
 import { benchNormalizer, type NormalizerResult } from "./normalizer.js";
 import { benchOpenSessions, type OpenSessionsResult, openSessionsLines } from "./open-sessions.js";
+import {
+  benchPostgresStore,
+  type PostgresStoreBenchResult,
+  postgresStoreLines,
+} from "./postgres-store.js";
 import {
   benchSessionMemory,
   type SessionMemoryResult,
@@ -60,7 +66,8 @@ const { values } = parseArgs({
     "web-renders": { type: "string", default: "5" },
     "web-deltas": { type: "string", default: "10000" },
     "open-sessions": { type: "string", default: "1000" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i" },
+    "pg-sessions": { type: "string", default: "1000" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,p" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -81,6 +88,7 @@ const webEvents = positive("web-events", values["web-events"]);
 const webRenders = positive("web-renders", values["web-renders"]);
 const webDeltas = positive("web-deltas", values["web-deltas"]);
 const openSessions = positive("open-sessions", values["open-sessions"]);
+const pgSessions = positive("pg-sessions", values["pg-sessions"]);
 
 /** A bridge being started or running, and its temp dir. */
 interface OpenBridge {
@@ -212,6 +220,7 @@ async function main(): Promise<string[]> {
   let sidecar: SidecarBenchResult | undefined;
   let webChat: WebChatBenchResult | undefined;
   let sessions: OpenSessionsResult | undefined;
+  let postgresStore: PostgresStoreBenchResult | undefined;
 
   if (only.has("a")) normalizer = benchNormalizer({ events, runs: 7, warmups: 2 });
 
@@ -292,6 +301,15 @@ async function main(): Promise<string[]> {
     sessions = await running;
   }
 
+  if (only.has("p")) {
+    postgresStore = await benchPostgresStore({
+      sessions: pgSessions,
+      eventsPerSession: 100,
+      batch: 5,
+      loneAppends: 500,
+    });
+  }
+
   if (normalizer !== undefined) lines.push(...normalizerLines(normalizer));
   if (latency !== undefined) lines.push(latencyLine(latency));
   if (shortTurns !== undefined) lines.push(shortTurnLine(shortTurns));
@@ -301,6 +319,7 @@ async function main(): Promise<string[]> {
   if (sidecar !== undefined) lines.push(...sidecarLines(sidecar));
   if (webChat !== undefined) lines.push(...webChatLines(webChat));
   if (sessions !== undefined) lines.push(...openSessionsLines(sessions));
+  if (postgresStore !== undefined) lines.push(...postgresStoreLines(postgresStore));
   lines.push(...goalTable());
   return lines;
 }
