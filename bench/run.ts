@@ -14,7 +14,7 @@
  *       bridge's CPU per streaming turn with N open against 10 open, and 50 of the N streaming
  *       a turn at once (each must end whole).
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
- * --store-sessions N (e), --memory-sessions N (f), --sidecar-turns N and
+ * --store-sessions N and --store-concurrent N (e), --memory-sessions N (f), --sidecar-turns N and
  * --sidecar-clients N (g), --web-events N, --web-renders N and --web-deltas N (h),
  * --open-sessions N (i), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,p.
  *   (p) the Postgres store against the SQLite store, the same appends and reads on each.
@@ -59,6 +59,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "10" },
     "backend-runs": { type: "string", default: "5" },
     "store-sessions": { type: "string", default: "10000" },
+    "store-concurrent": { type: "string", default: "1000" },
     "memory-sessions": { type: "string", default: "1000" },
     "sidecar-turns": { type: "string", default: "5" },
     "sidecar-clients": { type: "string", default: "100" },
@@ -81,6 +82,7 @@ const latencyTurns = positive("latency-turns", values["latency-turns"]);
 const runs = positive("runs", values.runs);
 const backendRuns = positive("backend-runs", values["backend-runs"]);
 const storeSessions = positive("store-sessions", values["store-sessions"]);
+const storeConcurrent = positive("store-concurrent", values["store-concurrent"]);
 const memorySessions = positive("memory-sessions", values["memory-sessions"]);
 const sidecarTurns = positive("sidecar-turns", values["sidecar-turns"]);
 const sidecarClients = positive("sidecar-clients", values["sidecar-clients"]);
@@ -254,7 +256,12 @@ async function main(): Promise<string[]> {
   }
 
   if (only.has("e")) {
-    store = await benchStore({ sessions: storeSessions, eventsPerSession: 100, batch: 5 });
+    store = await benchStore({
+      sessions: storeSessions,
+      eventsPerSession: 100,
+      batch: 5,
+      concurrent: storeConcurrent,
+    });
   }
 
   if (only.has("f")) {

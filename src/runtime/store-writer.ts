@@ -61,13 +61,9 @@ export class StoreWriter {
     if (this.#unstored.length > 0 && !(await this.#writeUnstored())) {
       return this.#hold(fresh, seq);
     }
-    const cursor = toStore.findLast((write) => write.cursor !== undefined)?.cursor;
     let stored: CanonicalEvent[];
     try {
-      stored = await this.#kept.append(
-        toStore.map(({ event }) => event),
-        cursor,
-      );
+      stored = await this.#append(toStore);
     } catch (error) {
       this.#logger.error(
         "the store could not keep events; they are held in memory and written with the next ones",
@@ -106,13 +102,9 @@ export class StoreWriter {
   /** Writes the events the store failed to keep, in one go; false if it fails again. */
   async #writeUnstored(): Promise<boolean> {
     const unstored = [...this.#unstored];
-    const cursor = unstored.at(-1)?.cursor;
     let stored: CanonicalEvent[];
     try {
-      stored = await this.#kept.append(
-        unstored.map(({ event }) => event),
-        cursor,
-      );
+      stored = await this.#append(unstored);
     } catch (error) {
       this.#logger.debug("the store still fails", {
         ...this.#fields,
@@ -132,6 +124,15 @@ export class StoreWriter {
     });
     this.#unstored.splice(0, unstored.length);
     return true;
+  }
+
+  /** One append (one transaction) of `writes`, with the last cursor among them. */
+  #append(writes: readonly Write[]): Promise<CanonicalEvent[]> {
+    const cursor = writes.findLast((write) => write.cursor !== undefined)?.cursor;
+    return this.#kept.append(
+      writes.map(({ event }) => event),
+      cursor,
+    );
   }
 
   /** The store numbers on its own: say so if it disagrees with the seq readers were given. */

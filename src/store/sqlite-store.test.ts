@@ -3,26 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { describeStoreContract, storeEvent } from "../../test/support/store-contract.js";
+import { describeStoreContract, record, storeEvent } from "../../test/support/store-contract.js";
 import { UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { MIGRATIONS, type Migration, migrate, schemaVersion } from "./migrations.js";
 import { IN_MEMORY, SqliteStore } from "./sqlite-store.js";
-import type { SessionRecord } from "./store.js";
 
 const SESSION = "ses_a";
 
 const event = storeEvent;
-const record: SessionRecord = {
-  id: SESSION,
-  backend: "serve",
-  upstreamId: "ses_upstream",
-  directory: "/work/project",
-  title: "Fix the login bug",
-  state: "open",
-  createdAt: 1_800_000_000_000,
-  updatedAt: 1_800_000_000_500,
-};
 
 let dir: string;
 beforeEach(() => {

@@ -166,6 +166,10 @@ function openDatabase(path: string): Database.Database {
     if (onDisk) tightenSideFiles(path);
     // With WAL, NORMAL loses at most the last commits on a power cut, never consistency.
     db.pragma("synchronous = NORMAL");
+    // 32 MiB of page cache (SQLite's default is 2 MiB): sessions streaming at once append to
+    // as many places of the two indexes, and with the leaf pages of a thousand sessions in
+    // cache a group commit ran 40-60% faster (bench (e)). A cap, not an allocation.
+    db.pragma("cache_size = -32768");
     return db;
   } catch (error) {
     db?.close();

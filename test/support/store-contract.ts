@@ -53,7 +53,8 @@ function unstorable(id: string, sessionId = SESSION): CanonicalEvent {
   return { ...event, data: { ...event.data, poison: 1n } } as unknown as CanonicalEvent;
 }
 
-const record: SessionRecord = {
+/** A session record with every field. */
+export const record: SessionRecord = {
   id: SESSION,
   backend: "serve",
   upstreamId: "ses_upstream",
