@@ -415,6 +415,11 @@ interface NativeOrigin {
     id?: string;
 }
 
+// OpenStoreOptions
+interface OpenStoreOptions {
+    postgres?: PostgresConnectionOptions;
+}
+
 // OpencodeApiError
 class OpencodeApiError extends OpencodeBridgeError {
     readonly status: number;
@@ -473,6 +478,33 @@ type PermissionPart = {
 
 // PermissionPreset
 type PermissionPreset = "ask" | "allow-all" | "read-only";
+
+// PostgresConnectionOptions
+interface PostgresConnectionOptions {
+    maxConnections?: number;
+    connectTimeoutMs?: number;
+    statementTimeoutMs?: number;
+}
+
+// PostgresStore
+class PostgresStore implements Store {
+    #private;
+    readonly description: string;
+    private constructor();
+    static open(url: string, options?: PostgresConnectionOptions): Promise<PostgresStore>;
+    append(sessionId: string, events: readonly CanonicalEvent[], cursor?: string): Promise<CanonicalEvent[]>;
+    read(sessionId: string, options?: ReadOptions): Promise<CanonicalEvent[]>;
+    lastSeq(sessionId: string): Promise<number>;
+    cursor(sessionId: string): Promise<string | undefined>;
+    saveSession(record: SessionRecord): Promise<void>;
+    session(id: string): Promise<SessionRecord | undefined>;
+    sessions(): Promise<SessionRecord[]>;
+    deleteSession(id: string): Promise<void>;
+    saveServer(key: string, record: ServerRecord): Promise<void>;
+    server(key: string): Promise<ServerRecord | undefined>;
+    deleteServer(key: string): Promise<void>;
+    close(): Promise<void>;
+}
 
 // ProtocolError
 class ProtocolError extends OpencodeBridgeError {
@@ -771,7 +803,7 @@ function isCanonicalType(type: string): type is CanonicalType;
 function isDurableType(type: string): type is DurableType;
 
 // openStore
-function openStore(spec: string): Promise<Store>;
+function openStore(spec: string, options?: OpenStoreOptions): Promise<Store>;
 
 // startOpencode
 function startOpencode(options?: StartOpencodeOptions): Promise<OpencodeServerHandle>;

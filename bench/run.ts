@@ -17,7 +17,8 @@
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N and --store-concurrent N (e), --memory-sessions N (f), --sidecar-turns N and
  * --sidecar-clients N (g), --web-events N, --web-renders N and --web-deltas N (h),
- * --open-sessions N (i), --cold-runs N (j), --only a,b,c,d,e,f,g,h,i,j.
+ * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,j,p.
+ *   (p) the Postgres store against the SQLite store, the same appends and reads on each.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -32,6 +33,11 @@ import { benchDeltaLatency, type DeltaLatencyResult, deltaLatencyLines } from ".
 import { goalTable, recordGoal } from "./goals.js";
 import { benchNormalizer, type NormalizerResult, normalizerLines } from "./normalizer.js";
 import { benchOpenSessions, type OpenSessionsResult, openSessionsLines } from "./open-sessions.js";
+import {
+  benchPostgresStore,
+  type PostgresStoreBenchResult,
+  postgresStoreLines,
+} from "./postgres-store.js";
 import {
   benchSessionMemory,
   type SessionMemoryResult,
@@ -63,7 +69,8 @@ const { values } = parseArgs({
     "web-deltas": { type: "string", default: "10000" },
     "open-sessions": { type: "string", default: "1000" },
     "cold-runs": { type: "string", default: "5" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j" },
+    "pg-sessions": { type: "string", default: "1000" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -86,6 +93,7 @@ const webRenders = positive("web-renders", values["web-renders"]);
 const webDeltas = positive("web-deltas", values["web-deltas"]);
 const openSessions = positive("open-sessions", values["open-sessions"]);
 const coldRuns = positive("cold-runs", values["cold-runs"]);
+const pgSessions = positive("pg-sessions", values["pg-sessions"]);
 
 /** A bridge being started or running, and its temp dir. */
 interface OpenBridge {
@@ -218,6 +226,7 @@ async function main(): Promise<string[]> {
   let webChat: WebChatBenchResult | undefined;
   let sessions: OpenSessionsResult | undefined;
   let coldRun: ColdRunResult | undefined;
+  let postgresStore: PostgresStoreBenchResult | undefined;
 
   if (only.has("a")) normalizer = await benchNormalizer({ events, runs: 7, warmups: 2 });
 
@@ -309,6 +318,15 @@ async function main(): Promise<string[]> {
     coldRun = await running;
   }
 
+  if (only.has("p")) {
+    postgresStore = await benchPostgresStore({
+      sessions: pgSessions,
+      eventsPerSession: 100,
+      batch: 5,
+      loneAppends: 500,
+    });
+  }
+
   if (normalizer !== undefined) lines.push(...normalizerLines(normalizer));
   if (latency !== undefined) lines.push(...deltaLatencyLines(latency));
   if (shortTurns !== undefined) lines.push(shortTurnLine(shortTurns));
@@ -319,6 +337,7 @@ async function main(): Promise<string[]> {
   if (webChat !== undefined) lines.push(...webChatLines(webChat));
   if (sessions !== undefined) lines.push(...openSessionsLines(sessions));
   if (coldRun !== undefined) lines.push(...coldRunLines(coldRun));
+  if (postgresStore !== undefined) lines.push(...postgresStoreLines(postgresStore));
   lines.push(...goalTable());
   return lines;
 }

@@ -12,6 +12,7 @@ import { preparePrivateFile, tightenSideFiles } from "./private-files.js";
 import { SqliteAppends } from "./sqlite-appends.js";
 import { eventOfBody, sessionOfRow } from "./sqlite-rows.js";
 import type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store.js";
+import { checkTimestamps, durableEventsFor, readBounds } from "./store-input.js";
 
 /** The path that keeps the store in memory only (for tests and throwaway bridges). */
 export const IN_MEMORY = ":memory:";
@@ -64,29 +65,15 @@ export class SqliteStore implements Store {
     events: readonly CanonicalEvent[],
     cursor?: string,
   ): Promise<CanonicalEvent[]> {
-    const durable = events.filter((event) => event.durable);
-    for (const event of durable) {
-      if (event.sessionId !== sessionId) {
-        throw new UsageError(
-          `event ${event.id} belongs to session ${event.sessionId}, not ${sessionId}: append ` +
-            "each session's events under its own id",
-        );
-      }
-    }
+    const durable = durableEventsFor(sessionId, events);
     if (durable.length === 0 && cursor === undefined) return [];
     this.#checkOpen();
     return this.#appends.append(sessionId, durable, cursor);
   }
 
   async read(sessionId: string, options: ReadOptions = {}): Promise<CanonicalEvent[]> {
-    const after = options.after ?? 0;
-    const limit = options.limit ?? -1;
-    if (!Number.isSafeInteger(after) || after < 0) {
-      throw new UsageError(`read: after must be a seq (an integer >= 0), not ${after}`);
-    }
-    if (options.limit !== undefined && (!Number.isSafeInteger(limit) || limit < 0)) {
-      throw new UsageError(`read: limit must be an integer >= 0, not ${limit}`);
-    }
+    const { after, limit: given } = readBounds(options);
+    const limit = given ?? -1;
     const where = `${this.path}, session ${sessionId}`;
     // A negative LIMIT is SQLite's "no limit".
     return this.#sql.readEvents
@@ -123,11 +110,7 @@ export class SqliteStore implements Store {
   }
 
   async saveSession(record: SessionRecord): Promise<void> {
-    for (const field of ["createdAt", "updatedAt"] as const) {
-      if (!Number.isSafeInteger(record[field])) {
-        throw new UsageError(`session ${record.id}: ${field} must be whole milliseconds`);
-      }
-    }
+    checkTimestamps(record);
     this.#sql.saveSession.run({
       id: record.id,
       backend: record.backend,

@@ -23,6 +23,7 @@ import { type ScriptedModel, startScriptedModel } from "../../src/testing/script
 import { type RunningOcb, startOcb } from "../support/ocb-cli.js";
 import { isRunning, trackProcess } from "../support/process-tracker.js";
 import { RawWsClient } from "../support/raw-ws.js";
+import { callSidecar, canonicalEventsOf } from "../support/sidecar-http.js";
 
 const TOKEN = "sidecar-adopt-e2e-token-0123456789";
 const COUNT = 40;
@@ -84,20 +85,8 @@ async function startServe(dir: string): Promise<{ cli: RunningOcb; url: string }
   return { cli, url: listening() ?? "" };
 }
 
-async function call(url: string, method: string, path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(BOUND_MS),
-  });
-  const json: unknown = await response.json();
-  if (!response.ok)
-    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
+function call(url: string, method: string, path: string, body?: unknown): Promise<unknown> {
+  return callSidecar({ url, token: TOKEN, boundMs: BOUND_MS }, method, path, body);
 }
 
 /** A WebSocket subscribed to the session after `after`; its events read from `received`. */
@@ -109,13 +98,7 @@ async function subscribe(url: string, sessionId: string, after: number): Promise
   return client;
 }
 
-/** The canonical events a client received, in order. */
-function eventsOf(client: RawWsClient): CanonicalEvent[] {
-  return client.received.flatMap((message) => {
-    const { type, event } = message as { type: string; event?: CanonicalEvent };
-    return type === "event" && event !== undefined ? [event] : [];
-  });
-}
+const eventsOf = canonicalEventsOf;
 
 /** The pid of the managed server the store of `dir` records, tracked for the teardown. */
 async function recordedServerPid(dir: string): Promise<number | undefined> {

@@ -9,6 +9,7 @@ import { readdirSync } from "node:fs";
 import chromium from "@sparticuz/chromium";
 import { type Browser, type BrowserServer, chromium as playwright } from "playwright-core";
 import { readProcStat } from "../../src/util/process-liveness.js";
+import { killOnExit } from "./kill-on-exit.js";
 import { isRunning, trackProcess } from "./process-tracker.js";
 
 /**
@@ -61,14 +62,7 @@ export async function launchBrowser(): Promise<TestBrowser> {
   }
   trackProcess(pid, "chromium (browser tests)");
   const killGroup = (): void => killProcessGroup(pid);
-  const onSignal = (signal: NodeJS.Signals): void => {
-    killGroup();
-    process.off(signal, onSignal);
-    process.kill(process.pid, signal);
-  };
-  process.on("exit", killGroup);
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  const exitHook = killOnExit(killGroup);
   let browser: Browser;
   try {
     browser = await playwright.connect(server.wsEndpoint());
@@ -90,9 +84,7 @@ export async function launchBrowser(): Promise<TestBrowser> {
           killGroup();
           throw error;
         } finally {
-          process.off("exit", killGroup);
-          process.off("SIGINT", onSignal);
-          process.off("SIGTERM", onSignal);
+          exitHook.dispose();
         }
       })();
       return closing;

@@ -14,7 +14,7 @@ export function registerExportCommand(program: Command): void {
       "print a stored session as NDJSON: a header with its record, then its durable events",
     )
     .argument("<session>", "the session id (see `ocb sessions`)")
-    .option("--store <path>", STORE_OPTION_HELP)
+    .option("--store <path-or-url>", STORE_OPTION_HELP)
     .action(async (id: string, options: ExportOptions) => {
       await withStore(options.store, "read", async (store, path) => {
         const session = await requireSession(store, id, path, options.store);

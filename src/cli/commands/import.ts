@@ -19,7 +19,7 @@ export function registerImportCommand(program: Command): void {
     .command("import")
     .description("add a session exported with `ocb export` to the transcript store")
     .argument("<file>", "the NDJSON transcript file")
-    .option("--store <path>", STORE_OPTION_HELP)
+    .option("--store <path-or-url>", STORE_OPTION_HELP)
     .option("--replace", "replace a session with the same id (its events and record)")
     .action(async (file: string, options: ImportOptions) => {
       const transcript = readTranscript(file);

@@ -28,7 +28,7 @@ import { demoModelServer } from "../demo-model.js";
 import { followConnection } from "../follow-connection.js";
 import { handleInterrupts, INTERRUPTED_EXIT_CODE } from "../interrupts.js";
 import { PhaseMarks } from "../phase-marks.js";
-import { STORE_OPTION_HELP } from "../store-access.js";
+import { STORE_OPTION_HELP, storeSpec } from "../store-access.js";
 import { TurnPrinter } from "../turn-printer.js";
 
 /** As commander hands them over: the choice options are already checked. */
@@ -92,7 +92,7 @@ export function registerRunCommand(program: Command): void {
         Object.keys(PERMISSION_PRESETS),
       ),
     )
-    .option("--store <path>", STORE_OPTION_HELP)
+    .option("--store <path-or-url>", STORE_OPTION_HELP)
     .option(
       "--file <path>",
       "attach a file (repeatable): a path (relative to the current directory) inside the " +
@@ -148,7 +148,7 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
       ...(model === undefined ? {} : { model }),
       ...(config === undefined ? {} : { config }),
       ...(permissions === undefined ? {} : { permissions }),
-      ...(options.store === undefined ? {} : { store: options.store }),
+      store: storeSpec(options.store),
       ...(backend === "subprocess" && approve === "all" ? { autoApprove: true } : {}),
     });
     phases.mark("bridge started");

@@ -18,13 +18,12 @@ import { PERMISSION_PRESETS, type PermissionPreset } from "../../runtime/permiss
 import { LOG_FORMATS, type LogFormat, lineLogger } from "../../sidecar/log-lines.js";
 import type { SidecarMetrics } from "../../sidecar/metrics.js";
 import type { Sidecar } from "../../sidecar/sidecar.js";
-import { defaultStorePath } from "../../store/default-store-path.js";
 import { openStore } from "../../store/open-store.js";
 import { choiceOption } from "../choice-option.js";
 import { readConfigFile } from "../config-file.js";
 import { demoModelServer } from "../demo-model.js";
 import { handleInterrupts } from "../interrupts.js";
-import { STORE_OPTION_HELP } from "../store-access.js";
+import { STORE_OPTION_HELP, storeSpec } from "../store-access.js";
 
 interface ServeOptions {
   dir?: string;
@@ -65,7 +64,7 @@ export function registerServeCommand(program: Command): void {
         BACKEND_KINDS,
       ),
     )
-    .option("--store <path>", STORE_OPTION_HELP)
+    .option("--store <path-or-url>", STORE_OPTION_HELP)
     .option("--port <port>", "port to listen on (default: a free port)")
     .option(
       "--host <host>",
@@ -125,7 +124,7 @@ async function serve(options: ServeOptions): Promise<void> {
     : resolve(options.dir ?? ".");
   const logger = lineLogger(options.logFormat, (line) => process.stderr.write(line));
   const metrics: SidecarMetrics = new SidecarMetrics();
-  const store = timedStore(await openStore(options.store ?? defaultStorePath()), (seconds) =>
+  const store = timedStore(await openStore(storeSpec(options.store)), (seconds) =>
     metrics.storeWriteSeconds.observe(seconds),
   );
 
@@ -181,7 +180,7 @@ async function serve(options: ServeOptions): Promise<void> {
     await sidecar?.close(reason);
     const left = await bridge?.close({ leaveRunning: stopped });
     if (left !== undefined) console.log(whatWasLeft(left));
-    store.close();
+    await store.close();
     stop.dispose();
     if (scratch) rmSync(directory, { recursive: true, force: true });
   }

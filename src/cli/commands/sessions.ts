@@ -15,7 +15,7 @@ export function registerSessionsCommand(program: Command): void {
   program
     .command("sessions")
     .description("list the sessions kept in the transcript store, most recently updated first")
-    .option("--store <path>", STORE_OPTION_HELP)
+    .option("--store <path-or-url>", STORE_OPTION_HELP)
     .option("--json", "print one JSON object per session and line (its record and event count)")
     .action(async (options: SessionsOptions) => {
       await withStore(options.store, "read", async (store, path) => {

