@@ -14,8 +14,11 @@ beforeAll(async () => {
 });
 afterAll(() => setup?.close());
 
-const PROMPT = "[[slow 30 60]]";
-const TEXT = Array.from({ length: 30 }, (_, index) => `tok${index + 1}`).join(" ");
+const TOKENS = 60;
+const PROMPT = `[[slow ${TOKENS} 60]]`;
+const TEXT = Array.from({ length: TOKENS }, (_, index) => `tok${index + 1}`).join(" ");
+/** Between two tries to cut, once the text streams (a try while the bridge reconnects cuts nothing). */
+const CUT_EVERY_MS = 400;
 
 async function runTurn(
   cutTimes: number,
@@ -23,13 +26,21 @@ async function runTurn(
   const session = await setup.bridge.createSession({ title: `resume ${cutTimes}` });
   try {
     const turn = await session.send(PROMPT, { delivery: "queue" });
-    let deltas = 0;
     let cuts = 0;
-    for await (const event of turn.events()) {
-      // Cut every few deltas while the text streams, until enough cuts happened.
-      if (event.type === "text.delta" && cuts < cutTimes && ++deltas % 4 === 0) {
-        cuts += setup.proxy.cut() > 0 ? 1 : 0;
+    let cutting: NodeJS.Timeout | undefined;
+    try {
+      for await (const event of turn.events()) {
+        // Cut on a clock once the text streams, until enough cuts happened: not on deltas,
+        // since a part that spans a reconnect hands out no more of them (its rest comes from
+        // its end).
+        if (event.type === "text.delta" && cutTimes > 0 && cutting === undefined) {
+          cutting = setInterval(() => {
+            if (cuts < cutTimes) cuts += setup.proxy.cut() > 0 ? 1 : 0;
+          }, CUT_EVERY_MS);
+        }
       }
+    } finally {
+      clearInterval(cutting);
     }
     const result = await turn.done();
     return { events: await session.transcript(), text: result.text, cuts };

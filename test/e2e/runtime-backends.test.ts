@@ -85,6 +85,6 @@ describe("the subprocess backend", () => {
     await expect(session.send("hi", { delivery: "queue", agents: ["general"] })).rejects.toThrow(
       /cannot mention agents/,
     );
-    expect(session.transcript()).toEqual([]);
+    expect(await session.transcript()).toEqual([]);
   });
 });

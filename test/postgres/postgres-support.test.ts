@@ -4,13 +4,37 @@
  * does one whose test process is interrupted (SIGINT, SIGTERM) before it closed the server.
  */
 import { spawn } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { publicTables, startTestPostgres, TEST_POSTGRES_ENV } from "../support/postgres.js";
+import {
+  letPostgresReach,
+  publicTables,
+  startTestPostgres,
+  TEST_POSTGRES_ENV,
+} from "../support/postgres.js";
 import { isRunning, trackProcess } from "../support/process-tracker.js";
 
 describe("the tests' Postgres", () => {
+  it("opens a private checkout's directories to the postgres user (search only)", async () => {
+    // A clean clone in a `mktemp -d` directory is 0700: as root, Postgres runs as another
+    // user, which could not reach the binaries under it (spawn EACCES, and a hung init).
+    const root = mkdtempSync(join(tmpdir(), "ocb-reach-"));
+    try {
+      const bin = join(root, "node_modules", "pg", "bin");
+      mkdirSync(bin, { recursive: true, mode: 0o755 });
+      chmodSync(root, 0o700);
+      await letPostgresReach(bin);
+      expect(statSync(root).mode & 0o777).toBe(0o701);
+      expect(statSync(bin).mode & 0o777).toBe(0o755);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it("gives each caller a fresh database, and a closed server leaves no process", async () => {
     const server = await startTestPostgres();
     try {

