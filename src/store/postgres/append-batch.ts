@@ -9,11 +9,13 @@
  * advisory lock: it is keyed by the session id itself (advisory locks take a number, so a
  * hash, and unrelated sessions could collide), it is released by the commit or rollback with
  * nothing to forget, it holds through transaction-mode poolers, and the same row gives
- * `lastSeq` without scanning the events. The rows are locked in session-id order, in one
+ * `lastSeq` without scanning the events. The commit announces each session's new last seq
+ * (event-notices.ts), delivered by Postgres only once the commit is done. The rows are locked in session-id order, in one
  * statement, so that two commits over the same sessions never wait on each other in a cycle.
  */
 import type pg from "pg";
 import type { CanonicalEvent } from "../../events/canonical.js";
+import { announceAppends } from "./event-notices.js";
 import { numberOfColumn } from "./rows.js";
 
 /** One `append` call: durable events of `sessionId` only, checked by the caller. */
@@ -68,6 +70,15 @@ export async function commitAppends(
         sessions.map((id) => lastSeqs.get(id) ?? 0),
         sessions.map((id) => cursors.get(id) ?? null),
       ],
+    );
+    // Only the sessions that gained events: a cursor alone announces nothing to read.
+    await announceAppends(
+      client,
+      new Map(
+        jobs
+          .filter((_, index) => (stored[index]?.length ?? 0) > 0)
+          .map((job) => [job.sessionId, lastSeqs.get(job.sessionId) ?? 0]),
+      ),
     );
     await client.query("COMMIT");
     return stored;
