@@ -16,7 +16,7 @@
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N and --store-concurrent N (e), --memory-sessions N (f), --sidecar-turns N and
  * --sidecar-clients N (g), --web-events N, --web-renders N and --web-deltas N (h),
- * --open-sessions N (i), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,p.
+ * --open-sessions N (i), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,p,q.
  *   (p) the Postgres store against the SQLite store, the same appends and reads on each.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -28,6 +28,11 @@ import { normalizeApiEvent } from "../src/events/normalize-api.js";
 import { Bridge } from "../src/runtime/bridge.js";
 import { demoModelServer } from "../src/testing/demo-model-server.js";
 import { type BackendResult, benchBackends, type WithBridge } from "./backends.js";
+import {
+  benchClusterBlocks,
+  type ClusterBlocksResult,
+  clusterBlocksLines,
+} from "./cluster-blocks.js";
 import { benchDeltaLatency, type DeltaLatencyResult } from "./delta-latency.js";
 import { goalTable, recordGoal } from "./goals.js";
 import { benchNormalizer, type NormalizerResult } from "./normalizer.js";
@@ -68,7 +73,7 @@ const { values } = parseArgs({
     "web-deltas": { type: "string", default: "10000" },
     "open-sessions": { type: "string", default: "1000" },
     "pg-sessions": { type: "string", default: "1000" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,p" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,p,q" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -223,6 +228,7 @@ async function main(): Promise<string[]> {
   let webChat: WebChatBenchResult | undefined;
   let sessions: OpenSessionsResult | undefined;
   let postgresStore: PostgresStoreBenchResult | undefined;
+  let clusterBlocks: ClusterBlocksResult | undefined;
 
   if (only.has("a")) normalizer = benchNormalizer({ events, runs: 7, warmups: 2 });
 
@@ -317,6 +323,16 @@ async function main(): Promise<string[]> {
     });
   }
 
+  if (only.has("q")) {
+    clusterBlocks = await benchClusterBlocks({
+      runs: 10,
+      sessions: 100,
+      feedSessions: 10,
+      eventsPerSession: 500,
+      followers: 100,
+    });
+  }
+
   if (normalizer !== undefined) lines.push(...normalizerLines(normalizer));
   if (latency !== undefined) lines.push(latencyLine(latency));
   if (shortTurns !== undefined) lines.push(shortTurnLine(shortTurns));
@@ -327,6 +343,7 @@ async function main(): Promise<string[]> {
   if (webChat !== undefined) lines.push(...webChatLines(webChat));
   if (sessions !== undefined) lines.push(...openSessionsLines(sessions));
   if (postgresStore !== undefined) lines.push(...postgresStoreLines(postgresStore));
+  if (clusterBlocks !== undefined) lines.push(...clusterBlocksLines(clusterBlocks));
   lines.push(...goalTable());
   return lines;
 }

@@ -182,7 +182,7 @@ describe("LeaseKeeper", () => {
     const sessions = ids(20, "ses_killed_");
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", "test/support/lease-holder-child.ts", url, "1000", ...sessions],
+      ["--import", "tsx", "test/support/lease-holder-child.ts", url, "1000", "200", ...sessions],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
     cleanups.push(async () => {
