@@ -207,6 +207,18 @@ describe("LeaseKeeper", () => {
     expect(new Set(taken.values())).toEqual(new Set([2]));
   });
 
+  it("fails to open on a refused login with a usage error that does not show the password", async () => {
+    const url = new URL(await postgres.freshDatabase());
+    url.password = "wrong-secret-4711";
+    const opening = LeaseKeeper.open(url.href, { connectTimeoutMs: 5_000 });
+    await expect(opening).rejects.toThrow(UsageError);
+    const error = await opening.catch((caught: unknown) => caught);
+    expect(String(error)).toMatch(/cannot open the transcript store postgres:\/\/postgres@/);
+    expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain(
+      "wrong-secret-4711",
+    );
+  });
+
   it("refuses timings where one late heartbeat would lose every lease", async () => {
     const url = await postgres.freshDatabase();
     await expect(LeaseKeeper.open(url, { ttlMs: 1_000, renewEveryMs: 400 })).rejects.toThrow(
