@@ -15,6 +15,7 @@
  */
 import type pg from "pg";
 import type { CanonicalEvent } from "../../events/canonical.js";
+import { type AppendFence, type FencedAppendError, refusedByFence } from "./append-fence.js";
 import { announceAppends } from "./event-notices.js";
 import { numberOfColumn } from "./rows.js";
 
@@ -23,22 +24,29 @@ export interface AppendJob {
   sessionId: string;
   events: readonly CanonicalEvent[];
   cursor: string | undefined;
+  /** The session's lease, when a cluster's driver appends (append-fence.ts). */
+  fence?: AppendFence | undefined;
 }
 
-/** Writes `jobs` in one transaction; gives each job the events it stored (with seq). */
+/**
+ * Writes `jobs` in one transaction; gives each job the events it stored (with seq), or the
+ * error refusing it when its fence no longer holds (the batch's other jobs are written).
+ */
 export async function commitAppends(
   client: pg.ClientBase,
   jobs: readonly AppendJob[],
   where: string,
-): Promise<CanonicalEvent[][]> {
+): Promise<(CanonicalEvent[] | FencedAppendError)[]> {
   const sessions = [...new Set(jobs.map((job) => job.sessionId))].sort();
   await client.query("BEGIN");
   try {
     const lastSeqs = await lockHeads(client, sessions, where);
+    const refused = await refusedByFence(client, jobs, where);
     const known = await knownEventIds(client, jobs);
     const rows: EventRows = { sessionIds: [], seqs: [], eventIds: [], types: [], bodies: [] };
     const cursors = new Map<string, string>();
-    const stored = jobs.map((job) => {
+    const stored = jobs.map((job, index) => {
+      if (refused.has(index)) return [];
       let seq = lastSeqs.get(job.sessionId) ?? 0;
       const ids = known.get(job.sessionId) ?? new Set<string>();
       known.set(job.sessionId, ids);
@@ -81,7 +89,7 @@ export async function commitAppends(
       ),
     );
     await client.query("COMMIT");
-    return stored;
+    return stored.map((events, index) => refused.get(index) ?? events);
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});
     throw error;
