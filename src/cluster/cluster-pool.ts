@@ -4,16 +4,14 @@
  * appends or reads. Opening it brings the schema up to date, as opening the store does, so
  * either may come first.
  */
-import pg from "pg";
-import { OpencodeBridgeError } from "../errors.js";
+import type pg from "pg";
 import {
-  cannotOpen,
   type PostgresConnectionOptions,
   type PostgresTarget,
   postgresTarget,
   storeFailed,
 } from "../store/postgres/connection.js";
-import { migratePostgres } from "../store/postgres/migrations.js";
+import { openMigratedPool } from "../store/postgres/migrated-pool.js";
 
 export interface ClusterPool {
   readonly target: PostgresTarget;
@@ -33,21 +31,10 @@ export async function openClusterPool(
   options: PostgresConnectionOptions & { applicationName: string },
 ): Promise<ClusterPool> {
   const target = postgresTarget(url, options);
-  const pool = new pg.Pool({ ...target.config, application_name: options.applicationName });
-  // An idle connection the server drops emits 'error'; the next statement reports it.
-  pool.on("error", () => {});
-  try {
-    const client = await pool.connect();
-    try {
-      await migratePostgres(client, target.description);
-    } finally {
-      client.release();
-    }
-  } catch (error) {
-    await pool.end().catch(() => {});
-    if (error instanceof OpencodeBridgeError) throw error;
-    throw cannotOpen(target, error);
-  }
+  const pool = await openMigratedPool(target, {
+    ...target.config,
+    application_name: options.applicationName,
+  });
   let ended: Promise<void> | undefined;
   return {
     target,
@@ -59,9 +46,9 @@ export async function openClusterPool(
         throw storeFailed(target, what, error);
       }
     },
-    end() {
+    async end() {
       ended ??= pool.end();
-      return ended;
+      await ended;
     },
   };
 }

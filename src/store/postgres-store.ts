@@ -5,20 +5,19 @@
  * id, versioned migrations; appends are group-committed (postgres/group-commit.ts) and safe
  * when several processes append to the same session (postgres/append-batch.ts).
  */
-import pg from "pg";
-import { OpencodeBridgeError, UsageError } from "../errors.js";
+import type pg from "pg";
+import { UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { type AppendJob, commitAppends } from "./postgres/append-batch.js";
 import type { AppendFence, FencedAppendError } from "./postgres/append-fence.js";
 import {
-  cannotOpen,
   type PostgresConnectionOptions,
   type PostgresTarget,
   postgresTarget,
   storeFailed,
 } from "./postgres/connection.js";
 import { GroupCommit } from "./postgres/group-commit.js";
-import { migratePostgres } from "./postgres/migrations.js";
+import { openMigratedPool } from "./postgres/migrated-pool.js";
 import { numberOfColumn, sessionOfPostgresRow } from "./postgres/rows.js";
 import { eventOfBody } from "./sqlite-rows.js";
 import type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store.js";
@@ -51,23 +50,7 @@ export class PostgresStore implements Store {
    */
   static async open(url: string, options: PostgresConnectionOptions = {}): Promise<PostgresStore> {
     const target = postgresTarget(url, options);
-    const pool = new pg.Pool(target.config);
-    // An idle connection the server drops emits 'error' on the pool; unhandled, it would end
-    // the process. The next statement reports the failure where it matters.
-    pool.on("error", () => {});
-    try {
-      const client = await pool.connect();
-      try {
-        await migratePostgres(client, target.description);
-      } finally {
-        client.release();
-      }
-      return new PostgresStore(target, pool);
-    } catch (error) {
-      await pool.end().catch(() => {});
-      if (error instanceof OpencodeBridgeError) throw error;
-      throw cannotOpen(target, error);
-    }
+    return new PostgresStore(target, await openMigratedPool(target));
   }
 
   async append(
