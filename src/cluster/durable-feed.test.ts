@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { storeEvent } from "../../test/support/store-contract.js";
 import { usePostgres } from "../../test/support/use-postgres.js";
 import { within } from "../../test/support/within.js";
+import { UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { PostgresStore } from "../store/postgres-store.js";
 import { DurableFeed, type DurableFeedOptions } from "./durable-feed.js";
@@ -97,6 +98,18 @@ describe("DurableFeed", () => {
       { id, after: 0, follow: collect(feed, id, { after: 0, pageSize: 1 + (index % 7) * 40 }) },
       { id, after: 5, follow: collect(feed, id, { after: 5 }) },
     ]);
+    // One LISTEN connection for the 48 followers of 24 sessions.
+    await within(
+      (async () => {
+        while (feed.listenerPid === undefined)
+          await new Promise((resolve) => setTimeout(resolve, 20));
+      })(),
+      "the LISTEN connection",
+    );
+    const { rows } = await admin.query<{ count: string }>(
+      "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'opencode-bridge listen'",
+    );
+    expect(rows[0]?.count).toBe("1");
     let cuts = 0;
     let writing = true;
     const cutting = (async () => {
@@ -156,6 +169,19 @@ describe("DurableFeed", () => {
     await writer.append(long, [textEvent(long, "e1")]);
     await writer.append(long, [textEvent(long, "e2"), textEvent(long, "e3")]);
     expect((await follow.until(3)).map((event) => event.id)).toEqual(["e1", "e2", "e3"]);
+  });
+
+  it("refuses a follow from a position that is no seq", async () => {
+    const { feed } = await twoSidecars();
+    const signal = new AbortController().signal;
+    const first = (options: { after?: number; pageSize?: number }) =>
+      feed
+        .follow("ses_1", { ...options, signal })
+        [Symbol.asyncIterator]()
+        .next();
+    await expect(first({ after: -1 })).rejects.toThrow(/after must be a seq .* not -1/);
+    await expect(first({ after: 1.5 })).rejects.toThrow(UsageError);
+    await expect(first({ pageSize: 0 })).rejects.toThrow(/pageSize must be a whole number ≥ 1/);
   });
 
   it("ends a follow when its signal aborts, and every follow when the feed closes", async () => {

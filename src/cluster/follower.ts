@@ -4,7 +4,7 @@
  * flag, not a queue: however many notices come while it reads, it holds one page at most.
  */
 
-import { AbortError, OpencodeBridgeError } from "../errors.js";
+import { AbortError, OpencodeBridgeError, UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import type { Store } from "../store/store.js";
 import { sleep } from "../util/abort.js";
@@ -46,6 +46,17 @@ export class Follower {
     this.#options = options;
     this.#logger = logger;
     this.#last = options.after ?? 0;
+    if (!Number.isSafeInteger(this.#last) || this.#last < 0) {
+      throw new UsageError(
+        `following session ${sessionId}: after must be a seq (a whole number ≥ 0), not ${String(options.after)}`,
+      );
+    }
+    const pageSize = options.pageSize ?? 1;
+    if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
+      throw new UsageError(
+        `following session ${sessionId}: pageSize must be a whole number ≥ 1, not ${String(options.pageSize)}`,
+      );
+    }
   }
 
   /** The session has events up to `lastSeq` (Infinity: maybe, go and look). */
