@@ -10,7 +10,8 @@
  * wake-up cost one empty read and a repeated one nothing: no gap, no duplicate, in order.
  *
  * One `DurableFeed` per process: one LISTEN connection shared by every follower of every
- * session, and a small pool for the poll. A follower holds at most one page of events; a
+ * session, a small pool for the poll, and followers of one session at the same seq share
+ * their reads (shared-reads.ts). A follower holds at most one page of events; a
  * notice only marks it behind, so a slow reader costs nothing but its own lag.
  */
 
@@ -24,6 +25,7 @@ import { type Logger, silentLogger } from "../util/logger.js";
 import { type ClusterPool, openClusterPool } from "./cluster-pool.js";
 import { Follower, type FollowOptions } from "./follower.js";
 import { NoticeListener } from "./notice-listener.js";
+import { SharedReads } from "./shared-reads.js";
 
 export interface DurableFeedOptions extends PostgresConnectionOptions {
   /** The slow poll of the followed sessions' heads, a backstop for lost notices (default 5 s). */
@@ -45,7 +47,7 @@ export class DurableFeed {
 
   private constructor(db: ClusterPool, store: Pick<Store, "read">, options: DurableFeedOptions) {
     this.#db = db;
-    this.#store = store;
+    this.#store = new SharedReads(store);
     this.#logger = options.logger ?? silentLogger;
     this.#pollEveryMs = options.pollEveryMs ?? 5_000;
     this.#listener = new NoticeListener(
