@@ -177,6 +177,31 @@ describe("LeaseKeeper", () => {
     expect(a.tokenOf("ses_1")).toBeUndefined();
   });
 
+  it("keeps its leases through cuts of its connections (each heartbeat reconnects)", async () => {
+    const url = await postgres.freshDatabase();
+    const a = await keeper(url, { holderId: "a", ttlMs: 1_500, renewEveryMs: 200 });
+    const sessions = ids(5, "ses_cut_");
+    for (const id of sessions) expect(await a.acquire(id)).toBe(1);
+    const lost: LostLease[] = [];
+    a.onLost((event) => lost.push(event));
+    const admin = await sql(url);
+    let cuts = 0;
+    for (let cut = 0; cut < 5; cut++) {
+      const { rowCount } = await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'opencode-bridge leases'",
+      );
+      cuts += rowCount ?? 0;
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    expect(cuts).toBeGreaterThanOrEqual(5);
+    expect(lost).toEqual([]);
+    const { rows } = await admin.query(
+      "SELECT session_id FROM leases WHERE holder = 'a' AND expires_at > clock_timestamp()",
+    );
+    expect(rows).toHaveLength(5);
+    for (const id of sessions) expect(a.tokenOf(id)).toBe(1);
+  });
+
   it("lets another keeper find and take the sessions of a holder killed without releasing", async () => {
     const url = await postgres.freshDatabase();
     const sessions = ids(20, "ses_killed_");
