@@ -171,6 +171,36 @@ describe("DurableFeed", () => {
     expect((await follow.until(3)).map((event) => event.id)).toEqual(["e1", "e2", "e3"]);
   });
 
+  it("reads again when the store fails for a while, and gives up with a clear error after its bound", async () => {
+    const { url, writer, reader } = await twoSidecars();
+    let failures = 3;
+    const flaky = {
+      read: (...args: Parameters<PostgresStore["read"]>) => {
+        if (failures === Number.POSITIVE_INFINITY || failures-- > 0) {
+          return Promise.reject(new Error("connection terminated unexpectedly"));
+        }
+        return reader.read(...args);
+      },
+    };
+    const feed = await DurableFeed.open(url, flaky);
+    cleanups.push(() => feed.close());
+    await writer.append("ses_1", [textEvent("ses_1", "e1"), textEvent("ses_1", "e2")]);
+    expect((await collect(feed, "ses_1", {}).until(2)).map((event) => event.id)).toEqual([
+      "e1",
+      "e2",
+    ]);
+    failures = Number.POSITIVE_INFINITY;
+    const failing = (async () => {
+      const signal = new AbortController().signal;
+      for await (const _ of feed.follow("ses_1", { signal, readFailureLimitMs: 300 })) {
+        // nothing: every read fails
+      }
+    })();
+    await expect(within(failing, "the follow to give up")).rejects.toThrow(
+      /following session ses_1: the store failed for 300 ms: .*connection terminated unexpectedly/,
+    );
+  });
+
   it("refuses a follow from a position that is no seq", async () => {
     const { feed } = await twoSidecars();
     const signal = new AbortController().signal;
