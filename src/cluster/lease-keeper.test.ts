@@ -118,6 +118,7 @@ describe("LeaseKeeper", () => {
     const b = await keeper(url, { holderId: "b" });
     expect(await a.acquire("ses_1")).toBe(1);
     expect(await a.acquire("ses_1")).toBe(1); // held already: the same token
+    expect(await Promise.all([a.acquire("ses_3"), a.acquire("ses_3")])).toEqual([1, 1]);
     expect(await b.holderOf("ses_1")).toEqual({
       sessionId: "ses_1",
       holder: "a",

@@ -68,6 +68,8 @@ export class LeaseKeeper {
   readonly #logger: Logger;
   readonly #held = new Map<string, Held>();
   readonly #lostListeners = new Set<(lost: LostLease) => void>();
+  /** Takes under way, by session. */
+  readonly #taking = new Map<string, Promise<number | undefined>>();
   readonly #heartbeat: NodeJS.Timeout;
   #renewing = false;
   /** Why the last heartbeat failed (undefined after one that worked): a lost lease's cause. */
@@ -113,23 +115,35 @@ export class LeaseKeeper {
   /**
    * Takes the session's lease if nobody holds it or its holder let it expire (a takeover);
    * gives the fencing token (larger than any earlier holder's), or undefined when another
-   * holder has it. A lease this keeper holds already gives its token.
+   * holder has it. A lease this keeper holds already gives its token. `signal` stops it
+   * before its statement is sent; once sent, it finishes (bounded by the lease's length).
    */
   async acquire(sessionId: string, signal?: AbortSignal): Promise<number | undefined> {
     this.#assertOpen();
     throwIfAborted(signal, `taking the lease of session ${sessionId}`);
     const held = this.#held.get(sessionId);
     if (held !== undefined) return held.token;
+    // Two calls at once for one session share the statement: the second would find the first's
+    // fresh lease, not expired, and answer that someone else holds it.
+    let taking = this.#taking.get(sessionId);
+    if (taking === undefined) {
+      taking = this.#take(sessionId).finally(() => this.#taking.delete(sessionId));
+      this.#taking.set(sessionId, taking);
+    }
+    const token = await taking;
+    if (token === undefined) return undefined;
+    if (this.#closing !== undefined && this.#held.delete(sessionId)) {
+      // Taken while the keeper closed (after it released what it held): give it back.
+      await releaseLease(this.#db, sessionId, this.holderId, token).catch(() => {});
+    }
+    this.#assertOpen();
+    return token;
+  }
+
+  async #take(sessionId: string): Promise<number | undefined> {
     const sentAt = performance.now();
     const token = await takeLease(this.#db, sessionId, this.holderId, this.address, this.ttlMs);
-    if (token === undefined) return undefined;
-    if (this.#closing !== undefined || signal?.aborted) {
-      // Taken after the caller stopped wanting it: give it back rather than hold it unused.
-      await releaseLease(this.#db, sessionId, this.holderId, token).catch(() => {});
-      throwIfAborted(signal, `taking the lease of session ${sessionId}`);
-      this.#assertOpen();
-    }
-    this.#held.set(sessionId, { token, validUntil: sentAt + this.ttlMs });
+    if (token !== undefined) this.#held.set(sessionId, { token, validUntil: sentAt + this.ttlMs });
     return token;
   }
 
