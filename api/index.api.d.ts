@@ -5,6 +5,12 @@ class AbortError extends OpencodeBridgeError {
     constructor(what: string, options?: BridgeErrorOptions);
 }
 
+// AppendFence
+interface AppendFence {
+    holder: string;
+    token: number;
+}
+
 // AskTimeout
 interface AskTimeout {
     afterMs: number;
@@ -376,6 +382,12 @@ interface ErrorInfo {
 // EventData
 type EventData<T extends CanonicalType> = T extends DurableType ? DurableEventData[T] : T extends EphemeralType ? EphemeralEventData[T] : never;
 
+// FencedAppendError
+class FencedAppendError extends OpencodeBridgeError {
+    readonly sessionId: string;
+    constructor(sessionId: string, fence: AppendFence, now: string);
+}
+
 // LeftRunning
 interface LeftRunning {
     turns: {
@@ -493,6 +505,7 @@ class PostgresStore implements Store {
     private constructor();
     static open(url: string, options?: PostgresConnectionOptions): Promise<PostgresStore>;
     append(sessionId: string, events: readonly CanonicalEvent[], cursor?: string): Promise<CanonicalEvent[]>;
+    appendFenced(fence: AppendFence, sessionId: string, events: readonly CanonicalEvent[], cursor?: string): Promise<CanonicalEvent[]>;
     read(sessionId: string, options?: ReadOptions): Promise<CanonicalEvent[]>;
     lastSeq(sessionId: string): Promise<number>;
     cursor(sessionId: string): Promise<string | undefined>;

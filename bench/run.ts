@@ -17,7 +17,7 @@
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N and --store-concurrent N (e), --memory-sessions N (f), --sidecar-turns N and
  * --sidecar-clients N (g), --web-events N, --web-renders N and --web-deltas N (h),
- * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,j,p.
+ * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,j,p,q.
  *   (p) the Postgres store against the SQLite store, the same appends and reads on each.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -28,6 +28,11 @@ import type { BackendKind } from "../src/backends/backend.js";
 import { Bridge } from "../src/runtime/bridge.js";
 import { demoModelServer } from "../src/testing/demo-model-server.js";
 import { type BackendResult, benchBackends, type TurnPhases, type WithBridge } from "./backends.js";
+import {
+  benchClusterBlocks,
+  type ClusterBlocksResult,
+  clusterBlocksLines,
+} from "./cluster-blocks.js";
 import { benchColdRun, type ColdRunResult, coldRunLines } from "./cold-run.js";
 import { benchDeltaLatency, type DeltaLatencyResult, deltaLatencyLines } from "./delta-latency.js";
 import { goalTable, recordGoal } from "./goals.js";
@@ -70,7 +75,7 @@ const { values } = parseArgs({
     "open-sessions": { type: "string", default: "1000" },
     "cold-runs": { type: "string", default: "5" },
     "pg-sessions": { type: "string", default: "1000" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p,q" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -227,6 +232,7 @@ async function main(): Promise<string[]> {
   let sessions: OpenSessionsResult | undefined;
   let coldRun: ColdRunResult | undefined;
   let postgresStore: PostgresStoreBenchResult | undefined;
+  let clusterBlocks: ClusterBlocksResult | undefined;
 
   if (only.has("a")) normalizer = await benchNormalizer({ events, runs: 7, warmups: 2 });
 
@@ -327,6 +333,16 @@ async function main(): Promise<string[]> {
     });
   }
 
+  if (only.has("q")) {
+    clusterBlocks = await benchClusterBlocks({
+      runs: 10,
+      sessions: 100,
+      feedSessions: 10,
+      eventsPerSession: 500,
+      followers: 100,
+    });
+  }
+
   if (normalizer !== undefined) lines.push(...normalizerLines(normalizer));
   if (latency !== undefined) lines.push(...deltaLatencyLines(latency));
   if (shortTurns !== undefined) lines.push(shortTurnLine(shortTurns));
@@ -338,6 +354,7 @@ async function main(): Promise<string[]> {
   if (sessions !== undefined) lines.push(...openSessionsLines(sessions));
   if (coldRun !== undefined) lines.push(...coldRunLines(coldRun));
   if (postgresStore !== undefined) lines.push(...postgresStoreLines(postgresStore));
+  if (clusterBlocks !== undefined) lines.push(...clusterBlocksLines(clusterBlocks));
   lines.push(...goalTable());
   return lines;
 }

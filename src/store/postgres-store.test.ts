@@ -74,6 +74,7 @@ describe("PostgresStore", () => {
     expect(await publicTables(url)).toEqual([
       "events",
       "heads",
+      "leases",
       "schema_version",
       "servers",
       "sessions",

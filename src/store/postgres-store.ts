@@ -5,24 +5,25 @@
  * id, versioned migrations; appends are group-committed (postgres/group-commit.ts) and safe
  * when several processes append to the same session (postgres/append-batch.ts).
  */
-import pg from "pg";
-import { OpencodeBridgeError, UsageError } from "../errors.js";
+import type pg from "pg";
+import { UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { type AppendJob, commitAppends } from "./postgres/append-batch.js";
+import type { AppendFence, FencedAppendError } from "./postgres/append-fence.js";
 import {
-  cannotOpen,
   type PostgresConnectionOptions,
   type PostgresTarget,
   postgresTarget,
   storeFailed,
 } from "./postgres/connection.js";
 import { GroupCommit } from "./postgres/group-commit.js";
-import { migratePostgres } from "./postgres/migrations.js";
+import { openMigratedPool } from "./postgres/migrated-pool.js";
 import { numberOfColumn, sessionOfPostgresRow } from "./postgres/rows.js";
 import { eventOfBody } from "./sqlite-rows.js";
 import type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store.js";
 import { checkTimestamps, durableEventsFor, readBounds } from "./store-input.js";
 
+export { type AppendFence, FencedAppendError } from "./postgres/append-fence.js";
 export type { PostgresConnectionOptions } from "./postgres/connection.js";
 
 export class PostgresStore implements Store {
@@ -30,7 +31,7 @@ export class PostgresStore implements Store {
   readonly description: string;
   readonly #target: PostgresTarget;
   readonly #pool: pg.Pool;
-  readonly #appends: GroupCommit<AppendJob, CanonicalEvent[]>;
+  readonly #appends: GroupCommit<AppendJob, CanonicalEvent[] | FencedAppendError>;
   #closing: Promise<void> | undefined;
 
   private constructor(target: PostgresTarget, pool: pg.Pool) {
@@ -49,23 +50,7 @@ export class PostgresStore implements Store {
    */
   static async open(url: string, options: PostgresConnectionOptions = {}): Promise<PostgresStore> {
     const target = postgresTarget(url, options);
-    const pool = new pg.Pool(target.config);
-    // An idle connection the server drops emits 'error' on the pool; unhandled, it would end
-    // the process. The next statement reports the failure where it matters.
-    pool.on("error", () => {});
-    try {
-      const client = await pool.connect();
-      try {
-        await migratePostgres(client, target.description);
-      } finally {
-        client.release();
-      }
-      return new PostgresStore(target, pool);
-    } catch (error) {
-      await pool.end().catch(() => {});
-      if (error instanceof OpencodeBridgeError) throw error;
-      throw cannotOpen(target, error);
-    }
+    return new PostgresStore(target, await openMigratedPool(target));
   }
 
   async append(
@@ -73,10 +58,29 @@ export class PostgresStore implements Store {
     events: readonly CanonicalEvent[],
     cursor?: string,
   ): Promise<CanonicalEvent[]> {
+    return this.#append({ sessionId, events, cursor });
+  }
+
+  /**
+   * `append` by the cluster's driver of the session: refused with `FencedAppendError`, storing
+   * nothing, when `fence` is no longer the session's lease (another sidecar took it over).
+   */
+  async appendFenced(
+    fence: AppendFence,
+    sessionId: string,
+    events: readonly CanonicalEvent[],
+    cursor?: string,
+  ): Promise<CanonicalEvent[]> {
+    return this.#append({ sessionId, events, cursor, fence });
+  }
+
+  async #append(job: AppendJob): Promise<CanonicalEvent[]> {
     this.#assertOpen();
-    const durable = durableEventsFor(sessionId, events);
-    if (durable.length === 0 && cursor === undefined) return [];
-    return this.#appends.submit({ sessionId, events: durable, cursor });
+    const durable = durableEventsFor(job.sessionId, job.events);
+    if (durable.length === 0 && job.cursor === undefined) return [];
+    const result = await this.#appends.submit({ ...job, events: durable });
+    if (result instanceof Error) throw result;
+    return result;
   }
 
   async read(sessionId: string, options: ReadOptions = {}): Promise<CanonicalEvent[]> {

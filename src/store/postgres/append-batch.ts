@@ -9,11 +9,14 @@
  * advisory lock: it is keyed by the session id itself (advisory locks take a number, so a
  * hash, and unrelated sessions could collide), it is released by the commit or rollback with
  * nothing to forget, it holds through transaction-mode poolers, and the same row gives
- * `lastSeq` without scanning the events. The rows are locked in session-id order, in one
+ * `lastSeq` without scanning the events. The commit announces each session's new last seq
+ * (event-notices.ts), delivered by Postgres only once the commit is done. The rows are locked in session-id order, in one
  * statement, so that two commits over the same sessions never wait on each other in a cycle.
  */
 import type pg from "pg";
 import type { CanonicalEvent } from "../../events/canonical.js";
+import { type AppendFence, type FencedAppendError, refusedByFence } from "./append-fence.js";
+import { announceAppends } from "./event-notices.js";
 import { numberOfColumn } from "./rows.js";
 
 /** One `append` call: durable events of `sessionId` only, checked by the caller. */
@@ -21,22 +24,29 @@ export interface AppendJob {
   sessionId: string;
   events: readonly CanonicalEvent[];
   cursor: string | undefined;
+  /** The session's lease, when a cluster's driver appends (append-fence.ts). */
+  fence?: AppendFence | undefined;
 }
 
-/** Writes `jobs` in one transaction; gives each job the events it stored (with seq). */
+/**
+ * Writes `jobs` in one transaction; gives each job the events it stored (with seq), or the
+ * error refusing it when its fence no longer holds (the batch's other jobs are written).
+ */
 export async function commitAppends(
   client: pg.ClientBase,
   jobs: readonly AppendJob[],
   where: string,
-): Promise<CanonicalEvent[][]> {
+): Promise<(CanonicalEvent[] | FencedAppendError)[]> {
   const sessions = [...new Set(jobs.map((job) => job.sessionId))].sort();
   await client.query("BEGIN");
   try {
     const lastSeqs = await lockHeads(client, sessions, where);
+    const refused = await refusedByFence(client, jobs, where);
     const known = await knownEventIds(client, jobs);
     const rows: EventRows = { sessionIds: [], seqs: [], eventIds: [], types: [], bodies: [] };
     const cursors = new Map<string, string>();
-    const stored = jobs.map((job) => {
+    const stored = jobs.map((job, index) => {
+      if (refused.has(index)) return [];
       let seq = lastSeqs.get(job.sessionId) ?? 0;
       const ids = known.get(job.sessionId) ?? new Set<string>();
       known.set(job.sessionId, ids);
@@ -69,8 +79,17 @@ export async function commitAppends(
         sessions.map((id) => cursors.get(id) ?? null),
       ],
     );
+    // Only the sessions that gained events: a cursor alone announces nothing to read.
+    await announceAppends(
+      client,
+      new Map(
+        jobs
+          .filter((_, index) => (stored[index]?.length ?? 0) > 0)
+          .map((job) => [job.sessionId, lastSeqs.get(job.sessionId) ?? 0]),
+      ),
+    );
     await client.query("COMMIT");
-    return stored;
+    return stored.map((events, index) => refused.get(index) ?? events);
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});
     throw error;

@@ -49,6 +49,24 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE TABLE servers (key TEXT PRIMARY KEY, body TEXT NOT NULL);
     `,
   },
+  {
+    version: 2,
+    description:
+      "leases (the cluster: which sidecar drives each session, until when, with a fencing " +
+      "token that grows on every takeover)",
+    // holder NULL: released cleanly (nobody to take over from). The row is kept on release so
+    // that the token keeps growing: a new row would start again at 1, below a stale holder's.
+    sql: `
+      CREATE TABLE leases (
+        session_id TEXT PRIMARY KEY,
+        holder TEXT,
+        address TEXT,
+        expires_at TIMESTAMPTZ NOT NULL,
+        token BIGINT NOT NULL
+      );
+      CREATE INDEX leases_held_expiry ON leases (expires_at) WHERE holder IS NOT NULL;
+    `,
+  },
 ];
 
 /** Any fixed number, the same in every process: the lock migrations are applied under. */
