@@ -23,6 +23,21 @@ function normalizeFixture(name: string): CanonicalEvent[] {
   return out;
 }
 
+/** A normaliser fed frame by frame, keeping its state between them. */
+function handFed() {
+  let state = initialApiState("ses_test");
+  return {
+    feed(raw: unknown): CanonicalEvent[] {
+      const result = normalizeApiEvent(state, parseApiEvent(raw));
+      state = result.state;
+      return result.events;
+    },
+    interruptRequested(): void {
+      state = apiInterruptRequested(state);
+    },
+  };
+}
+
 const types = (events: CanonicalEvent[]) => events.map((event) => event.type);
 const turns = (events: CanonicalEvent[]) =>
   events.flatMap((event) => (event.type === "turn.ended" ? [event.data] : []));
@@ -106,19 +121,15 @@ describe("normalizeApiEvent on recorded 1.18.33 streams", () => {
   });
 
   it("an interrupt asked for ends the turn interrupted at the next step end, whatever the finish", () => {
-    let state = initialApiState("ses_test");
-    const feed = (raw: unknown) => {
-      const result = normalizeApiEvent(state, parseApiEvent(raw));
-      state = result.state;
-      return result.events;
-    };
+    const normalizer = handFed();
+    const { feed } = normalizer;
     const data = { timestamp: 1, sessionID: "ses_test" };
     feed({
       id: "e1",
       type: "session.next.prompted",
       data: { ...data, messageID: "msg_1", prompt: { text: "x" }, delivery: "queue" },
     });
-    state = apiInterruptRequested(state);
+    normalizer.interruptRequested();
     const ended = feed({
       id: "e2",
       type: "session.next.step.ended",
@@ -135,12 +146,8 @@ describe("normalizeApiEvent on recorded 1.18.33 streams", () => {
   });
 
   it("an input delivered while an interrupted run has not ended: one frame, two turns, distinct ids", () => {
-    let state = initialApiState("ses_test");
-    const feed = (raw: unknown) => {
-      const result = normalizeApiEvent(state, parseApiEvent(raw));
-      state = result.state;
-      return result.events;
-    };
+    const normalizer = handFed();
+    const { feed } = normalizer;
     const data = { timestamp: 1, sessionID: "ses_test" };
     const prompt = (id: string, messageID: string) => ({
       id,
@@ -149,7 +156,7 @@ describe("normalizeApiEvent on recorded 1.18.33 streams", () => {
     });
     feed(prompt("e1", "msg_1"));
     // A rejected permission stops the run with no step end: the next input ends the turn.
-    state = apiInterruptRequested(state);
+    normalizer.interruptRequested();
     const events = feed(prompt("e2", "msg_3"));
     expect(events.map((event) => event.type)).toEqual([
       "turn.ended",
