@@ -134,6 +134,31 @@ describe("Bridge lifetime and signals", () => {
     }
   });
 
+  it("two openSession calls of one session at once give the same session", async () => {
+    const store = SqliteStore.open(IN_MEMORY);
+    try {
+      await using bridge = await start(store);
+      await store.saveSession({
+        id: "ses_1",
+        backend: "serve-legacy",
+        upstreamId: "ses_1",
+        directory: "/tmp",
+        state: "released",
+        createdAt: 1,
+        updatedAt: 1,
+      });
+      // Both are past the "already open?" check before either has read the store: two sessions
+      // would follow one upstream session, each handing out only what its own appends stored.
+      const [first, second] = await Promise.all([
+        bridge.openSession("ses_1"),
+        bridge.openSession("ses_1"),
+      ]);
+      expect(second).toBe(first);
+    } finally {
+      store.close();
+    }
+  });
+
   it("runs a model server: its model is the default, and it is stopped with the bridge", async () => {
     const calls: string[] = [];
     const modelServer: ModelServerFactory = async () => {
