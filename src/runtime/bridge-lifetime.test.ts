@@ -52,6 +52,19 @@ function start(store: SqliteStore): Promise<Bridge> {
   });
 }
 
+/** Keeps a released session `ses_1` in `store`, as a bridge before this one left it. */
+function keepReleasedSession(store: SqliteStore): Promise<void> {
+  return store.saveSession({
+    id: "ses_1",
+    backend: "serve-legacy",
+    upstreamId: "ses_1",
+    directory: "/tmp",
+    state: "released",
+    createdAt: 1,
+    updatedAt: 1,
+  });
+}
+
 describe("Bridge lifetime and signals", () => {
   it("`await using` closes the bridge (and its sessions) at the end of the block", async () => {
     const store = SqliteStore.open(IN_MEMORY);
@@ -113,15 +126,7 @@ describe("Bridge lifetime and signals", () => {
       await expect(bridge.openSession("ses_x", { signal: aborted })).rejects.toBeInstanceOf(
         AbortError,
       );
-      await store.saveSession({
-        id: "ses_1",
-        backend: "serve-legacy",
-        upstreamId: "ses_1",
-        directory: "/tmp",
-        state: "released",
-        createdAt: 1,
-        updatedAt: 1,
-      });
+      await keepReleasedSession(store);
       const session = await bridge.openSession("ses_1");
       await expect(bridge.killSession(session, { signal: aborted })).rejects.toBeInstanceOf(
         AbortError,
@@ -129,6 +134,23 @@ describe("Bridge lifetime and signals", () => {
       // Nothing was done: the session is still followed and not marked killed.
       expect((await store.session("ses_1"))?.state).toBe("open");
       expect(held).toHaveLength(0);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("two openSession calls of one session at once give the same session", async () => {
+    const store = SqliteStore.open(IN_MEMORY);
+    try {
+      await using bridge = await start(store);
+      await keepReleasedSession(store);
+      // Both are past the "already open?" check before either has read the store: two sessions
+      // would follow one upstream session, each handing out only what its own appends stored.
+      const [first, second] = await Promise.all([
+        bridge.openSession("ses_1"),
+        bridge.openSession("ses_1"),
+      ]);
+      expect(second).toBe(first);
     } finally {
       store.close();
     }

@@ -38,6 +38,8 @@ export class Bridge implements AsyncDisposable {
   readonly #model: ModelServer | undefined;
   readonly #logger: Logger;
   readonly #sessions = new Set<Session>();
+  /** Adoptions under way (`openSession` of a kept session), by id. */
+  readonly #opening = new Map<string, Promise<Session>>();
   readonly #readyModels: ModelReadiness;
   /** Closed with `leaveRunning`, turns left for a successor. */
   #left = false;
@@ -179,15 +181,23 @@ export class Bridge implements AsyncDisposable {
       throw new UsageError(`session ${id} was killed; it cannot be opened`);
     const open = [...this.#sessions].find((session) => session.id === id);
     if (open !== undefined) return open;
+    // One adoption per id at a time: a second call waits for the first's session rather than
+    // following the same upstream session with another (the store reads below take turns).
+    let opening = this.#opening.get(id);
+    if (opening === undefined) {
+      opening = this.#adopt(record, options.model ?? this.defaultModel).finally(() =>
+        this.#opening.delete(id),
+      );
+      this.#opening.set(id, opening);
+    }
+    return await opening;
+  }
+
+  async #adopt(record: SessionRecord, model: ModelRef): Promise<Session> {
+    const { id } = record;
     await this.#store.saveSession({ ...record, state: "open", updatedAt: Date.now() });
     const resume = { events: await this.#store.read(id), cursor: await this.#store.cursor(id) };
-    return this.#follow(
-      id,
-      record.directory,
-      options.model ?? this.defaultModel,
-      resume,
-      record.upstreamId,
-    );
+    return this.#follow(id, record.directory, model, resume, record.upstreamId);
   }
 
   /** The sessions kept in the store, oldest first. */

@@ -3,8 +3,9 @@
  * commit, nothing overtakes it, what arrives together is one append, and close writes what is
  * pending.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { event, SESSION, tick } from "../../test/support/feed-source.js";
+import { recordingLogger } from "../../test/support/recording-logger.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { IN_MEMORY, SqliteStore } from "../store/sqlite-store.js";
 import type { Store } from "../store/store.js";
@@ -49,6 +50,35 @@ function gatedStore() {
   };
 }
 
+/** A SQLite store whose every append waits until the test passes it on or fails it. */
+function steppedStore() {
+  const inner = SqliteStore.open(IN_MEMORY);
+  const calls: { ids: string[]; pass(): void; fail(): void }[] = [];
+  const store = new Proxy(inner, {
+    get(target, key) {
+      if (key === "append") {
+        const append: Store["append"] = (sessionId, events, cursor) =>
+          new Promise((resolve, reject) => {
+            calls.push({
+              ids: events.map((e) => e.id),
+              pass: () => resolve(target.append(sessionId, events, cursor)),
+              fail: () => reject(new Error("SQLITE_FULL: database or disk is full")),
+            });
+          });
+        return append;
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  /** Resolves once the store has been called `count` times in all. */
+  const called = async (count: number) => {
+    while (calls.length < count) await tick();
+    return calls[count - 1] as (typeof calls)[number];
+  };
+  return { store, inner, called };
+}
+
 /** Starts reading `log` from the start, collecting what it yields. */
 function reader(log: EventLog) {
   const read: CanonicalEvent[] = [];
@@ -57,6 +87,10 @@ function reader(log: EventLog) {
   })();
   return { read, done };
 }
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe("EventLog on an asynchronous store", () => {
   it("hands a durable event out only after its commit, and nothing overtakes it", async () => {
@@ -133,5 +167,32 @@ describe("EventLog on an asynchronous store", () => {
     expect((await store.read(SESSION)).map((e) => e.id)).toEqual(pending.map((e) => e.id));
     expect(await store.cursor(SESSION)).toBe("3");
     await store.close();
+  });
+
+  it("a close that stops waiting for a slow commit loses no held event without saying so", async () => {
+    const stepped = steppedStore();
+    const logger = recordingLogger();
+    const log = new EventLog({ store: { store: stepped.store, sessionId: SESSION }, logger });
+    const [a, b] = [event(true), event(true)];
+    log.append(a, "1");
+    (await stepped.called(1)).fail(); // a is held (seq 1)
+    await log.settled();
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    log.append(b, "2");
+    const drainRetry = await stepped.called(2); // the drain writes the held a first: slow
+    const closing = log.close();
+    await vi.advanceTimersByTimeAsync(10_000); // close stops waiting and gives a a last try
+    const closeRetry = await stepped.called(3);
+    drainRetry.pass(); // a is kept; the drain goes on to write b
+    (await stepped.called(4)).fail(); // b is held (seq 2)
+    while (log.unstored === 0) await tick();
+    closeRetry.pass(); // a again: kept already
+    await closing;
+    // b is either in the store or said to be missing from it, never dropped silently.
+    const kept = (await stepped.inner.read(SESSION)).map((e) => e.id);
+    const lost = logger.entries.find((entry) => entry.message.includes("transcript lacks"));
+    expect(kept).toEqual([a.id]);
+    expect(lost?.fields).toMatchObject({ from: 2, to: 2 });
+    expect(log.unstored).toBe(1);
   });
 });

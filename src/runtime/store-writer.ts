@@ -122,7 +122,11 @@ export class StoreWriter {
       ...this.#fields,
       events: unstored.length,
     });
-    this.#unstored.splice(0, unstored.length);
+    // Only those written: a close that stopped waiting for the log's write retries beside it,
+    // and what that write held meanwhile is still to be kept.
+    const written = new Set(unstored);
+    const rest = this.#unstored.filter((write) => !written.has(write));
+    this.#unstored.splice(0, this.#unstored.length, ...rest);
     return true;
   }
 
@@ -148,7 +152,8 @@ export class StoreWriter {
 
   /** A last try for the events the store could not keep; if it fails, the loss is logged. */
   async close(): Promise<void> {
-    if (this.#unstored.length === 0 || (await this.#writeUnstored())) return;
+    if (this.#unstored.length === 0) return;
+    if ((await this.#writeUnstored()) && this.#unstored.length === 0) return;
     const seqs = this.#unstored.map(({ event }) => event.seq);
     this.#logger.error("the store could not keep these events; the transcript lacks them", {
       ...this.#fields,

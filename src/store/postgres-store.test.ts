@@ -145,6 +145,40 @@ describe("PostgresStore", () => {
     }
   });
 
+  it("a connection the server ends during an append fails that append, not the process", async () => {
+    const url = await postgres.freshDatabase();
+    const store = await openStore(url);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await store.append("s", [textEnded("s", "e1")]);
+      // Hold the session's head so that the append waits inside its transaction, checked out.
+      await admin.query("BEGIN");
+      await admin.query("SELECT * FROM heads WHERE session_id = 's' FOR UPDATE");
+      const appending = store
+        .append("s", [textEnded("s", "e2")])
+        .catch((caught: unknown) => caught);
+      let terminated = false;
+      while (!terminated) {
+        const { rows } = await admin.query<{ ended: boolean }>(
+          `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+           WHERE application_name = 'opencode-bridge' AND wait_event_type = 'Lock'`,
+        );
+        terminated = rows.some((row) => row.ended);
+      }
+      // Unhandled, the checked-out connection's 'error' event would end the process here.
+      const error = await appending;
+      expect(error).toBeInstanceOf(OpencodeBridgeError);
+      expect((error as Error).message).toMatch(/append failed/);
+      await admin.query("ROLLBACK");
+      expect((await store.append("s", [textEnded("s", "e2")])).map((event) => event.seq)).toEqual([
+        2,
+      ]);
+    } finally {
+      await admin.end();
+    }
+  });
+
   it("a statement that outlives its bound fails as a store error, and the store goes on", async () => {
     const url = await postgres.freshDatabase();
     const store = await PostgresStore.open(url, { statementTimeoutMs: 100 });

@@ -226,13 +226,22 @@ export class PostgresStore implements Store {
     let broken: unknown;
     try {
       client = await this.#pool.connect();
+      client.on("error", ignoreCheckedOutError);
       return await use(client);
     } catch (error) {
       broken = error;
       throw storeFailed(this.#target, what, error);
     } finally {
+      client?.removeListener("error", ignoreCheckedOutError);
       // A connection that failed mid-transaction is dropped rather than reused.
       client?.release(broken instanceof Error ? broken : undefined);
     }
   }
 }
+
+/**
+ * A checked-out connection the server ends (a restart, `pg_terminate_backend`, a network cut)
+ * emits 'error' besides failing its statement, and the pool listens only to idle ones:
+ * unhandled, that event would end the process. The failed statement reports it.
+ */
+function ignoreCheckedOutError(): void {}

@@ -44,7 +44,8 @@ export function postgresTarget(
       "the transcript store URL is not a valid URL: give postgres://user:password@host:port/database",
     );
   }
-  const password = decodeURIComponent(parsed.password);
+  // node-postgres takes a `password` parameter before the authority's: that is the one in use.
+  const password = parsed.searchParams.get("password") || decodeURIComponent(parsed.password);
   const statementTimeoutMs = options.statementTimeoutMs ?? 30_000;
   return {
     description: withoutPassword(parsed),

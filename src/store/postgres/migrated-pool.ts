@@ -23,9 +23,14 @@ export async function openMigratedPool(
   pool.on("error", () => {});
   try {
     const client = await pool.connect();
+    // The pool listens to idle connections only: one the server ends while it migrates would
+    // emit 'error' with no listener and end the process. The statement reports the failure.
+    const ignore = (): void => {};
+    client.on("error", ignore);
     try {
       await migratePostgres(client, target.description);
     } finally {
+      client.removeListener("error", ignore);
       client.release();
     }
     return pool;
