@@ -8,7 +8,8 @@
  */
 import { BACKEND_KINDS, type BackendKind } from "../src/backends/backend.js";
 import type { Bridge } from "../src/runtime/bridge.js";
-import { note, withTimeout } from "./stats.js";
+import { timedBridgeTurn } from "./short-turn.js";
+import { note } from "./stats.js";
 
 /** One bash call, then a reply: the short tool turn every backend runs. */
 export const BACKEND_TURN =
@@ -78,34 +79,13 @@ async function phasedTurn(
   text: string,
   timeoutMs: number,
 ): Promise<{ ms: number; phases: TurnPhases }> {
-  const session = await withTimeout(
-    bridge.createSession({ title: "bench backends" }),
+  const at: { type: string; ms: number }[] = [];
+  const ms = await timedBridgeTurn(bridge, text, {
     timeoutMs,
-    "creating a session",
-  );
-  try {
-    const signal = AbortSignal.timeout(timeoutMs);
-    const sent = performance.now();
-    const turn = await session.send(text, { delivery: "queue", signal });
-    const at: { type: string; ms: number }[] = [];
-    await withTimeout(
-      (async () => {
-        for await (const event of turn.events()) {
-          at.push({ type: event.type, ms: performance.now() - sent });
-        }
-      })(),
-      timeoutMs,
-      `turn ${turn.id}`,
-    );
-    const result = await turn.done();
-    const ms = performance.now() - sent;
-    if (result.outcome !== "completed") {
-      throw new Error(`bridge turn ended ${result.outcome}: ${result.error?.message ?? ""}`);
-    }
-    return { ms, phases: phasesOf(at, ms) };
-  } finally {
-    await session.close();
-  }
+    title: "bench backends",
+    onEvent: (event, since) => at.push({ type: event.type, ms: since }),
+  });
+  return { ms, phases: phasesOf(at, ms) };
 }
 
 function phasesOf(at: readonly { type: string; ms: number }[], total: number): TurnPhases {

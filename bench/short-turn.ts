@@ -3,6 +3,7 @@
  * made with raw `fetch` (prompt, then the durable stream until the turn's last step ends). A
  * fresh session per run on both sides; creating it is not timed.
  */
+import type { CanonicalEvent } from "../src/events/canonical.js";
 import type { Bridge } from "../src/runtime/bridge.js";
 import { RawApi } from "./raw-api.js";
 import { note, withTimeout } from "./stats.js";
@@ -58,9 +59,27 @@ export async function benchShortTurns(
 }
 
 /** One turn on a fresh session, send → done in ms; throws unless it completed. */
-async function viaBridge(bridge: Bridge, text: string, timeoutMs: number): Promise<number> {
+function viaBridge(bridge: Bridge, text: string, timeoutMs: number): Promise<number> {
+  return timedBridgeTurn(bridge, text, { timeoutMs, title: "bench short turn" });
+}
+
+/**
+ * One turn on a fresh session (closed after): send → done in ms; throws unless it completed.
+ * With `onEvent`, the turn's events are read as they are handed out, each with the time since
+ * the send (ms); without it only the turn's end is awaited.
+ */
+export async function timedBridgeTurn(
+  bridge: Bridge,
+  text: string,
+  options: {
+    timeoutMs: number;
+    title: string;
+    onEvent?: (event: CanonicalEvent, ms: number) => void;
+  },
+): Promise<number> {
+  const { timeoutMs, onEvent } = options;
   const session = await withTimeout(
-    bridge.createSession({ title: "bench short turn" }),
+    bridge.createSession({ title: options.title }),
     timeoutMs,
     "creating a session",
   );
@@ -68,7 +87,14 @@ async function viaBridge(bridge: Bridge, text: string, timeoutMs: number): Promi
     const signal = AbortSignal.timeout(timeoutMs);
     const started = performance.now();
     const turn = await session.send(text, { delivery: "queue", signal });
-    const result = await withTimeout(turn.done(), timeoutMs, `turn ${turn.id}`);
+    const reading =
+      onEvent === undefined
+        ? turn.done()
+        : (async () => {
+            for await (const event of turn.events()) onEvent(event, performance.now() - started);
+            return turn.done();
+          })();
+    const result = await withTimeout(reading, timeoutMs, `turn ${turn.id}`);
     const ms = performance.now() - started;
     if (result.outcome !== "completed") {
       throw new Error(`bridge turn ended ${result.outcome}: ${result.error?.message ?? ""}`);
