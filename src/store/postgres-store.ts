@@ -10,6 +10,7 @@ import { UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { type AppendJob, commitAppends } from "./postgres/append-batch.js";
 import type { AppendFence, FencedAppendError } from "./postgres/append-fence.js";
+import { withCheckedOut } from "./postgres/checked-out.js";
 import {
   type PostgresConnectionOptions,
   type PostgresTarget,
@@ -222,26 +223,10 @@ export class PostgresStore implements Store {
   }
 
   async #withClient<T>(what: string, use: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient | undefined;
-    let broken: unknown;
     try {
-      client = await this.#pool.connect();
-      client.on("error", ignoreCheckedOutError);
-      return await use(client);
+      return await withCheckedOut(this.#pool, use);
     } catch (error) {
-      broken = error;
       throw storeFailed(this.#target, what, error);
-    } finally {
-      client?.removeListener("error", ignoreCheckedOutError);
-      // A connection that failed mid-transaction is dropped rather than reused.
-      client?.release(broken instanceof Error ? broken : undefined);
     }
   }
 }
-
-/**
- * A checked-out connection the server ends (a restart, `pg_terminate_backend`, a network cut)
- * emits 'error' besides failing its statement, and the pool listens only to idle ones:
- * unhandled, that event would end the process. The failed statement reports it.
- */
-function ignoreCheckedOutError(): void {}

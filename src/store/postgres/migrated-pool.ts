@@ -5,6 +5,7 @@
  */
 import pg from "pg";
 import { OpencodeBridgeError } from "../../errors.js";
+import { withCheckedOut } from "./checked-out.js";
 import { cannotOpen, type PostgresTarget } from "./connection.js";
 import { migratePostgres } from "./migrations.js";
 
@@ -22,17 +23,7 @@ export async function openMigratedPool(
   // the process. The next statement reports the failure where it matters.
   pool.on("error", () => {});
   try {
-    const client = await pool.connect();
-    // The pool listens to idle connections only: one the server ends while it migrates would
-    // emit 'error' with no listener and end the process. The statement reports the failure.
-    const ignore = (): void => {};
-    client.on("error", ignore);
-    try {
-      await migratePostgres(client, target.description);
-    } finally {
-      client.removeListener("error", ignore);
-      client.release();
-    }
+    await withCheckedOut(pool, (client) => migratePostgres(client, target.description));
     return pool;
   } catch (error) {
     await pool.end().catch(() => {});
