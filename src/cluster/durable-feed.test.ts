@@ -123,7 +123,10 @@ describe("DurableFeed", () => {
       }
     })();
     let written = 0;
-    while (written < 4_000) {
+    // At least 4,000 events, and on until the connection was cut a few times while they are
+    // written (a fast writer could otherwise finish before the fourth cut); bounded, so that
+    // a cutter that never cuts fails the assertion below instead of writing forever.
+    while ((written < 4_000 || cuts <= 3) && written < 40_000) {
       const appends: Promise<CanonicalEvent[]>[] = [];
       for (let call = 0; call < 20; call++) {
         const id = sessions[Math.floor(random() * sessions.length)] ?? "ses_0";
