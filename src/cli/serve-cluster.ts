@@ -74,6 +74,12 @@ export async function joinClusterIfAsked(
     }
     return undefined;
   }
+  if (options.attach === undefined) {
+    throw new UsageError(
+      "--cluster needs --attach <url>: in a cluster the OpenCode server is attached (a managed " +
+        "one stops with its sidecar, and no other sidecar could take its sessions over)",
+    );
+  }
   const [{ PostgresStore }, { ClusterMember }] = await Promise.all([
     import("../store/postgres-store.js"),
     import("../cluster/cluster-member.js"),
@@ -82,12 +88,6 @@ export async function joinClusterIfAsked(
     throw new UsageError(
       "--cluster needs a Postgres store: pass --store postgres://… (or set OCB_STORE); " +
         "the sidecars of a cluster share their sessions through it",
-    );
-  }
-  if (options.attach === undefined) {
-    throw new UsageError(
-      "--cluster needs --attach <url>: in a cluster the OpenCode server is attached (a managed " +
-        "one stops with its sidecar, and no other sidecar could take its sessions over)",
     );
   }
   const address =
