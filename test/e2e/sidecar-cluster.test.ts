@@ -13,9 +13,9 @@ import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { PostgresStore } from "../../src/store/postgres-store.js";
 import { type RunningOcb, startOcb } from "../support/ocb-cli.js";
 import { startTestPostgres, type TestPostgres } from "../support/postgres.js";
-import { RawWsClient } from "../support/raw-ws.js";
+import type { RawWsClient } from "../support/raw-ws.js";
 import { type RealServer, startRealServer } from "../support/real-server.js";
-import { callSidecar, canonicalEventsOf } from "../support/sidecar-http.js";
+import { callSidecar, canonicalEventsOf, subscribeOverWs } from "../support/sidecar-http.js";
 
 const TOKEN = "sidecar-cluster-e2e-token-0123456789";
 /** Safety net for a state to be reached (a cold real server on a loaded machine). */
@@ -92,11 +92,8 @@ function call(url: string, method: string, path: string, body?: unknown): Promis
 }
 
 async function subscribe(url: string, sessionId: string, after: number): Promise<RawWsClient> {
-  const client = await RawWsClient.connect(`${url.replace(/^http/, "ws")}/v1/ws`, {
-    headers: { authorization: `Bearer ${TOKEN}` },
-  });
+  const client = await subscribeOverWs({ url, token: TOKEN }, sessionId, after);
   clients.push(client);
-  client.send({ type: "subscribe", sessionId, after });
   return client;
 }
 
