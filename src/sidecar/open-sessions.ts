@@ -4,9 +4,6 @@
  * Each open session has one watcher reading its events for the operations side (turns by
  * outcome, upstream reconnects, the model in use, a log line per turn end).
  */
-import { BACKEND_KINDS } from "../backends/backend.js";
-import { BACKEND_CAPABILITIES } from "../backends/capabilities.js";
-import { UsageError } from "../errors.js";
 import type { ModelRef } from "../events/canonical.js";
 import type { Bridge } from "../runtime/bridge.js";
 import type { ChildSession, Session } from "../runtime/session.js";
@@ -17,6 +14,7 @@ import type { RemoteSource } from "./cluster/remote-source.js";
 import { ApiError } from "./errors.js";
 import type { SidecarMetrics } from "./metrics.js";
 import type { SessionInfo } from "./protocol/http.js";
+import { childOf, recordInfo } from "./session-records.js";
 
 interface Followed {
   session: Session;
@@ -378,33 +376,5 @@ export class OpenSessions {
   #throwIfClosed(): void {
     if (this.#closed)
       throw new ApiError("unavailable", "the sidecar is stopping; try again once it is back");
-  }
-}
-
-function recordInfo(record: SessionRecord): SessionInfo {
-  // What its backend can do, known without opening it (a record of an unknown backend: nothing).
-  const kind = BACKEND_KINDS.find((known) => known === record.backend);
-  return {
-    id: record.id,
-    ...(kind === undefined ? {} : { capabilities: { ...BACKEND_CAPABILITIES[kind] } }),
-    ...(record.title === undefined ? {} : { title: record.title }),
-    directory: record.directory,
-    backend: record.backend,
-    open: false,
-    state: record.state,
-    running: false,
-    lastSeq: 0,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-  };
-}
-
-/** `session.child(childId)`, or undefined when no subagent of the session has that id. */
-export function childOf(session: Session, childId: string): ChildSession | undefined {
-  try {
-    return session.child(childId);
-  } catch (error) {
-    if (error instanceof UsageError) return undefined;
-    throw error;
   }
 }
