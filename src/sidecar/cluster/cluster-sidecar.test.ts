@@ -141,6 +141,16 @@ describe("a sidecar in a cluster", () => {
     expect(body.error.message).toContain("sidecar a at http://a.test:1");
     expect(body.error.details).toEqual({ sessionId: id, driver: "a", address: "http://a.test:1" });
     expect((await send(a, id, "hello")).statusCode).toBe(202);
+    // Asked about it, B answers what the store says (not open here).
+    await expect.poll(() => a.store.lastSeq(id)).toBeGreaterThan(0);
+    const info = await b.app.inject({
+      method: "GET",
+      url: `/v1/sessions/${id}`,
+      headers: JSON_HEADERS,
+    });
+    expect(info.statusCode, info.body).toBe(200);
+    expect(SessionInfoSchema.parse(info.json())).toMatchObject({ id, open: false, state: "open" });
+    expect(SessionInfoSchema.parse(info.json()).lastSeq).toBeGreaterThan(0);
   });
 
   it("follows a turn another sidecar drives: its durable events, in order, from any seq", async () => {
