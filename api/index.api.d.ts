@@ -59,6 +59,7 @@ class Bridge implements AsyncDisposable {
         model?: ModelRef;
         title?: string;
         signal?: AbortSignal;
+        claim?: (id: string) => Promise<void>;
     }): Promise<Session>;
     openSession(id: string, options?: {
         model?: ModelRef;
@@ -66,6 +67,7 @@ class Bridge implements AsyncDisposable {
     }): Promise<Session>;
     sessions(): Promise<SessionRecord[]>;
     releaseSession(session: Session): Promise<void>;
+    detachSession(session: Session): Promise<void>;
     killSession(session: Session, options?: {
         signal?: AbortSignal;
     }): Promise<void>;

@@ -193,11 +193,18 @@ export class LeaseKeeper {
     }
   }
 
-  /** Stops the heartbeat and releases every lease held (best effort), then disconnects. */
-  close(): Promise<void> {
+  /**
+   * Stops the heartbeat and releases every lease held (best effort), then disconnects. With
+   * `release: false` the leases are left to expire instead: a sidecar that stops with turns
+   * left running wants another to take its sessions over, as after a crash.
+   */
+  close(options: { release?: boolean } = {}): Promise<void> {
     this.#closing ??= (async () => {
       clearInterval(this.#heartbeat);
-      const held = [...this.#held].map(([id, lease]) => [id, lease.token] as const);
+      const held =
+        options.release === false
+          ? []
+          : [...this.#held].map(([id, lease]) => [id, lease.token] as const);
       this.#held.clear();
       await Promise.all(
         held.map(([id, token]) =>

@@ -116,7 +116,17 @@ export class Bridge implements AsyncDisposable {
 
   /** Creates a session (upstream too, except on `subprocess`, where its first turn does) and follows it. */
   async createSession(
-    options: { directory?: string; model?: ModelRef; title?: string; signal?: AbortSignal } = {},
+    options: {
+      directory?: string;
+      model?: ModelRef;
+      title?: string;
+      signal?: AbortSignal;
+      /**
+       * Called with the new session's id before it is stored or followed (a cluster's sidecar
+       * takes its lease there, so that its first append is fenced); a throw stops the create.
+       */
+      claim?: (id: string) => Promise<void>;
+    } = {},
   ): Promise<Session> {
     throwIfAborted(options.signal, "creating a session");
     const directory = options.directory ?? this.#options.directory;
@@ -139,6 +149,7 @@ export class Bridge implements AsyncDisposable {
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       });
     }
+    await options.claim?.(id);
     const now = Date.now();
     await this.#store.saveSession({
       id,
@@ -210,6 +221,16 @@ export class Bridge implements AsyncDisposable {
     this.#sessions.delete(session); // not handed out by openSession while it closes
     await session.close();
     await this.#markSession(session, "released");
+  }
+
+  /**
+   * Stops following a session as a crash would (`Session.detach`): a running turn goes on
+   * upstream, unended, its record untouched. A cluster's sidecar does this when it lost the
+   * session's lease: the new driver adopts the turn and ends it.
+   */
+  async detachSession(session: Session): Promise<void> {
+    this.#sessions.delete(session);
+    await session.detach();
   }
 
   /**

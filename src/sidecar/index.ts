@@ -3,6 +3,12 @@
  * that starts it inside its own process (a desktop app, a test) over a bridge it owns.
  * See docs/sidecar.md.
  */
+
+export {
+  ClusterMember,
+  type ClusterOptions,
+  type StoppedDriving,
+} from "../cluster/cluster-member.js";
 export type { SidecarLimits } from "./limits.js";
 export type { LogFormat } from "./log-lines.js";
 export { SidecarMetrics } from "./metrics.js";

@@ -4,17 +4,17 @@
  * Each open session has one watcher reading its events for the operations side (turns by
  * outcome, upstream reconnects, the model in use, a log line per turn end).
  */
-import { BACKEND_KINDS } from "../backends/backend.js";
-import { BACKEND_CAPABILITIES } from "../backends/capabilities.js";
-import { UsageError } from "../errors.js";
 import type { ModelRef } from "../events/canonical.js";
 import type { Bridge } from "../runtime/bridge.js";
 import type { ChildSession, Session } from "../runtime/session.js";
 import type { SessionRecord, Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";
+import type { ClusterSessions } from "./cluster/cluster-sessions.js";
+import type { RemoteSource } from "./cluster/remote-source.js";
 import { ApiError } from "./errors.js";
 import type { SidecarMetrics } from "./metrics.js";
 import type { SessionInfo } from "./protocol/http.js";
+import { childOf, recordInfo } from "./session-records.js";
 
 interface Followed {
   session: Session;
@@ -33,13 +33,30 @@ export class OpenSessions {
   #closed = false;
 
   readonly #store: Store | undefined;
+  /** In a cluster: leases before driving, remote sessions from the durable feed. */
+  readonly #cluster: ClusterSessions | undefined;
 
-  constructor(bridge: Bridge, metrics: SidecarMetrics, logger: Logger, store?: Store) {
+  constructor(
+    bridge: Bridge,
+    metrics: SidecarMetrics,
+    logger: Logger,
+    store?: Store,
+    cluster?: ClusterSessions,
+  ) {
     this.#bridge = bridge;
     this.#store = store;
     this.#metrics = metrics;
     this.#logger = logger;
+    this.#cluster = cluster;
     metrics.readDeltaStatsFrom(() => this.#deltaStats());
+    cluster?.member.onStoppedDriving(({ sessionId, reason }) => {
+      void this.#stopDriving(sessionId, reason);
+    });
+  }
+
+  /** The cluster's side of sessions, when this sidecar is in one. */
+  get cluster(): ClusterSessions | undefined {
+    return this.#cluster;
   }
 
   /** The open session `id`, if this sidecar follows it now. */
@@ -79,13 +96,23 @@ export class OpenSessions {
     }
     let opening = this.#opening.get(id);
     if (opening === undefined) {
-      opening = this.#bridge
-        .openSession(id, options.signal === undefined ? {} : { signal: options.signal })
-        .then((session) => this.#follow(session, undefined))
-        .finally(() => this.#opening.delete(id));
+      opening = this.#adopt(id, options.signal).finally(() => this.#opening.delete(id));
       this.#opening.set(id, opening);
     }
     return await opening;
+  }
+
+  /** Opens a kept session on the bridge; in a cluster, once its lease is this sidecar's. */
+  async #adopt(id: string, signal: AbortSignal | undefined): Promise<Session> {
+    const cluster = this.#cluster;
+    await cluster?.lead(id, signal);
+    try {
+      const session = await this.#bridge.openSession(id, signal === undefined ? {} : { signal });
+      return this.#follow(session, undefined);
+    } catch (error) {
+      await cluster?.letGo(id).catch(() => {});
+      throw error;
+    }
   }
 
   /**
@@ -96,8 +123,10 @@ export class OpenSessions {
   async source(
     id: string,
     options: { signal?: AbortSignal } = {},
-  ): Promise<Session | ChildSession> {
-    if (this.peek(id) === undefined && (await this.record(id)) === undefined) {
+  ): Promise<Session | ChildSession | RemoteSource> {
+    const open = this.peek(id);
+    if (open !== undefined) return open;
+    if ((await this.record(id)) === undefined) {
       const child = this.childOfOpen(id);
       if (child !== undefined) return child;
       throw new ApiError(
@@ -106,7 +135,19 @@ export class OpenSessions {
           "(a subagent's child session is found while its parent session is open: GET /v1/sessions/<parent> opens it)",
       );
     }
-    return await this.open(id, options);
+    const cluster = this.#cluster;
+    if (cluster === undefined) return await this.open(id, options);
+    // In a cluster, a session another sidecar drives is read from the durable feed; one
+    // nobody drives is opened here (as one sidecar does), unless another was faster.
+    if (await cluster.drivenElsewhere(id)) return await cluster.remoteSource(id);
+    try {
+      return await this.open(id, options);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "not_driver") {
+        return await cluster.remoteSource(id);
+      }
+      throw error;
+    }
   }
 
   /** The child session `childId` of a subagent of an open session, if one has it. */
@@ -126,7 +167,11 @@ export class OpenSessions {
     signal?: AbortSignal;
   }): Promise<Session> {
     this.#throwIfClosed();
-    const session = await this.#bridge.createSession(options);
+    const cluster = this.#cluster;
+    const session = await this.#bridge.createSession({
+      ...options,
+      ...(cluster === undefined ? {} : { claim: (id: string) => cluster.lead(id) }),
+    });
     return this.#follow(session, options.model ?? this.#bridge.defaultModel);
   }
 
@@ -136,6 +181,7 @@ export class OpenSessions {
     if (followed === undefined) return;
     this.#forget(id);
     await this.#bridge.releaseSession(followed.session);
+    await this.#cluster?.letGo(id);
   }
 
   /** Ends `id` for good, upstream too (its transcript stays in the store). */
@@ -143,6 +189,28 @@ export class OpenSessions {
     const session = await this.open(id, options);
     await this.#bridge.killSession(session, options);
     this.#forget(id);
+    await this.#cluster?.letGo(id);
+  }
+
+  /**
+   * The cluster says this sidecar no longer drives `id` (its lease was lost or taken, or an
+   * append was refused): its session stops at once, without a word upstream (the running
+   * turn is the new driver's to adopt and end). Subscribers here are told the session closed;
+   * subscribing again reads it from the durable feed.
+   */
+  async #stopDriving(id: string, reason: string): Promise<void> {
+    const followed = this.#open.get(id);
+    if (followed === undefined) return;
+    this.#forget(id);
+    this.#logger.warn("stopped driving a session: its lease is no longer this sidecar's", {
+      sessionId: id,
+      reason,
+    });
+    try {
+      await this.#bridge.detachSession(followed.session);
+    } catch (error) {
+      this.#logger.warn("stopping a session whose lease was lost failed", { sessionId: id, error });
+    }
   }
 
   /** The store's record of `id`. */
@@ -298,39 +366,15 @@ export class OpenSessions {
     }
     // Closed by someone else (the bridge's idle release, its close): the next request opens it
     // again instead of finding a closed session.
-    if (!stop.signal.aborted && this.#open.get(session.id) === followed) this.#forget(session.id);
+    if (!stop.signal.aborted && this.#open.get(session.id) === followed) {
+      this.#forget(session.id);
+      // Released by the bridge (idle): nobody drives it now, so nobody should hold its lease.
+      await this.#cluster?.letGo(session.id).catch(() => {});
+    }
   }
 
   #throwIfClosed(): void {
     if (this.#closed)
       throw new ApiError("unavailable", "the sidecar is stopping; try again once it is back");
-  }
-}
-
-function recordInfo(record: SessionRecord): SessionInfo {
-  // What its backend can do, known without opening it (a record of an unknown backend: nothing).
-  const kind = BACKEND_KINDS.find((known) => known === record.backend);
-  return {
-    id: record.id,
-    ...(kind === undefined ? {} : { capabilities: { ...BACKEND_CAPABILITIES[kind] } }),
-    ...(record.title === undefined ? {} : { title: record.title }),
-    directory: record.directory,
-    backend: record.backend,
-    open: false,
-    state: record.state,
-    running: false,
-    lastSeq: 0,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-  };
-}
-
-/** `session.child(childId)`, or undefined when no subagent of the session has that id. */
-export function childOf(session: Session, childId: string): ChildSession | undefined {
-  try {
-    return session.child(childId);
-  } catch (error) {
-    if (error instanceof UsageError) return undefined;
-    throw error;
   }
 }

@@ -3,10 +3,13 @@
  * one and stops it after the sidecar); `close()` stops the sidecar only: clients' streams end
  * with a close frame that tells them to resume, running turns are left to the bridge's store.
  */
+import type { ClusterMember } from "../cluster/cluster-member.js";
 import type { Bridge } from "../runtime/bridge.js";
 import type { Store } from "../store/store.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { buildApp } from "./app.js";
+import { ClusterSessions } from "./cluster/cluster-sessions.js";
+import { takeOverExpired } from "./cluster/takeover.js";
 import type { SidecarContext } from "./context.js";
 import { Idempotency } from "./idempotency.js";
 import { resolveLimits, type SidecarLimits } from "./limits.js";
@@ -47,6 +50,13 @@ export interface SidecarOptions {
   web?: boolean;
   /** Where the built chat is (default: the package's own `dist/web`). */
   webRoot?: string;
+  /**
+   * Join this sidecar to a cluster (docs/deployment.md): sessions are leased before they are
+   * driven, sessions other sidecars drive are followed from the durable feed, and expired
+   * ones are taken over. The bridge must use `cluster.store` (its appends fenced). The caller
+   * closes it, after the bridge.
+   */
+  cluster?: ClusterMember;
 }
 
 export interface Sidecar {
@@ -86,7 +96,15 @@ export function createSidecarContext(
     metrics,
     logger,
     limits,
-    sessions: new OpenSessions(options.bridge, metrics, logger, options.store),
+    sessions: new OpenSessions(
+      options.bridge,
+      metrics,
+      logger,
+      options.store,
+      options.cluster === undefined
+        ? undefined
+        : new ClusterSessions(options.cluster, options.store ?? options.cluster.store),
+    ),
     idempotency: new Idempotency({
       ttlMs: limits.idempotencyTtlMs,
       max: limits.maxIdempotencyKeys,
@@ -113,6 +131,7 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   const port = listeningPort(app);
   ctx.address.port = port;
   const url = `http://${urlHost(ctx.address.host)}:${port}`;
+  const takingOver = takeOverIn(ctx, options, stop.signal);
   ctx.logger.info("sidecar listening", {
     url,
     loopback: isLoopbackHost(ctx.address.host),
@@ -128,6 +147,7 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
         ctx.logger.info("sidecar stopping", { reason });
         stop.abort(new Error(reason));
         ctx.sessions.close();
+        await takingOver;
         // Streams end themselves on the abort; an answer a client stopped reading would hold
         // the close forever: past the grace, its connection is cut.
         const cut = setTimeout(() => app.server.closeAllConnections(), ctx.limits.closeGraceMs);
@@ -153,4 +173,16 @@ function listeningPort(app: SidecarApp): number {
 function urlHost(host: string): string {
   if (host === "0.0.0.0" || host === "::") return "127.0.0.1";
   return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
+/** In a cluster, the failover loop (until the sidecar stops); otherwise nothing. */
+function takeOverIn(
+  ctx: SidecarContext,
+  options: SidecarOptions,
+  stopping: AbortSignal,
+): Promise<void> {
+  const cluster = ctx.sessions.cluster;
+  if (cluster === undefined) return Promise.resolve();
+  const store = options.store ?? cluster.member.store;
+  return takeOverExpired({ cluster, sessions: ctx.sessions, store, logger: ctx.logger }, stopping);
 }

@@ -22,8 +22,8 @@ import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { type RunningOcb, startOcb } from "../support/ocb-cli.js";
 import { isRunning, trackProcess } from "../support/process-tracker.js";
-import { RawWsClient } from "../support/raw-ws.js";
-import { callSidecar, canonicalEventsOf } from "../support/sidecar-http.js";
+import type { RawWsClient } from "../support/raw-ws.js";
+import { callSidecar, canonicalEventsOf, subscribeOverWs } from "../support/sidecar-http.js";
 
 const TOKEN = "sidecar-adopt-e2e-token-0123456789";
 const COUNT = 40;
@@ -90,12 +90,8 @@ function call(url: string, method: string, path: string, body?: unknown): Promis
 }
 
 /** A WebSocket subscribed to the session after `after`; its events read from `received`. */
-async function subscribe(url: string, sessionId: string, after: number): Promise<RawWsClient> {
-  const client = await RawWsClient.connect(`${url.replace(/^http/, "ws")}/v1/ws`, {
-    headers: { authorization: `Bearer ${TOKEN}` },
-  });
-  client.send({ type: "subscribe", sessionId, after });
-  return client;
+function subscribe(url: string, sessionId: string, after: number): Promise<RawWsClient> {
+  return subscribeOverWs({ url, token: TOKEN }, sessionId, after);
 }
 
 const eventsOf = canonicalEventsOf;

@@ -10,8 +10,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
 import { PostgresStore } from "../../src/store/postgres-store.js";
 import { ocb, type RunningOcb, startOcb } from "../support/ocb-cli.js";
-import { RawWsClient } from "../support/raw-ws.js";
-import { callSidecar, canonicalEventsOf } from "../support/sidecar-http.js";
+import { callSidecar, canonicalEventsOf, subscribeOverWs } from "../support/sidecar-http.js";
 import { usePostgres } from "../support/use-postgres.js";
 
 const TOKEN = "sidecar-postgres-e2e-token-0123456789";
@@ -57,10 +56,7 @@ async function turnThroughServe(storeUrl: string, how: "option" | "env"): Promis
   const session = (await call(url, "POST", "/v1/sessions", { title: "on postgres" })) as {
     id: string;
   };
-  const client = await RawWsClient.connect(`${url.replace(/^http/, "ws")}/v1/ws`, {
-    headers: { authorization: `Bearer ${TOKEN}` },
-  });
-  client.send({ type: "subscribe", sessionId: session.id, after: 0 });
+  const client = await subscribeOverWs({ url, token: TOKEN }, session.id, 0);
   await call(url, "POST", `/v1/sessions/${session.id}/inputs`, {
     text: "[[reply kept in postgres]]",
     delivery: "queue",

@@ -19,6 +19,7 @@ import { type SessionInfo, SessionInfoSchema } from "../../src/sidecar/protocol/
 import { createSidecarContext } from "../../src/sidecar/sidecar.js";
 import type { SidecarApp } from "../../src/sidecar/sidecar-app.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
+import type { Store } from "../../src/store/store.js";
 import type { Logger } from "../../src/util/logger.js";
 import { type InProcessBackend, inProcessSession } from "./in-process-backend.js";
 
@@ -45,7 +46,7 @@ const MODEL: ModelRef = { providerID: "demo", modelID: "demo-1" };
  */
 export function standInBridge(
   directory: string,
-  store: SqliteStore,
+  store: Store,
 ): { bridge: Bridge; backends: Map<string, InProcessBackend>; open: Map<string, Session> } {
   const backends = new Map<string, InProcessBackend>();
   const open = new Map<string, Session>();
@@ -60,8 +61,9 @@ export function standInBridge(
     backend: "subprocess",
     defaultModel: MODEL,
     sessions: () => store.sessions(),
-    async createSession(options: { title?: string } = {}) {
-      const id = `ses_unit_${++count}`;
+    async createSession(options: { title?: string; claim?: (id: string) => Promise<void> } = {}) {
+      const id = `ses_unit_${directory.slice(-6)}_${++count}`;
+      await options.claim?.(id);
       const now = Date.now();
       await store.saveSession({
         id,
@@ -82,6 +84,10 @@ export function standInBridge(
       await session.close();
       const record = await store.session(session.id);
       if (record !== undefined) await store.saveSession({ ...record, state: "released" });
+    },
+    async detachSession(session: Session) {
+      open.delete(session.id);
+      await session.detach();
     },
     async killSession(session: Session) {
       open.delete(session.id);

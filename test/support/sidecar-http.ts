@@ -1,6 +1,6 @@
 /** Talking to a running `ocb serve` as the end-to-end tests do: JSON calls and raw sockets. */
 import type { CanonicalEvent } from "../../src/events/canonical.js";
-import type { RawWsClient } from "./raw-ws.js";
+import { RawWsClient } from "./raw-ws.js";
 
 /** Calls the sidecar's API with its bearer token; a non-2xx answer throws, with its body. */
 export async function callSidecar(
@@ -31,4 +31,17 @@ export function canonicalEventsOf(client: RawWsClient): CanonicalEvent[] {
     const { type, event } = message as { type: string; event?: CanonicalEvent };
     return type === "event" && event !== undefined ? [event] : [];
   });
+}
+
+/** A WebSocket to the sidecar at `url`, subscribed to the session after `after`. */
+export async function subscribeOverWs(
+  sidecar: { url: string; token: string },
+  sessionId: string,
+  after: number,
+): Promise<RawWsClient> {
+  const client = await RawWsClient.connect(`${sidecar.url.replace(/^http/, "ws")}/v1/ws`, {
+    headers: { authorization: `Bearer ${sidecar.token}` },
+  });
+  client.send({ type: "subscribe", sessionId, after });
+  return client;
 }

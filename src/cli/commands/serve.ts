@@ -23,9 +23,15 @@ import { choiceOption } from "../choice-option.js";
 import { readConfigFile } from "../config-file.js";
 import { demoModelServer } from "../demo-model.js";
 import { handleInterrupts } from "../interrupts.js";
+import {
+  addClusterOptions,
+  attachedServer,
+  type ClusterServeOptions,
+  joinClusterIfAsked,
+} from "../serve-cluster.js";
 import { STORE_OPTION_HELP, storeSpec } from "../store-access.js";
 
-interface ServeOptions {
+interface ServeOptions extends ClusterServeOptions {
   dir?: string;
   model?: string;
   config?: string;
@@ -43,7 +49,7 @@ interface ServeOptions {
 }
 
 export function registerServeCommand(program: Command): void {
-  program
+  const command = program
     .command("serve")
     .description(
       "serve the bridge as an HTTP + WebSocket API and a web chat (docs/sidecar.md, docs/web-chat.md) until Ctrl-C",
@@ -104,8 +110,8 @@ export function registerServeCommand(program: Command): void {
         "--startup-timeout <ms>",
         "how long to wait for the OpenCode server to become ready",
       ).default("30000"),
-    )
-    .action(async (options: ServeOptions) => serve(options));
+    );
+  addClusterOptions(command).action(async (options: ServeOptions) => serve(options));
 }
 
 async function serve(options: ServeOptions): Promise<void> {
@@ -124,7 +130,18 @@ async function serve(options: ServeOptions): Promise<void> {
     : resolve(options.dir ?? ".");
   const logger = lineLogger(options.logFormat, (line) => process.stderr.write(line));
   const metrics: SidecarMetrics = new SidecarMetrics();
-  const store = timedStore(await openStore(storeSpec(options.store)), (seconds) =>
+  const attach = attachedServer(options);
+  const spec = storeSpec(options.store);
+  const opened = await openStore(spec);
+  let cluster: Awaited<ReturnType<typeof joinClusterIfAsked>>;
+  try {
+    cluster = await joinClusterIfAsked({ ...options, port }, spec, opened, logger);
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
+  // In a cluster the bridge writes through the cluster's store: its appends are fenced.
+  const store = timedStore(cluster?.store ?? opened, (seconds) =>
     metrics.storeWriteSeconds.observe(seconds),
   );
 
@@ -142,6 +159,7 @@ async function serve(options: ServeOptions): Promise<void> {
       signal: stop.signal,
       server: { startupTimeoutMs },
       ...(options.demo ? { modelServer: await demoModelServer() } : {}),
+      ...(attach === undefined ? {} : { attach }),
       ...(model === undefined ? {} : { model }),
       ...(config === undefined ? {} : { config }),
       ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
@@ -157,6 +175,7 @@ async function serve(options: ServeOptions): Promise<void> {
       store,
       metrics,
       web: options.web,
+      ...(cluster === undefined ? {} : { cluster }),
     });
     if (!isLoopbackHost(options.host)) {
       console.error(
@@ -180,6 +199,8 @@ async function serve(options: ServeOptions): Promise<void> {
     await sidecar?.close(reason);
     const left = await bridge?.close({ leaveRunning: stopped });
     if (left !== undefined) console.log(whatWasLeft(left));
+    // Turns left running: their leases are left to expire, for another sidecar to take over.
+    await cluster?.close({ release: (left?.turns.length ?? 0) === 0 });
     await store.close();
     stop.dispose();
     if (scratch) rmSync(directory, { recursive: true, force: true });

@@ -25,6 +25,8 @@ export const ERROR_STATUS = {
   bad_origin: 403,
   not_found: 404,
   conflict: 409,
+  /** In a cluster: another sidecar drives the session (the message names it). */
+  not_driver: 409,
   too_large: 413,
   bad_host: 421,
   unsupported: 422,

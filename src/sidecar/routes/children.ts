@@ -9,13 +9,13 @@ import { conversationOf } from "../../store/conversation.js";
 import { callSignal } from "../call-bounds.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
-import { childOf } from "../open-sessions.js";
 import {
   ChildParamsSchema,
   ConversationSchema,
   ErrorBodySchema,
   TranscriptQuerySchema,
 } from "../protocol/http.js";
+import { childOf } from "../session-records.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { ERROR_RESPONSES } from "./meta.js";
 import { durableEvents, sendNdjson } from "./sessions.js";
