@@ -115,8 +115,8 @@ describe("the client entry (opencode-bridge/client)", () => {
 });
 
 describe("the sidecar entry (opencode-bridge/sidecar)", () => {
-  it("exports startSidecar and its metrics, not the app, routes or streams", async () => {
+  it("exports startSidecar, its metrics and the cluster membership, not the app, routes or streams", async () => {
     const sidecar = Object.keys(await import("../src/sidecar/index.js")).sort();
-    expect(sidecar).toEqual(["SidecarMetrics", "startSidecar"]);
+    expect(sidecar).toEqual(["ClusterMember", "SidecarMetrics", "startSidecar"]);
   });
 });
