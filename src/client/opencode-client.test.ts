@@ -90,4 +90,23 @@ describe("OpencodeClient", () => {
     await client.session.abort({ sessionID: "s" }, { directory: "/other" });
     expect(calls.map((call) => call.directory)).toEqual(["/default", "/other"]);
   });
+
+  it("keeps a stream frame its parser refuses (no string type) as unknown; the stream goes on", async () => {
+    // Found by the reliability fuzzer: such a frame threw, ending the session's event stream.
+    const frames = [[1], { type: 7 }, { type: "server.connected", properties: {} }];
+    const transport: Transport = {
+      request: async () => undefined,
+      stream: async function* () {
+        yield* frames;
+      },
+    };
+    const seen = [];
+    for await (const parsed of new OpencodeClient(transport).event.subscribe()) seen.push(parsed);
+    expect(seen.map((parsed) => [parsed.known, parsed.event.type])).toEqual([
+      [false, "unparsed"],
+      [false, "unparsed"],
+      [true, "server.connected"],
+    ]);
+    expect(seen[0]?.known === false && seen[0].issues?.[0]?.message).toMatch(/expected object/);
+  });
 });

@@ -15,7 +15,8 @@ import {
   runEnded,
   runStarted,
 } from "../../events/normalize-run.js";
-import { normalizeSafely, parseSafely } from "../../events/safe-normalize.js";
+import { normalizeSafely } from "../../events/safe-normalize.js";
+import { parseSafely } from "../../protocol/parse-safely.js";
 import { parseRunLine } from "../../protocol/run/events.js";
 import { describeError } from "../../util/describe-error.js";
 import {
