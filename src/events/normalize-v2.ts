@@ -38,12 +38,14 @@ export function normalizeV2Event(
   state: V2NormalizerState,
   parsed: Parsed<V2Event>,
 ): Normalized<V2NormalizerState> {
-  const raw = parsed.event as { created?: number };
+  const raw = parsed.event as { created?: unknown };
+  // An event that failed its schema comes here too: a time of the wrong type is no time.
+  const at = Number.isFinite(raw.created) ? (raw.created as number) : 0;
   const native = serveNativeOf(parsed.event);
   const origin = (current: TurnState): Origin => ({
     sessionId: state.sessionId,
     turnId: current.turn?.id,
-    at: raw.created ?? 0,
+    at,
     native,
   });
   const unknown = (): Normalized<V2NormalizerState> => ({
