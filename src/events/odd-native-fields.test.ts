@@ -1,8 +1,9 @@
 /**
  * A frame that failed its schema still reaches its normaliser (as `native.unknown`), so the
  * fields every event's envelope is made of (its id, its time, its durable seq) may be of any
- * type there, or out of range (JSON's `1e999` is Infinity). The event made of it must still be
- * a valid canonical event. Found by the reliability fuzzer (`npm run reliability -- --only fuzz`).
+ * type there, or out of range (JSON's `1e999` is Infinity); and a field a schema leaves untyped
+ * may be anything. The event made of it must still be a valid canonical event. Found by the
+ * reliability fuzzer (`npm run reliability -- --only fuzz`).
  */
 import { describe, expect, it } from "vitest";
 import { parseApiEvent } from "../protocol/api/events.js";
@@ -56,5 +57,24 @@ describe("an event that failed its schema, with odd envelope fields, is a valid 
     const frame = wire('{"type":"text","timestamp":1e999,"sessionID":"ses_up"}');
     const { events } = normalizeRunLine(initialRunState(SESSION), parseRunLine(frame));
     expectValidUnknown(events);
+  });
+
+  it("2.0: a tool's progress whose metadata is an array carries no metadata", () => {
+    // The 2.0 schema does not type `metadata`; the canonical event wants a record.
+    const frame = {
+      type: "session.tool.progress",
+      id: "evt_1",
+      created: 5,
+      data: { sessionID: SESSION, assistantMessageID: "msg_1", id: "call_1", metadata: [1] },
+    };
+    const parsed = parseV2Event(frame);
+    expect(parsed.known).toBe(true);
+    const { events } = normalizeV2Event(initialV2State(SESSION), parsed);
+    const progress = events.find((event) => event.type === "tool.progress");
+    expect(progress?.data).toEqual({ callId: "call_1" });
+    for (const event of events) {
+      const checked = CanonicalEventSchema.safeParse(event);
+      expect(checked.success ? [] : checked.error.issues).toEqual([]);
+    }
   });
 });
