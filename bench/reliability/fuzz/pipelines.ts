@@ -44,6 +44,8 @@ export interface SurfaceReader {
   begin(): FrameProblem[];
   /** One decoded frame through parse and normalise; the problems its output has. */
   frame(value: unknown): FrameProblem[];
+  /** One frame a client parsed already, through the normaliser. */
+  parsed(parsed: Parsed<unknown>): FrameProblem[];
   /** Events of the end (the process's exit), checked. */
   end(): FrameProblem[];
   /** Canonical events made so far. */
@@ -74,8 +76,12 @@ class Reader<State extends SessionState, Native> implements SurfaceReader {
   }
 
   frame(value: unknown): FrameProblem[] {
-    const parsed = parseSafely(this.spec.parse, value);
-    const result = normalizeSafely(this.spec.normalize, this.#state, parsed, {
+    return this.parsed(parseSafely(this.spec.parse, value));
+  }
+
+  parsed(parsed: Parsed<unknown>): FrameProblem[] {
+    // A client parsed it with this surface's parser: it is this surface's `Parsed`.
+    const result = normalizeSafely(this.spec.normalize, this.#state, parsed as Parsed<Native>, {
       backend: this.spec.backend,
       seenAt: SEEN_AT,
     });

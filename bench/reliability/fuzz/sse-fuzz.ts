@@ -1,22 +1,22 @@
 /**
  * The SSE half of the fuzz: a case's mutated frames written as an event stream (with malformed
  * and noise lines between them, any of the three line endings, sometimes a BOM), its bytes
- * split at random points (mid-line, mid-character), read by the real `HttpTransport.stream`
- * (`readSse`, then the frame decoding) over a `fetch` that serves those chunks, and each frame
- * it yields normalised as the backend would. Every frame must come out once, in order, equal
- * to what was written (a frame that is not JSON as an `unparsed` one carrying its text).
+ * split at random points (mid-line, mid-character), read as a backend reads it: a typed
+ * client's stream (`/api` live or durable, legacy `/event`, 2.0) over the real `HttpTransport`
+ * (`readSse`, then the frame decoding), each frame it yields normalised. The transport must
+ * read every frame once, in order, as written (one that is not JSON as an `unparsed` frame
+ * carrying its text); the client must hand on every one (the durable stream all but replays).
  */
 import fc from "fast-check";
-import { AbortError } from "../../../src/errors.js";
-import { HttpTransport } from "../../../src/transport/http-transport.js";
 import { bySurface, caseArbitrary, type FuzzCase, textsOf } from "./cases.js";
 import type { FrameProblem } from "./checks.js";
 import { type BatchFailure, summarize } from "./normaliser-fuzz.js";
 import { PIPELINES } from "./pipelines.js";
-import type { SeedSequence, Surface } from "./seed-frames.js";
+import type { SeedSequence } from "./seed-frames.js";
+import { readStream, STREAMS, type StreamKind } from "./sse-streams.js";
 import type { FuzzTally } from "./tally.js";
 
-const SSE_SURFACES: readonly Surface[] = ["api", "legacy", "v2"];
+const STREAM_KINDS = Object.keys(STREAMS) as StreamKind[];
 const RUNS_PER_BATCH = 200;
 
 /** Lines that must not change what a stream carries: comments, unknown or ignored fields. */
@@ -37,6 +37,7 @@ const NOISE = [
 ];
 
 export interface SseCase {
+  stream: StreamKind;
   frames: FuzzCase;
   noise: { before: number; line: string }[];
   eol: "\n" | "\r\n" | "\r";
@@ -45,15 +46,18 @@ export interface SseCase {
   splits: number[];
 }
 
-const sseCaseArbitrary: fc.Arbitrary<SseCase> = fc.record({
-  frames: caseArbitrary(SSE_SURFACES),
-  noise: fc.array(fc.record({ before: fc.nat(), line: fc.constantFrom(...NOISE) }), {
-    maxLength: 8,
+const sseCaseArbitrary: fc.Arbitrary<SseCase> = fc.constantFrom(...STREAM_KINDS).chain((stream) =>
+  fc.record({
+    stream: fc.constant(stream),
+    frames: caseArbitrary([STREAMS[stream].surface]),
+    noise: fc.array(fc.record({ before: fc.nat(), line: fc.constantFrom(...NOISE) }), {
+      maxLength: 8,
+    }),
+    eol: fc.constantFrom("\n" as const, "\r\n" as const, "\r" as const),
+    bom: fc.boolean(),
+    splits: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 }),
   }),
-  eol: fc.constantFrom("\n" as const, "\r\n" as const, "\r" as const),
-  bom: fc.boolean(),
-  splits: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 }),
-});
+);
 
 /** The stream's text: each frame a `data:` line, noise lines before it, a blank line after. */
 function streamText(sseCase: SseCase, texts: readonly string[]): string {
@@ -79,52 +83,6 @@ function chunksOf(bytes: Uint8Array, splits: readonly number[]): Uint8Array[] {
     from = Math.max(from, point);
   }
   return chunks;
-}
-
-/** A `fetch` that serves `chunks` once as an event stream, then aborts `stop`. */
-function servingOnce(chunks: readonly Uint8Array[], stop: AbortController): typeof fetch {
-  let served = false;
-  return async () => {
-    if (served) {
-      stop.abort();
-      throw new Error("served once");
-    }
-    served = true;
-    let next = 0;
-    const body = new ReadableStream<Uint8Array>(
-      {
-        pull(controller) {
-          const chunk = chunks[next++];
-          if (chunk !== undefined) return controller.enqueue(chunk);
-          controller.close();
-          // The reader sees the end, and yields what it completes, in this turn's microtasks;
-          // then it would wait out a reconnect delay: the abort ends it first.
-          setImmediate(() => stop.abort());
-        },
-      },
-      { highWaterMark: 0 },
-    );
-    return new Response(body, { headers: { "content-type": "text/event-stream" } });
-  };
-}
-
-async function readAll(chunks: readonly Uint8Array[]): Promise<unknown[]> {
-  const stop = new AbortController();
-  const transport = new HttpTransport({
-    url: "http://fuzz.invalid",
-    fetch: servingOnce(chunks, stop),
-  });
-  const frames: unknown[] = [];
-  try {
-    for await (const frame of transport.stream(() => ({ operation: "event.subscribe" }), {
-      signal: stop.signal,
-    })) {
-      frames.push(frame);
-    }
-  } catch (error) {
-    if (!(error instanceof AbortError)) throw error;
-  }
-  return frames;
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
@@ -158,21 +116,17 @@ export async function runSseCase(
   const problems: FrameProblem[] = [];
   const reader = PIPELINES[sseCase.frames.surface].open();
   try {
-    const frames = await readAll(chunksOf(bytes, sseCase.splits));
-    tally.addDelivery(expected.length, frames.length);
-    if (frames.length !== expected.length) {
+    const read = await readStream(sseCase.stream, chunksOf(bytes, sseCase.splits));
+    problems.push(...transportProblems(expected, read.frames));
+    const delivered = sseCase.stream === "api-durable" ? notReplayed(read.frames) : read.frames;
+    tally.addDelivery(delivered.length, read.parsed.length);
+    if (read.parsed.length !== delivered.length) {
       problems.push({
         kind: "sse",
-        detail: `${expected.length} frames written, ${frames.length} read`,
+        detail: `${sseCase.stream}: ${delivered.length} frames to deliver, the client yielded ${read.parsed.length}`,
       });
     }
-    frames.forEach((frame, index) => {
-      const text = expected[index];
-      if (text !== undefined && !sameFrame(text, frame)) {
-        problems.push({ kind: "sse", detail: `frame ${index} read as ${summarize(frame)}` });
-      }
-      problems.push(...reader.frame(frame));
-    });
+    for (const parsed of read.parsed) problems.push(...reader.parsed(parsed));
   } catch (error) {
     problems.push({
       kind: "crash",
@@ -180,8 +134,47 @@ export async function runSseCase(
     });
   }
   tally.addCase(sseCase.frames.surface, texts.length, mutated, reader.events);
-  tally.addProblems(problems, `sse/${sseCase.frames.surface}`);
+  tally.addProblems(problems, `sse/${sseCase.stream}`);
   return problems;
+}
+
+/** The transport must yield each frame written, once, in order, as written. */
+function transportProblems(
+  expected: readonly string[],
+  frames: readonly unknown[],
+): FrameProblem[] {
+  const problems: FrameProblem[] = [];
+  if (frames.length !== expected.length) {
+    problems.push({
+      kind: "sse",
+      detail: `${expected.length} frames written, the transport read ${frames.length}`,
+    });
+  }
+  frames.forEach((frame, index) => {
+    const text = expected[index];
+    if (text !== undefined && !sameFrame(text, frame)) {
+      problems.push({ kind: "sse", detail: `frame ${index} read as ${summarize(frame)}` });
+    }
+  });
+  return problems;
+}
+
+/**
+ * What the durable stream must deliver of `frames`: all but replays, a replay being an event
+ * (a frame with a string `type`; any other is kept as `unparsed`, whatever it holds) whose seq
+ * (a whole number >= 0; anything else is no seq) is at or below the highest seen.
+ */
+function notReplayed(frames: readonly unknown[]): unknown[] {
+  let highest = 0;
+  return frames.filter((frame) => {
+    const event = frame as { type?: unknown; durable?: { seq?: unknown } } | null;
+    if (typeof event?.type !== "string") return true;
+    const seq = event.durable?.seq;
+    if (typeof seq !== "number" || !Number.isSafeInteger(seq) || seq < 0) return true;
+    if (seq <= highest) return false;
+    highest = seq;
+    return true;
+  });
 }
 
 /** As `fuzzNormalisers`, for streams: batches from `seed` until `tally.mutated` reaches `target`. */
