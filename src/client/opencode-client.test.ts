@@ -90,4 +90,53 @@ describe("OpencodeClient", () => {
     await client.session.abort({ sessionID: "s" }, { directory: "/other" });
     expect(calls.map((call) => call.directory)).toEqual(["/default", "/other"]);
   });
+
+  it("keeps a stream frame its parser refuses (no string type) as unknown; the stream goes on", async () => {
+    // Found by the reliability fuzzer: such a frame threw, ending the session's event stream.
+    const frames = [[1], { type: 7 }, { type: "server.connected", properties: {} }];
+    const transport: Transport = {
+      request: async () => undefined,
+      stream: async function* () {
+        yield* frames;
+      },
+    };
+    const seen = [];
+    for await (const parsed of new OpencodeClient(transport).event.subscribe()) seen.push(parsed);
+    expect(seen.map((parsed) => [parsed.known, parsed.event.type])).toEqual([
+      [false, "unparsed"],
+      [false, "unparsed"],
+      [true, "server.connected"],
+    ]);
+    expect(seen[0]?.known === false && seen[0].issues?.[0]?.message).toMatch(/expected object/);
+  });
+
+  it("does not let an out-of-range durable seq swallow the session's later events", async () => {
+    // Found by the reliability fuzzer: a frame whose seq was 1e999 (Infinity) or 2**64 became
+    // the cursor, and every later event was skipped as already seen (and resumed after it).
+    const frame = (seq: unknown, id: string) => ({
+      type: "session.next.prompted",
+      id,
+      durable: { aggregateID: "ses_1", seq, version: 1 },
+      data: { timestamp: 1, sessionID: "ses_1", messageID: "msg_1" },
+    });
+    const frames = [
+      frame(1, "a"),
+      frame(JSON.parse("1e999"), "b"),
+      frame(2 ** 64, "c"),
+      frame(2, "d"),
+    ];
+    const transport: Transport = {
+      request: async () => undefined,
+      stream: async function* () {
+        yield* frames;
+      },
+    };
+    const ids = [];
+    for await (const parsed of new OpencodeClient(transport).v2.session.events({
+      sessionID: "ses_1",
+    })) {
+      ids.push(parsed.event.id);
+    }
+    expect(ids).toEqual(["a", "b", "c", "d"]);
+  });
 });

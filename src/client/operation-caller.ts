@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import { type Parsed, parseWire, unwrapApiData } from "../protocol/common.js";
+import { parseSafely } from "../protocol/parse-safely.js";
 import type { CallOptions, StreamOptions, Transport } from "../transport/transport.js";
 
 /** Options of one call: the bound, the signal and the location (project directory). */
@@ -59,7 +60,8 @@ export class OperationCaller {
       () => ({ operation, input: input(), ...location }),
       streamOptions,
     );
-    for await (const frame of frames) yield parse(frame);
+    // A frame the parser refuses outright is kept as unknown: it must not end the stream.
+    for await (const frame of frames) yield parseSafely(parse, frame);
   }
 
   #location(directory: string | undefined): { directory?: string } {

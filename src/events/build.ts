@@ -29,8 +29,10 @@ export interface Origin {
  * and, on the durable stream, `durable.seq`.
  */
 export function serveNativeOf(event: { type: string }): NativeOrigin {
-  const { id, durable } = event as { id?: string; durable?: { seq?: number } };
-  const seq = durable?.seq;
+  const raw = event as { id?: unknown; durable?: { seq?: unknown } | null };
+  // An event that failed its schema comes here too: only an id and a seq of the right type count.
+  const id = typeof raw.id === "string" ? raw.id : undefined;
+  const seq = Number.isFinite(raw.durable?.seq) ? (raw.durable?.seq as number) : undefined;
   // Literals of fixed shape, not conditional spreads: this runs for every native event.
   if (id === undefined) {
     return seq === undefined

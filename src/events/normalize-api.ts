@@ -60,7 +60,7 @@ export function normalizeApiEvent(
 ): Normalized<ApiNormalizerState> {
   // No closures made per event here (nor in step-parts.ts): this runs for every frame.
   const raw = parsed.event as { data?: { timestamp?: number } };
-  const at = typeof raw.data?.timestamp === "number" ? raw.data.timestamp : 0;
+  const at = Number.isFinite(raw.data?.timestamp) ? (raw.data?.timestamp as number) : 0;
   const native = serveNativeOf(parsed.event);
   const origin = originIn(state, at, native);
   if (!parsed.known) {

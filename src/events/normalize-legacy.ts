@@ -152,12 +152,12 @@ export function normalizeLegacyEvent(
   state: LegacyNormalizerState,
   parsed: Parsed<LegacyEvent>,
 ): Normalized<LegacyNormalizerState> {
-  const raw = parsed.event as { id?: string; properties?: { time?: unknown } };
-  const at = typeof raw.properties?.time === "number" ? raw.properties.time : 0;
+  const raw = parsed.event as { id?: unknown; properties?: { time?: unknown } };
+  const at = Number.isFinite(raw.properties?.time) ? (raw.properties?.time as number) : 0;
   const native = {
     backend: "serve-legacy" as const,
     type: parsed.event.type,
-    ...(raw.id === undefined ? {} : { id: raw.id }),
+    ...(typeof raw.id === "string" ? { id: raw.id } : {}),
   };
   let next: LegacyNormalizerState = state;
   const events: CanonicalEvent[] = [];

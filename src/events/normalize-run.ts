@@ -122,7 +122,7 @@ export function normalizeRunLine(
   parsed: Parsed<RunLine>,
 ): Normalized<RunNormalizerState> {
   const raw = parsed.event as { timestamp?: unknown; sessionID?: unknown };
-  const at = typeof raw.timestamp === "number" ? raw.timestamp : Date.now();
+  const at = Number.isFinite(raw.timestamp) ? (raw.timestamp as number) : Date.now();
   let next: RunNormalizerState = {
     ...state,
     lines: state.lines + 1,

@@ -7,6 +7,7 @@
 import type { Parsed, Tokens } from "../protocol/common.js";
 import type { V2Event } from "../protocol/v2/events.js";
 import { assertNever } from "../util/assert-never.js";
+import { isRecord } from "../util/is-record.js";
 import { canonical, type Normalized, type Origin, serveNativeOf, usageOf } from "./build.js";
 import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "./canonical.js";
 import { normalizeStepPart, type StepPart } from "./step-parts.js";
@@ -38,12 +39,14 @@ export function normalizeV2Event(
   state: V2NormalizerState,
   parsed: Parsed<V2Event>,
 ): Normalized<V2NormalizerState> {
-  const raw = parsed.event as { created?: number };
+  const raw = parsed.event as { created?: unknown };
+  // An event that failed its schema comes here too: a time of the wrong type is no time.
+  const at = Number.isFinite(raw.created) ? (raw.created as number) : 0;
   const native = serveNativeOf(parsed.event);
   const origin = (current: TurnState): Origin => ({
     sessionId: state.sessionId,
     turnId: current.turn?.id,
-    at: raw.created ?? 0,
+    at,
     native,
   });
   const unknown = (): Normalized<V2NormalizerState> => ({
@@ -238,7 +241,6 @@ function toolNameOf(data: Record<string, unknown>): string {
 
 function metadataOf(data: Record<string, unknown>): { metadata?: Record<string, unknown> } {
   const metadata = data.metadata;
-  return typeof metadata === "object" && metadata !== null
-    ? { metadata: metadata as Record<string, unknown> }
-    : {};
+  // 2.0's schema leaves it untyped; the canonical event carries a record or nothing.
+  return isRecord(metadata) ? { metadata } : {};
 }

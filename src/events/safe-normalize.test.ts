@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { parseApiEvent } from "../protocol/api/events.js";
 import type { Parsed } from "../protocol/common.js";
+import { parseSafely } from "../protocol/parse-safely.js";
 import { parseRunLine } from "../protocol/run/events.js";
 import { initialApiState, normalizeApiEvent } from "./normalize-api.js";
-import { normalizeSafely, parseSafely } from "./safe-normalize.js";
+import { normalizeSafely } from "./safe-normalize.js";
 
 const SEEN = { backend: "serve", seenAt: 1_800_000_000_000 } as const;
 

@@ -44,25 +44,6 @@ export function normalizeSafely<State extends TurnState & { readonly sessionId: 
   }
 }
 
-/**
- * `parse(raw)`, never throwing: a frame its parser refuses outright (no string `type`, say)
- * passes through as an unknown event with the reason, for the normaliser to keep.
- */
-export function parseSafely<Native>(parse: (raw: unknown) => Parsed<Native>, raw: unknown) {
-  try {
-    return parse(raw);
-  } catch (error) {
-    const type =
-      typeof raw === "object" &&
-      raw !== null &&
-      typeof (raw as { type?: unknown }).type === "string"
-        ? (raw as { type: string }).type
-        : "unparsed";
-    const issues: ProtocolIssue[] = [{ path: [], message: describeError(error) }];
-    return { known: false, event: { type, raw }, issues } satisfies Parsed<Native>;
-  }
-}
-
 /** What `completed` changes: no time of its own, or a refused frame's `native.unknown` without the why. */
 function incomplete(event: CanonicalEvent, issues: readonly ProtocolIssue[] | undefined): boolean {
   return event.at === 0 || (event.type === "native.unknown" && issues !== undefined);

@@ -212,4 +212,27 @@ describe("HttpTransport.stream", () => {
       encodeURIComponent("/w"),
     ]);
   });
+
+  it("keeps a frame that is not JSON as an `unparsed` frame, and the stream goes on", async () => {
+    // Found by the reliability fuzzer: a truncated frame threw, ending the session's stream.
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end('data: {"type":"tick","n":\n\ndata: {"type":"tock"}\n\n');
+    });
+    const frames: unknown[] = [];
+    for await (const frame of new HttpTransport({ url }).stream(() => ({
+      operation: "event.subscribe",
+    }))) {
+      frames.push(frame);
+      if (frames.length === 2) break;
+    }
+    expect(frames).toEqual([
+      {
+        type: "unparsed",
+        data: '{"type":"tick","n":',
+        error: expect.stringMatching(/^not JSON: /),
+      },
+      { type: "tock" },
+    ]);
+  });
 });

@@ -4,12 +4,14 @@
  * sent them (the client unwraps `{data}`), so a recording of it is faithful to the wire.
  */
 import { ConnectionError, OpencodeBridgeError, ProtocolError } from "../errors.js";
+import { UNPARSED_TYPE } from "../protocol/parse-safely.js";
 import { withDeadline } from "../util/abort.js";
 import { basicAuthHeader } from "../util/basic-auth.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { apiErrorFrom } from "./api-error.js";
 import { buildHttpRequest, type HttpRequestParts } from "./http-request.js";
 import { readSse } from "./sse-reader.js";
+import { streamFrameValue, type UnparsedFrame } from "./stream-frame.js";
 import type { CallOptions, OperationCall, StreamOptions, Transport } from "./transport.js";
 
 export interface HttpTransportOptions {
@@ -105,7 +107,15 @@ export class HttpTransport implements Transport {
     });
     for await (const message of messages) {
       if (message.data.length === 0) continue;
-      yield parseJson(message.data, where);
+      const frame = streamFrameValue(message.data);
+      if (isUnparsed(frame)) {
+        this.#logger.warn("an event-stream frame was not JSON; it is kept as `unparsed`", {
+          where,
+          error: frame.error,
+          length: frame.data.length,
+        });
+      }
+      yield frame;
     }
   }
 
@@ -135,4 +145,8 @@ function parseJson(text: string, where: string): unknown {
       { cause: error },
     );
   }
+}
+
+function isUnparsed(frame: unknown): frame is UnparsedFrame {
+  return (frame as Partial<UnparsedFrame> | null)?.type === UNPARSED_TYPE;
 }

@@ -221,6 +221,32 @@ describe("readSse reconnects", () => {
     ]);
   });
 
+  it("delivers the last frame of a stream that ends in CR line endings", async () => {
+    // Found by the reliability fuzzer: the parser holds a trailing CR back (a LF could follow),
+    // so the blank line ending the last frame was never seen and the frame was lost.
+    const server = await startServer(({ res, index }) => {
+      sseHead(res);
+      res.end(index === 0 ? "data: one\r\rdata: two\r\r" : "data: cut\r");
+    });
+    const messages = await within(
+      take(readSse(options(() => `${server.base}/event`)), 2),
+      "two messages",
+    );
+    expect(messages.map((message) => message.data)).toEqual(["one", "two"]);
+  });
+
+  it("still discards an unterminated last frame when the stream ends", async () => {
+    const server = await startServer(({ res, index }) => {
+      sseHead(res);
+      res.end(index === 0 ? "data: whole\n\ndata: cut\n" : "data: next\n\n");
+    });
+    const messages = await within(
+      take(readSse(options(() => `${server.base}/event`)), 2),
+      "two messages",
+    );
+    expect(messages.map((message) => message.data)).toEqual(["whole", "next"]);
+  });
+
   it("treats heartbeat comments as liveness: no reconnect while they flow", async () => {
     const server = await startServer(({ res }) => {
       sseHead(res);

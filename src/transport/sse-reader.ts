@@ -281,6 +281,7 @@ async function* connectOnce(
     });
     const decoder = new TextDecoder();
     const reader = connection.adopt(response.body);
+    let endsInCr = false;
 
     for (;;) {
       // The idle bound only runs while we wait on the network, so a slow consumer
@@ -301,15 +302,23 @@ async function* connectOnce(
       } finally {
         connection.disarm();
       }
-      if (chunk.done) {
+      if (chunk.done && !endsInCr) {
         // An unterminated last frame is discarded, as the SSE spec says.
         return { kind: "disconnected", reason: "the server ended the stream", connected, messages };
       }
-      parser.feed(decoder.decode(chunk.value, { stream: true }));
+      // The parser holds a trailing CR back, since a LF may follow it; at the end of the stream
+      // none will, so a LF completes it as the one line end it was (the blank line that ends
+      // a frame, with CR line endings). It ends no frame a CR did not end.
+      const text = chunk.done ? "\n" : decoder.decode(chunk.value, { stream: true });
+      if (text.length > 0) endsInCr = text.endsWith("\r");
+      parser.feed(text);
       for (const message of pending.splice(0)) {
         if (signal?.aborted) throw abortError();
         messages += 1;
         yield message;
+      }
+      if (chunk.done) {
+        return { kind: "disconnected", reason: "the server ended the stream", connected, messages };
       }
     }
   } finally {

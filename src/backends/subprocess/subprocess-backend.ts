@@ -15,7 +15,8 @@ import {
   runEnded,
   runStarted,
 } from "../../events/normalize-run.js";
-import { normalizeSafely, parseSafely } from "../../events/safe-normalize.js";
+import { normalizeSafely } from "../../events/safe-normalize.js";
+import { parseSafely } from "../../protocol/parse-safely.js";
 import { parseRunLine } from "../../protocol/run/events.js";
 import { describeError } from "../../util/describe-error.js";
 import {
@@ -27,6 +28,7 @@ import {
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { modelSwitchedEvent } from "../model-switched.js";
 import type { RunEnvironment } from "./run-environment.js";
+import { runLineValue } from "./run-line.js";
 import { RunProcess } from "./run-process.js";
 
 export interface SubprocessBackendOptions {
@@ -197,14 +199,8 @@ export class SubprocessBackend implements SessionBackend {
   }
 
   #line(line: string): void {
-    if (line.trim() === "") return;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(line);
-    } catch {
-      // Not ours to drop: a plugin or a warning printed to stdout reaches the stream as is.
-      raw = { type: "stdout.text", text: line };
-    }
+    const raw = runLineValue(line);
+    if (raw === undefined) return;
     try {
       const parsed = parseSafely(parseRunLine, raw);
       this.#apply(

@@ -199,10 +199,14 @@ export function apiEventSessionId(
   return undefined;
 }
 
-/** The seq of a durable `/api` event (its place in the session's log), if it has one. */
+/**
+ * The seq of a durable `/api` event (its place in the session's log), if it has one. Only a
+ * whole number a cursor can hold counts: a garbled one (Infinity, 2**64, -1, 0.5) would become
+ * the stream's cursor, and every later event would be skipped as already seen.
+ */
 export function apiEventDurableSeq(event: Record<string, unknown>): number | undefined {
   const durable = event.durable;
   if (typeof durable !== "object" || durable === null) return undefined;
   const seq = (durable as { seq?: unknown }).seq;
-  return typeof seq === "number" ? seq : undefined;
+  return Number.isSafeInteger(seq) && (seq as number) >= 0 ? (seq as number) : undefined;
 }

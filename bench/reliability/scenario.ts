@@ -1,0 +1,66 @@
+/**
+ * A reliability scenario and the one row it reports. Every scenario fills the same columns, so
+ * that the suite prints one table whose figures can be published and compared; a column that
+ * does not apply to a scenario (no turns run in the fuzzer) is left undefined and shows as "—".
+ */
+
+/** What one scenario did to the bridge, and what it counted. */
+export interface ScenarioRow {
+  scenario: string;
+  /** The load, in words: "1,000,000 mutated frames", "5 sessions × 5 min". */
+  load: string;
+  /** Faults or malformed inputs injected (cuts, kills, mutated frames, bad requests). */
+  faultsInjected: number;
+  /** Turns that ended exactly once, of the turns started. */
+  turnsEndedOnce?: { once: number; started: number };
+  /** Durable events (or input frames) lost. */
+  durableLost?: number;
+  /** Durable events (or frames) delivered more than once. */
+  duplicated?: number;
+  /** Uncaught exceptions, crashed processes. */
+  crashes: number;
+  /** Processes left running after the scenario closed. */
+  leakedProcesses?: number;
+  /** Peak resident set size of the suite's process while the scenario ran. */
+  peakRssBytes: number;
+  passed: boolean;
+  /** What a reader needs to judge or reproduce the row: seeds, rates, the first finding. */
+  notes: string[];
+}
+
+/** What the runner gives each scenario. */
+export interface ScenarioContext {
+  /** The short variant (as `npm test` runs it) instead of the full one. */
+  short: boolean;
+  /** The seed of anything random, printed so that a run can be repeated. */
+  seed: number;
+  /** Progress for the console (stderr), not part of the table. */
+  note(line: string): void;
+  /** Records the current RSS in the scenario's peak (the sampler also runs on a timer). */
+  sampleRss(): void;
+}
+
+/** A scenario that is built: a name for `--only`, and its run. */
+export interface Scenario {
+  name: string;
+  /** What it does and what must hold, in one line. */
+  summary: string;
+  run(context: ScenarioContext): Promise<Omit<ScenarioRow, "scenario" | "peakRssBytes">>;
+}
+
+/** A scenario of the issue not built yet: listed in the table, never hidden. */
+export interface PlannedScenario {
+  name: string;
+  summary: string;
+  planned: true;
+}
+
+export type SuiteEntry = Scenario | PlannedScenario;
+
+export function planned(name: string, summary: string): PlannedScenario {
+  return { name, summary, planned: true };
+}
+
+export function isPlanned(entry: SuiteEntry): entry is PlannedScenario {
+  return "planned" in entry;
+}
