@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect } from "vitest";
+import { afterEach, expect } from "vitest";
 import { ClusterMember } from "../../src/cluster/cluster-member.js";
 import { findFreePort } from "../../src/server/free-port.js";
 import { buildApp } from "../../src/sidecar/app.js";
@@ -19,6 +19,7 @@ import { PostgresStore } from "../../src/store/postgres-store.js";
 import type { InProcessBackend } from "./in-process-backend.js";
 import { type RecordingLogger, recordingLogger } from "./recording-logger.js";
 import { AUTH, JSON_HEADERS, standInBridge, TOKEN } from "./sidecar-harness.js";
+import { usePostgres } from "./use-postgres.js";
 
 export interface ClusterSidecar {
   holderId: string;
@@ -32,6 +33,25 @@ export interface ClusterSidecar {
   store: PostgresStore;
   backends: Map<string, InProcessBackend>;
   logger: RecordingLogger;
+}
+
+/**
+ * Vitest hooks for a file of cluster tests: a Postgres for the file, and after each test, its
+ * `cleanups` run in reverse order (the sidecars it started stop; a test may add its own).
+ */
+export function useClusterSidecars() {
+  const postgres = usePostgres();
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  return {
+    cleanups,
+    freshDatabase: () => postgres.freshDatabase(),
+    /** A sidecar in the cluster of `url` (see `clusterSidecar`), stopped after the test. */
+    sidecar: (url: string, holderId: string, options: { listen?: boolean } = {}) =>
+      clusterSidecar(url, holderId, cleanups, options),
+  };
 }
 
 /**

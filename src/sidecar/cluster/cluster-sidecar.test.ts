@@ -7,28 +7,24 @@
  * driving at once, ending nothing, and says so; an expired lease is taken over.
  */
 import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   type ClusterSidecar,
-  clusterSidecar,
   createClusterSession,
   sendTo,
+  useClusterSidecars,
 } from "../../../test/support/cluster-sidecars.js";
-import { usePostgres } from "../../../test/support/use-postgres.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { SessionInfoSchema } from "../protocol/http.js";
 import { SessionFeeds } from "../streams/session-feeds.js";
 import { RemoteSource } from "./remote-source.js";
 import { takeOverExpired } from "./takeover.js";
 
-const postgres = usePostgres();
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cluster = useClusterSidecars();
+const { cleanups } = cluster;
 
 /** A sidecar (not listening) in the cluster of `url`, with short leases. */
-const sidecarIn = (url: string, holderId: string) => clusterSidecar(url, holderId, cleanups);
+const sidecarIn = (url: string, holderId: string) => cluster.sidecar(url, holderId);
 
 /** A command as a sidecar forwards it: never forwarded again. */
 function forwardedSend(on: ClusterSidecar, id: string, text: string) {
@@ -76,7 +72,7 @@ const durableIds = (events: CanonicalEvent[]) =>
 
 describe("a sidecar in a cluster", () => {
   it("refuses a forwarded command for a session another sidecar drives: 409 not_driver naming the driver", async () => {
-    const url = await postgres.freshDatabase();
+    const url = await cluster.freshDatabase();
     const [a, b] = [await sidecarIn(url, "a"), await sidecarIn(url, "b")];
     const id = await createClusterSession(a);
     expect(a.cluster.leases.tokenOf(id)).toBe(1);
@@ -100,7 +96,7 @@ describe("a sidecar in a cluster", () => {
   });
 
   it("follows a turn another sidecar drives: its durable events, in order, from any seq", async () => {
-    const url = await postgres.freshDatabase();
+    const url = await cluster.freshDatabase();
     const [a, b] = [await sidecarIn(url, "a"), await sidecarIn(url, "b")];
     const id = await createClusterSession(a);
     const live = await followUntilTurnEnds(b, id, 0);
@@ -123,7 +119,7 @@ describe("a sidecar in a cluster", () => {
   });
 
   it("stops driving a session whose lease another took, ends no turn, and says so", async () => {
-    const url = await postgres.freshDatabase();
+    const url = await cluster.freshDatabase();
     const [a, b] = [await sidecarIn(url, "a"), await sidecarIn(url, "b")];
     const id = await createClusterSession(a);
     expect((await sendTo(a, id, "hello")).statusCode).toBe(202);
@@ -158,7 +154,7 @@ describe("a sidecar in a cluster", () => {
   });
 
   it("takes over a session whose driver let its lease expire", async () => {
-    const url = await postgres.freshDatabase();
+    const url = await cluster.freshDatabase();
     const [a, b] = [await sidecarIn(url, "a"), await sidecarIn(url, "b")];
     const id = await createClusterSession(a);
     const released = await createClusterSession(a);

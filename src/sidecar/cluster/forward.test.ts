@@ -6,27 +6,22 @@
  * looked up again until the lease's holder answers, or this sidecar takes the session itself.
  */
 import pg from "pg";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   type ClusterSidecar,
-  clusterSidecar,
   createClusterSession,
   sendTo,
+  useClusterSidecars,
 } from "../../../test/support/cluster-sidecars.js";
-import { usePostgres } from "../../../test/support/use-postgres.js";
 import { SendInputResultSchema } from "../protocol/http.js";
 
-const postgres = usePostgres();
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cluster = useClusterSidecars();
 
 /** Two sidecars of the cluster of `url`, listening. */
 async function twoListening(url: string): Promise<[ClusterSidecar, ClusterSidecar]> {
   return [
-    await clusterSidecar(url, "a", cleanups, { listen: true }),
-    await clusterSidecar(url, "b", cleanups, { listen: true }),
+    await cluster.sidecar(url, "a", { listen: true }),
+    await cluster.sidecar(url, "b", { listen: true }),
   ];
 }
 
@@ -59,7 +54,7 @@ async function sql(url: string, text: string, values: unknown[]) {
 
 describe("commands across sidecars", () => {
   it("forwards a send, a permission reply and an interrupt to the driver, and relays its answers", async () => {
-    const url = await postgres.freshDatabase();
+    const url = await cluster.freshDatabase();
     const [a, b] = await twoListening(url);
     const id = await createClusterSession(a);
 
@@ -93,7 +88,7 @@ describe("commands across sidecars", () => {
   });
 
   it("forwards a multipart send's bytes with their content type", async () => {
-    const url = await postgres.freshDatabase();
+    const url = await cluster.freshDatabase();
     const [a, b] = await twoListening(url);
     const id = await createClusterSession(a);
     const boundary = "----cluster";
@@ -114,7 +109,7 @@ describe("commands across sidecars", () => {
   });
 
   it("never forwards a forwarded command again: 409 not_driver", async () => {
-    const url = await postgres.freshDatabase();
+    const url = await cluster.freshDatabase();
     const [a, b] = await twoListening(url);
     const id = await createClusterSession(a);
     const refused = await b.app.inject({
@@ -132,7 +127,7 @@ describe("commands across sidecars", () => {
   });
 
   it("looks the driver up again when the holder called does not drive the session, and takes it over when its lease ends", async () => {
-    const url = await postgres.freshDatabase();
+    const url = await cluster.freshDatabase();
     const [a, b] = await twoListening(url);
     const id = await createClusterSession(a);
     expect((await post(a, `/v1/sessions/${id}/release`)).statusCode).toBe(200);
@@ -154,7 +149,7 @@ describe("commands across sidecars", () => {
   });
 
   it("tries a driver that cannot be reached again until its lease expires, then drives the session itself", async () => {
-    const url = await postgres.freshDatabase();
+    const url = await cluster.freshDatabase();
     const [a, b] = await twoListening(url);
     const id = await createClusterSession(a);
     // A dies: nothing answers at its address, its lease is left to expire.
@@ -167,9 +162,9 @@ describe("commands across sidecars", () => {
   });
 
   it("says so when the driver has no address to forward to", async () => {
-    const url = await postgres.freshDatabase();
-    const b = await clusterSidecar(url, "b", cleanups, { listen: true });
-    const a = await clusterSidecar(url, "a", cleanups);
+    const url = await cluster.freshDatabase();
+    const b = await cluster.sidecar(url, "b", { listen: true });
+    const a = await cluster.sidecar(url, "a");
     const id = await createClusterSession(a);
     await sql(url, "UPDATE leases SET address = NULL WHERE session_id = $1", [id]);
     const refused = await sendTo(b, id, "hello");

@@ -6,36 +6,31 @@
  * sidecar waits, bounded, then is told to try again; a first send that never answered is
  * told as such.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   type ClusterSidecar,
-  clusterSidecar,
   createClusterSession,
   sendTo,
+  useClusterSidecars,
 } from "../../../test/support/cluster-sidecars.js";
-import { usePostgres } from "../../../test/support/use-postgres.js";
 import { silentLogger } from "../../util/logger.js";
 import { ApiError } from "../errors.js";
 import { requestFingerprint } from "../idempotency.js";
 import type { SendInputResult } from "../protocol/http.js";
 import { SharedSends } from "./shared-sends.js";
 
-const postgres = usePostgres();
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cluster = useClusterSidecars();
 
 const prompts = (on: ClusterSidecar, id: string) =>
   (on.backends.get(id)?.prompts ?? []).map((prompt) => prompt.text);
 
 describe("idempotency keys across sidecars", () => {
   it("admits a send once whichever sidecar its retries go through, also after a takeover", async () => {
-    const url = await postgres.freshDatabase();
+    const url = await cluster.freshDatabase();
     const [a, b, c] = [
-      await clusterSidecar(url, "a", cleanups, { listen: true }),
-      await clusterSidecar(url, "b", cleanups, { listen: true }),
-      await clusterSidecar(url, "c", cleanups, { listen: true }),
+      await cluster.sidecar(url, "a", { listen: true }),
+      await cluster.sidecar(url, "b", { listen: true }),
+      await cluster.sidecar(url, "c", { listen: true }),
     ];
     const id = await createClusterSession(a);
     const key = { idempotencyKey: "key-1" };
@@ -65,11 +60,8 @@ describe("idempotency keys across sidecars", () => {
   });
 
   it("makes a retry wait for a first send under way on another sidecar, then tells it to try again", async () => {
-    const url = await postgres.freshDatabase();
-    const [a, b] = [
-      await clusterSidecar(url, "a", cleanups),
-      await clusterSidecar(url, "b", cleanups),
-    ];
+    const url = await cluster.freshDatabase();
+    const [a, b] = [await cluster.sidecar(url, "a"), await cluster.sidecar(url, "b")];
     const id = await createClusterSession(a);
     let admit: (answer: SendInputResult) => void = () => {};
     const firstSend = a.ctx.idempotency.run(
