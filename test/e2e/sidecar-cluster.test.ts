@@ -3,9 +3,10 @@
  * attached to one real `opencode serve` with the scripted model. A client on B follows a turn
  * A drives through B's WebSocket, with the same durable events as a client on A (and no
  * deltas: they are not relayed across sidecars yet); B, which cannot forward a command to
- * A (started without --cluster-address), says who drives the session (`not_driver`). SIGKILL of A mid-turn: B takes the lease over and adopts the session from
- * the stored cursor, and its client ends with the turn's durable events whole, no gap, no
- * duplicate, and one `turn.ended`.
+ * A (started without --cluster-address), says who drives the session (`not_driver`).
+ * SIGKILL of A mid-turn: B takes the lease over and adopts the session from the stored
+ * cursor, and its client ends with the turn's durable events whole, no gap, no duplicate,
+ * and one `turn.ended`.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { expect, it } from "vitest";
