@@ -108,6 +108,16 @@ describe("commands across sidecars", () => {
     expect(Buffer.from(file?.uri.split(",")[1] ?? "", "base64").toString()).toBe("file body");
   });
 
+  it("keeps the body limits: a body over them is refused, not forwarded", async () => {
+    const url = await cluster.freshDatabase();
+    const [a, b] = await twoListening(url);
+    const id = await createClusterSession(a);
+    const tooLarge = await sendTo(b, id, "x".repeat(b.ctx.limits.jsonBodyBytes));
+    expect(tooLarge.statusCode).toBe(413);
+    expect(tooLarge.json()).toMatchObject({ error: { code: "too_large" } });
+    expect(answered(a, "/v1/sessions/:id/inputs")).toEqual([]);
+  });
+
   it("never forwards a forwarded command again: 409 not_driver", async () => {
     const url = await cluster.freshDatabase();
     const [a, b] = await twoListening(url);
@@ -159,6 +169,15 @@ describe("commands across sidecars", () => {
     expect(interrupted.statusCode, interrupted.body).toBe(200);
     expect(b.ctx.sessions.peek(id)).toBeDefined();
     expect(b.cluster.leases.tokenOf(id)).toBe(2);
+  });
+
+  it("answers to the Host of its cluster address, which other sidecars call it by", async () => {
+    const url = await cluster.freshDatabase();
+    const a = await cluster.sidecar(url, "a"); // its address: http://a.test:1
+    const called = (host: string) =>
+      a.app.inject({ url: "/v1/sessions", headers: { ...a.headers.auth, host } });
+    expect((await called("a.test:1")).statusCode).toBe(200);
+    expect((await called("b.test:1")).statusCode).toBe(421);
   });
 
   it("says so when the driver has no address to forward to", async () => {
