@@ -103,8 +103,8 @@ export class SharedSends implements IdempotentSends {
         if (found.fingerprint !== fingerprint) throw keyReused(key);
         if (found.answer !== undefined) return { answer: storedAnswer(found), replayed: true };
         if (found.ageMs > this.#options.abandonAfterMs) throw lostSend(key, found);
-        if (performance.now() >= waitUntil) throw stillUnderWay(key, found, pendingWaitMs);
       }
+      if (performance.now() >= waitUntil) throw stillUnderWay(key, found, pendingWaitMs);
       await sleep(pollMs, stopping, "waiting for the first send with this idempotency key");
     }
   }
@@ -165,13 +165,15 @@ function storedAnswer(found: SendClaim): SendInputResult {
   );
 }
 
-function stillUnderWay(key: string, found: SendClaim, waitedMs: number): ApiError {
+function stillUnderWay(key: string, found: SendClaim | undefined, waitedMs: number): ApiError {
+  const where = found === undefined ? "" : ` (on sidecar ${found.holder})`;
   return new ApiError(
     "unavailable",
-    `the first send with idempotency key ${JSON.stringify(key)} is still under way ` +
-      `(on sidecar ${found.holder}) after ${Math.round(waitedMs / 1000)} s more; ` +
-      "send again with the same key to get its answer",
-    { details: { idempotencyKey: key, claimedBy: found.holder } },
+    `the first send with idempotency key ${JSON.stringify(key)} is still under way${where} ` +
+      `after ${Math.round(waitedMs / 1000)} s more; send again with the same key to get its answer`,
+    {
+      details: { idempotencyKey: key, ...(found === undefined ? {} : { claimedBy: found.holder }) },
+    },
   );
 }
 
