@@ -5,6 +5,7 @@ class ClusterMember {
     #private;
     readonly leases: LeaseKeeper;
     readonly feed: DurableFeed;
+    readonly sends: SendClaims;
     readonly store: Store;
     private constructor();
     static join(url: string, store: PostgresStore, options?: ClusterOptions): Promise<ClusterMember>;

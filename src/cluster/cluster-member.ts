@@ -12,6 +12,7 @@ import { type Logger, silentLogger } from "../util/logger.js";
 import { DurableFeed } from "./durable-feed.js";
 import { fencedStore } from "./fenced-store.js";
 import { LeaseKeeper, type LeaseKeeperOptions } from "./lease-keeper.js";
+import { SendClaims } from "./send-claims.js";
 
 export interface ClusterOptions {
   /** This sidecar's id in the cluster (default: a random UUID, new on every start). */
@@ -36,6 +37,8 @@ export interface StoppedDriving {
 export class ClusterMember {
   readonly leases: LeaseKeeper;
   readonly feed: DurableFeed;
+  /** Sends' idempotency keys, shared by the cluster (the `sends` table). */
+  readonly sends: SendClaims;
   /** The store to drive sessions with: its appends are fenced by `leases`. */
   readonly store: Store;
   readonly #listeners = new Set<(stopped: StoppedDriving) => void>();
@@ -45,11 +48,13 @@ export class ClusterMember {
   private constructor(
     leases: LeaseKeeper,
     feed: DurableFeed,
+    sends: SendClaims,
     store: PostgresStore,
     logger: Logger,
   ) {
     this.leases = leases;
     this.feed = feed;
+    this.sends = sends;
     this.#logger = logger;
     this.store = fencedStore(store, leases, (sessionId, error) => this.#refused(sessionId, error));
     leases.onLost((lost) =>
@@ -74,14 +79,16 @@ export class ClusterMember {
     if (options.ttlMs !== undefined) keeperOptions.ttlMs = options.ttlMs;
     if (options.renewEveryMs !== undefined) keeperOptions.renewEveryMs = options.renewEveryMs;
     const leases = await LeaseKeeper.open(url, keeperOptions);
+    let sends: SendClaims | undefined;
     try {
+      sends = await SendClaims.open(url);
       const feed = await DurableFeed.open(url, store, {
         logger,
         ...(options.pollEveryMs === undefined ? {} : { pollEveryMs: options.pollEveryMs }),
       });
-      return new ClusterMember(leases, feed, store, logger);
+      return new ClusterMember(leases, feed, sends, store, logger);
     } catch (error) {
-      await leases.close();
+      await Promise.allSettled([leases.close(), sends?.close()]);
       throw error;
     }
   }
@@ -102,7 +109,7 @@ export class ClusterMember {
    */
   close(options: { release?: boolean } = {}): Promise<void> {
     this.#closing ??= (async () => {
-      await Promise.allSettled([this.feed.close(), this.leases.close(options)]);
+      await Promise.allSettled([this.feed.close(), this.leases.close(options), this.sends.close()]);
     })();
     return this.#closing;
   }

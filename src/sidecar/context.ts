@@ -2,7 +2,7 @@
 import type { Bridge } from "../runtime/bridge.js";
 import type { Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";
-import type { Idempotency } from "./idempotency.js";
+import type { IdempotentSends } from "./idempotency.js";
 import type { SidecarLimits } from "./limits.js";
 import type { SidecarMetrics } from "./metrics.js";
 import type { OpenSessions } from "./open-sessions.js";
@@ -30,8 +30,8 @@ export interface SidecarContext {
   readonly logger: Logger;
   readonly limits: SidecarLimits;
   readonly sessions: OpenSessions;
-  /** Answers of inputs by idempotency key. */
-  readonly idempotency: Idempotency;
+  /** Answers of inputs by idempotency key (in memory; in Postgres in a cluster). */
+  readonly idempotency: IdempotentSends;
   /** The bridge's store, when the caller has it: kept sessions' seqs and renames. */
   readonly store: Store | undefined;
   readonly address: SidecarAddress;

@@ -6,9 +6,38 @@
 import { createHash } from "node:crypto";
 import { ApiError } from "./errors.js";
 import { ExpiringMap } from "./expiring-map.js";
+import type { SendInputResult } from "./protocol/http.js";
+
+/**
+ * Sends by idempotency key, as the inputs route uses them: kept in memory by one sidecar
+ * (`Idempotency`), or in Postgres by a cluster's (`SharedSends`, cluster/shared-sends.ts).
+ */
+export interface IdempotentSends {
+  /** The answer for `key` on `sessionId`: the first send's (`replayed: true`), or `run()`'s. */
+  run(
+    sessionId: string,
+    key: string,
+    request: unknown,
+    run: () => Promise<SendInputResult>,
+  ): Promise<{ answer: SendInputResult; replayed: boolean }>;
+}
+
+/** A digest of the request: the same key with another input is a client bug, not a retry. */
+export function requestFingerprint(request: unknown): string {
+  return createHash("sha256").update(JSON.stringify(request)).digest("hex");
+}
+
+/** The answer to a key used again for another input. */
+export function keyReused(key: string): ApiError {
+  return new ApiError(
+    "conflict",
+    `idempotency key ${JSON.stringify(key)} was used for another input on this session; ` +
+      "use a new key for each new input",
+  );
+}
 
 interface Entry {
-  /** A digest of the request: the same key with another input is a client bug, not a retry. */
+  /** `requestFingerprint` of the request. */
   fingerprint: string;
   answer: Promise<unknown>;
 }
@@ -32,16 +61,10 @@ export class Idempotency {
     run: () => Promise<T>,
   ): Promise<{ answer: T; replayed: boolean }> {
     const id = `${sessionId}\u0000${key}`;
-    const fingerprint = createHash("sha256").update(JSON.stringify(request)).digest("hex");
+    const fingerprint = requestFingerprint(request);
     const known = this.#entries.get(id);
     if (known !== undefined) {
-      if (known.fingerprint !== fingerprint) {
-        throw new ApiError(
-          "conflict",
-          `idempotency key ${JSON.stringify(key)} was used for another input on this session; ` +
-            "use a new key for each new input",
-        );
-      }
+      if (known.fingerprint !== fingerprint) throw keyReused(key);
       // Stored by the run below for this same key, so of the same T.
       return { answer: (await known.answer) as T, replayed: true };
     }

@@ -9,9 +9,10 @@ import type { Store } from "../store/store.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { buildApp } from "./app.js";
 import { ClusterSessions } from "./cluster/cluster-sessions.js";
+import { SharedSends } from "./cluster/shared-sends.js";
 import { takeOverExpired } from "./cluster/takeover.js";
 import type { SidecarContext } from "./context.js";
-import { Idempotency } from "./idempotency.js";
+import { Idempotency, type IdempotentSends } from "./idempotency.js";
 import { resolveLimits, type SidecarLimits } from "./limits.js";
 import { type LogFormat, lineLogger } from "./log-lines.js";
 import { SidecarMetrics } from "./metrics.js";
@@ -91,7 +92,7 @@ export function createSidecarContext(
     bridge: options.bridge,
     token: options.token,
     allowOrigins: [...(options.allowOrigins ?? [])],
-    allowHosts: [...(options.allowHosts ?? [])],
+    allowHosts: [...(options.allowHosts ?? []), ...clusterHost(options.cluster)],
     tickets: new Tickets({ ttlMs: limits.ticketTtlMs, max: limits.maxTickets }),
     metrics,
     logger,
@@ -105,15 +106,46 @@ export function createSidecarContext(
         ? undefined
         : new ClusterSessions(options.cluster, options.store ?? options.cluster.store),
     ),
-    idempotency: new Idempotency({
-      ttlMs: limits.idempotencyTtlMs,
-      max: limits.maxIdempotencyKeys,
-    }),
+    idempotency: sendKeys(options, limits, logger, stopping),
     store: options.store,
     address: { host: options.host ?? "127.0.0.1", port: options.port ?? 0 },
     ...(options.web === false ? {} : { webRoot: options.webRoot ?? defaultWebRoot() }),
     stopping,
   };
+}
+
+/**
+ * The host of this sidecar's cluster address: the name the other sidecars call it by when
+ * they forward commands (a DNS name is refused as a Host otherwise, against rebinding).
+ */
+function clusterHost(cluster: ClusterMember | undefined): string[] {
+  const address = cluster?.leases.address;
+  if (address === undefined) return [];
+  try {
+    return [new URL(address).host];
+  } catch {
+    return [];
+  }
+}
+
+/** Sends' idempotency keys: in memory, or in Postgres for the whole cluster. */
+function sendKeys(
+  options: SidecarOptions,
+  limits: SidecarLimits,
+  logger: Logger,
+  stopping: AbortSignal,
+): IdempotentSends {
+  if (options.cluster === undefined) {
+    return new Idempotency({ ttlMs: limits.idempotencyTtlMs, max: limits.maxIdempotencyKeys });
+  }
+  return new SharedSends(options.cluster, {
+    ttlMs: limits.idempotencyTtlMs,
+    // The first send's own call is bounded by requestTimeoutMs: past it (and some slack for
+    // recording its answer), no answer will come.
+    abandonAfterMs: limits.requestTimeoutMs + 10_000,
+    logger,
+    stopping,
+  });
 }
 
 function chosenLogger(options: SidecarOptions): Logger {

@@ -76,6 +76,7 @@ describe("PostgresStore", () => {
       "heads",
       "leases",
       "schema_version",
+      "sends",
       "servers",
       "sessions",
     ]);

@@ -2,111 +2,40 @@
  * End to end: two `ocb serve --cluster` processes (A and B) on one embedded Postgres, both
  * attached to one real `opencode serve` with the scripted model. A client on B follows a turn
  * A drives through B's WebSocket, with the same durable events as a client on A (and no
- * deltas: they are not relayed across sidecars yet); B refuses to drive A's session
- * (`not_driver`). SIGKILL of A mid-turn: B takes the lease over and adopts the session from
- * the stored cursor, and its client ends with the turn's durable events whole, no gap, no
- * duplicate, and one `turn.ended`.
+ * deltas: they are not relayed across sidecars yet); B, which cannot forward a command to
+ * A (started without --cluster-address), says who drives the session (`not_driver`).
+ * SIGKILL of A mid-turn: B takes the lease over and adopts the session from the stored
+ * cursor, and its client ends with the turn's durable events whole, no gap, no duplicate,
+ * and one `turn.ended`.
  */
 import { setTimeout as delay } from "node:timers/promises";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
-import { PostgresStore } from "../../src/store/postgres-store.js";
-import { type RunningOcb, startOcb } from "../support/ocb-cli.js";
-import { startTestPostgres, type TestPostgres } from "../support/postgres.js";
+import { type OcbClusterMember, useOcbCluster } from "../support/ocb-cluster.js";
 import type { RawWsClient } from "../support/raw-ws.js";
-import { type RealServer, startRealServer } from "../support/real-server.js";
-import { callSidecar, canonicalEventsOf, subscribeOverWs } from "../support/sidecar-http.js";
+import { canonicalEventsOf } from "../support/sidecar-http.js";
 
 const TOKEN = "sidecar-cluster-e2e-token-0123456789";
 /** Safety net for a state to be reached (a cold real server on a loaded machine). */
 const BOUND_MS = 90_000;
 
-let postgres: TestPostgres;
-let storeUrl: string;
-let real: RealServer;
-let store: PostgresStore;
-const clis: RunningOcb[] = [];
-const clients: RawWsClient[] = [];
+const fixture = useOcbCluster({ token: TOKEN, boundMs: BOUND_MS });
+const { call, subscribe } = fixture;
 
-beforeAll(async () => {
-  postgres = await startTestPostgres();
-  storeUrl = await postgres.freshDatabase();
-  real = await startRealServer();
-  store = await PostgresStore.open(storeUrl);
-});
-
-afterAll(async () => {
-  for (const client of clients) client.close();
-  for (const cli of clis) {
-    try {
-      process.kill(-cli.pid, "SIGTERM");
-    } catch {
-      // gone already (A was killed)
-    }
-  }
-  await Promise.all(clis.map((cli) => cli.exited));
-  await store?.close();
-  await real?.close();
-  await postgres?.close();
-});
-
-async function until(what: string, ready: () => boolean, ...watched: RunningOcb[]) {
-  const deadline = Date.now() + BOUND_MS;
-  while (!ready()) {
-    if (Date.now() > deadline) {
-      const output = watched.map((cli) => `${cli.stdout}\n${cli.stderr}`).join("\n---\n");
-      throw new Error(`never reached ${what}:\n${output}`);
-    }
-    await delay(50);
-  }
-}
-
-/** `ocb serve --cluster` attached to the real server; waits for its URL. */
-async function startMember(id: string): Promise<{ cli: RunningOcb; url: string }> {
-  const cli = startOcb(
-    [
-      "serve",
-      "--dir",
-      real.directory,
-      "--store",
-      storeUrl,
-      "--cluster",
-      "--cluster-id",
-      id,
-      "--attach",
-      real.server.url,
-      "--model",
-      "demo/demo-1",
-      "--no-web",
-    ],
-    { env: { OCB_TOKEN: TOKEN, OCB_ATTACH_PASSWORD: real.server.password ?? "" } },
-  );
-  clis.push(cli);
-  const listening = () => /listening on (http:\/\/\S+)/.exec(cli.stdout)?.[1];
-  await until(`sidecar ${id}'s URL`, () => listening() !== undefined, cli);
-  return { cli, url: listening() ?? "" };
-}
-
-function call(url: string, method: string, path: string, body?: unknown): Promise<unknown> {
-  return callSidecar({ url, token: TOKEN, boundMs: BOUND_MS }, method, path, body);
-}
-
-async function subscribe(url: string, sessionId: string, after: number): Promise<RawWsClient> {
-  const client = await subscribeOverWs({ url, token: TOKEN }, sessionId, after);
-  clients.push(client);
-  return client;
-}
+/** Waits for `ready()`, with the output of the sidecars `watched` when it never holds. */
+const until = (what: string, ready: () => boolean, ...watched: OcbClusterMember[]) =>
+  fixture.cluster.until(what, ready, ...watched);
 
 const durable = (events: CanonicalEvent[]) => events.filter((event) => event.seq !== undefined);
 const seqAndId = (events: CanonicalEvent[]) => durable(events).map((e) => `${e.seq}:${e.id}`);
 const ended = (client: RawWsClient) =>
   canonicalEventsOf(client).some((event) => event.type === "turn.ended");
 
-let a: { cli: RunningOcb; url: string };
-let b: { cli: RunningOcb; url: string };
+let a: OcbClusterMember;
+let b: OcbClusterMember;
 
 it("a client on B follows a turn driven by A: the same durable events as a client on A", async () => {
-  [a, b] = [await startMember("A"), await startMember("B")];
+  [a, b] = [await fixture.cluster.start("A"), await fixture.cluster.start("B")];
   const session = (await call(a.url, "POST", "/v1/sessions", { title: "cluster" })) as {
     id: string;
   };
@@ -117,17 +46,18 @@ it("a client on B follows a turn driven by A: the same durable events as a clien
     text: "[[slow 8 50]]",
     delivery: "queue",
   });
-  await until("the turn's end on A and on B", () => ended(onA) && ended(onB), a.cli, b.cli);
+  await until("the turn's end on A and on B", () => ended(onA) && ended(onB), a, b);
 
   const fromA = canonicalEventsOf(onA);
   const fromB = canonicalEventsOf(onB);
   expect(seqAndId(fromB)).toEqual(seqAndId(fromA));
   expect(durable(fromB).map((e) => e.seq)).toEqual(durable(fromB).map((_, index) => index + 1));
-  expect(seqAndId(fromB)).toEqual(seqAndId(await store.read(session.id)));
+  expect(seqAndId(fromB)).toEqual(seqAndId(await fixture.store.read(session.id)));
   expect(fromA.some((event) => event.type === "text.delta")).toBe(true);
   expect(fromB.some((event) => !event.durable)).toBe(false); // deltas: not across sidecars yet
 
-  // B does not drive A's session: it says who does.
+  // B does not drive A's session, and cannot forward a command to A (started without
+  // --cluster-address): it says who drives it, and what to do.
   const refused = await fetch(`${b.url}/v1/sessions/${session.id}/inputs`, {
     method: "POST",
     headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
@@ -137,6 +67,7 @@ it("a client on B follows a turn driven by A: the same durable events as a clien
   const body = (await refused.json()) as { error: { code: string; message: string } };
   expect(body.error.code).toBe("not_driver");
   expect(body.error.message).toContain("sidecar A");
+  expect(body.error.message).toContain("--cluster-address");
 });
 
 it("SIGKILL of A mid-turn: B takes the session over and the turn ends exactly once", async () => {
@@ -154,19 +85,19 @@ it("SIGKILL of A mid-turn: B takes the session over and the turn ends exactly on
   await until(
     "the turn under way on A",
     () => canonicalEventsOf(onA).filter((event) => event.type === "text.delta").length >= 3,
-    a.cli,
+    a,
   );
   process.kill(-a.cli.pid, "SIGKILL");
   expect(await a.cli.exited).toBeNull();
   expect(ended(onB)).toBe(false);
 
-  await until("the turn's end on B", () => ended(onB), b.cli);
+  await until("the turn's end on B", () => ended(onB), b);
   expect(b.cli.stderr).toContain("took over a session whose driver let its lease expire");
   // Let anything late arrive before counting.
   await delay(500);
   const fromB = durable(canonicalEventsOf(onB));
   expect(fromB.map((e) => e.seq)).toEqual(fromB.map((_, index) => index + 1));
-  expect(seqAndId(fromB)).toEqual(seqAndId(await store.read(session.id)));
+  expect(seqAndId(fromB)).toEqual(seqAndId(await fixture.store.read(session.id)));
   const ends = fromB.filter((event) => event.type === "turn.ended");
   expect(ends).toHaveLength(1);
   const text = Array.from({ length: COUNT }, (_, index) => `tok${index + 1}`).join(" ");

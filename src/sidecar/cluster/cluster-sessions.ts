@@ -1,6 +1,7 @@
 /**
  * The sidecar's side of a cluster's sessions: taking a session's lease before driving it
- * (refused with `not_driver`, naming the driver, when another sidecar holds it), and reading
+ * (refused with `not_driver`, naming the driver, when another sidecar holds it: the routes
+ * then forward commands there, cluster/forward.ts), and reading
  * a session another sidecar drives from the durable feed (one `RemoteSource` per session
  * while someone reads it, so that its subscribers share one session feed).
  */
@@ -33,8 +34,9 @@ export class ClusterSessions {
         : `sidecar ${holder.holder}${holder.address === undefined ? "" : ` at ${holder.address}`}`;
     throw new ApiError(
       "not_driver",
-      `session ${sessionId} is driven by ${who}; send its commands there (commands are not ` +
-        "forwarded between sidecars yet); its events can be followed from any sidecar",
+      `session ${sessionId} is driven by ${who}; a command sent to another sidecar is ` +
+        "forwarded to it, but not a command forwarded already (send it again: the driver " +
+        "changed); its events can be followed from any sidecar",
       {
         details:
           holder === undefined

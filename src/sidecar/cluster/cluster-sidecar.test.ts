@@ -1,101 +1,43 @@
 /**
  * Two sidecars of one cluster (a real Postgres; sessions on the in-process backend, so no
  * OpenCode: the e2e test test/e2e/sidecar-cluster.test.ts has that): a session is driven by
- * the sidecar that created it, and the other refuses to drive it (`not_driver`, naming the
- * driver) but follows its durable events from the store; a driver whose lease is taken stops
+ * the sidecar that created it, and the other refuses to drive it (a forwarded command gets
+ * `not_driver`, naming the driver; forward.test.ts has the forwarding) but follows its durable
+ * events from the store; a driver whose lease is taken stops
  * driving at once, ending nothing, and says so; an expired lease is taken over.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
-import type { InProcessBackend } from "../../../test/support/in-process-backend.js";
-import { type RecordingLogger, recordingLogger } from "../../../test/support/recording-logger.js";
-import { JSON_HEADERS, standInBridge, TOKEN } from "../../../test/support/sidecar-harness.js";
-import { usePostgres } from "../../../test/support/use-postgres.js";
-import { ClusterMember } from "../../cluster/cluster-member.js";
+import { describe, expect, it } from "vitest";
+import {
+  type ClusterSidecar,
+  createClusterSession,
+  sendTo,
+  useClusterSidecars,
+} from "../../../test/support/cluster-sidecars.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
-import { PostgresStore } from "../../store/postgres-store.js";
-import { buildApp } from "../app.js";
-import type { SidecarContext } from "../context.js";
 import { SessionInfoSchema } from "../protocol/http.js";
-import { createSidecarContext } from "../sidecar.js";
-import type { SidecarApp } from "../sidecar-app.js";
 import { SessionFeeds } from "../streams/session-feeds.js";
 import { RemoteSource } from "./remote-source.js";
 import { takeOverExpired } from "./takeover.js";
 
-const postgres = usePostgres();
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-interface Member {
-  holderId: string;
-  app: SidecarApp;
-  ctx: SidecarContext;
-  cluster: ClusterMember;
-  store: PostgresStore;
-  backends: Map<string, InProcessBackend>;
-  logger: RecordingLogger;
-}
+const cluster = useClusterSidecars();
+const { cleanups } = cluster;
 
 /** A sidecar (not listening) in the cluster of `url`, with short leases. */
-async function sidecarIn(url: string, holderId: string): Promise<Member> {
-  const directory = mkdtempSync(join(tmpdir(), `ocb-cluster-${holderId}-`));
-  const store = await PostgresStore.open(url);
-  const logger = recordingLogger();
-  const cluster = await ClusterMember.join(url, store, {
-    holderId,
-    address: `http://${holderId}.test:1`,
-    ttlMs: 1_000,
-    renewEveryMs: 200,
-    pollEveryMs: 200,
-  });
-  const { bridge, backends, open } = standInBridge(directory, cluster.store);
-  const stopping = new AbortController();
-  const ctx = createSidecarContext(
-    { bridge, token: TOKEN, store: cluster.store, cluster, logger },
-    stopping.signal,
-  );
-  ctx.address.port = 80;
-  const app = buildApp(ctx);
-  cleanups.push(async () => {
-    stopping.abort();
-    ctx.sessions.close();
-    await app.close();
-    await Promise.all([...open.values()].map((session) => session.detach()));
-    await cluster.close();
-    await store.close();
-    rmSync(directory, { recursive: true, force: true });
-  });
-  return { holderId, app, ctx, cluster, store, backends, logger };
-}
+const sidecarIn = (url: string, holderId: string) => cluster.sidecar(url, holderId);
 
-async function createSession(on: Member): Promise<string> {
-  const created = await on.app.inject({
-    method: "POST",
-    url: "/v1/sessions",
-    headers: JSON_HEADERS,
-    payload: { title: "cluster" },
-  });
-  expect(created.statusCode, created.body).toBe(201);
-  return SessionInfoSchema.parse(created.json()).id;
-}
-
-function send(on: Member, id: string, text: string) {
+/** A command as a sidecar forwards it: never forwarded again. */
+function forwardedSend(on: ClusterSidecar, id: string, text: string) {
   return on.app.inject({
     method: "POST",
     url: `/v1/sessions/${id}/inputs`,
-    headers: JSON_HEADERS,
+    headers: { ...on.headers.json, "x-ocb-forwarded": "another" },
     payload: { text, delivery: "queue" },
   });
 }
 
 /** What a subscriber of `on`'s feed of `id` receives after `after`, until a `turn.ended`. */
-async function followUntilTurnEnds(on: Member, id: string, after: number) {
+async function followUntilTurnEnds(on: ClusterSidecar, id: string, after: number) {
   const source = await on.ctx.sessions.source(id);
   const received: CanonicalEvent[] = [];
   let caughtUp: number | undefined;
@@ -129,24 +71,24 @@ const durableIds = (events: CanonicalEvent[]) =>
   events.filter((event) => event.durable).map((event) => `${event.seq}:${event.id}`);
 
 describe("a sidecar in a cluster", () => {
-  it("refuses to drive a session another sidecar drives: 409 not_driver naming the driver", async () => {
-    const url = await postgres.freshDatabase();
+  it("refuses a forwarded command for a session another sidecar drives: 409 not_driver naming the driver", async () => {
+    const url = await cluster.freshDatabase();
     const [a, b] = [await sidecarIn(url, "a"), await sidecarIn(url, "b")];
-    const id = await createSession(a);
+    const id = await createClusterSession(a);
     expect(a.cluster.leases.tokenOf(id)).toBe(1);
-    const refused = await send(b, id, "hello");
+    const refused = await forwardedSend(b, id, "hello");
     expect(refused.statusCode).toBe(409);
     const body = refused.json() as { error: { code: string; message: string; details: unknown } };
     expect(body.error.code).toBe("not_driver");
     expect(body.error.message).toContain("sidecar a at http://a.test:1");
     expect(body.error.details).toEqual({ sessionId: id, driver: "a", address: "http://a.test:1" });
-    expect((await send(a, id, "hello")).statusCode).toBe(202);
+    expect((await sendTo(a, id, "hello")).statusCode).toBe(202);
     // Asked about it, B answers what the store says (not open here).
     await expect.poll(() => a.store.lastSeq(id)).toBeGreaterThan(0);
     const info = await b.app.inject({
       method: "GET",
       url: `/v1/sessions/${id}`,
-      headers: JSON_HEADERS,
+      headers: b.headers.json,
     });
     expect(info.statusCode, info.body).toBe(200);
     expect(SessionInfoSchema.parse(info.json())).toMatchObject({ id, open: false, state: "open" });
@@ -154,12 +96,12 @@ describe("a sidecar in a cluster", () => {
   });
 
   it("follows a turn another sidecar drives: its durable events, in order, from any seq", async () => {
-    const url = await postgres.freshDatabase();
+    const url = await cluster.freshDatabase();
     const [a, b] = [await sidecarIn(url, "a"), await sidecarIn(url, "b")];
-    const id = await createSession(a);
+    const id = await createClusterSession(a);
     const live = await followUntilTurnEnds(b, id, 0);
     expect(live.source).toBeInstanceOf(RemoteSource);
-    expect((await send(a, id, "hello")).statusCode).toBe(202);
+    expect((await sendTo(a, id, "hello")).statusCode).toBe(202);
     const backend = a.backends.get(id);
     if (backend === undefined) throw new Error("no backend on a");
     backend.step(3);
@@ -177,10 +119,10 @@ describe("a sidecar in a cluster", () => {
   });
 
   it("stops driving a session whose lease another took, ends no turn, and says so", async () => {
-    const url = await postgres.freshDatabase();
+    const url = await cluster.freshDatabase();
     const [a, b] = [await sidecarIn(url, "a"), await sidecarIn(url, "b")];
-    const id = await createSession(a);
-    expect((await send(a, id, "hello")).statusCode).toBe(202);
+    const id = await createClusterSession(a);
+    expect((await sendTo(a, id, "hello")).statusCode).toBe(202);
     await expect
       .poll(async () => (await a.store.read(id)).map((e) => e.type))
       .toContain("turn.started");
@@ -188,8 +130,16 @@ describe("a sidecar in a cluster", () => {
     const sql = new pg.Client({ connectionString: url });
     await sql.connect();
     cleanups.push(() => sql.end());
-    await sql.query("UPDATE leases SET expires_at = '-infinity' WHERE session_id = $1", [id]);
-    await b.ctx.sessions.open(id);
+    // A's heartbeat renews it every 200 ms, which may come between the two: expire it again.
+    await expect
+      .poll(async () => {
+        await sql.query("UPDATE leases SET expires_at = '-infinity' WHERE session_id = $1", [id]);
+        return await b.ctx.sessions.open(id).then(
+          () => true,
+          () => false,
+        );
+      })
+      .toBe(true);
     await expect.poll(() => a.ctx.sessions.peek(id)).toBeUndefined();
     expect(a.logger.entries).toContainEqual(
       expect.objectContaining({
@@ -200,18 +150,18 @@ describe("a sidecar in a cluster", () => {
     );
     // The running turn was left to the new driver: A ended nothing.
     expect((await a.store.read(id)).map((e) => e.type)).not.toContain("turn.ended");
-    expect((await send(a, id, "again")).statusCode).toBe(409);
+    expect((await forwardedSend(a, id, "again")).statusCode).toBe(409);
   });
 
   it("takes over a session whose driver let its lease expire", async () => {
-    const url = await postgres.freshDatabase();
+    const url = await cluster.freshDatabase();
     const [a, b] = [await sidecarIn(url, "a"), await sidecarIn(url, "b")];
-    const id = await createSession(a);
-    const released = await createSession(a);
+    const id = await createClusterSession(a);
+    const released = await createClusterSession(a);
     const release = await a.app.inject({
       method: "POST",
       url: `/v1/sessions/${released}/release`,
-      headers: JSON_HEADERS,
+      headers: a.headers.json,
       payload: {},
     });
     expect(release.statusCode, release.body).toBeLessThan(300);
@@ -230,12 +180,12 @@ describe("a sidecar in a cluster", () => {
     expect(b.logger.entries).toContainEqual(
       expect.objectContaining({ message: "took over a session whose driver let its lease expire" }),
     );
-    expect((await send(b, id, "hello")).statusCode).toBe(202);
+    expect((await sendTo(b, id, "hello")).statusCode).toBe(202);
     expect(b.ctx.sessions.peek(released)).toBeUndefined();
   });
 });
 
-function requireCluster(of: Member) {
+function requireCluster(of: ClusterSidecar) {
   const cluster = of.ctx.sessions.cluster;
   if (cluster === undefined) throw new Error("not in a cluster");
   return cluster;

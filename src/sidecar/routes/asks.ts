@@ -1,6 +1,7 @@
 /** Answers to asks: permission replies, question answers and rejections. */
 import type { PendingAsk, Session } from "../../runtime/session.js";
 import { callSignal } from "../call-bounds.js";
+import { forwardToDriver } from "../cluster/forward.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import {
@@ -16,6 +17,8 @@ import { ERROR_RESPONSES } from "./meta.js";
 const ASK_ERRORS = { ...ERROR_RESPONSES, 409: ErrorBodySchema, 502: ErrorBodySchema } as const;
 
 export function registerAskRoutes(app: SidecarApp, ctx: SidecarContext): void {
+  // In a cluster, answers for a session another sidecar drives go to it (cluster/forward.ts).
+  const forwarded = forwardToDriver(ctx, app);
   app.post(
     "/v1/sessions/:id/permissions/:requestId",
     {
@@ -25,6 +28,7 @@ export function registerAskRoutes(app: SidecarApp, ctx: SidecarContext): void {
         body: PermissionReplyBodySchema,
         response: { 200: OkSchema, ...ASK_ERRORS },
       },
+      preParsing: forwarded,
     },
     async (request) => {
       const { id, requestId } = request.params;
@@ -47,6 +51,7 @@ export function registerAskRoutes(app: SidecarApp, ctx: SidecarContext): void {
         body: QuestionAnswerBodySchema,
         response: { 200: OkSchema, ...ASK_ERRORS },
       },
+      preParsing: forwarded,
     },
     async (request) => {
       const { id, requestId } = request.params;
@@ -64,6 +69,7 @@ export function registerAskRoutes(app: SidecarApp, ctx: SidecarContext): void {
         params: AskParamsSchema,
         response: { 200: OkSchema, ...ASK_ERRORS },
       },
+      preParsing: forwarded,
     },
     async (request) => {
       const { id, requestId } = request.params;

@@ -2,6 +2,7 @@
 import type { Session } from "../../runtime/session.js";
 import type { Turn } from "../../runtime/turn.js";
 import { callSignal } from "../call-bounds.js";
+import { carriesIdempotencyKey, forwardToDriver } from "../cluster/forward.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import {
@@ -28,6 +29,8 @@ const INPUT_ERRORS = {
 } as const;
 
 export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void {
+  // In a cluster, commands for a session another sidecar drives go to it (cluster/forward.ts).
+  const forwarded = forwardToDriver(ctx, app);
   app.post(
     "/v1/sessions/:id/inputs",
     {
@@ -38,6 +41,7 @@ export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void 
         body: SendInputBodySchema,
         response: { 202: SendInputResultSchema, ...INPUT_ERRORS },
       },
+      preParsing: forwardToDriver(ctx, app, { repeatable: carriesIdempotencyKey }),
       preValidation: async (request) => {
         // Multipart fields become the JSON body, so one schema checks both forms.
         if (!request.isMultipart()) return;
@@ -69,6 +73,7 @@ export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void 
         params: InputParamsSchema,
         response: { 200: OkSchema, ...INPUT_ERRORS },
       },
+      preParsing: forwarded,
     },
     async (request) => {
       const { id, inputId } = request.params;
@@ -86,6 +91,7 @@ export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void 
         params: SessionIdParamsSchema,
         response: { 200: OkSchema, ...INPUT_ERRORS },
       },
+      preParsing: forwarded,
     },
     async (request) => {
       const session = await ctx.sessions.open(request.params.id, { signal: callSignal(ctx) });
@@ -103,6 +109,7 @@ export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void 
         body: SwitchModelBodySchema,
         response: { 200: OkSchema, ...INPUT_ERRORS },
       },
+      preParsing: forwarded,
     },
     async (request) => {
       const { id } = request.params;

@@ -4,6 +4,7 @@ import type { FastifyReply } from "fastify";
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { conversationOf } from "../../store/conversation.js";
 import { callSignal } from "../call-bounds.js";
+import { forwardToDriver } from "../cluster/forward.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import {
@@ -132,6 +133,8 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
         params: SessionIdParamsSchema,
         response: { 200: OkSchema, ...WITH_UPSTREAM },
       },
+      // In a cluster, a session another sidecar drives is killed by it (cluster/forward.ts).
+      preParsing: forwardToDriver(ctx, app),
     },
     async (request) => {
       await sessions.kill(request.params.id, { signal: callSignal(ctx) });

@@ -67,6 +67,27 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX leases_held_expiry ON leases (expires_at) WHERE holder IS NOT NULL;
     `,
   },
+  {
+    version: 3,
+    description:
+      "sends (the cluster: a send's idempotency key, claimed by the driver at admission, with " +
+      "the request's fingerprint and the answer, so that a retry through any sidecar finds it)",
+    // answer NULL: the claim's send is under way (holder and token say who claimed it).
+    // Rows older than the sidecar's idempotency ttl count as absent and are deleted.
+    sql: `
+      CREATE TABLE sends (
+        session_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        holder TEXT NOT NULL,
+        token BIGINT NOT NULL,
+        answer JSONB,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (session_id, key)
+      );
+      CREATE INDEX sends_created ON sends (created_at);
+    `,
+  },
 ];
 
 /** Any fixed number, the same in every process: the lock migrations are applied under. */
