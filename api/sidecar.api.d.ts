@@ -5,6 +5,7 @@ class ClusterMember {
     #private;
     readonly leases: LeaseKeeper;
     readonly feed: DurableFeed;
+    readonly directories: DirectoryServers | undefined;
     readonly store: Store;
     private constructor();
     static join(url: string, store: PostgresStore, options?: ClusterOptions): Promise<ClusterMember>;
@@ -21,6 +22,7 @@ interface ClusterOptions {
     address?: string;
     ttlMs?: number;
     renewEveryMs?: number;
+    server?: string;
     pollEveryMs?: number;
     logger?: Logger;
 }

@@ -9,6 +9,7 @@ import type { OpencodeBridgeError } from "../errors.js";
 import type { PostgresStore } from "../store/postgres-store.js";
 import type { Store } from "../store/store.js";
 import { type Logger, silentLogger } from "../util/logger.js";
+import { DirectoryServers } from "./directory-servers.js";
 import { DurableFeed } from "./durable-feed.js";
 import { fencedStore } from "./fenced-store.js";
 import { LeaseKeeper, type LeaseKeeperOptions } from "./lease-keeper.js";
@@ -21,6 +22,13 @@ export interface ClusterOptions {
   /** Lease length and heartbeat (`LeaseKeeperOptions`; defaults 3000 and 1000 ms). */
   ttlMs?: number;
   renewEveryMs?: number;
+  /**
+   * The URL of the OpenCode server this sidecar's bridge is attached to (credentials are
+   * dropped). Given, the member keeps the cluster's record of which server serves each
+   * directory (`directories`): the sidecar drives only sessions of its server's directories.
+   * Without it, every sidecar of the cluster is taken to drive one and the same server.
+   */
+  server?: string;
   /** The durable feed's slow poll (default 5 s). */
   pollEveryMs?: number;
   logger?: Logger;
@@ -36,6 +44,8 @@ export interface StoppedDriving {
 export class ClusterMember {
   readonly leases: LeaseKeeper;
   readonly feed: DurableFeed;
+  /** Which server serves each directory, when `ClusterOptions.server` was given. */
+  readonly directories: DirectoryServers | undefined;
   /** The store to drive sessions with: its appends are fenced by `leases`. */
   readonly store: Store;
   readonly #listeners = new Set<(stopped: StoppedDriving) => void>();
@@ -45,11 +55,13 @@ export class ClusterMember {
   private constructor(
     leases: LeaseKeeper,
     feed: DurableFeed,
+    directories: DirectoryServers | undefined,
     store: PostgresStore,
     logger: Logger,
   ) {
     this.leases = leases;
     this.feed = feed;
+    this.directories = directories;
     this.#logger = logger;
     this.store = fencedStore(store, leases, (sessionId, error) => this.#refused(sessionId, error));
     leases.onLost((lost) =>
@@ -74,14 +86,21 @@ export class ClusterMember {
     if (options.ttlMs !== undefined) keeperOptions.ttlMs = options.ttlMs;
     if (options.renewEveryMs !== undefined) keeperOptions.renewEveryMs = options.renewEveryMs;
     const leases = await LeaseKeeper.open(url, keeperOptions);
+    let directories: DirectoryServers | undefined;
     try {
+      if (options.server !== undefined) {
+        directories = await DirectoryServers.open(url, {
+          server: options.server,
+          holderId: leases.holderId,
+        });
+      }
       const feed = await DurableFeed.open(url, store, {
         logger,
         ...(options.pollEveryMs === undefined ? {} : { pollEveryMs: options.pollEveryMs }),
       });
-      return new ClusterMember(leases, feed, store, logger);
+      return new ClusterMember(leases, feed, directories, store, logger);
     } catch (error) {
-      await leases.close();
+      await Promise.allSettled([leases.close(), directories?.close()]);
       throw error;
     }
   }
@@ -102,7 +121,11 @@ export class ClusterMember {
    */
   close(options: { release?: boolean } = {}): Promise<void> {
     this.#closing ??= (async () => {
-      await Promise.allSettled([this.feed.close(), this.leases.close(options)]);
+      await Promise.allSettled([
+        this.feed.close(),
+        this.leases.close(options),
+        this.directories?.close(),
+      ]);
     })();
     return this.#closing;
   }

@@ -67,6 +67,22 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX leases_held_expiry ON leases (expires_at) WHERE holder IS NOT NULL;
     `,
   },
+  // Version 3 is the cluster's commands (another change); versions are applied in order, so
+  // a list with a gap works, and one database never sees 4 before 3 once both are merged.
+  {
+    version: 4,
+    description:
+      "directory_servers (the cluster: which attached OpenCode server serves each directory, " +
+      "by URL without credentials; the sidecars attached to it are the ones that drive its sessions)",
+    sql: `
+      CREATE TABLE directory_servers (
+        directory TEXT PRIMARY KEY,
+        server TEXT NOT NULL,
+        recorded_by TEXT NOT NULL,
+        recorded_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];
 
 /** Any fixed number, the same in every process: the lock migrations are applied under. */
