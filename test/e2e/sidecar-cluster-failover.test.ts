@@ -15,7 +15,12 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { PostgresStore } from "../../src/store/postgres-store.js";
-import { type RunningOcb, startOcb } from "../support/ocb-cli.js";
+import {
+  type ClusterProcess,
+  killClusterProcesses,
+  startClusterProcess,
+} from "../support/cluster-process.js";
+import type { RunningOcb } from "../support/ocb-cli.js";
 import { startTestPostgres, type TestPostgres } from "../support/postgres.js";
 import type { RawWsClient } from "../support/raw-ws.js";
 import { type RealServer, startRealServer } from "../support/real-server.js";
@@ -29,11 +34,7 @@ const ROUNDS = 10;
 const TOKENS = 20;
 const TOOK_OVER = "took over a session whose driver let its lease expire";
 
-interface Member {
-  id: string;
-  cli: RunningOcb;
-  url: string;
-}
+type Member = ClusterProcess;
 
 let postgres: TestPostgres;
 let storeUrl: string;
@@ -52,14 +53,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const cli of started) {
-    try {
-      process.kill(-cli.pid, "SIGKILL");
-    } catch {
-      // gone already (killed in its round)
-    }
-  }
-  await Promise.all(started.map((cli) => cli.exited));
+  await killClusterProcesses(started);
   await sql?.end();
   await store?.close();
   await real?.close();
@@ -77,26 +71,16 @@ async function until(what: string, ready: () => boolean, ...watched: Member[]): 
   }
 }
 
-/** `ocb serve --cluster` attached to the real server; waits for its URL. */
+/** A sidecar of the cluster, attached to the real server; waits for its URL. */
 async function startMember(id: string): Promise<Member> {
-  const cli = startOcb(
-    [
-      ...["serve", "--dir", real.directory, "--store", storeUrl, "--cluster", "--cluster-id", id],
-      ...["--attach", real.server.url, "--model", "demo/demo-1", "--no-web"],
-    ],
-    { env: { OCB_TOKEN: TOKEN, OCB_ATTACH_PASSWORD: real.server.password ?? "" } },
-  );
-  started.push(cli);
-  const listening = () => /listening on (http:\/\/\S+)/.exec(cli.stdout)?.[1];
-  let exited = false;
-  void cli.exited.then(() => {
-    exited = true;
+  return await startClusterProcess({
+    id,
+    storeUrl,
+    real,
+    token: TOKEN,
+    boundMs: BOUND_MS,
+    started,
   });
-  const member = { id, cli, url: "" };
-  await until(`sidecar ${id}'s URL`, () => exited || listening() !== undefined, member);
-  if (exited) throw new Error(`sidecar ${id} exited:\n${cli.stdout}\n${cli.stderr}`);
-  member.url = listening() ?? "";
-  return member;
 }
 
 function call(on: Member, method: string, path: string, body?: unknown): Promise<unknown> {
