@@ -109,6 +109,8 @@ export function clusterLines(result: ClusterBenchResult): string[] {
       `                    three sidecars ${formatRate(rate(delivery.cluster))} to clients  ` +
         `one sidecar ${formatRate(rate(delivery.oneSidecar))}  ratio ${formatRatio(rate(delivery.cluster) / rate(delivery.oneSidecar))}  ` +
         `(driver ${formatRate((total * 1000) / delivery.cluster.writerMs)} and ${formatRate((total * 1000) / delivery.oneSidecar.writerMs)})`,
+      `                    the last client had the last event ${formatMs(delivery.cluster.deliveredMs - delivery.cluster.writerMs)} and ` +
+        `${formatMs(delivery.oneSidecar.deliveredMs - delivery.oneSidecar.writerMs)} after the driver's last commit`,
       `                    every event to every client in order: ${delivery.cluster.complete} and ${delivery.oneSidecar.complete} of ${options.clients} (goal all: ${met})`,
       ...[...delivery.cluster.problems, ...delivery.oneSidecar.problems]
         .slice(0, 5)
