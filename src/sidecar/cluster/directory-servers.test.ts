@@ -129,7 +129,14 @@ describe("the record of which server serves a directory", () => {
     expect(refused.json()).toMatchObject({
       error: { code: "conflict", details: { sessionId: id, directory: a.directory, server: S1 } },
     });
-    // Its events are still followed from B, from the store.
+    // Asked about it, B answers what the store says; its events are followed from the store.
+    const info = await b.app.inject({
+      method: "GET",
+      url: `/v1/sessions/${id}`,
+      headers: JSON_HEADERS,
+    });
+    expect(info.statusCode, info.body).toBe(200);
+    expect(SessionInfoSchema.parse(info.json())).toMatchObject({ id, open: false, state: "open" });
     expect(await b.ctx.sessions.source(id)).toBeInstanceOf(RemoteSource);
 
     // C, attached to S1, takes it over.
