@@ -17,8 +17,10 @@
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N and --store-concurrent N (e), --memory-sessions N (f), --sidecar-turns N and
  * --sidecar-clients N (g), --web-events N, --web-renders N and --web-deltas N (h),
- * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,j,p,q.
+ * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,j,p,q,r,t.
  *   (p) the Postgres store against the SQLite store, the same appends and reads on each.
+ *   (r), (t) three `ocb serve --cluster` processes: events/s to 100 clients over them, and
+ *       failover time after SIGKILL of the driving one (bench/cluster.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -28,6 +30,7 @@ import type { BackendKind } from "../src/backends/backend.js";
 import { Bridge } from "../src/runtime/bridge.js";
 import { demoModelServer } from "../src/testing/demo-model-server.js";
 import { type BackendResult, benchBackends, type TurnPhases, type WithBridge } from "./backends.js";
+import { benchCluster, type ClusterBenchResult, clusterLines } from "./cluster.js";
 import {
   benchClusterBlocks,
   type ClusterBlocksResult,
@@ -75,7 +78,7 @@ const { values } = parseArgs({
     "open-sessions": { type: "string", default: "1000" },
     "cold-runs": { type: "string", default: "5" },
     "pg-sessions": { type: "string", default: "1000" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p,q" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p,q,r,t" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -233,6 +236,7 @@ async function main(): Promise<string[]> {
   let coldRun: ColdRunResult | undefined;
   let postgresStore: PostgresStoreBenchResult | undefined;
   let clusterBlocks: ClusterBlocksResult | undefined;
+  let cluster: ClusterBenchResult | undefined;
 
   if (only.has("a")) normalizer = await benchNormalizer({ events, runs: 7, warmups: 2 });
 
@@ -343,6 +347,13 @@ async function main(): Promise<string[]> {
     });
   }
 
+  if (only.has("r") || only.has("t")) {
+    cluster = await benchCluster({
+      ...{ delivery: only.has("r"), sessions: 10, eventsPerSession: 500, clients: 100 },
+      ...{ failover: only.has("t"), failoverRuns: 10 },
+    });
+  }
+
   if (normalizer !== undefined) lines.push(...normalizerLines(normalizer));
   if (latency !== undefined) lines.push(...deltaLatencyLines(latency));
   if (shortTurns !== undefined) lines.push(shortTurnLine(shortTurns));
@@ -355,6 +366,7 @@ async function main(): Promise<string[]> {
   if (coldRun !== undefined) lines.push(...coldRunLines(coldRun));
   if (postgresStore !== undefined) lines.push(...postgresStoreLines(postgresStore));
   if (clusterBlocks !== undefined) lines.push(...clusterBlocksLines(clusterBlocks));
+  if (cluster !== undefined) lines.push(...clusterLines(cluster));
   lines.push(...goalTable());
   return lines;
 }
