@@ -103,7 +103,11 @@ export function createSidecarContext(
       options.store,
       options.cluster === undefined
         ? undefined
-        : new ClusterSessions(options.cluster, options.store ?? options.cluster.store),
+        : new ClusterSessions(options.cluster, options.store ?? options.cluster.store, {
+            // Other sidecars' relays are answered with the same token: the cluster shares it.
+            token: options.token,
+            logger,
+          }),
     ),
     idempotency: new Idempotency({
       ttlMs: limits.idempotencyTtlMs,
