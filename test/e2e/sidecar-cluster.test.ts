@@ -1,9 +1,9 @@
 /**
  * End to end: two `ocb serve --cluster` processes (A and B) on one embedded Postgres, both
  * attached to one real `opencode serve` with the scripted model. A client on B follows a turn
- * A drives through B's WebSocket, with the same durable events as a client on A (and no
- * deltas: they are not relayed across sidecars yet); B refuses to drive A's session
- * (`not_driver`). SIGKILL of A mid-turn: B takes the lease over and adopts the session from
+ * A drives through B's WebSocket, with the same durable events as a client on A, and its
+ * deltas (relayed from A: joined to their part's text, none after its end); B refuses to
+ * drive A's session (`not_driver`). SIGKILL of A mid-turn: B takes the lease over and adopts the session from
  * the stored cursor, and its client ends with the turn's durable events whole, no gap, no
  * duplicate, and one `turn.ended`.
  */
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { PostgresStore } from "../../src/store/postgres-store.js";
 import { type RunningOcb, startOcb } from "../support/ocb-cli.js";
-import { startTestPostgres, type TestPostgres } from "../support/postgres.js";
+import { freePort, startTestPostgres, type TestPostgres } from "../support/postgres.js";
 import type { RawWsClient } from "../support/raw-ws.js";
 import { type RealServer, startRealServer } from "../support/real-server.js";
 import { callSidecar, canonicalEventsOf, subscribeOverWs } from "../support/sidecar-http.js";
@@ -78,6 +78,9 @@ async function startMember(id: string): Promise<{ cli: RunningOcb; url: string }
       "--model",
       "demo/demo-1",
       "--no-web",
+      // A known port: the cluster address (where B's delta relay reaches A) is made of it.
+      "--port",
+      String(await freePort()),
     ],
     { env: { OCB_TOKEN: TOKEN, OCB_ATTACH_PASSWORD: real.server.password ?? "" } },
   );
@@ -102,10 +105,45 @@ const seqAndId = (events: CanonicalEvent[]) => durable(events).map((e) => `${e.s
 const ended = (client: RawWsClient) =>
   canonicalEventsOf(client).some((event) => event.type === "turn.ended");
 
+/** Each streamed part a client saw end: its deltas joined, its value, deltas after its end. */
+function partsOf(events: CanonicalEvent[]) {
+  const parts = new Map<string, { joined: string; value?: string; deltasAfterEnd: number }>();
+  for (const event of events) {
+    const part = partOf(event);
+    if (part === undefined) continue;
+    const seen = parts.get(part.key) ?? { joined: "", deltasAfterEnd: 0 };
+    parts.set(part.key, seen);
+    if (part.delta !== undefined) {
+      if (seen.value !== undefined) seen.deltasAfterEnd += 1;
+      else seen.joined += part.delta;
+    } else if (part.value !== undefined) seen.value = part.value;
+  }
+  return [...parts].flatMap(([key, part]) => (part.value === undefined ? [] : [{ key, ...part }]));
+}
+
+function partOf(
+  event: CanonicalEvent,
+): { key: string; delta?: string; value?: string } | undefined {
+  switch (event.type) {
+    case "text.delta":
+    case "reasoning.delta":
+      return { key: `${event.type.split(".")[0]} ${event.data.partId}`, delta: event.data.delta };
+    case "text.ended":
+    case "reasoning.ended":
+      return { key: `${event.type.split(".")[0]} ${event.data.partId}`, value: event.data.text };
+    case "tool.input.delta":
+      return { key: `tool ${event.data.callId}`, delta: event.data.delta };
+    case "tool.input.ended":
+      return { key: `tool ${event.data.callId}`, value: event.data.input };
+    default:
+      return undefined;
+  }
+}
+
 let a: { cli: RunningOcb; url: string };
 let b: { cli: RunningOcb; url: string };
 
-it("a client on B follows a turn driven by A: the same durable events as a client on A", async () => {
+it("a client on B follows a turn driven by A: the same durable events as a client on A, and its deltas", async () => {
   [a, b] = [await startMember("A"), await startMember("B")];
   const session = (await call(a.url, "POST", "/v1/sessions", { title: "cluster" })) as {
     id: string;
@@ -125,7 +163,16 @@ it("a client on B follows a turn driven by A: the same durable events as a clien
   expect(durable(fromB).map((e) => e.seq)).toEqual(durable(fromB).map((_, index) => index + 1));
   expect(seqAndId(fromB)).toEqual(seqAndId(await store.read(session.id)));
   expect(fromA.some((event) => event.type === "text.delta")).toBe(true);
-  expect(fromB.some((event) => !event.durable)).toBe(false); // deltas: not across sidecars yet
+  // Deltas, relayed from A: streamed (more than the one a part's end would make), each
+  // part's joined to its text, none after its end.
+  const textDeltas = fromB.filter((event) => event.type === "text.delta");
+  expect(textDeltas.length).toBeGreaterThan(1);
+  const parts = partsOf(fromB);
+  expect(parts.length).toBeGreaterThan(0);
+  for (const part of parts) {
+    expect(part.joined, part.key).toBe(part.value);
+    expect(part.deltasAfterEnd, part.key).toBe(0);
+  }
 
   // B does not drive A's session: it says who does.
   const refused = await fetch(`${b.url}/v1/sessions/${session.id}/inputs`, {

@@ -6,12 +6,12 @@
  * adopts a session.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import type { InProcessBackend } from "../../../test/support/in-process-backend.js";
+import { freePort } from "../../../test/support/postgres.js";
 import { messageWith, RawWsClient } from "../../../test/support/raw-ws.js";
 import { JSON_HEADERS, standInBridge, TOKEN } from "../../../test/support/sidecar-harness.js";
 import { canonicalEventsOf, subscribeOverWs } from "../../../test/support/sidecar-http.js";
@@ -38,18 +38,6 @@ interface Member {
   ctx: SidecarContext;
   store: PostgresStore;
   backends: Map<string, InProcessBackend>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** A sidecar of the cluster of `url`, listening on 127.0.0.1 at the address its leases name. */
