@@ -127,11 +127,6 @@ export class DeltaRelay {
     this.#sockets.set(address, socket);
     return socket;
   }
-
-  /** Closes every socket (the sidecar stops); the followers end with their signals. */
-  close(): void {
-    for (const socket of [...this.#sockets.values()]) socket.close("the sidecar is stopping");
-  }
 }
 
 /** Waits `ms`, or less when `signal` aborts; never rejects. */
