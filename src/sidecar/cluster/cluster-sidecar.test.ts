@@ -5,23 +5,17 @@
  * driver) but follows its durable events from the store; a driver whose lease is taken stops
  * driving at once, ending nothing, and says so; an expired lease is taken over.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import type { InProcessBackend } from "../../../test/support/in-process-backend.js";
-import { type RecordingLogger, recordingLogger } from "../../../test/support/recording-logger.js";
-import { JSON_HEADERS, standInBridge, TOKEN } from "../../../test/support/sidecar-harness.js";
+import {
+  type ClusterSidecar,
+  clusterSidecar,
+  createSessionOn,
+} from "../../../test/support/cluster-sidecars.js";
+import { JSON_HEADERS } from "../../../test/support/sidecar-harness.js";
 import { usePostgres } from "../../../test/support/use-postgres.js";
-import { ClusterMember } from "../../cluster/cluster-member.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
-import { PostgresStore } from "../../store/postgres-store.js";
-import { buildApp } from "../app.js";
-import type { SidecarContext } from "../context.js";
 import { SessionInfoSchema } from "../protocol/http.js";
-import { createSidecarContext } from "../sidecar.js";
-import type { SidecarApp } from "../sidecar-app.js";
 import { SessionFeeds } from "../streams/session-feeds.js";
 import { RemoteSource } from "./remote-source.js";
 import { takeOverExpired } from "./takeover.js";
@@ -32,58 +26,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-interface Member {
-  holderId: string;
-  app: SidecarApp;
-  ctx: SidecarContext;
-  cluster: ClusterMember;
-  store: PostgresStore;
-  backends: Map<string, InProcessBackend>;
-  logger: RecordingLogger;
-}
+type Member = ClusterSidecar;
 
 /** A sidecar (not listening) in the cluster of `url`, with short leases. */
-async function sidecarIn(url: string, holderId: string): Promise<Member> {
-  const directory = mkdtempSync(join(tmpdir(), `ocb-cluster-${holderId}-`));
-  const store = await PostgresStore.open(url);
-  const logger = recordingLogger();
-  const cluster = await ClusterMember.join(url, store, {
-    holderId,
-    address: `http://${holderId}.test:1`,
-    ttlMs: 1_000,
-    renewEveryMs: 200,
-    pollEveryMs: 200,
-  });
-  const { bridge, backends, open } = standInBridge(directory, cluster.store);
-  const stopping = new AbortController();
-  const ctx = createSidecarContext(
-    { bridge, token: TOKEN, store: cluster.store, cluster, logger },
-    stopping.signal,
-  );
-  ctx.address.port = 80;
-  const app = buildApp(ctx);
-  cleanups.push(async () => {
-    stopping.abort();
-    ctx.sessions.close();
-    await app.close();
-    await Promise.all([...open.values()].map((session) => session.detach()));
-    await cluster.close();
-    await store.close();
-    rmSync(directory, { recursive: true, force: true });
-  });
-  return { holderId, app, ctx, cluster, store, backends, logger };
-}
-
-async function createSession(on: Member): Promise<string> {
-  const created = await on.app.inject({
-    method: "POST",
-    url: "/v1/sessions",
-    headers: JSON_HEADERS,
-    payload: { title: "cluster" },
-  });
-  expect(created.statusCode, created.body).toBe(201);
-  return SessionInfoSchema.parse(created.json()).id;
-}
+const sidecarIn = (url: string, holderId: string) =>
+  clusterSidecar(url, holderId, (stop) => cleanups.push(stop));
+const createSession = (on: Member) => createSessionOn(on);
 
 function send(on: Member, id: string, text: string) {
   return on.app.inject({

@@ -5,25 +5,19 @@
  * the relay follows the session to its new driver; a relay subscription never opens or
  * adopts a session.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
+import {
+  type ClusterSidecar,
+  clusterSidecar,
+  createSessionOn,
+} from "../../../test/support/cluster-sidecars.js";
 import type { InProcessBackend } from "../../../test/support/in-process-backend.js";
-import { freePort } from "../../../test/support/postgres.js";
 import { messageWith, RawWsClient } from "../../../test/support/raw-ws.js";
-import { JSON_HEADERS, standInBridge, TOKEN } from "../../../test/support/sidecar-harness.js";
+import { TOKEN } from "../../../test/support/sidecar-harness.js";
 import { canonicalEventsOf, subscribeOverWs } from "../../../test/support/sidecar-http.js";
 import { usePostgres } from "../../../test/support/use-postgres.js";
-import { ClusterMember } from "../../cluster/cluster-member.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
-import { PostgresStore } from "../../store/postgres-store.js";
-import { buildApp } from "../app.js";
-import type { SidecarContext } from "../context.js";
-import { SessionInfoSchema } from "../protocol/http.js";
-import { createSidecarContext } from "../sidecar.js";
-import type { SidecarApp } from "../sidecar-app.js";
 import { RELAY_HEADER } from "./relay-socket.js";
 
 const postgres = usePostgres();
@@ -32,67 +26,19 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-interface Member {
-  url: string;
-  app: SidecarApp;
-  ctx: SidecarContext;
-  store: PostgresStore;
-  backends: Map<string, InProcessBackend>;
-}
+type Member = ClusterSidecar;
 
-/** A sidecar of the cluster of `url`, listening on 127.0.0.1 at the address its leases name. */
-async function listeningSidecar(url: string, holderId: string): Promise<Member> {
-  const directory = mkdtempSync(join(tmpdir(), `ocb-relay-${holderId}-`));
-  const port = await freePort();
-  const address = `http://127.0.0.1:${port}`;
-  const store = await PostgresStore.open(url);
-  const cluster = await ClusterMember.join(url, store, {
-    holderId,
-    address,
-    ttlMs: 1_000,
-    renewEveryMs: 200,
-    pollEveryMs: 200,
-  });
-  const { bridge, backends, open } = standInBridge(directory, cluster.store);
-  const stopping = new AbortController();
-  const ctx = createSidecarContext(
-    { bridge, token: TOKEN, store: cluster.store, cluster, port },
-    stopping.signal,
-  );
-  const app = buildApp(ctx);
-  await app.listen({ host: "127.0.0.1", port });
-  cleanups.push(async () => {
-    stopping.abort();
-    ctx.sessions.close();
-    await app.close();
-    await Promise.all([...open.values()].map((session) => session.detach()));
-    await cluster.close();
-    await store.close();
-    rmSync(directory, { recursive: true, force: true });
-  });
-  return { url: address, app, ctx, store, backends };
-}
-
-/** What `inject` sends: the token, and the Host of the address it listens on. */
-const headersOf = (on: Member) => ({ ...JSON_HEADERS, host: new URL(on.url).host });
-
-async function createSession(on: Member): Promise<string> {
-  const created = await on.app.inject({
-    method: "POST",
-    url: "/v1/sessions",
-    headers: headersOf(on),
-    payload: { title: "relay" },
-  });
-  expect(created.statusCode, created.body).toBe(201);
-  return SessionInfoSchema.parse(created.json()).id;
-}
+/** A sidecar of the cluster of `url`, listening at the address its leases name. */
+const listeningSidecar = (url: string, holderId: string) =>
+  clusterSidecar(url, holderId, (stop) => cleanups.push(stop), { listening: true });
+const createSession = (on: Member) => createSessionOn(on, "relay");
 
 /** Starts a turn on `on` (its driver) and gives the backend that runs it. */
 async function startTurn(on: Member, id: string): Promise<InProcessBackend> {
   const sent = await on.app.inject({
     method: "POST",
     url: `/v1/sessions/${id}/inputs`,
-    headers: headersOf(on),
+    headers: on.headers,
     payload: { text: "hello", delivery: "queue" },
   });
   expect(sent.statusCode, sent.body).toBe(202);
@@ -234,7 +180,7 @@ describe("deltas across sidecars", () => {
     const released = await a.app.inject({
       method: "POST",
       url: `/v1/sessions/${kept}/release`,
-      headers: headersOf(a),
+      headers: a.headers,
       payload: {},
     });
     expect(released.statusCode, released.body).toBeLessThan(300);
