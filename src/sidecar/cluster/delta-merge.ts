@@ -39,16 +39,17 @@ export async function* mergeRelayedDeltas(
   relay: RelayFollow,
   signal: AbortSignal,
   logger: Logger,
+  /** How long an end waits for its deltas (tests make it long, to hold it for sure). */
+  bounds: { idleMs: number; maxHoldMs: number } = {
+    idleMs: RELAY_IDLE_MS,
+    maxHoldMs: RELAY_MAX_HOLD_MS,
+  },
 ): AsyncIterable<CanonicalEvent> {
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
   const out = new AsyncQueue<CanonicalEvent>();
-  const merge = new DeltaCatchUp((event) => out.push(event), {
-    idleMs: RELAY_IDLE_MS,
-    maxHoldMs: RELAY_MAX_HOLD_MS,
-    logger,
-  });
+  const merge = new DeltaCatchUp((event) => out.push(event), { ...bounds, logger });
   const relaying = relay(
     {
       delta: (event) => merge.push(event),
