@@ -41,9 +41,12 @@ function handFed() {
   let seq = 0;
   const merged = mergeRelayedDeltas(
     (signal) => feed.read(signal, "the test feed"),
-    async (relaySink, signal) => {
+    (relaySink, signal) => {
       sink = relaySink;
-      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      const done = new Promise<void>((resolve) =>
+        signal.addEventListener("abort", () => resolve(), { once: true }),
+      );
+      return { done, nudge: () => {} };
     },
     stop.signal,
     silentLogger,

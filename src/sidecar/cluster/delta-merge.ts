@@ -17,7 +17,7 @@ import { DeltaCatchUp } from "../../backends/serve/delta-catch-up.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { AsyncQueue } from "../../util/async-queue.js";
 import type { Logger } from "../../util/logger.js";
-import type { RelaySink } from "./delta-relay.js";
+import type { RelayFollowing, RelaySink } from "./delta-relay.js";
 
 /**
  * How long a part's end waits once no relayed delta of the session came (and at most): the
@@ -28,7 +28,7 @@ export const RELAY_IDLE_MS = 250;
 export const RELAY_MAX_HOLD_MS = 1_000;
 
 /** Relays a session's deltas to a sink until the signal aborts (`DeltaRelay.follow`). */
-export type RelayFollow = (sink: RelaySink, signal: AbortSignal) => Promise<void>;
+export type RelayFollow = (sink: RelaySink, signal: AbortSignal) => RelayFollowing;
 
 /**
  * The durable events of `durable` (read until `signal` aborts) merged with the deltas the
@@ -62,7 +62,11 @@ export async function* mergeRelayedDeltas(
   );
   const reading = (async () => {
     try {
-      for await (const event of durable(stop.signal)) merge.push(event);
+      for await (const event of durable(stop.signal)) {
+        merge.push(event);
+        // The session moves: a relay waiting for a driver to appear looks again now.
+        relaying.nudge();
+      }
       merge.flush();
       out.fail(new FeedEnd());
     } catch (error) {
@@ -78,7 +82,7 @@ export async function* mergeRelayedDeltas(
     signal.removeEventListener("abort", onAbort);
     stop.abort();
     merge.flush();
-    await Promise.all([relaying, reading]);
+    await Promise.all([relaying.done, reading]);
   }
 }
 

@@ -14,9 +14,14 @@ import { describeError } from "../../util/describe-error.js";
 import type { Logger } from "../../util/logger.js";
 import { type RelayedSession, RelaySocket } from "./relay-socket.js";
 
-/** Retry waits: the first after a subscription that was live, doubling up to the last. */
+/**
+ * Retry waits: the first after a subscription that was live, doubling up to the last. Long,
+ * because a nudge (the session's feed moved: someone drives it) cuts a wait short, though
+ * never below `NUDGED_AFTER_MS` (a driver that keeps refusing is not asked at every event).
+ */
 const RETRY_FIRST_MS = 50;
-const RETRY_MAX_MS = 2_000;
+const RETRY_MAX_MS = 30_000;
+const NUDGED_AFTER_MS = 1_000;
 
 /** Where a session's driver is: its lease's holder and address, or none. */
 export type DriverOf = (
@@ -25,6 +30,17 @@ export type DriverOf = (
 
 /** What a relayed session's reader is told (the socket's `ended` is the relay's own). */
 export type RelaySink = Omit<RelayedSession, "ended">;
+
+/** A session being relayed. */
+export interface RelayFollowing {
+  /** Resolves once its signal aborted and the relay let it go; never rejects. */
+  done: Promise<void>;
+  /**
+   * The session's durable feed moved (someone drives it): a relay waiting to look the driver
+   * up again does so now (or once `NUDGED_AFTER_MS` passed since its last try).
+   */
+  nudge(): void;
+}
 
 export class DeltaRelay {
   readonly #driverOf: DriverOf;
@@ -46,10 +62,23 @@ export class DeltaRelay {
   }
 
   /**
-   * Relays the deltas of `sessionId` to `sink` until `signal` aborts; resolves then. Never
-   * rejects: a driver that vanishes is looked up again, with backoff.
+   * Relays the deltas of `sessionId` to `sink` until `signal` aborts. A driver that vanishes
+   * (or none) is looked up again, with backoff, or at a nudge.
    */
-  async follow(sessionId: string, sink: RelaySink, signal: AbortSignal): Promise<void> {
+  follow(sessionId: string, sink: RelaySink, signal: AbortSignal): RelayFollowing {
+    const pause = new Pause(signal);
+    return {
+      done: this.#follow(sessionId, sink, signal, pause),
+      nudge: () => pause.nudge(),
+    };
+  }
+
+  async #follow(
+    sessionId: string,
+    sink: RelaySink,
+    signal: AbortSignal,
+    pause: Pause,
+  ): Promise<void> {
     let waitMs = RETRY_FIRST_MS;
     while (!signal.aborted) {
       let wasLive = false;
@@ -63,7 +92,7 @@ export class DeltaRelay {
         });
       }
       if (wasLive) waitMs = RETRY_FIRST_MS;
-      await abortableDelay(waitMs, signal);
+      await pause.wait(waitMs, Math.min(waitMs, NUDGED_AFTER_MS));
       waitMs = Math.min(waitMs * 2, RETRY_MAX_MS);
     }
   }
@@ -129,19 +158,40 @@ export class DeltaRelay {
   }
 }
 
-/** Waits `ms`, or less when `signal` aborts; never rejects. */
-function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) {
-      resolve();
-      return;
-    }
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
+/** The wait between two tries: `ms`, cut short by a nudge or the signal; never rejects. */
+class Pause {
+  readonly #signal: AbortSignal;
+  #nudged: (() => void) | undefined;
+
+  constructor(signal: AbortSignal) {
+    this.#signal = signal;
+  }
+
+  /** Waits `ms`, or until a nudge once `floorMs` passed, or until the signal aborts. */
+  wait(ms: number, floorMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const signal = this.#signal;
+      if (signal.aborted) {
+        resolve();
+        return;
+      }
+      const started = Date.now();
+      const done = () => {
+        clearTimeout(timer);
+        this.#nudged = undefined;
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      let timer = setTimeout(done, ms);
+      signal.addEventListener("abort", done, { once: true });
+      this.#nudged = () => {
+        clearTimeout(timer);
+        timer = setTimeout(done, Math.max(0, started + floorMs - Date.now()));
+      };
+    });
+  }
+
+  nudge(): void {
+    this.#nudged?.();
+  }
 }
