@@ -190,7 +190,7 @@ export class RelaySocket {
     if (session === undefined || sessionId === undefined) return;
     if (message.type === "event") {
       // The driver's relay feed carries only ephemeral events; a durable one is the feed's.
-      if (!message.event.durable) session.delta(message.event as CanonicalEvent);
+      if (!message.event.durable) session.delta(message.event);
     } else if (message.type === "caught-up") {
       session.live();
     } else if (message.type === "dropped") {
