@@ -17,10 +17,12 @@
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N and --store-concurrent N (e), --memory-sessions N (f), --sidecar-turns N and
  * --sidecar-clients N (g), --web-events N, --web-renders N and --web-deltas N (h),
- * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,j,p,q,r,t.
+ * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,j,p,q,r,s,t.
  *   (p) the Postgres store against the SQLite store, the same appends and reads on each.
  *   (r), (t) three `ocb serve --cluster` processes: events/s to 100 clients over them, and
  *       failover time after SIGKILL of the driving one (bench/cluster.ts).
+ *   (s) the latency a delta gains relayed across sidecars (--relay-turns N), against the
+ *       driver's own client.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -36,6 +38,7 @@ import {
   type ClusterBlocksResult,
   clusterBlocksLines,
 } from "./cluster-blocks.js";
+import { benchClusterRelay, type ClusterRelayResult, clusterRelayLines } from "./cluster-relay.js";
 import { benchColdRun, type ColdRunResult, coldRunLines } from "./cold-run.js";
 import { benchDeltaLatency, type DeltaLatencyResult, deltaLatencyLines } from "./delta-latency.js";
 import { goalTable, recordGoal } from "./goals.js";
@@ -78,7 +81,8 @@ const { values } = parseArgs({
     "open-sessions": { type: "string", default: "1000" },
     "cold-runs": { type: "string", default: "5" },
     "pg-sessions": { type: "string", default: "1000" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p,q,r,t" },
+    "relay-turns": { type: "string", default: "5" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p,q,r,s,t" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -102,6 +106,7 @@ const webDeltas = positive("web-deltas", values["web-deltas"]);
 const openSessions = positive("open-sessions", values["open-sessions"]);
 const coldRuns = positive("cold-runs", values["cold-runs"]);
 const pgSessions = positive("pg-sessions", values["pg-sessions"]);
+const relayTurns = positive("relay-turns", values["relay-turns"]);
 
 /** A bridge being started or running, and its temp dir. */
 interface OpenBridge {
@@ -237,6 +242,7 @@ async function main(): Promise<string[]> {
   let postgresStore: PostgresStoreBenchResult | undefined;
   let clusterBlocks: ClusterBlocksResult | undefined;
   let cluster: ClusterBenchResult | undefined;
+  let clusterRelay: ClusterRelayResult | undefined;
 
   if (only.has("a")) normalizer = await benchNormalizer({ events, runs: 7, warmups: 2 });
 
@@ -354,6 +360,15 @@ async function main(): Promise<string[]> {
     });
   }
 
+  if (only.has("s")) {
+    clusterRelay = await benchClusterRelay({
+      turns: relayTurns,
+      tokens: 200,
+      delayMs: 5,
+      timeoutMs: TURN_TIMEOUT_MS,
+    });
+  }
+
   if (normalizer !== undefined) lines.push(...normalizerLines(normalizer));
   if (latency !== undefined) lines.push(...deltaLatencyLines(latency));
   if (shortTurns !== undefined) lines.push(shortTurnLine(shortTurns));
@@ -367,6 +382,7 @@ async function main(): Promise<string[]> {
   if (postgresStore !== undefined) lines.push(...postgresStoreLines(postgresStore));
   if (clusterBlocks !== undefined) lines.push(...clusterBlocksLines(clusterBlocks));
   if (cluster !== undefined) lines.push(...clusterLines(cluster));
+  if (clusterRelay !== undefined) lines.push(...clusterRelayLines(clusterRelay));
   lines.push(...goalTable());
   return lines;
 }

@@ -11,7 +11,9 @@ import type { ClusterMember } from "../../cluster/cluster-member.js";
 import type { DirectoryServer } from "../../cluster/directory-servers.js";
 import type { LeaseHolder } from "../../cluster/lease-rows.js";
 import type { Store } from "../../store/store.js";
+import type { Logger } from "../../util/logger.js";
 import { ApiError } from "../errors.js";
+import { DeltaRelay } from "./delta-relay.js";
 import { RemoteSource } from "./remote-source.js";
 
 /**
@@ -44,10 +46,31 @@ export class ClusterSessions {
   readonly member: ClusterMember;
   readonly #store: Pick<Store, "lastSeq">;
   readonly #remote = new Map<string, RemoteSource>();
+  /** Deltas of the sessions other sidecars drive, when relayed (the sidecar's token given). */
+  readonly #relay: DeltaRelay | undefined;
+  readonly #logger: Logger | undefined;
 
-  constructor(member: ClusterMember, store: Pick<Store, "lastSeq">) {
+  constructor(
+    member: ClusterMember,
+    store: Pick<Store, "lastSeq">,
+    relay?: { token: string; logger: Logger },
+  ) {
     this.member = member;
     this.#store = store;
+    this.#logger = relay?.logger;
+    this.#relay =
+      relay === undefined
+        ? undefined
+        : new DeltaRelay({
+            driverOf: (sessionId) => member.leases.holderOf(sessionId),
+            token: relay.token,
+            logger: relay.logger,
+          });
+  }
+
+  /** The relay of other sidecars' deltas (undefined: not relayed). */
+  get relay(): DeltaRelay | undefined {
+    return this.#relay;
   }
 
   /**
@@ -105,9 +128,21 @@ export class ClusterSessions {
       current.advanceTo(lastSeq);
       return current;
     }
-    const source: RemoteSource = new RemoteSource(sessionId, this.member.feed, lastSeq, () => {
-      if (this.#remote.get(sessionId) === source) this.#remote.delete(sessionId);
-    });
+    const relay = this.#relay;
+    const source: RemoteSource = new RemoteSource(
+      sessionId,
+      this.member.feed,
+      lastSeq,
+      () => {
+        if (this.#remote.get(sessionId) === source) this.#remote.delete(sessionId);
+      },
+      relay === undefined
+        ? undefined
+        : {
+            relay: (sink, signal) => relay.follow(sessionId, sink, signal),
+            ...(this.#logger === undefined ? {} : { logger: this.#logger }),
+          },
+    );
     this.#remote.set(sessionId, source);
     return source;
   }
