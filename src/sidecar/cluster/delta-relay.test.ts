@@ -7,13 +7,13 @@
  */
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import type { InProcessBackend } from "../../../test/support/in-process-backend.js";
-import { messageWith, RawWsClient } from "../../../test/support/raw-ws.js";
 import {
   type ClusterSidecar,
   clusterSidecar,
-  createSessionOn,
-} from "../../../test/support/relay-sidecars.js";
+  createClusterSession,
+} from "../../../test/support/cluster-sidecars.js";
+import type { InProcessBackend } from "../../../test/support/in-process-backend.js";
+import { messageWith, RawWsClient } from "../../../test/support/raw-ws.js";
 import { TOKEN } from "../../../test/support/sidecar-harness.js";
 import { canonicalEventsOf, subscribeOverWs } from "../../../test/support/sidecar-http.js";
 import { usePostgres } from "../../../test/support/use-postgres.js";
@@ -30,15 +30,15 @@ type Member = ClusterSidecar;
 
 /** A sidecar of the cluster of `url`, listening at the address its leases name. */
 const listeningSidecar = (url: string, holderId: string) =>
-  clusterSidecar(url, holderId, (stop) => cleanups.push(stop), { listening: true });
-const createSession = (on: Member) => createSessionOn(on, "relay");
+  clusterSidecar(url, holderId, cleanups, { listen: true });
+const createSession = (on: Member) => createClusterSession(on, "relay");
 
 /** Starts a turn on `on` (its driver) and gives the backend that runs it. */
 async function startTurn(on: Member, id: string): Promise<InProcessBackend> {
   const sent = await on.app.inject({
     method: "POST",
     url: `/v1/sessions/${id}/inputs`,
-    headers: on.headers,
+    headers: on.headers.json,
     payload: { text: "hello", delivery: "queue" },
   });
   expect(sent.statusCode, sent.body).toBe(202);
@@ -62,7 +62,7 @@ const pieces = (count: number, tag: string) =>
   Array.from({ length: count }, (_, index) => `${tag}${index} `);
 
 async function subscribe(on: Member, id: string): Promise<RawWsClient> {
-  const client = await subscribeOverWs({ url: on.url, token: TOKEN }, id, 0);
+  const client = await subscribeOverWs({ url: on.address, token: TOKEN }, id, 0);
   cleanups.push(async () => client.close());
   await client.waitFor("caught-up", messageWith({ type: "caught-up" }));
   return client;
@@ -180,12 +180,12 @@ describe("deltas across sidecars", () => {
     const released = await a.app.inject({
       method: "POST",
       url: `/v1/sessions/${kept}/release`,
-      headers: a.headers,
+      headers: a.headers.json,
       payload: {},
     });
     expect(released.statusCode, released.body).toBeLessThan(300);
     const drivenByB = await createSession(b);
-    const relay = await RawWsClient.connect(`${a.url.replace(/^http/, "ws")}/v1/ws`, {
+    const relay = await RawWsClient.connect(`${a.address.replace(/^http/, "ws")}/v1/ws`, {
       headers: { authorization: `Bearer ${TOKEN}`, [RELAY_HEADER]: "1" },
     });
     cleanups.push(async () => relay.close());

@@ -6,7 +6,7 @@
  * instead, and leaves its takeover to a sidecar attached to that server.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { type ClusterSidecar, clusterSidecar } from "../../../test/support/cluster-sidecar.js";
+import { type ClusterSidecar, clusterSidecar } from "../../../test/support/cluster-sidecars.js";
 import { JSON_HEADERS } from "../../../test/support/sidecar-harness.js";
 import { usePostgres } from "../../../test/support/use-postgres.js";
 import { DirectoryServers } from "../../cluster/directory-servers.js";
