@@ -53,6 +53,7 @@ class Bridge implements AsyncDisposable {
     get client(): OpencodeClient;
     get server(): OpencodeServerHandle;
     static start(options: BridgeOptions): Promise<Bridge>;
+    get directory(): string;
     get defaultModel(): ModelRef;
     createSession(options?: {
         directory?: string;

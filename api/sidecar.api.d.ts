@@ -6,6 +6,7 @@ class ClusterMember {
     readonly leases: LeaseKeeper;
     readonly feed: DurableFeed;
     readonly sends: SendClaims;
+    readonly directories: DirectoryServers | undefined;
     readonly store: Store;
     private constructor();
     static join(url: string, store: PostgresStore, options?: ClusterOptions): Promise<ClusterMember>;
@@ -22,6 +23,7 @@ interface ClusterOptions {
     address?: string;
     ttlMs?: number;
     renewEveryMs?: number;
+    server?: string;
     pollEveryMs?: number;
     logger?: Logger;
 }

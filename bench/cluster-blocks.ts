@@ -135,7 +135,7 @@ async function feedRun(
           });
     const started = performance.now();
     for (let from = 0; from < options.eventsPerSession; from += 5) {
-      await Promise.all(sessions.map((id) => writer.append(id, events(id, from, 5))));
+      await Promise.all(sessions.map((id) => writer.append(id, benchEvents(id, from, 5))));
     }
     const writerMs = performance.now() - started;
     const done = await Promise.all(following);
@@ -147,7 +147,8 @@ async function feedRun(
   }
 }
 
-function events(sessionId: string, from: number, count: number): CanonicalEvent[] {
+/** `count` durable events of `sessionId` (ids `e<from>`…), as a driver appends them. */
+export function benchEvents(sessionId: string, from: number, count: number): CanonicalEvent[] {
   return Array.from({ length: count }, (_, offset) => {
     const id = `e${from + offset}`;
     const native = { backend: "replay" as const, type: "bench", id };

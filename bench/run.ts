@@ -17,8 +17,12 @@
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N and --store-concurrent N (e), --memory-sessions N (f), --sidecar-turns N and
  * --sidecar-clients N (g), --web-events N, --web-renders N and --web-deltas N (h),
- * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,j,p,q.
+ * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,j,p,q,r,s,t.
  *   (p) the Postgres store against the SQLite store, the same appends and reads on each.
+ *   (r), (t) three `ocb serve --cluster` processes: events/s to 100 clients over them, and
+ *       failover time after SIGKILL of the driving one (bench/cluster.ts).
+ *   (s) the latency a delta gains relayed across sidecars (--relay-turns N), against the
+ *       driver's own client.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -28,11 +32,13 @@ import type { BackendKind } from "../src/backends/backend.js";
 import { Bridge } from "../src/runtime/bridge.js";
 import { demoModelServer } from "../src/testing/demo-model-server.js";
 import { type BackendResult, benchBackends, type TurnPhases, type WithBridge } from "./backends.js";
+import { benchCluster, type ClusterBenchResult, clusterLines } from "./cluster.js";
 import {
   benchClusterBlocks,
   type ClusterBlocksResult,
   clusterBlocksLines,
 } from "./cluster-blocks.js";
+import { benchClusterRelay, type ClusterRelayResult, clusterRelayLines } from "./cluster-relay.js";
 import { benchColdRun, type ColdRunResult, coldRunLines } from "./cold-run.js";
 import { benchDeltaLatency, type DeltaLatencyResult, deltaLatencyLines } from "./delta-latency.js";
 import { goalTable, recordGoal } from "./goals.js";
@@ -75,7 +81,8 @@ const { values } = parseArgs({
     "open-sessions": { type: "string", default: "1000" },
     "cold-runs": { type: "string", default: "5" },
     "pg-sessions": { type: "string", default: "1000" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p,q" },
+    "relay-turns": { type: "string", default: "5" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p,q,r,s,t" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -99,6 +106,7 @@ const webDeltas = positive("web-deltas", values["web-deltas"]);
 const openSessions = positive("open-sessions", values["open-sessions"]);
 const coldRuns = positive("cold-runs", values["cold-runs"]);
 const pgSessions = positive("pg-sessions", values["pg-sessions"]);
+const relayTurns = positive("relay-turns", values["relay-turns"]);
 
 /** A bridge being started or running, and its temp dir. */
 interface OpenBridge {
@@ -233,6 +241,8 @@ async function main(): Promise<string[]> {
   let coldRun: ColdRunResult | undefined;
   let postgresStore: PostgresStoreBenchResult | undefined;
   let clusterBlocks: ClusterBlocksResult | undefined;
+  let cluster: ClusterBenchResult | undefined;
+  let clusterRelay: ClusterRelayResult | undefined;
 
   if (only.has("a")) normalizer = await benchNormalizer({ events, runs: 7, warmups: 2 });
 
@@ -343,6 +353,22 @@ async function main(): Promise<string[]> {
     });
   }
 
+  if (only.has("r") || only.has("t")) {
+    cluster = await benchCluster({
+      ...{ delivery: only.has("r"), sessions: 10, eventsPerSession: 500, clients: 100 },
+      ...{ failover: only.has("t"), failoverRuns: 10 },
+    });
+  }
+
+  if (only.has("s")) {
+    clusterRelay = await benchClusterRelay({
+      turns: relayTurns,
+      tokens: 200,
+      delayMs: 5,
+      timeoutMs: TURN_TIMEOUT_MS,
+    });
+  }
+
   if (normalizer !== undefined) lines.push(...normalizerLines(normalizer));
   if (latency !== undefined) lines.push(...deltaLatencyLines(latency));
   if (shortTurns !== undefined) lines.push(shortTurnLine(shortTurns));
@@ -355,6 +381,8 @@ async function main(): Promise<string[]> {
   if (coldRun !== undefined) lines.push(...coldRunLines(coldRun));
   if (postgresStore !== undefined) lines.push(...postgresStoreLines(postgresStore));
   if (clusterBlocks !== undefined) lines.push(...clusterBlocksLines(clusterBlocks));
+  if (cluster !== undefined) lines.push(...clusterLines(cluster));
+  if (clusterRelay !== undefined) lines.push(...clusterRelayLines(clusterRelay));
   lines.push(...goalTable());
   return lines;
 }

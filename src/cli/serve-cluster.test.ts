@@ -5,7 +5,7 @@ import { SqliteStore } from "../store/sqlite-store.js";
 import { silentLogger } from "../util/logger.js";
 import { ATTACH_PASSWORD_ENV, attachedServer, joinClusterIfAsked } from "./serve-cluster.js";
 
-const where = { host: "127.0.0.1", port: 0 };
+const where = { host: "127.0.0.1", port: 0, directory: "/srv/project" };
 
 describe("ocb serve --cluster", () => {
   it("is refused without --attach, and on a store that is not Postgres", async () => {

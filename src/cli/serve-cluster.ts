@@ -1,8 +1,9 @@
 /**
  * `ocb serve`'s cluster options (docs/deployment.md, "A cluster of sidecars"): `--cluster`
  * joins the sidecar to the cluster of its Postgres store, `--cluster-address` says where the
- * others reach it, `--attach` names the OpenCode server every sidecar of the cluster drives
- * (its password in `OCB_ATTACH_PASSWORD`, never on the command line).
+ * others reach it, `--attach` names the OpenCode server this sidecar drives (its password in
+ * `OCB_ATTACH_PASSWORD`, never on the command line). The cluster records which server serves
+ * each directory: a sidecar whose `--dir` is recorded for another server is refused at start.
  */
 import type { Command } from "commander";
 import type { ClusterMember } from "../cluster/cluster-member.js";
@@ -60,10 +61,12 @@ export function attachedServer(
 
 /**
  * With `--cluster`, joins the cluster of `store` (which must be a Postgres store) and gives
- * the member; otherwise undefined. Checks the options first: a usage error says what is missing.
+ * the member; otherwise undefined. Checks the options first: a usage error says what is
+ * missing. `directory` (the `--dir`) is recorded as the attached server's, or refused when
+ * the cluster records another server for it.
  */
 export async function joinClusterIfAsked(
-  options: ClusterServeOptions & { host: string; port: number },
+  options: ClusterServeOptions & { host: string; port: number; directory: string },
   storeUrl: string,
   store: Store,
   logger: Logger,
@@ -93,9 +96,39 @@ export async function joinClusterIfAsked(
   const address =
     options.clusterAddress ??
     (options.port === 0 ? undefined : `http://${options.host}:${options.port}`);
-  return await ClusterMember.join(storeUrl, store, {
+  const member = await ClusterMember.join(storeUrl, store, {
     logger,
+    server: options.attach,
     ...(address === undefined ? {} : { address }),
     ...(options.clusterId === undefined ? {} : { holderId: options.clusterId }),
   });
+  try {
+    await refuseAnotherServersDirectory(member, options.directory);
+    return member;
+  } catch (error) {
+    await member.close();
+    throw error;
+  }
+}
+
+/**
+ * A sidecar attached to one server whose `--dir` the cluster records for another would
+ * refuse every session it was asked to create there: it is refused at start instead, with
+ * what to do. (Sessions of other directories are checked each on its own when used.)
+ */
+async function refuseAnotherServersDirectory(
+  member: ClusterMember,
+  directory: string,
+): Promise<void> {
+  const directories = member.directories;
+  if (directories === undefined) return;
+  const record = await directories.claim(directory);
+  if (record.server === directories.server) return;
+  throw new UsageError(
+    `--dir ${directory} is served by the OpenCode server at ${record.server} in this cluster ` +
+      `(recorded by sidecar ${record.recordedBy} at ${new Date(record.recordedAt).toISOString()}), ` +
+      `but --attach names ${directories.server}. Attach to ${record.server}, or pass another ` +
+      "--dir; if the directory moved to this server, delete its record first " +
+      "(DELETE FROM directory_servers WHERE directory = '…'; docs/deployment.md)",
+  );
 }

@@ -9,6 +9,7 @@ import type { OpencodeBridgeError } from "../errors.js";
 import type { PostgresStore } from "../store/postgres-store.js";
 import type { Store } from "../store/store.js";
 import { type Logger, silentLogger } from "../util/logger.js";
+import { DirectoryServers } from "./directory-servers.js";
 import { DurableFeed } from "./durable-feed.js";
 import { fencedStore } from "./fenced-store.js";
 import { LeaseKeeper, type LeaseKeeperOptions } from "./lease-keeper.js";
@@ -22,6 +23,13 @@ export interface ClusterOptions {
   /** Lease length and heartbeat (`LeaseKeeperOptions`; defaults 3000 and 1000 ms). */
   ttlMs?: number;
   renewEveryMs?: number;
+  /**
+   * The URL of the OpenCode server this sidecar's bridge is attached to (credentials are
+   * dropped). Given, the member keeps the cluster's record of which server serves each
+   * directory (`directories`): the sidecar drives only sessions of its server's directories.
+   * Without it, every sidecar of the cluster is taken to drive one and the same server.
+   */
+  server?: string;
   /** The durable feed's slow poll (default 5 s). */
   pollEveryMs?: number;
   logger?: Logger;
@@ -39,6 +47,8 @@ export class ClusterMember {
   readonly feed: DurableFeed;
   /** Sends' idempotency keys, shared by the cluster (the `sends` table). */
   readonly sends: SendClaims;
+  /** Which server serves each directory, when `ClusterOptions.server` was given. */
+  readonly directories: DirectoryServers | undefined;
   /** The store to drive sessions with: its appends are fenced by `leases`. */
   readonly store: Store;
   readonly #listeners = new Set<(stopped: StoppedDriving) => void>();
@@ -49,12 +59,14 @@ export class ClusterMember {
     leases: LeaseKeeper,
     feed: DurableFeed,
     sends: SendClaims,
+    directories: DirectoryServers | undefined,
     store: PostgresStore,
     logger: Logger,
   ) {
     this.leases = leases;
     this.feed = feed;
     this.sends = sends;
+    this.directories = directories;
     this.#logger = logger;
     this.store = fencedStore(store, leases, (sessionId, error) => this.#refused(sessionId, error));
     leases.onLost((lost) =>
@@ -80,15 +92,22 @@ export class ClusterMember {
     if (options.renewEveryMs !== undefined) keeperOptions.renewEveryMs = options.renewEveryMs;
     const leases = await LeaseKeeper.open(url, keeperOptions);
     let sends: SendClaims | undefined;
+    let directories: DirectoryServers | undefined;
     try {
       sends = await SendClaims.open(url);
+      if (options.server !== undefined) {
+        directories = await DirectoryServers.open(url, {
+          server: options.server,
+          holderId: leases.holderId,
+        });
+      }
       const feed = await DurableFeed.open(url, store, {
         logger,
         ...(options.pollEveryMs === undefined ? {} : { pollEveryMs: options.pollEveryMs }),
       });
-      return new ClusterMember(leases, feed, sends, store, logger);
+      return new ClusterMember(leases, feed, sends, directories, store, logger);
     } catch (error) {
-      await Promise.allSettled([leases.close(), sends?.close()]);
+      await Promise.allSettled([leases.close(), sends?.close(), directories?.close()]);
       throw error;
     }
   }
@@ -109,7 +128,12 @@ export class ClusterMember {
    */
   close(options: { release?: boolean } = {}): Promise<void> {
     this.#closing ??= (async () => {
-      await Promise.allSettled([this.feed.close(), this.leases.close(options), this.sends.close()]);
+      await Promise.allSettled([
+        this.feed.close(),
+        this.leases.close(options),
+        this.sends.close(),
+        this.directories?.close(),
+      ]);
     })();
     return this.#closing;
   }

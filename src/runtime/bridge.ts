@@ -103,6 +103,11 @@ export class Bridge implements AsyncDisposable {
     }
   }
 
+  /** The directory new sessions work in unless told otherwise (`BridgeOptions.directory`). */
+  get directory(): string {
+    return this.#options.directory;
+  }
+
   /** The model new sessions use unless told otherwise. */
   get defaultModel(): ModelRef {
     if (this.#options.model) return this.#options.model;

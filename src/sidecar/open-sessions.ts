@@ -9,7 +9,7 @@ import type { Bridge } from "../runtime/bridge.js";
 import type { ChildSession, Session } from "../runtime/session.js";
 import type { SessionRecord, Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";
-import type { ClusterSessions } from "./cluster/cluster-sessions.js";
+import { type ClusterSessions, ServedElsewhereError } from "./cluster/cluster-sessions.js";
 import type { RemoteSource } from "./cluster/remote-source.js";
 import { ApiError } from "./errors.js";
 import type { SidecarMetrics } from "./metrics.js";
@@ -96,16 +96,20 @@ export class OpenSessions {
     }
     let opening = this.#opening.get(id);
     if (opening === undefined) {
-      opening = this.#adopt(id, options.signal).finally(() => this.#opening.delete(id));
+      opening = this.#adopt(record, options.signal).finally(() => this.#opening.delete(id));
       this.#opening.set(id, opening);
     }
     return await opening;
   }
 
-  /** Opens a kept session on the bridge; in a cluster, once its lease is this sidecar's. */
-  async #adopt(id: string, signal: AbortSignal | undefined): Promise<Session> {
+  /**
+   * Opens a kept session on the bridge; in a cluster, once its lease is this sidecar's (and
+   * its directory this sidecar's server's).
+   */
+  async #adopt(record: SessionRecord, signal: AbortSignal | undefined): Promise<Session> {
+    const { id, directory } = record;
     const cluster = this.#cluster;
-    await cluster?.lead(id, signal);
+    await cluster?.lead(id, { directory, ...(signal === undefined ? {} : { signal }) });
     try {
       const session = await this.#bridge.openSession(id, signal === undefined ? {} : { signal });
       return this.#follow(session, undefined);
@@ -138,12 +142,16 @@ export class OpenSessions {
     const cluster = this.#cluster;
     if (cluster === undefined) return await this.open(id, options);
     // In a cluster, a session another sidecar drives is read from the durable feed; one
-    // nobody drives is opened here (as one sidecar does), unless another was faster.
+    // nobody drives is opened here (as one sidecar does), unless another was faster or its
+    // directory is another server's (its sidecars will drive it; meanwhile it is followed).
     if (await cluster.drivenElsewhere(id)) return await cluster.remoteSource(id);
     try {
       return await this.open(id, options);
     } catch (error) {
-      if (error instanceof ApiError && error.code === "not_driver") {
+      const elsewhere =
+        error instanceof ServedElsewhereError ||
+        (error instanceof ApiError && error.code === "not_driver");
+      if (elsewhere) {
         return await cluster.remoteSource(id);
       }
       throw error;
@@ -168,6 +176,7 @@ export class OpenSessions {
   }): Promise<Session> {
     this.#throwIfClosed();
     const cluster = this.#cluster;
+    await cluster?.serveDirectory(options.directory ?? this.#bridge.directory);
     const session = await this.#bridge.createSession({
       ...options,
       ...(cluster === undefined ? {} : { claim: (id: string) => cluster.lead(id) }),

@@ -104,7 +104,11 @@ export function createSidecarContext(
       options.store,
       options.cluster === undefined
         ? undefined
-        : new ClusterSessions(options.cluster, options.store ?? options.cluster.store),
+        : new ClusterSessions(options.cluster, options.store ?? options.cluster.store, {
+            // Other sidecars' relays are answered with the same token: the cluster shares it.
+            token: options.token,
+            logger,
+          }),
     ),
     idempotency: sendKeys(options, limits, logger, stopping),
     store: options.store,

@@ -1,9 +1,9 @@
 /**
  * End to end: two `ocb serve --cluster` processes (A and B) on one embedded Postgres, both
  * attached to one real `opencode serve` with the scripted model. A client on B follows a turn
- * A drives through B's WebSocket, with the same durable events as a client on A (and no
- * deltas: they are not relayed across sidecars yet); B, which cannot forward a command to
- * A (started without --cluster-address), says who drives the session (`not_driver`).
+ * A drives through B's WebSocket, with the same durable events as a client on A, and its
+ * deltas (relayed from A: joined to their part's text, none after its end); a command already
+ * forwarded once is not forwarded again: B says who drives the session (`not_driver`).
  * SIGKILL of A mid-turn: B takes the lease over and adopts the session from the stored
  * cursor, and its client ends with the turn's durable events whole, no gap, no duplicate,
  * and one `turn.ended`.
@@ -31,11 +31,50 @@ const seqAndId = (events: CanonicalEvent[]) => durable(events).map((e) => `${e.s
 const ended = (client: RawWsClient) =>
   canonicalEventsOf(client).some((event) => event.type === "turn.ended");
 
+/** Each streamed part a client saw end: its deltas joined, its value, deltas after its end. */
+function partsOf(events: CanonicalEvent[]) {
+  const parts = new Map<string, { joined: string; value?: string; deltasAfterEnd: number }>();
+  for (const event of events) {
+    const part = partOf(event);
+    if (part === undefined) continue;
+    const seen = parts.get(part.key) ?? { joined: "", deltasAfterEnd: 0 };
+    parts.set(part.key, seen);
+    if (part.delta !== undefined) {
+      if (seen.value !== undefined) seen.deltasAfterEnd += 1;
+      else seen.joined += part.delta;
+    } else if (part.value !== undefined) seen.value = part.value;
+  }
+  return [...parts].flatMap(([key, part]) => (part.value === undefined ? [] : [{ key, ...part }]));
+}
+
+function partOf(
+  event: CanonicalEvent,
+): { key: string; delta?: string; value?: string } | undefined {
+  switch (event.type) {
+    case "text.delta":
+    case "reasoning.delta":
+      return { key: `${event.type.split(".")[0]} ${event.data.partId}`, delta: event.data.delta };
+    case "text.ended":
+    case "reasoning.ended":
+      return { key: `${event.type.split(".")[0]} ${event.data.partId}`, value: event.data.text };
+    case "tool.input.delta":
+      return { key: `tool ${event.data.callId}`, delta: event.data.delta };
+    case "tool.input.ended":
+      return { key: `tool ${event.data.callId}`, value: event.data.input };
+    default:
+      return undefined;
+  }
+}
+
 let a: OcbClusterMember;
 let b: OcbClusterMember;
 
-it("a client on B follows a turn driven by A: the same durable events as a client on A", async () => {
-  [a, b] = [await fixture.cluster.start("A"), await fixture.cluster.start("B")];
+it("a client on B follows a turn driven by A: the same durable events as a client on A, and its deltas", async () => {
+  // A addressed: B's delta relay reaches it there.
+  [a, b] = [
+    await fixture.cluster.start("A", { addressed: true }),
+    await fixture.cluster.start("B"),
+  ];
   const session = (await call(a.url, "POST", "/v1/sessions", { title: "cluster" })) as {
     id: string;
   };
@@ -54,20 +93,32 @@ it("a client on B follows a turn driven by A: the same durable events as a clien
   expect(durable(fromB).map((e) => e.seq)).toEqual(durable(fromB).map((_, index) => index + 1));
   expect(seqAndId(fromB)).toEqual(seqAndId(await fixture.store.read(session.id)));
   expect(fromA.some((event) => event.type === "text.delta")).toBe(true);
-  expect(fromB.some((event) => !event.durable)).toBe(false); // deltas: not across sidecars yet
+  // Deltas, relayed from A: streamed (more than the one a part's end would make), each
+  // part's joined to its text, none after its end.
+  const textDeltas = fromB.filter((event) => event.type === "text.delta");
+  expect(textDeltas.length).toBeGreaterThan(1);
+  const parts = partsOf(fromB);
+  expect(parts.length).toBeGreaterThan(0);
+  for (const part of parts) {
+    expect(part.joined, part.key).toBe(part.value);
+    expect(part.deltasAfterEnd, part.key).toBe(0);
+  }
 
-  // B does not drive A's session, and cannot forward a command to A (started without
-  // --cluster-address): it says who drives it, and what to do.
+  // A command forwarded once already (as a sidecar forwards it) is not forwarded again: B
+  // does not drive A's session and says who does.
   const refused = await fetch(`${b.url}/v1/sessions/${session.id}/inputs`, {
     method: "POST",
-    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      "content-type": "application/json",
+      "x-ocb-forwarded": "another",
+    },
     body: JSON.stringify({ text: "hello", delivery: "queue" }),
   });
   expect(refused.status).toBe(409);
   const body = (await refused.json()) as { error: { code: string; message: string } };
   expect(body.error.code).toBe("not_driver");
   expect(body.error.message).toContain("sidecar A");
-  expect(body.error.message).toContain("--cluster-address");
 });
 
 it("SIGKILL of A mid-turn: B takes the session over and the turn ends exactly once", async () => {

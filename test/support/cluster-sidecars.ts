@@ -1,8 +1,10 @@
 /**
- * Sidecars of one cluster in the test's own process (a real Postgres; sessions on the
- * in-process backend, so no OpenCode), with short leases. Not listening, each has a made-up
- * address (`http://<id>.test:1`); listening (`listen: true`), each is on a free loopback port
- * that is its cluster address, so that commands can be forwarded between them over HTTP.
+ * Sidecars of one cluster in the test's own process, for unit tests on a real Postgres: each
+ * with its own store, cluster member (short leases) and stand-in bridge (sessions on the
+ * in-process backend, through the real runtime; no OpenCode: test/e2e/sidecar-cluster*.test.ts
+ * have the real one). Not listening, each is driven with `inject()` at a made-up address
+ * (`http://<id>.test:1`); listening (`listen: true`), each is on a free loopback port that is
+ * its cluster address, for what goes between sidecars (forwarded commands, the delta relay).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,8 +25,10 @@ import { usePostgres } from "./use-postgres.js";
 
 export interface ClusterSidecar {
   holderId: string;
-  /** Its cluster address. */
+  /** Its cluster address (where it listens, when listening). */
   address: string;
+  /** Its sessions' directory (the stand-in bridge's). */
+  directory: string;
   /** The token and a Host of its own: what `inject()` needs (`json`: with a JSON content type). */
   headers: { auth: Record<string, string>; json: Record<string, string> };
   app: SidecarApp;
@@ -33,6 +37,17 @@ export interface ClusterSidecar {
   store: PostgresStore;
   backends: Map<string, InProcessBackend>;
   logger: RecordingLogger;
+  /** Stops it (idempotent); done by the cleanups otherwise. */
+  close(): Promise<void>;
+}
+
+export interface ClusterSidecarOptions {
+  /** Listen on a free loopback port, which becomes its cluster address. */
+  listen?: boolean;
+  /** The OpenCode server it says it is attached to (the record of directories). */
+  server?: string;
+  /** Its sessions' directory (default: a new temp dir, removed on close). */
+  directory?: string;
 }
 
 /**
@@ -49,22 +64,23 @@ export function useClusterSidecars() {
     cleanups,
     freshDatabase: () => postgres.freshDatabase(),
     /** A sidecar in the cluster of `url` (see `clusterSidecar`), stopped after the test. */
-    sidecar: (url: string, holderId: string, options: { listen?: boolean } = {}) =>
+    sidecar: (url: string, holderId: string, options: ClusterSidecarOptions = {}) =>
       clusterSidecar(url, holderId, cleanups, options),
   };
 }
 
 /**
- * A sidecar in the cluster of `url`, with short leases; `cleanups` gets what stops it (run
- * them in reverse order).
+ * A sidecar in the cluster of `url` (1 s leases); `cleanups` gets what stops it (run them in
+ * reverse order).
  */
 export async function clusterSidecar(
   url: string,
   holderId: string,
   cleanups: (() => Promise<unknown>)[],
-  options: { listen?: boolean } = {},
+  options: ClusterSidecarOptions = {},
 ): Promise<ClusterSidecar> {
-  const directory = mkdtempSync(join(tmpdir(), `ocb-cluster-${holderId}-`));
+  const owned = options.directory === undefined;
+  const directory = options.directory ?? mkdtempSync(join(tmpdir(), `ocb-cluster-${holderId}-`));
   const port = options.listen === true ? await findFreePort("127.0.0.1") : 80;
   const address =
     options.listen === true ? `http://127.0.0.1:${port}` : `http://${holderId}.test:1`;
@@ -76,6 +92,7 @@ export async function clusterSidecar(
     ttlMs: 1_000,
     renewEveryMs: 200,
     pollEveryMs: 200,
+    ...(options.server === undefined ? {} : { server: options.server }),
   });
   const { bridge, backends, open } = standInBridge(directory, cluster.store);
   const stopping = new AbortController();
@@ -86,30 +103,44 @@ export async function clusterSidecar(
   ctx.address.port = port;
   const app = buildApp(ctx);
   if (options.listen === true) await app.listen({ host: "127.0.0.1", port });
-  let closed = false;
-  cleanups.push(async () => {
-    if (closed) return;
-    closed = true;
-    stopping.abort();
-    ctx.sessions.close();
-    await app.close();
-    await Promise.all([...open.values()].map((session) => session.detach()));
-    await cluster.close();
-    await store.close();
-    rmSync(directory, { recursive: true, force: true });
-  });
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      stopping.abort();
+      ctx.sessions.close();
+      await app.close();
+      await Promise.all([...open.values()].map((session) => session.detach()));
+      await cluster.close();
+      await store.close();
+      if (owned) rmSync(directory, { recursive: true, force: true });
+    })();
+    return closing;
+  };
+  cleanups.push(close);
   const auth = { ...AUTH, host: `127.0.0.1:${port}` };
   const headers = { auth, json: { ...JSON_HEADERS, host: auth.host } };
-  return { holderId, address, headers, app, ctx, cluster, store, backends, logger };
+  return {
+    holderId,
+    address,
+    directory,
+    headers,
+    app,
+    ctx,
+    cluster,
+    store,
+    backends,
+    logger,
+    close,
+  };
 }
 
 /** Creates a session on `on` (which drives it then); gives its id. */
-export async function createClusterSession(on: ClusterSidecar): Promise<string> {
+export async function createClusterSession(on: ClusterSidecar, title = "cluster"): Promise<string> {
   const created = await on.app.inject({
     method: "POST",
     url: "/v1/sessions",
     headers: on.headers.json,
-    payload: { title: "cluster" },
+    payload: { title },
   });
   expect(created.statusCode, created.body).toBe(201);
   return SessionInfoSchema.parse(created.json()).id;

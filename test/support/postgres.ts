@@ -193,7 +193,8 @@ async function waitGone(pid: number | undefined): Promise<void> {
   }
 }
 
-function freePort(): Promise<number> {
+/** A port free on 127.0.0.1 now (for a server that must know its port before it listens). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once("error", reject);

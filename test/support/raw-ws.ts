@@ -3,7 +3,7 @@
  * client would use it; not the typed client): messages queued as they come, bounded waits,
  * and `pause()` to stop reading, as a slow consumer does. Also `ws`'s server, for unit tests.
  *
- * `ws` (a devDependency) ships no types of its own, so the few members the tests use are typed
+ * `ws` ships no types of its own, so the few members the tests use are typed
  * below.
  */
 import { createRequire } from "node:module";

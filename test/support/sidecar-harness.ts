@@ -59,6 +59,7 @@ export function standInBridge(
   };
   const standIn = {
     backend: "subprocess",
+    directory,
     defaultModel: MODEL,
     sessions: () => store.sessions(),
     async createSession(options: { title?: string; claim?: (id: string) => Promise<void> } = {}) {

@@ -135,7 +135,7 @@ async function serve(options: ServeOptions): Promise<void> {
   const opened = await openStore(spec);
   let cluster: Awaited<ReturnType<typeof joinClusterIfAsked>>;
   try {
-    cluster = await joinClusterIfAsked({ ...options, port }, spec, opened, logger);
+    cluster = await joinClusterIfAsked({ ...options, port, directory }, spec, opened, logger);
   } catch (error) {
     await opened.close();
     throw error;

@@ -1,49 +1,110 @@
 /**
  * The sidecar's side of a cluster's sessions: taking a session's lease before driving it
- * (refused with `not_driver`, naming the driver, when another sidecar holds it: the routes
- * then forward commands there, cluster/forward.ts), and reading
- * a session another sidecar drives from the durable feed (one `RemoteSource` per session
- * while someone reads it, so that its subscribers share one session feed).
+ * (refused with `not_driver`, naming the driver, when another sidecar holds it; with
+ * `conflict`, naming the server, when the session's directory is another OpenCode server's,
+ * which only that server's sidecars can drive; the routes forward
+ * commands to a driver elsewhere, cluster/forward.ts), and reading a session another sidecar drives
+ * from the durable feed (one `RemoteSource` per session while someone reads it, so that its
+ * subscribers share one session feed).
  */
 import type { ClusterMember } from "../../cluster/cluster-member.js";
+import type { DirectoryServer } from "../../cluster/directory-servers.js";
+import type { LeaseHolder } from "../../cluster/lease-rows.js";
 import type { Store } from "../../store/store.js";
+import type { Logger } from "../../util/logger.js";
 import { ApiError } from "../errors.js";
+import { DeltaRelay } from "./delta-relay.js";
 import { RemoteSource } from "./remote-source.js";
+
+/**
+ * The session's directory is served by another OpenCode server than this sidecar's: it is
+ * left to the sidecars attached to that server (409 `conflict`, the server named).
+ */
+export class ServedElsewhereError extends ApiError {
+  readonly record: DirectoryServer;
+
+  constructor(record: DirectoryServer, mine: string, sessionId?: string) {
+    const what = sessionId === undefined ? "" : `session ${sessionId}'s `;
+    super(
+      "conflict",
+      `${what}directory ${record.directory} is served by the OpenCode server at ${record.server} ` +
+        `in this cluster; this sidecar is attached to ${mine}: use a sidecar attached to ` +
+        `${record.server}`,
+      {
+        details: {
+          ...(sessionId === undefined ? {} : { sessionId }),
+          directory: record.directory,
+          server: record.server,
+        },
+      },
+    );
+    this.record = record;
+  }
+}
 
 export class ClusterSessions {
   readonly member: ClusterMember;
   readonly #store: Pick<Store, "lastSeq">;
   readonly #remote = new Map<string, RemoteSource>();
+  /** Deltas of the sessions other sidecars drive, when relayed (the sidecar's token given). */
+  readonly #relay: DeltaRelay | undefined;
+  readonly #logger: Logger | undefined;
 
-  constructor(member: ClusterMember, store: Pick<Store, "lastSeq">) {
+  constructor(
+    member: ClusterMember,
+    store: Pick<Store, "lastSeq">,
+    relay?: { token: string; logger: Logger },
+  ) {
     this.member = member;
     this.#store = store;
+    this.#logger = relay?.logger;
+    this.#relay =
+      relay === undefined
+        ? undefined
+        : new DeltaRelay({
+            driverOf: (sessionId) => member.leases.holderOf(sessionId),
+            token: relay.token,
+            logger: relay.logger,
+          });
+  }
+
+  /** The relay of other sidecars' deltas (undefined: not relayed). */
+  get relay(): DeltaRelay | undefined {
+    return this.#relay;
   }
 
   /**
    * Takes the session's lease, so that this sidecar may drive it; `not_driver` when another
-   * sidecar holds it (its id and address in the message and the details).
+   * sidecar holds it (its id and address in the message and the details). With `directory`
+   * (the session's), first checks that this sidecar's server serves it: `ServedElsewhereError`
+   * when another server does and nobody drives the session.
    */
-  async lead(sessionId: string, signal?: AbortSignal): Promise<void> {
-    const token = await this.member.leases.acquire(sessionId, signal);
+  async lead(
+    sessionId: string,
+    options: { directory?: string; signal?: AbortSignal } = {},
+  ): Promise<void> {
+    if (options.directory !== undefined) {
+      const elsewhere = await this.#servedElsewhere(options.directory, sessionId);
+      if (elsewhere !== undefined) {
+        // Driven now: say who (commands go there); nobody: only its server's sidecars may.
+        const holder = await this.member.leases.holderOf(sessionId);
+        if (holder !== undefined) throw notDriver(sessionId, holder);
+        throw elsewhere;
+      }
+    }
+    const token = await this.member.leases.acquire(sessionId, options.signal);
     if (token !== undefined) return;
-    const holder = await this.member.leases.holderOf(sessionId);
-    const who =
-      holder === undefined
-        ? "another sidecar (its lease just ended: try again)"
-        : `sidecar ${holder.holder}${holder.address === undefined ? "" : ` at ${holder.address}`}`;
-    throw new ApiError(
-      "not_driver",
-      `session ${sessionId} is driven by ${who}; a command sent to another sidecar is ` +
-        "forwarded to it, but not a command forwarded already (send it again: the driver " +
-        "changed); its events can be followed from any sidecar",
-      {
-        details:
-          holder === undefined
-            ? { sessionId }
-            : { sessionId, driver: holder.holder, address: holder.address ?? null },
-      },
-    );
+    throw notDriver(sessionId, await this.member.leases.holderOf(sessionId));
+  }
+
+  /**
+   * Checks that this sidecar's server serves `directory` (recording it as the directory's
+   * server when nobody did), before a session is created there; `ServedElsewhereError`
+   * otherwise. Without a record of directories (no `server` given to the member): nothing.
+   */
+  async serveDirectory(directory: string): Promise<void> {
+    const elsewhere = await this.#servedElsewhere(directory);
+    if (elsewhere !== undefined) throw elsewhere;
   }
 
   /** Gives the lease up (the session was released or killed here). */
@@ -67,10 +128,53 @@ export class ClusterSessions {
       current.advanceTo(lastSeq);
       return current;
     }
-    const source: RemoteSource = new RemoteSource(sessionId, this.member.feed, lastSeq, () => {
-      if (this.#remote.get(sessionId) === source) this.#remote.delete(sessionId);
-    });
+    const relay = this.#relay;
+    const source: RemoteSource = new RemoteSource(
+      sessionId,
+      this.member.feed,
+      lastSeq,
+      () => {
+        if (this.#remote.get(sessionId) === source) this.#remote.delete(sessionId);
+      },
+      relay === undefined
+        ? undefined
+        : {
+            relay: (sink, signal) => relay.follow(sessionId, sink, signal),
+            ...(this.#logger === undefined ? {} : { logger: this.#logger }),
+          },
+    );
     this.#remote.set(sessionId, source);
     return source;
   }
+
+  async #servedElsewhere(
+    directory: string,
+    sessionId?: string,
+  ): Promise<ServedElsewhereError | undefined> {
+    const directories = this.member.directories;
+    if (directories === undefined) return undefined;
+    const record = await directories.claim(directory);
+    if (record.server === directories.server) return undefined;
+    return new ServedElsewhereError(record, directories.server, sessionId);
+  }
+}
+
+/** `not_driver`, naming the holder (undefined: its lease ended just now). */
+function notDriver(sessionId: string, holder: LeaseHolder | undefined): ApiError {
+  const who =
+    holder === undefined
+      ? "another sidecar (its lease just ended: try again)"
+      : `sidecar ${holder.holder}${holder.address === undefined ? "" : ` at ${holder.address}`}`;
+  return new ApiError(
+    "not_driver",
+    `session ${sessionId} is driven by ${who}; a command sent to another sidecar is ` +
+      "forwarded to it, but not a command forwarded already (send it again: the driver " +
+      "changed); its events can be followed from any sidecar",
+    {
+      details:
+        holder === undefined
+          ? { sessionId }
+          : { sessionId, driver: holder.holder, address: holder.address ?? null },
+    },
+  );
 }

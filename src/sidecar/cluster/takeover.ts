@@ -3,14 +3,15 @@
  * holder died, or lost the database) and takes the sessions still `open` in the store: it
  * opens the session as a restarted sidecar does (`OpenSessions.open`: the lease first, then
  * the bridge's adoption from the stored cursor), so a turn left running ends exactly once,
- * driven from here. Another sidecar may be faster: its `not_driver` is no failure.
+ * driven from here. Another sidecar may be faster: its `not_driver` is no failure; a session
+ * whose directory another OpenCode server serves is left to the sidecars attached to it.
  */
 import type { Store } from "../../store/store.js";
 import { describeError } from "../../util/describe-error.js";
 import type { Logger } from "../../util/logger.js";
 import { ApiError } from "../errors.js";
 import type { OpenSessions } from "../open-sessions.js";
-import type { ClusterSessions } from "./cluster-sessions.js";
+import { type ClusterSessions, ServedElsewhereError } from "./cluster-sessions.js";
 
 export interface TakeoverDeps {
   cluster: ClusterSessions;
@@ -38,6 +39,8 @@ export async function takeOverExpired(deps: TakeoverDeps, signal: AbortSignal): 
       } catch (error) {
         if (signal.aborted) return;
         if (error instanceof ApiError && error.code === "not_driver") continue; // another was faster
+        // Its directory is another server's: that server's sidecars take it over.
+        if (error instanceof ServedElsewhereError) continue;
         logger.warn("taking over a session failed; tried again at the next check", {
           sessionId: lease.sessionId,
           error: describeError(error),

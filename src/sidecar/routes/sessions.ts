@@ -4,6 +4,7 @@ import type { FastifyReply } from "fastify";
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { conversationOf } from "../../store/conversation.js";
 import { callSignal } from "../call-bounds.js";
+import { ServedElsewhereError } from "../cluster/cluster-sessions.js";
 import { forwardToDriver } from "../cluster/forward.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
@@ -83,8 +84,12 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
       try {
         await sessions.open(id, { signal: callSignal(ctx) });
       } catch (error) {
-        // In a cluster, another sidecar drives it: what the store says is still an answer.
-        if (!(error instanceof ApiError && error.code === "not_driver")) throw error;
+        // In a cluster, another sidecar drives it, or its directory is another server's: what
+        // the store says is still an answer.
+        const elsewhere =
+          error instanceof ServedElsewhereError ||
+          (error instanceof ApiError && error.code === "not_driver");
+        if (!elsewhere) throw error;
       }
       return await sessions.info(id);
     },

@@ -7,6 +7,8 @@
  */
 import websocket from "@fastify/websocket";
 import { z } from "zod";
+import { relaySource } from "../cluster/relay-serving.js";
+import { RELAY_HEADER } from "../cluster/relay-socket.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { WS_CLOSE } from "../protocol/ws.js";
@@ -34,6 +36,8 @@ export async function registerStreamRoutes(app: SidecarApp, ctx: SidecarContext)
   const metrics = streamMetrics(ctx.metrics);
   const logger = ctx.logger;
   const feeds = new SessionFeeds({ logger });
+  // Other sidecars' delta relays: feeds of their own (ephemeral events only, see relay-serving.ts).
+  const relayFeeds = new SessionFeeds({ logger });
   const sockets = new Set<WsConnection>();
   const sseStreams = new Set<SseStream>();
 
@@ -75,11 +79,16 @@ export async function registerStreamRoutes(app: SidecarApp, ctx: SidecarContext)
     if (request.headers.upgrade?.toLowerCase() === "websocket") request.raw.socket.destroy();
   });
 
+  /** A relay is served only from a session this sidecar drives now: it never opens one. */
+  const openRelaySource = async (sessionId: string): Promise<FeedSource> =>
+    relaySource(ctx.sessions.peek(sessionId), sessionId);
+
   app.get("/v1/ws", { websocket: true }, (socket, request) => {
     handshakes.claim(request.raw.socket);
+    const relay = request.headers[RELAY_HEADER] !== undefined;
     const connection: WsConnection = new WsConnection(socket as StreamSocket, {
-      feeds,
-      openSource,
+      feeds: relay ? relayFeeds : feeds,
+      openSource: relay ? openRelaySource : openSource,
       limits,
       metrics,
       logger,

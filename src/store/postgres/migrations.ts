@@ -88,6 +88,20 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX sends_created ON sends (created_at);
     `,
   },
+  {
+    version: 4,
+    description:
+      "directory_servers (the cluster: which attached OpenCode server serves each directory, " +
+      "by URL without credentials; the sidecars attached to it are the ones that drive its sessions)",
+    sql: `
+      CREATE TABLE directory_servers (
+        directory TEXT PRIMARY KEY,
+        server TEXT NOT NULL,
+        recorded_by TEXT NOT NULL,
+        recorded_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];
 
 /** Any fixed number, the same in every process: the lock migrations are applied under. */
