@@ -8,6 +8,7 @@
 import { parseArgs } from "node:util";
 import { isPlanned, type ScenarioContext, type ScenarioRow } from "./scenario.js";
 import { SUITE } from "./scenarios/index.js";
+import { createSuiteFiles, scenarioContext } from "./suite-files.js";
 import { type Outcome, reliabilityTable } from "./table.js";
 
 const DEFAULT_SEED = 17;
@@ -53,12 +54,12 @@ async function runEntry(name: string): Promise<Outcome> {
   if (entry === undefined) throw new Error(`no scenario ${name}`);
   if (isPlanned(entry)) return { entry };
   const [row, peakRssBytes] = await withPeakRss(async (sampleRss) => {
-    const context: ScenarioContext = {
+    const context: ScenarioContext = scenarioContext(suiteFiles, name, {
       short: values.short,
       seed,
       note: (line) => console.error(`[reliability] ${line}`),
       sampleRss,
-    };
+    });
     try {
       return await entry.run(context);
     } catch (error) {
@@ -76,6 +77,9 @@ async function runEntry(name: string): Promise<Outcome> {
   return { entry, row: { scenario: entry.name, peakRssBytes, ...row } };
 }
 
+const suiteFiles = createSuiteFiles();
+// Removed when the run exits (a failing scenario included); each scenario stops its own processes.
+process.once("exit", () => suiteFiles.remove());
 const outcomes: Outcome[] = [];
 for (const name of names) outcomes.push(await runEntry(name));
 console.log(`\nreliability${values.short ? " (short variants)" : ""}:`);

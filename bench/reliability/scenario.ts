@@ -38,6 +38,24 @@ export interface ScenarioContext {
   note(line: string): void;
   /** Records the current RSS in the scenario's peak (the sampler also runs on a timer). */
   sampleRss(): void;
+  /**
+   * A directory of the scenario's own, inside the suite's: its stores, logs, transcripts and
+   * exported files go there, kept until the suite ends so that the secrets scan reads them.
+   */
+  workDir: string;
+  /**
+   * Tells the suite a secret the scenario used (a token, a server password, a provider API
+   * key): the secrets scan looks for each in every file the suite wrote.
+   */
+  secret(value: string): void;
+  /** The suite's directory (every scenario's `workDir` is in it) and the secrets told so far. */
+  suite: SuiteFiles;
+}
+
+/** What the scenarios of one run share: where they write, and the secrets they used. */
+export interface SuiteFiles {
+  dir: string;
+  secrets: Set<string>;
 }
 
 /** A scenario that is built: a name for `--only`, and its run. */
