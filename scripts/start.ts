@@ -8,11 +8,13 @@
  * Ctrl-C / SIGTERM once. A terminal's Ctrl-C reaches this script twice (from the terminal and
  * again from npm, which forwards it); were the server in this group it would see two and take
  * them for "stop now", skipping the clean stop. A second Ctrl-C pressed later is passed on (the
- * server then exits at once, killing what it started).
+ * server then exits at once, killing what it started). Killed outright, this script leaves the
+ * server on its own, which notices and stops cleanly (`OCB_STOP_WITH_PARENT`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
 import { fileURLToPath } from "node:url";
+import { STOP_WITH_PARENT_ENV } from "../src/cli/parent-watch.js";
 import { serveArguments } from "./serve-arguments.js";
 import { webBuildReason } from "./web-build-state.js";
 
@@ -40,6 +42,9 @@ async function main(): Promise<number> {
   const server = spawn(process.execPath, ["--import", "tsx", "src/cli/ocb.ts", ...serve.args], {
     ...options(),
     detached: true,
+    // Killed with no chance to pass anything on (kill -9), this script leaves the server
+    // orphaned in its own group: it then stops itself (src/cli/parent-watch.ts).
+    env: { ...process.env, [STOP_WITH_PARENT_ENV]: String(process.pid) },
   });
   return (await forwardSignals(server)) ?? 1;
 }

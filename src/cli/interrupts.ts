@@ -5,6 +5,7 @@
  * groups, so none is left behind) and the process exits at once with the conventional 130.
  */
 import { signalLiveGroups } from "../server/opencode-process.js";
+import { stopWithParent } from "./parent-watch.js";
 
 /** The exit code of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT). */
 export const INTERRUPTED_EXIT_CODE = 130;
@@ -12,7 +13,10 @@ export const INTERRUPTED_EXIT_CODE = 130;
 export interface Interrupts {
   /** Aborted on the first interrupt. */
   readonly signal: AbortSignal;
-  /** Resolves with what interrupted first: "SIGINT", "SIGTERM", or "Ctrl-C" (a key press). */
+  /**
+   * Resolves with what interrupted first: "SIGINT", "SIGTERM", "Ctrl-C" (a key press), or the
+   * parent's exit (when started with `OCB_STOP_WITH_PARENT`: src/cli/parent-watch.ts).
+   */
   readonly reason: Promise<string>;
   /**
    * Interrupts as a signal would. For a terminal in raw mode, where Ctrl-C arrives as a key
@@ -23,7 +27,7 @@ export interface Interrupts {
   dispose(): void;
 }
 
-/** Installs the SIGINT and SIGTERM handlers until `dispose()`. */
+/** Installs the SIGINT and SIGTERM handlers (and the parent watch) until `dispose()`. */
 export function handleInterrupts(): Interrupts {
   const controller = new AbortController();
   let resolveReason: (what: string) => void = () => {};
@@ -42,6 +46,7 @@ export function handleInterrupts(): Interrupts {
   const onSignal = (name: NodeJS.Signals): void => interrupt(name);
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  const stopWatchingParent = stopWithParent(interrupt);
   return {
     signal: controller.signal,
     reason,
@@ -49,6 +54,7 @@ export function handleInterrupts(): Interrupts {
     dispose() {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
+      stopWatchingParent();
     },
   };
 }

@@ -74,4 +74,30 @@ describe("npm start (scripts/start.ts)", () => {
     await expect(fetch(`${origin}/healthz`)).rejects.toThrow();
     expect(cli.stderr).not.toContain(decodeURIComponent(token));
   });
+
+  it("killed outright (kill -9 of the script alone), leaves nothing running", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ocb-start-"));
+    dirs.push(dir);
+    const cli = startOcb(["--dir", dir, "--store", join(dir, "store.db")], {
+      entry: "scripts/start.ts",
+      env: { OCB_TOKEN: "" },
+    });
+    const watch = new DescendantWatch(cli.pid);
+    started.push({ cli, watch });
+    await untilOcb(
+      "the sidecar listening",
+      cli,
+      () => /listening on/.test(cli.stdout),
+      START_BOUND_MS,
+    );
+    watch.poll();
+    expect(watch.seen.some((process) => /opencode.* serve/.test(process.command))).toBe(true);
+
+    // No signal handler runs: the server (in a group of its own) is orphaned.
+    process.kill(cli.pid, "SIGKILL");
+    await cli.exited;
+    const deadline = Date.now() + EXIT_BOUND_MS;
+    while (watch.running().length > 0 && Date.now() < deadline) await delay(100);
+    expect(watch.running()).toEqual([]);
+  });
 });
