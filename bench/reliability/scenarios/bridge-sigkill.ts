@@ -1,0 +1,140 @@
+/**
+ * The bridge SIGKILLed mid-turn, again and again: each time a new bridge on the same store
+ * takes up the managed server its keeper kept, adopts the running turn, and the turn ends
+ * exactly once; the stored transcript has no gap (seqs dense from 1, no event id twice, one
+ * `turn.ended` per turn, each turn's events those of a turn nobody interrupted). The bridges
+ * run as child processes (`bridge-sigkill/child.ts`); the scripted model runs here, so that it
+ * outlives them. At the end nothing runs: the last bridge stopped the server.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import { SqliteStore } from "../../../src/store/sqlite-store.js";
+import { demoProviderConfig } from "../../../src/testing/demo-provider.js";
+import { startScriptedModel } from "../../../src/testing/scripted-model/index.js";
+import { Leftovers } from "../bridge-sigkill/leftovers.js";
+import { MID_TURN_WINDOW_MS, REPLY } from "../bridge-sigkill/messages.js";
+import { type KillPhase, type RoundsResult, runRounds } from "../bridge-sigkill/rounds.js";
+import { checkTranscript, type TranscriptFigures } from "../bridge-sigkill/transcript-check.js";
+import type { Scenario, ScenarioContext, ScenarioRow } from "../scenario.js";
+
+/** Kills in a row: the issue's 20, and the short variant's. */
+export const BRIDGE_KILLS = { full: 20, short: 3 } as const;
+/** Kills land uniformly in this window after the turn's admission: every one before its end. */
+export const KILL_WINDOW_MS = MID_TURN_WINDOW_MS;
+/** How long the keeper keeps the server of a killed bridge (a successor comes in seconds). */
+const ORPHAN_TIMEOUT_MS = 60_000;
+/** Bound on the keeper and the server stopping after the last bridge closed. */
+const SETTLE_MS = 10_000;
+
+/** The kill delays of a run, from its seed. */
+export function killDelays(seed: number, kills: number): number[] {
+  return fc.sample(fc.integer({ min: 0, max: KILL_WINDOW_MS - 1 }), { seed, numRuns: kills });
+}
+
+async function storedTranscript(storePath: string, sessionId: string | undefined) {
+  if (sessionId === undefined) return [];
+  const store = SqliteStore.open(storePath);
+  try {
+    return await store.read(sessionId);
+  } finally {
+    await store.close();
+  }
+}
+
+function phaseNote(phases: readonly KillPhase[]): string {
+  const counts = new Map<KillPhase, number>();
+  for (const phase of phases) counts.set(phase, (counts.get(phase) ?? 0) + 1);
+  return `kills landed: ${[...counts].map(([phase, count]) => `${count} ${phase}`).join(", ")}`;
+}
+
+/** The row: passed only when every kill was mid-turn, every turn adopted and ended once, nothing lost, duplicated or left running. */
+export function bridgeSigkillRow(
+  rounds: RoundsResult,
+  transcript: TranscriptFigures,
+  leaked: readonly string[],
+  seed: number,
+): Omit<ScenarioRow, "scenario" | "peakRssBytes"> {
+  const kills = rounds.kills;
+  const midTurn = rounds.phases.filter((phase) => phase !== "ended").length;
+  const sorted = [...rounds.adoptionMs].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)];
+  const passed =
+    rounds.failure === undefined &&
+    rounds.findings.length === 0 &&
+    midTurn === kills &&
+    rounds.adopted === kills &&
+    rounds.takenUp === kills &&
+    transcript.turnsStarted === kills + 1 &&
+    transcript.endedOnce === transcript.turnsStarted &&
+    transcript.lost === 0 &&
+    transcript.duplicated === 0 &&
+    transcript.problems.length === 0 &&
+    leaked.length === 0;
+  return {
+    load: `1 session, ${transcript.turnsStarted} turns, ${kills} bridges killed`,
+    faultsInjected: kills,
+    turnsEndedOnce: { once: transcript.endedOnce, started: transcript.turnsStarted },
+    durableLost: transcript.lost,
+    duplicated: transcript.duplicated,
+    crashes: rounds.crashes,
+    leakedProcesses: leaked.length,
+    passed,
+    notes: [
+      `seed ${seed}: SIGKILL 0-${KILL_WINDOW_MS} ms after the turn's admission, same session every round`,
+      `${midTurn} of ${kills} kills mid-turn (${phaseNote(rounds.phases)})`,
+      `${rounds.adopted} of ${kills} running turns adopted, the server taken up ${rounds.takenUp} of ${kills} times`,
+      ...(median === undefined
+        ? []
+        : [`restart (a new process) to the turn adopted: median ${median} ms`]),
+      `${transcript.events} durable events, seqs dense, ${transcript.problems.length} problems`,
+      ...(rounds.failure === undefined ? [] : [`stopped early: ${rounds.failure}`]),
+      ...rounds.findings.slice(0, 3),
+      ...transcript.problems.slice(0, 3),
+      ...(leaked.length === 0 ? [] : [`left running: ${leaked.join(", ")}`]),
+    ],
+  };
+}
+
+export const bridgeSigkillScenario: Scenario = {
+  name: "bridge-sigkill",
+  summary:
+    "the bridge SIGKILLed mid-turn 20 times and restarted: each turn adopted, ends once, no gap",
+  async run(context: ScenarioContext) {
+    const kills = context.short ? BRIDGE_KILLS.short : BRIDGE_KILLS.full;
+    const delays = killDelays(context.seed, kills);
+    context.note(`bridge-sigkill: ${kills} kills, seed ${context.seed}`);
+    mkdirSync(join(context.workDir, "project"), { recursive: true });
+    const apiKey = `ocb-bridge-sigkill-${randomBytes(12).toString("hex")}`;
+    context.secret(apiKey);
+    const leftovers = new Leftovers();
+    const model = await startScriptedModel();
+    let rounds: RoundsResult;
+    let leaked: string[];
+    try {
+      const config = demoProviderConfig(model.url);
+      config.provider.demo.options.apiKey = apiKey;
+      rounds = await runRounds({
+        workDir: context.workDir,
+        config: { ...config },
+        killDelaysMs: delays,
+        orphanTimeoutMs: ORPHAN_TIMEOUT_MS,
+        leftovers,
+        secret: (value) => context.secret(value),
+        note: (line) => {
+          context.sampleRss();
+          context.note(line);
+        },
+      });
+      // The last bridge stopped the server: its keeper and it go within moments.
+      leaked = await leftovers.settle(SETTLE_MS);
+    } finally {
+      await leftovers.stop();
+      await model.close();
+    }
+    const events = await storedTranscript(join(context.workDir, "store.db"), rounds.sessionId);
+    const transcript = checkTranscript(events, REPLY, rounds.referenceTurnId);
+    return bridgeSigkillRow(rounds, transcript, leaked, context.seed);
+  },
+};
