@@ -33,6 +33,8 @@ export interface RoundsResult {
   adopted: number;
   /** From a restarted child's spawn to its session opened (the turn adopted), ms. */
   adoptionMs: number[];
+  /** From the session opened to the adopted turn's end, ms. */
+  endAfterOpenMs: number[];
   /** Children that failed or exited without being killed. */
   crashes: number;
   /** The first thing that went wrong, if the rounds stopped early. */
@@ -80,6 +82,7 @@ export async function runRounds(options: RoundsOptions): Promise<RoundsResult> {
     takenUp: 0,
     adopted: 0,
     adoptionMs: [],
+    endAfterOpenMs: [],
     crashes: 0,
     failure: undefined,
     findings: [],
@@ -141,6 +144,7 @@ export async function runRounds(options: RoundsOptions): Promise<RoundsResult> {
         );
       const ended = await child.next("ended", STEP_BOUND_MS);
       const endedAt = Date.now();
+      result.endAfterOpenMs.push(endedAt - openedAt);
       if (ended.turnId !== turnId || ended.outcome !== "completed" || ended.text !== REPLY) {
         result.findings.push(
           `round ${round + 1}: turn ${ended.turnId} ended ${ended.outcome}: ${ended.text}`,
