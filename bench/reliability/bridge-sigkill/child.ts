@@ -47,6 +47,11 @@ async function main(setup: ChildSetup): Promise<void> {
     server: { orphanTimeoutMs: setup.orphanTimeoutMs },
     logger: lineLogger("text", (line) => appendFileSync(setup.log, line)),
   });
+  // The scenario gone (killed outright): nobody will adopt anything, so stop as a bridge closes.
+  let closing: Promise<unknown> | undefined;
+  process.once("disconnect", () => {
+    closing ??= bridge.close().finally(() => process.exit(0));
+  });
   post({
     kind: "started",
     serverPid: bridge.server.pid ?? 0,
@@ -80,13 +85,21 @@ async function main(setup: ChildSetup): Promise<void> {
   }
   const result = await turn.done();
   post({ kind: "ended", turnId: turn.id, outcome: result.outcome, text: result.text });
-  await bridge.close();
+  closing ??= bridge.close();
+  await closing;
   post({ kind: "closed" });
   process.disconnect?.();
 }
 
-const raw = process.env[SETUP_ENV];
-const setup = ChildSetup.safeParse(raw === undefined ? undefined : JSON.parse(raw));
+function parsedJson(text: string | undefined): unknown {
+  try {
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const setup = ChildSetup.safeParse(parsedJson(process.env[SETUP_ENV]));
 if (!setup.success) {
   process.stderr.write(`bridge-sigkill child: no valid ${SETUP_ENV} in the environment\n`);
   process.exit(2);
