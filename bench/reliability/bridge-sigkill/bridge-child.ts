@@ -79,6 +79,11 @@ export class BridgeChild {
     throw new Error(`the bridge child said "${message.kind}" where "${kind}" was due${detail}`);
   }
 
+  /** The last message of `kind` it sent, read or not. */
+  last<K extends ChildMessage["kind"]>(kind: K): Of<K> | undefined {
+    return this.#messages.findLast((message): message is Of<K> => message.kind === kind);
+  }
+
   /** SIGKILL to its whole group (only it: the server and the keeper have groups of their own). */
   async kill(): Promise<void> {
     if (isProcessGroupRunning(this.pid)) {

@@ -3,7 +3,8 @@
  * session with the history of every round before, from a store every killed bridge wrote to):
  * a bridge child sends a turn and is SIGKILLed a random time after its admission, while the
  * turn runs; a new child on the same store takes up the managed server, adopts the turn, waits
- * for its end and sends the next. The last child adopts the last killed turn, runs one turn
+ * for its end and sends the next; in some rounds that successor is itself killed as it opens
+ * the session, and another one adopts the turn. The last child adopts the last killed turn, runs one turn
  * nobody interrupts (the reference the others are compared with) and closes its bridge, which
  * stops the server every child took up.
  */
@@ -21,11 +22,24 @@ const STEP_BOUND_MS = 60_000;
 /** Where in its turn a kill landed, read from what the store had kept of the turn. */
 export type KillPhase = "admitted" | "started" | "tool" | "reply" | "ended";
 
+/** One round: when its bridge is killed, and whether its successor is killed too. */
+export interface RoundPlan {
+  /** The kill of the bridge running the turn, ms after the turn's admission. */
+  killAfterMs: number;
+  /** Kill the successor too, this long after its bridge is up (while it opens the session). */
+  restartKillAfterMs?: number;
+}
+
 export interface RoundsResult {
   sessionId: string | undefined;
   /** The uninterrupted turn of the last child. */
   referenceTurnId: string | undefined;
+  /** Turns the children sent (each must end once). */
+  turnsSent: number;
+  /** Kills of a bridge running a turn. */
   kills: number;
+  /** Kills of a successor while it opened the session. */
+  restartKills: number;
   phases: KillPhase[];
   /** Restarts whose child took up the server that was running (not a new one). */
   takenUp: number;
@@ -46,8 +60,8 @@ export interface RoundsResult {
 export interface RoundsOptions {
   workDir: string;
   config: Record<string, unknown>;
-  /** One delay per kill (ms after the turn's admission), from the scenario's seed. */
-  killDelaysMs: readonly number[];
+  /** The rounds, from the scenario's seed. */
+  plan: readonly RoundPlan[];
   orphanTimeoutMs: number;
   leftovers: Leftovers;
   secret(value: string): void;
@@ -77,7 +91,9 @@ export async function runRounds(options: RoundsOptions): Promise<RoundsResult> {
   const result: RoundsResult = {
     sessionId: undefined,
     referenceTurnId: undefined,
+    turnsSent: 0,
     kills: 0,
+    restartKills: 0,
     phases: [],
     takenUp: 0,
     adopted: 0,
@@ -113,20 +129,40 @@ export async function runRounds(options: RoundsOptions): Promise<RoundsResult> {
     return serverPid;
   };
 
+  const sent = async (child: BridgeChild): Promise<string> => {
+    const { turnId } = await child.next("sent", STEP_BOUND_MS);
+    result.turnsSent++;
+    return turnId;
+  };
+
   let child = spawn("first");
   try {
     let serverPid = await started(child);
     result.sessionId = (await child.next("opened", STEP_BOUND_MS)).sessionId;
-    let turnId = (await child.next("sent", STEP_BOUND_MS)).turnId;
-    for (const [round, delayMs] of options.killDelaysMs.entries()) {
-      await delay(delayMs);
+    let turnId = await sent(child);
+    for (const [round, { killAfterMs, restartKillAfterMs }] of options.plan.entries()) {
+      await delay(killAfterMs);
       await child.kill();
       result.kills++;
       result.phases.push(await phaseOf(store, result.sessionId, turnId));
-      const last = round === options.killDelaysMs.length - 1;
-      const spawnedAt = Date.now();
-      child = spawn(last ? "last" : "next", turnId);
-      const restartedOn = await started(child);
+      const role = round === options.plan.length - 1 ? "last" : "next";
+      let spawnedAt = Date.now();
+      child = spawn(role, turnId);
+      let restartedOn = await started(child);
+      if (restartKillAfterMs !== undefined) {
+        await delay(restartKillAfterMs);
+        await child.kill();
+        result.restartKills++;
+        // Quicker than the kill, it may have seen the turn end and sent the next one.
+        const moved = child.last("sent");
+        if (moved !== undefined) {
+          turnId = moved.turnId;
+          result.turnsSent++;
+        }
+        spawnedAt = Date.now();
+        child = spawn(role, turnId);
+        restartedOn = await started(child);
+      }
       const upAt = Date.now();
       if (restartedOn === serverPid) result.takenUp++;
       else
@@ -150,9 +186,13 @@ export async function runRounds(options: RoundsOptions): Promise<RoundsResult> {
           `round ${round + 1}: turn ${ended.turnId} ended ${ended.outcome}: ${ended.text}`,
         );
       }
-      turnId = (await child.next("sent", STEP_BOUND_MS)).turnId;
+      turnId = await sent(child);
+      const restartKill =
+        restartKillAfterMs === undefined
+          ? ""
+          : `, its successor killed ${restartKillAfterMs} ms after its bridge was up`;
       options.note(
-        `bridge-sigkill: round ${round + 1} of ${options.killDelaysMs.length}: killed ${delayMs} ms after the admission (${result.phases.at(-1)}); ` +
+        `bridge-sigkill: round ${round + 1} of ${options.plan.length}: killed ${killAfterMs} ms after the admission (${result.phases.at(-1)})${restartKill}; ` +
           `bridge up ${upAt - spawnedAt} ms, session opened ${openedAt - upAt} ms, turn ended ${endedAt - openedAt} ms later`,
       );
     }

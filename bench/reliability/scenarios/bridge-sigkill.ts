@@ -15,7 +15,12 @@ import { demoProviderConfig } from "../../../src/testing/demo-provider.js";
 import { startScriptedModel } from "../../../src/testing/scripted-model/index.js";
 import { Leftovers } from "../bridge-sigkill/leftovers.js";
 import { MID_TURN_WINDOW_MS, REPLY } from "../bridge-sigkill/messages.js";
-import { type KillPhase, type RoundsResult, runRounds } from "../bridge-sigkill/rounds.js";
+import {
+  type KillPhase,
+  type RoundPlan,
+  type RoundsResult,
+  runRounds,
+} from "../bridge-sigkill/rounds.js";
 import { checkTranscript, type TranscriptFigures } from "../bridge-sigkill/transcript-check.js";
 import type { Scenario, ScenarioContext, ScenarioRow } from "../scenario.js";
 
@@ -28,11 +33,25 @@ const ORPHAN_TIMEOUT_MS = 60_000;
 /** Bound on the keeper and the server stopping after the last bridge closed. */
 const SETTLE_MS = 10_000;
 
-/** The kill delays of a run, from its seed. */
-export function killDelays(seed: number, kills: number): number[] {
+/** Every so many rounds, the successor is killed too, as it opens the session (the 2nd, 6th, …). */
+export const RESTART_KILL_EVERY = 4;
+/** Such a kill lands this soon after the successor's bridge is up: during `openSession`. */
+export const RESTART_KILL_WINDOW_MS = 50;
+
+/** The rounds of a run: when each kill lands, from its seed. */
+export function roundPlan(seed: number, kills: number): RoundPlan[] {
   // Unbiased: fast-check's default leans to the bounds (most kills would land at 0-10 ms).
-  const delay = fc.noBias(fc.integer({ min: 0, max: KILL_WINDOW_MS - 1 }));
-  return fc.sample(delay, { seed, numRuns: kills });
+  const delays = fc.noBias(
+    fc.tuple(
+      fc.integer({ min: 0, max: KILL_WINDOW_MS - 1 }),
+      fc.integer({ min: 0, max: RESTART_KILL_WINDOW_MS - 1 }),
+    ),
+  );
+  return fc
+    .sample(delays, { seed, numRuns: kills })
+    .map(([killAfterMs, restartKillAfterMs], round) =>
+      round % RESTART_KILL_EVERY === 1 ? { killAfterMs, restartKillAfterMs } : { killAfterMs },
+    );
 }
 
 async function storedTranscript(storePath: string, sessionId: string | undefined) {
@@ -70,15 +89,15 @@ export function bridgeSigkillRow(
     midTurn === kills &&
     rounds.adopted === kills &&
     rounds.takenUp === kills &&
-    transcript.turnsStarted === kills + 1 &&
+    transcript.turnsStarted === rounds.turnsSent &&
     transcript.endedOnce === transcript.turnsStarted &&
     transcript.lost === 0 &&
     transcript.duplicated === 0 &&
     transcript.problems.length === 0 &&
     leaked.length === 0;
   return {
-    load: `1 session, ${transcript.turnsStarted} turns, ${kills} bridges killed`,
-    faultsInjected: kills,
+    load: `1 session, ${transcript.turnsStarted} turns, ${kills} bridges killed mid-turn + ${rounds.restartKills} while adopting`,
+    faultsInjected: kills + rounds.restartKills,
     turnsEndedOnce: { once: transcript.endedOnce, started: transcript.turnsStarted },
     durableLost: transcript.lost,
     duplicated: transcript.duplicated,
@@ -86,7 +105,8 @@ export function bridgeSigkillRow(
     leakedProcesses: leaked.length,
     passed,
     notes: [
-      `seed ${seed}: SIGKILL 0-${KILL_WINDOW_MS} ms after the turn's admission, same session every round`,
+      `seed ${seed}: SIGKILL 0-${KILL_WINDOW_MS} ms after the turn's admission, same session every round; ` +
+        `the successor of every ${RESTART_KILL_EVERY}th round from the 2nd killed too, 0-${RESTART_KILL_WINDOW_MS} ms after its bridge was up`,
       `${midTurn} of ${kills} kills mid-turn (${phaseNote(rounds.phases)})`,
       `${rounds.adopted} of ${kills} running turns adopted, the server taken up ${rounds.takenUp} of ${kills} times`,
       ...(rounds.adoptionMs.length === 0
@@ -110,7 +130,7 @@ export const bridgeSigkillScenario: Scenario = {
     "the bridge SIGKILLed mid-turn 20 times and restarted: each turn adopted, ends once, no gap",
   async run(context: ScenarioContext) {
     const kills = context.short ? BRIDGE_KILLS.short : BRIDGE_KILLS.full;
-    const delays = killDelays(context.seed, kills);
+    const plan = roundPlan(context.seed, kills);
     context.note(`bridge-sigkill: ${kills} kills, seed ${context.seed}`);
     mkdirSync(join(context.workDir, "project"), { recursive: true });
     const apiKey = `ocb-bridge-sigkill-${randomBytes(12).toString("hex")}`;
@@ -125,7 +145,7 @@ export const bridgeSigkillScenario: Scenario = {
       rounds = await runRounds({
         workDir: context.workDir,
         config: { ...config },
-        killDelaysMs: delays,
+        plan,
         orphanTimeoutMs: ORPHAN_TIMEOUT_MS,
         leftovers,
         secret: (value) => context.secret(value),
