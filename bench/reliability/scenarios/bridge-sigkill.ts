@@ -115,7 +115,7 @@ export function bridgeSigkillRow(
             `restart (a new process) to the turn adopted: median ${median(rounds.adoptionMs)} ms; ` +
               `adopted turn's end after that: median ${median(rounds.endAfterOpenMs)} ms`,
           ]),
-      `${transcript.events} durable events, seqs dense, ${transcript.problems.length} problems`,
+      `${transcript.events} durable events kept, ${transcript.problems.length} problems (gaps, repeats, turns unlike the reference)`,
       ...(rounds.failure === undefined ? [] : [`stopped early: ${rounds.failure}`]),
       ...rounds.findings.slice(0, 3),
       ...transcript.problems.slice(0, 3),
