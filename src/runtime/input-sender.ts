@@ -15,7 +15,7 @@ import type { Logger } from "../util/logger.js";
 import type { ConnectionWatch } from "./connection-watch.js";
 import { type HeldInput, HeldInputs } from "./held-inputs.js";
 import { attachmentsOf, type InFlight, type Input, withAttachmentRefs } from "./input.js";
-import { isRunning, type RunState } from "./run-state.js";
+import { HELD_INPUT_SOURCE, isRunning, type RunState } from "./run-state.js";
 import type { RuntimeEnds } from "./runtime-ends.js";
 import { type RuntimeOrigin, runtimeEvent } from "./runtime-events.js";
 import type { SendOptions, SessionOptions } from "./session-options.js";
@@ -241,7 +241,7 @@ export class InputSender {
     const { signal: _signal, ...kept } = input;
     this.held.hold({ inputId, input: kept }, where);
     dispatch(
-      runtimeEvent(origin(), turn.id, "runtime.queue", "input.admitted", {
+      runtimeEvent(origin(), turn.id, HELD_INPUT_SOURCE, "input.admitted", {
         inputId,
         text: input.text,
         delivery: "queue",

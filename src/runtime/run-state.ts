@@ -130,3 +130,33 @@ export function watchPhase(state: RunState, liveToolCalls: boolean): WatchPhase 
   if (state.inStep) return liveToolCalls ? "in-step" : "idle";
   return isRunning(state) ? "waiting-for-step" : "idle";
 }
+
+/** The source of the admissions of inputs the runtime holds back itself (never sent upstream). */
+export const HELD_INPUT_SOURCE = "runtime.queue";
+
+/**
+ * The inputs that kept events show admitted upstream and still waiting for their turn: neither
+ * delivered nor cancelled, their turn neither started nor ended (oldest first). A bridge that
+ * died in that moment leaves them, with their turns, to the bridge that adopts the session.
+ */
+export function awaitingInputs(events: readonly CanonicalEvent[]): string[] {
+  const admitted = new Map<string, string>(); // input id → its turn
+  const settledInputs = new Set<string>();
+  const settledTurns = new Set<string>();
+  for (const event of events) {
+    if (event.type === "input.admitted") {
+      const held = event.native?.type === HELD_INPUT_SOURCE;
+      if (!held && event.turnId !== undefined) admitted.set(event.data.inputId, event.turnId);
+    } else if (event.type === "input.delivered" || event.type === "input.cancelled") {
+      settledInputs.add(event.data.inputId);
+    } else if (
+      (event.type === "turn.started" || event.type === "turn.ended") &&
+      event.turnId !== undefined
+    ) {
+      settledTurns.add(event.turnId);
+    }
+  }
+  return [...admitted]
+    .filter(([inputId, turnId]) => !settledInputs.has(inputId) && !settledTurns.has(turnId))
+    .map(([inputId]) => inputId);
+}

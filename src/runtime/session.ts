@@ -30,6 +30,7 @@ import {
   PendingAsks,
 } from "./pending-asks.js";
 import {
+  awaitingInputs,
   initialRunState,
   isRunning,
   type RunState,
@@ -159,6 +160,12 @@ export class Session implements AsyncDisposable {
       connection: (connection) => this.#connectionChanged(connection),
       ...(resume === undefined ? {} : { resume }),
     });
+    if (resume !== undefined && this.capabilities.durableResume) {
+      // Admitted upstream before the last bridge died, not started yet: the turn is coming.
+      for (const inputId of awaitingInputs(resume.events)) {
+        this.#run = withAwaiting(this.#run, inputId);
+      }
+    }
     // An adopted turn is watched like any other: silence from a run that died upstream ends it.
     if (resume !== undefined) this.#watch();
     if (
@@ -214,10 +221,15 @@ export class Session implements AsyncDisposable {
     return this.#log.lastSeq;
   }
 
-  /** The turn that is running now, if any. */
+  /**
+   * The turn that is running now; while none runs, the turn an input sent upstream waits to
+   * start (state `pending`: after a restart, the adopted session's only handle on it), if any.
+   */
   get runningTurn(): Turn | undefined {
     const running = this.#run.running;
-    return running === undefined ? undefined : this.#turns.byId(running);
+    if (running !== undefined) return this.#turns.byId(running);
+    const waiting = this.#run.awaiting[0];
+    return waiting === undefined ? undefined : this.#turns.ofInput(waiting);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -122,6 +122,26 @@ describe("SqliteStore file", () => {
     } finally {
       await one.close();
       await two.close();
+    }
+  });
+});
+
+describe("SqliteStore server records", () => {
+  it("leaves no byte of a deleted record's password in the file (found by the reliability suite)", async () => {
+    // A managed server's record holds its password while the server runs; once the server is
+    // stopped and the record deleted, the secrets scan must find it nowhere in the store.
+    const path = join(dir, "store.db");
+    const password = "server-password-0f3c9a7d2b";
+    const server = { url: "http://127.0.0.1:1", username: "opencode", password, pid: 1 };
+    await withStore(async (store) => {
+      await store.saveServer("managed:serve:/p", { ...server, ownerPid: 2, configHash: "h" });
+      await store.saveServer("managed:serve:/p", { ...server, ownerPid: 3, configHash: "h" });
+      await store.saveSession(record);
+      await store.deleteServer("managed:serve:/p");
+    }, path);
+    const files = readdirSync(dir).filter((name) => name.startsWith("store.db"));
+    for (const file of files) {
+      expect(readFileSync(join(dir, file)).includes(password), file).toBe(false);
     }
   });
 });

@@ -3,6 +3,7 @@
  * yet stays listed as planned, so that the table shows it as "not built" instead of hiding it.
  */
 import { planned, type SuiteEntry } from "../scenario.js";
+import { bridgeSigkillScenario } from "./bridge-sigkill.js";
 import { fuzzScenario } from "./fuzz.js";
 
 export const SUITE: readonly SuiteEntry[] = [
@@ -14,10 +15,7 @@ export const SUITE: readonly SuiteEntry[] = [
     "server-sigkill",
     "the managed server SIGKILLed every few seconds under 5 sessions for 5 minutes: every turn ends once",
   ),
-  planned(
-    "bridge-sigkill",
-    "the bridge SIGKILLed mid-turn 20 times and restarted: each turn adopted, ends once, no gap",
-  ),
+  bridgeSigkillScenario,
   planned(
     "sidecar-clients",
     "100 sidecar clients connecting, cutting, resuming and sending for 5 minutes: lists equal the store's",

@@ -126,6 +126,19 @@ describe("DeltaCatchUp", () => {
     });
   });
 
+  it("lets an end go at once when the deltas handed out do not begin its value (found by the reliability suite)", () => {
+    // A bridge that adopts a turn after a crash connects its live stream mid-part: the part's
+    // first deltas were sent before, so no later delta can make the value whole. Holding the
+    // end (and the turn's end behind it) for the bound only made the adopted turn end late.
+    const { out, catchUp } = setUp({ idleMs: 1_000 });
+    catchUp.push(started("p"));
+    catchUp.push(delta("p", "lo"));
+    catchUp.push(ended("p", "hello"));
+    catchUp.push(turnEnded());
+    expect(out).toEqual(["text.started p", "delta p:lo@t1", "text.ended p", "turn.ended"]);
+    expect(catchUp.stats()).toMatchObject({ completedParts: 0, incompleteParts: 1 });
+  });
+
   it("keeps waiting while the live stream keeps delivering, up to the maximum", () => {
     const { out, catchUp } = setUp({ idleMs: 1_000, maxHoldMs: 5_000 });
     catchUp.push(started("p"));

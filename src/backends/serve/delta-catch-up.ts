@@ -11,7 +11,9 @@
  * - a part's `*.ended` is held, with every event after it (the durable order is kept: the
  *   turn's end comes after all its parts' ends), until the deltas handed out join to its
  *   value; while the live stream keeps delivering, for a bounded time per part. A reconnect
- *   of the live stream during the part means deltas were lost upstream: then it is not held;
+ *   of the live stream during the part means deltas were lost upstream: then it is not held,
+ *   nor when the deltas handed out do not begin its value (the live stream joined mid-part,
+ *   as that of a bridge adopting a running turn does);
  * - a delta that comes after its part's end went out is dropped, and so is one that comes
  *   after a reconnect of the live stream during its part (it follows a hole): the rest of
  *   such a part goes out from its end, so that its deltas still join to its value.
@@ -318,7 +320,10 @@ export class DeltaCatchUp {
       part.startMissed ||
       this.#connections === 0 ||
       part.connection !== this.#connections ||
-      part.handed.length >= value.length
+      part.handed.length >= value.length ||
+      // Deltas that do not begin the value followed a hole (a live stream that joined
+      // mid-part, as an adopting bridge's does): no later delta can make it whole.
+      !value.startsWith(part.handed)
     );
   }
 
@@ -368,6 +373,9 @@ export class DeltaCatchUp {
     if (part.connection !== this.#connections) return "the live stream reconnected during the part";
     if (part.startMissed) return "the stream was resumed during the part";
     if (part.expired) return "the live stream did not catch up in time";
+    if (!part.completed && !(part.held?.value ?? "").startsWith(part.handed)) {
+      return "its first deltas were missed (the live stream joined mid-part)";
+    }
     return "the deltas differ from the ended value";
   }
 
