@@ -5,6 +5,7 @@
 import { planned, type SuiteEntry } from "../scenario.js";
 import { bridgeSigkillScenario } from "./bridge-sigkill.js";
 import { fuzzScenario } from "./fuzz.js";
+import { malformedRequestsScenario } from "./malformed-requests.js";
 
 export const SUITE: readonly SuiteEntry[] = [
   planned(
@@ -21,10 +22,7 @@ export const SUITE: readonly SuiteEntry[] = [
     "100 sidecar clients connecting, cutting, resuming and sending for 5 minutes: lists equal the store's",
   ),
   fuzzScenario,
-  planned(
-    "malformed-requests",
-    "10,000 malformed sidecar requests: all answered with the documented 4xx, memory flat",
-  ),
+  malformedRequestsScenario,
   planned(
     "soak",
     "10 sessions running turns for 10 minutes: RSS and heap slope flat, handles and fds back",
