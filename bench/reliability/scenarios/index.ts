@@ -6,6 +6,7 @@ import { planned, type SuiteEntry } from "../scenario.js";
 import { bridgeSigkillScenario } from "./bridge-sigkill.js";
 import { fuzzScenario } from "./fuzz.js";
 import { malformedRequestsScenario } from "./malformed-requests.js";
+import { sidecarClientsScenario } from "./sidecar-clients.js";
 
 export const SUITE: readonly SuiteEntry[] = [
   planned(
@@ -17,10 +18,7 @@ export const SUITE: readonly SuiteEntry[] = [
     "the managed server SIGKILLed every few seconds under 5 sessions for 5 minutes: every turn ends once",
   ),
   bridgeSigkillScenario,
-  planned(
-    "sidecar-clients",
-    "100 sidecar clients connecting, cutting, resuming and sending for 5 minutes: lists equal the store's",
-  ),
+  sidecarClientsScenario,
   fuzzScenario,
   malformedRequestsScenario,
   planned(
