@@ -63,7 +63,8 @@ export const JSON_ROUTES: readonly JsonRoute[] = [
   },
 ];
 
-function parses(text: string): boolean {
+/** Whether `text` is JSON. */
+export function parses(text: string): boolean {
   try {
     JSON.parse(text);
     return true;

@@ -17,6 +17,7 @@ export type HttpCaseKind =
   | "unknown-route"
   | "bad-resume"
   | "oversize"
+  | "oversize-multipart"
   | "token"
   | "bad-host"
   | "bad-origin";
@@ -26,8 +27,11 @@ export interface HttpCase {
   method: string;
   path: string;
   headers: Record<string, string>;
-  /** The body, or a size: that many bytes of a JSON text input, sent chunked. */
-  body?: string | { jsonBytes: number };
+  /**
+   * The body; or a size: that many bytes of a JSON text input; or a multipart input with files
+   * of these sizes (boundary `x`); both sent chunked.
+   */
+  body?: string | { jsonBytes: number } | { multipartFiles: number[] };
   expect: { status: number; code: ErrorCode };
 }
 
@@ -316,6 +320,34 @@ function oversize(target: Target): fc.Arbitrary<HttpCase> {
     path: `/v1/sessions/${target.sessionId}/inputs`,
     headers: jsonHeaders(target, "{}"),
     body: { jsonBytes: target.jsonBodyBytes + over },
+    expect: expecting("too_large"),
+  }));
+}
+
+/**
+ * Multipart inputs over the limits: a file over the attachment limit, or files over the
+ * multipart limit together. Ten megabytes and more each: a few of them only.
+ */
+export function oversizeMultipart(
+  target: Target & { attachmentBytes: number; multipartBodyBytes: number },
+): fc.Arbitrary<HttpCase> {
+  const oneFile = fc
+    .integer({ min: 1, max: 64 * 1024 })
+    .map((over) => [target.attachmentBytes + over]);
+  const together = fc
+    .integer({ min: 3, max: 4 })
+    .map((files) =>
+      Array.from({ length: files }, () => Math.ceil(target.multipartBodyBytes / files) + 1024),
+    );
+  return fc.oneof(oneFile, together).map((files) => ({
+    kind: "oversize-multipart",
+    method: "POST",
+    path: `/v1/sessions/${target.sessionId}/inputs`,
+    headers: {
+      authorization: `Bearer ${target.token}`,
+      "content-type": "multipart/form-data; boundary=x",
+    },
+    body: { multipartFiles: files },
     expect: expecting("too_large"),
   }));
 }

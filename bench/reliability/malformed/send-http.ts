@@ -26,16 +26,36 @@ export function errorCodeOf(text: string): string | undefined {
   }
 }
 
+type Writable = NodeJS.WritableStream & { destroyed: boolean };
+
 /** Writes `bytes` of a JSON input (`{"text":"xxx…","delivery":"queue"}`) until `stop()`. */
-async function writeLarge(
-  writable: NodeJS.WritableStream & { destroyed: boolean },
-  bytes: number,
-  stopped: () => boolean,
-): Promise<void> {
-  const head = Buffer.from('{"text":"');
-  const tail = Buffer.from('","delivery":"queue"}');
+async function writeLargeJson(writable: Writable, bytes: number, stopped: () => boolean) {
+  const head = '{"text":"';
+  const tail = '","delivery":"queue"}';
   writable.write(head);
-  let left = bytes - head.length - tail.length;
+  await writeFiller(writable, bytes - head.length - tail.length, stopped);
+  if (!stopped() && !writable.destroyed) writable.end(tail);
+}
+
+/** Writes a multipart input (boundary `x`) with files of `sizes` bytes until `stop()`. */
+async function writeLargeMultipart(writable: Writable, sizes: number[], stopped: () => boolean) {
+  const field = (name: string, value: string) =>
+    `--x\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  writable.write(field("text", "[[reply big]]") + field("delivery", "queue"));
+  for (const [index, size] of sizes.entries()) {
+    if (stopped() || writable.destroyed) return;
+    writable.write(
+      `--x\r\nContent-Disposition: form-data; name="f${index}"; filename="big${index}.txt"\r\n` +
+        "Content-Type: text/plain\r\n\r\n",
+    );
+    await writeFiller(writable, size, stopped);
+    writable.write("\r\n");
+  }
+  if (!stopped() && !writable.destroyed) writable.end("--x--\r\n");
+}
+
+async function writeFiller(writable: Writable, bytes: number, stopped: () => boolean) {
+  let left = bytes;
   while (left > 0 && !stopped() && !writable.destroyed) {
     const piece = CHUNK.subarray(0, Math.min(left, CHUNK.length));
     left -= piece.length;
@@ -51,7 +71,6 @@ async function writeLarge(
       });
     }
   }
-  if (!stopped() && !writable.destroyed) writable.end(tail);
 }
 
 export function sendHttp(
@@ -93,6 +112,7 @@ export function sendHttp(
     const body = malformed.body;
     if (body === undefined) outgoing.end();
     else if (typeof body === "string") outgoing.end(body);
-    else void writeLarge(outgoing, body.jsonBytes, () => settled);
+    else if ("jsonBytes" in body) void writeLargeJson(outgoing, body.jsonBytes, () => settled);
+    else void writeLargeMultipart(outgoing, body.multipartFiles, () => settled);
   });
 }

@@ -8,6 +8,7 @@
  */
 import fc from "fast-check";
 import { ClientMessageSchema } from "../../../src/sidecar/protocol/ws.js";
+import { parses } from "./bodies.js";
 
 /** One frame on a socket subscribed to the target session, and the error code it gets. */
 export interface WsFrameCase {
@@ -22,15 +23,6 @@ export interface WsHandshakeCase {
   path: string;
   headers: Record<string, string>;
   status: number;
-}
-
-function parses(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export function wsFrameArbitrary(sessionId: string): fc.Arbitrary<WsFrameCase> {

@@ -9,8 +9,14 @@
  */
 import { Agent } from "node:http";
 import fc from "fast-check";
+import { DEFAULT_LIMITS } from "../../../src/sidecar/limits.js";
 import { collectGarbage } from "../../../test/support/collect-garbage.js";
-import { type HttpCase, httpCaseArbitrary, type Target } from "../malformed/http-cases.js";
+import {
+  type HttpCase,
+  httpCaseArbitrary,
+  oversizeMultipart,
+  type Target,
+} from "../malformed/http-cases.js";
 import { type Answer, sendHttp } from "../malformed/send-http.js";
 import {
   playClosing,
@@ -55,8 +61,9 @@ function plan(total: number) {
   const closing = Math.max(2, Math.round(total * 0.0005));
   const handshakes = Math.round(total * 0.02);
   const frames = Math.round(total * 0.12);
-  const http = total - slow - 2 * closing - handshakes - frames;
-  return { slow, closing, handshakes, frames, http };
+  const multipart = Math.max(2, Math.round(total * 0.0015));
+  const http = total - slow - 2 * closing - handshakes - frames - multipart;
+  return { slow, closing, handshakes, frames, multipart, http };
 }
 
 function describeAnswer(answer: Answer): string {
@@ -68,9 +75,10 @@ async function runHttp(
   cases: readonly HttpCase[],
   tally: MalformedTally,
   sampleRss: () => void,
+  atOnce = HTTP_AT_ONCE,
 ): Promise<void> {
   const port = Number(new URL(rig.url).port);
-  const agent = new Agent({ keepAlive: true, maxSockets: HTTP_AT_ONCE });
+  const agent = new Agent({ keepAlive: true, maxSockets: atOnce });
   let next = 0;
   const worker = async () => {
     for (let malformed = cases[next++]; malformed !== undefined; malformed = cases[next++]) {
@@ -80,7 +88,7 @@ async function runHttp(
     }
   };
   try {
-    await Promise.all(Array.from({ length: HTTP_AT_ONCE }, worker));
+    await Promise.all(Array.from({ length: atOnce }, worker));
   } finally {
     agent.destroy();
   }
@@ -122,6 +130,8 @@ async function runSlow(
 /** Every case of the run, by how it is sent. */
 interface Mix {
   http: HttpCase[];
+  /** Multipart inputs of 10 MiB and more: sent one at a time. */
+  multipart: HttpCase[];
   slow: SlowRequest[];
   frames: WsFrameCase[];
   handshakes: WsHandshakeCase[];
@@ -136,6 +146,14 @@ function generate(target: Target, seed: number, counts: ReturnType<typeof plan>)
   });
   return {
     http: fc.sample(httpCaseArbitrary(target), { seed, numRuns: counts.http }),
+    multipart: fc.sample(
+      oversizeMultipart({
+        ...target,
+        attachmentBytes: DEFAULT_LIMITS.attachmentBytes,
+        multipartBodyBytes: DEFAULT_LIMITS.multipartBodyBytes,
+      }),
+      { seed: seed + 4, numRuns: counts.multipart },
+    ),
     slow: fc.sample(slowArbitrary, { seed: seed + 1, numRuns: counts.slow }),
     frames: fc.sample(wsFrameArbitrary(target.sessionId), {
       seed: seed + 2,
@@ -155,6 +173,7 @@ function share(mix: Mix, from: number, to: number): Mix {
     list.slice(Math.round(list.length * from), Math.round(list.length * to));
   return {
     http: cut(mix.http),
+    multipart: cut(mix.multipart),
     slow: cut(mix.slow),
     frames: cut(mix.frames),
     handshakes: cut(mix.handshakes),
@@ -196,6 +215,7 @@ async function runMix(
 ): Promise<void> {
   await Promise.all([
     runHttp(rig, mix.http, tally, sampleRss),
+    runHttp(rig, mix.multipart, tally, sampleRss, 1),
     runSlow(rig, target, mix.slow, tally),
     runWs(rig, target, mix, tally),
   ]);

@@ -64,7 +64,7 @@ export async function startSidecarRig(
   context: ScenarioContext,
   options: { limits?: Partial<SidecarLimits> } = {},
 ): Promise<SidecarRig> {
-  const watch = new DescendantWatch(process.pid);
+  const watch = new DescendantWatch(process.pid, 250);
   const before = new Set(watch.seen.map((seen) => seen.pid));
   const directory = join(context.workDir, "project");
   mkdirSync(directory, { recursive: true });
