@@ -18,8 +18,9 @@ export const SIDECAR_CLIENTS = {
   full: { clients: 100, sessions: 5, seconds: 300, sendsPerSecond: 2, cutEverySeconds: [2, 12] },
   short: { clients: 20, sessions: 3, seconds: 12, sendsPerSecond: 1.5, cutEverySeconds: [1, 5] },
 } as const;
-/** Share of clients on SSE (the rest on WebSocket). */
+/** Share of clients on SSE (the rest on WebSocket); of clients connecting with tickets, as a browser. */
 const SSE_SHARE = 0.2;
+const TICKETED_SHARE = 0.3;
 /** Share of sends cut mid-request and sent again with the same key; of sends that steer. */
 const CUT_SEND_SHARE = 0.1;
 const STEER_SHARE = 0.15;
@@ -177,7 +178,7 @@ export const sidecarClientsScenario: Scenario = {
       const sessions = await createSessions(rig, config.sessions);
       const pick = () => sessions[Math.floor(random() * sessions.length)] ?? "";
       for (let index = 0; index < config.clients; index++) {
-        const target = { url: rig.url, auth: rig.auth };
+        const target = { url: rig.url, auth: rig.auth, ticketed: random() < TICKETED_SHARE };
         const others = random() < 0.5 ? [pick()] : [];
         followers.push(
           random() < SSE_SHARE
@@ -244,6 +245,7 @@ function clientsRow(
   const refused = [...sends.refused].map(([status, n]) => `${status} ×${n}`).join(", ");
   const serverErrors = [...sends.refused].filter(([status]) => status >= 500).length;
   const sse = followers.filter((follower) => follower.transport === "sse").length;
+  const ticketed = followers.filter((follower) => follower.ticketed).length;
   const passed =
     end.settled &&
     end.caughtUp &&
@@ -269,6 +271,7 @@ function clientsRow(
     passed,
     notes: [
       `seed ${context.seed}`,
+      `${ticketed} clients connect with a ticket (as a browser), the others with the token`,
       `${counts.cuts} connection cuts (${counts.reconnects} resumed), ${sends.cut} sends cut mid-request and sent again with their key`,
       `${sends.admitted.length} sends admitted, ${unended.length} without a turn end, ${sends.unanswered} unanswered${refused === "" ? "" : `, refused: ${refused}`}`,
       `${diff.lists} client lists (${diff.events} durable events) against the store: ${diff.lost} lost, ${diff.duplicated} duplicated, ${diff.mismatched} mismatched, ${diff.gaps} gaps`,

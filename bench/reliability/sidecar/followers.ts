@@ -19,6 +19,26 @@ const CONNECT_BOUND_MS = 15_000;
 export interface FollowerTarget {
   url: string;
   auth: { authorization: string };
+  /**
+   * Connect as a browser does: a ticket from `POST /v1/tickets` in the URL, no header (a
+   * browser cannot set one on a WebSocket handshake, nor on an EventSource).
+   */
+  ticketed?: boolean;
+}
+
+/** The handshake's query and headers: a fresh ticket, or the token in a header. */
+async function credentials(
+  target: FollowerTarget,
+  signal: AbortSignal,
+): Promise<{ query: string; headers: Record<string, string> }> {
+  if (target.ticketed !== true) return { query: "", headers: target.auth };
+  const response = await fetch(`${target.url}/v1/tickets`, {
+    method: "POST",
+    headers: target.auth,
+    signal,
+  });
+  const { ticket } = (await response.json()) as { ticket: string };
+  return { query: `ticket=${encodeURIComponent(ticket)}`, headers: {} };
 }
 
 /** What a follower saw go wrong: refused connections, error messages, streams ended by the sidecar. */
@@ -30,6 +50,8 @@ export interface FollowerTrouble {
 
 export interface Follower {
   readonly transport: "ws" | "sse";
+  /** Connects with tickets (as a browser), not the token. */
+  readonly ticketed: boolean;
   readonly copies: ReadonlyMap<string, SessionCopy>;
   readonly connected: boolean;
   readonly trouble: FollowerTrouble;
@@ -51,6 +73,7 @@ function count(map: Map<string, number>, key: string): void {
 export class WsFollower implements Follower {
   readonly transport = "ws";
   readonly copies = new Map<string, SessionCopy>();
+  readonly ticketed: boolean;
   readonly trouble = newTrouble();
   readonly #target: FollowerTarget;
   #socket: WsSocket | undefined;
@@ -58,6 +81,7 @@ export class WsFollower implements Follower {
 
   constructor(target: FollowerTarget, sessionIds: readonly string[]) {
     this.#target = target;
+    this.ticketed = target.ticketed === true;
     for (const id of sessionIds) this.copies.set(id, new SessionCopy());
   }
 
@@ -65,9 +89,17 @@ export class WsFollower implements Follower {
     return this.#open;
   }
 
-  connect(): Promise<void> {
-    const socket = new ws.WebSocket(`${this.#target.url.replace(/^http/, "ws")}/v1/ws`, {
-      headers: this.#target.auth,
+  async connect(): Promise<void> {
+    let access: { query: string; headers: Record<string, string> };
+    try {
+      access = await credentials(this.#target, AbortSignal.timeout(CONNECT_BOUND_MS));
+    } catch {
+      this.trouble.failedConnects++;
+      return;
+    }
+    const base = `${this.#target.url.replace(/^http/, "ws")}/v1/ws`;
+    const socket = new ws.WebSocket(access.query === "" ? base : `${base}?${access.query}`, {
+      headers: access.headers,
     });
     this.#socket = socket;
     return new Promise((resolve) => {
@@ -125,6 +157,7 @@ export class WsFollower implements Follower {
 export class SseFollower implements Follower {
   readonly transport = "sse";
   readonly copies: Map<string, SessionCopy>;
+  readonly ticketed: boolean;
   readonly trouble = newTrouble();
   readonly #target: FollowerTarget;
   readonly #sessionId: string;
@@ -136,6 +169,7 @@ export class SseFollower implements Follower {
 
   constructor(target: FollowerTarget, sessionId: string) {
     this.#target = target;
+    this.ticketed = target.ticketed === true;
     this.#sessionId = sessionId;
     this.copies = new Map([[sessionId, this.#copy]]);
   }
@@ -149,15 +183,17 @@ export class SseFollower implements Follower {
     this.#abort = abort;
     const after = this.#copy.lastSeq;
     this.#byHeader = !this.#byHeader;
-    const query = this.#byHeader ? "" : `?after=${after}`;
-    const headers = {
-      ...this.#target.auth,
-      ...(this.#byHeader && after > 0 ? { "last-event-id": String(after) } : {}),
-    };
     const bound = setTimeout(() => abort.abort(new Error("connect bound")), CONNECT_BOUND_MS);
     try {
+      const access = await credentials(this.#target, abort.signal);
+      const query = [access.query, this.#byHeader ? "" : `after=${after}`].filter(Boolean);
+      const headers = {
+        ...access.headers,
+        ...(this.#byHeader && after > 0 ? { "last-event-id": String(after) } : {}),
+      };
+      const path = `/v1/sessions/${this.#sessionId}/events`;
       const response = await fetch(
-        `${this.#target.url}/v1/sessions/${this.#sessionId}/events${query}`,
+        `${this.#target.url}${path}${query.length === 0 ? "" : `?${query.join("&")}`}`,
         { headers, signal: abort.signal },
       );
       clearTimeout(bound);
