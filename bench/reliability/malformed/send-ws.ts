@@ -5,6 +5,7 @@
  * handshakes. Each outcome is told to `check` as what was expected and what came.
  */
 import { messageWith, RawWsClient } from "../../../test/support/raw-ws.js";
+import { within } from "../../../test/support/within.js";
 import type { WsFrameCase, WsHandshakeCase } from "./ws-cases.js";
 
 /** What happened to one case: `got` equals `expected` when it was answered as documented. */
@@ -15,6 +16,8 @@ export interface WsOutcome {
   frames: number;
 }
 
+/** Bound on a handshake: a safety net, not a speed check. */
+const HANDSHAKE_BOUND_MS = 15_000;
 /** Frames per socket: below the 20 invalid messages a minute that close one (1008). */
 const FRAMES_PER_SOCKET = 15;
 
@@ -27,9 +30,11 @@ interface WsTarget {
 const wsUrl = (target: WsTarget, path = "/v1/ws") => `${target.url.replace(/^http/, "ws")}${path}`;
 
 async function subscribedSocket(target: WsTarget): Promise<RawWsClient> {
-  const client = await RawWsClient.connect(wsUrl(target), {
-    headers: { authorization: `Bearer ${target.token}` },
-  });
+  const client = await within(
+    RawWsClient.connect(wsUrl(target), { headers: { authorization: `Bearer ${target.token}` } }),
+    "a WebSocket handshake",
+    HANDSHAKE_BOUND_MS,
+  );
   client.send({ type: "subscribe", sessionId: target.sessionId, after: 0 });
   await client.waitFor("caught up", messageWith({ type: "caught-up" }));
   return client;
@@ -126,9 +131,11 @@ export async function playHandshake(
 ): Promise<void> {
   let got: string;
   try {
-    const client = await RawWsClient.connect(wsUrl(target, handshake.path), {
-      headers: handshake.headers,
-    });
+    const client = await within(
+      RawWsClient.connect(wsUrl(target, handshake.path), { headers: handshake.headers }),
+      "a WebSocket handshake",
+      HANDSHAKE_BOUND_MS,
+    );
     client.socket.terminate();
     got = "upgraded";
   } catch (error) {

@@ -3,6 +3,7 @@
  * an ordinary send on a new session runs a turn that completes, seen by a WebSocket subscriber.
  */
 import { messageWith, RawWsClient } from "../../../test/support/raw-ws.js";
+import { within } from "../../../test/support/within.js";
 import type { SidecarRig } from "./rig.js";
 
 const BOUND_MS = 60_000;
@@ -31,9 +32,11 @@ export async function completesATurn(
     if (health.status !== 200) throw new Error(`/healthz answered ${health.status}`);
     const session = await callJson(rig, "POST", "/v1/sessions", { title: "health check" });
     const sessionId = String(session.id);
-    client = await RawWsClient.connect(`${rig.url.replace(/^http/, "ws")}/v1/ws`, {
-      headers: rig.auth,
-    });
+    client = await within(
+      RawWsClient.connect(`${rig.url.replace(/^http/, "ws")}/v1/ws`, { headers: rig.auth }),
+      "the WebSocket handshake",
+      BOUND_MS,
+    );
     client.send({ type: "subscribe", sessionId, after: 0 });
     await client.waitFor("caught up", messageWith({ type: "caught-up" }));
     const sent = await callJson(rig, "POST", `/v1/sessions/${sessionId}/inputs`, {
