@@ -49,6 +49,7 @@ interface SidecarLimits {
     maxTickets: number;
     idempotencyTtlMs: number;
     maxIdempotencyKeys: number;
+    receiveTimeoutMs: number;
     requestTimeoutMs: number;
     closeGraceMs: number;
     streamDropEphemeralBytes: number;

@@ -11,6 +11,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from "fastify-type-provider-zod";
+import { clientErrorHandler, receiveDeadline, receiveTimeoutError } from "./client-errors.js";
 import type { SidecarContext } from "./context.js";
 import { ApiError, toApiError } from "./errors.js";
 import { streamSchemas } from "./openapi-components.js";
@@ -32,8 +33,12 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
     bodyLimit: ctx.limits.jsonBodyBytes,
     // While stopping, the security hook answers 503 itself, in the API's error shape.
     return503OnClosing: false,
-    // Bounds receiving a request (headers and body: a slow upload), not answering it (streams).
-    requestTimeout: 120_000,
+    // Bounds receiving the headers (Node stops bounding a request once a route has it: the
+    // body is receiveDeadline's), answered 408 by clientErrorHandler. Node checks it on a
+    // timer of its own, 30 s by default: a short bound (tests) is checked often enough to hold.
+    requestTimeout: ctx.limits.receiveTimeoutMs,
+    http: { connectionsCheckingInterval: checkingInterval(ctx.limits.receiveTimeoutMs) },
+    clientErrorHandler: clientErrorHandler(ctx.limits.receiveTimeoutMs),
     forceCloseConnections: "idle",
     routerOptions: { maxParamLength: 500 },
     // The router's own errors (a bad %-escape, an over-long id) come before any handler.
@@ -52,6 +57,8 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
   app.setSerializerCompiler(serializerCompiler);
 
   app.addHook("onRequest", securityHook(ctx));
+  const deadline = receiveDeadline(ctx.limits.receiveTimeoutMs);
+  app.addHook("onRequest", deadline.hook);
   app.addHook("onResponse", async (request, reply) => {
     const route = request.routeOptions.url ?? "(none)";
     const status = reply.statusCode;
@@ -67,6 +74,11 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
   });
 
   app.setErrorHandler(async (error, request, reply) => {
+    // The body stopped coming: answered 408 already, on a connection now closed.
+    if (deadline.timedOut(request)) {
+      const timeout = receiveTimeoutError(ctx.limits.receiveTimeoutMs);
+      return reply.code(timeout.status).send(timeout.body());
+    }
     const { error: apiError, unexpected } = toApiError(error);
     if (unexpected) {
       ctx.logger.error("request failed", {
@@ -120,6 +132,11 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
   void app.register(async (scope) => registerStreamRoutes(scope, ctx));
   if (ctx.webRoot !== undefined) registerWebRoutes(app, ctx.webRoot);
   return app;
+}
+
+/** How often Node looks for requests past the receive timeout: a quarter of it, 30 s at most. */
+function checkingInterval(receiveTimeoutMs: number): number {
+  return Math.min(30_000, Math.max(50, Math.floor(receiveTimeoutMs / 4)));
 }
 
 function describe(error: unknown): { name: string; message: string; stack?: string } {

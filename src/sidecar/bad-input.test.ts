@@ -278,4 +278,22 @@ describe("bad input: each a 4xx with its code, and the session carries on", () =
     expect(response.statusCode).toBe(400);
     expect(response.json().error.message).toMatch(/absolute/);
   });
+
+  // Found by the reliability suite's malformed-requests scenario: a `null` body created a
+  // session (201), and a directory that is not there came back from OpenCode as a 502.
+  it.each([
+    ["a null body", "null", /expected object/],
+    ["a directory that does not exist", '{"directory":"/nonexistent-ocb-dir"}', /does not exist/],
+    ["a directory that is a file", '{"directory":"/etc/hostname"}', /not a directory/],
+  ])("a creation with %s → 400 invalid_request", async (_name, payload, message) => {
+    const { app } = await withSession();
+    const response = await app.inject({
+      method: "POST",
+      url: "/v1/sessions",
+      headers: JSON_HEADERS,
+      payload,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatchObject({ code: "invalid_request", message });
+  });
 });

@@ -16,6 +16,11 @@ export interface SidecarLimits {
   idempotencyTtlMs: number;
   /** Most idempotency keys remembered, over all sessions (default 10 000; oldest dropped first). */
   maxIdempotencyKeys: number;
+  /**
+   * How long receiving one request (its headers and body) may take (default 120 s): a client
+   * that sends slower is answered 408 `request_timeout` and its connection closed.
+   */
+  receiveTimeoutMs: number;
   /** Bound on one call into the bridge from a request (default 60 s). */
   requestTimeoutMs: number;
   /**
@@ -49,6 +54,7 @@ export const DEFAULT_LIMITS: SidecarLimits = {
   maxTickets: 1000,
   idempotencyTtlMs: 24 * 60 * 60 * 1000,
   maxIdempotencyKeys: 10_000,
+  receiveTimeoutMs: 120_000,
   requestTimeoutMs: 60_000,
   closeGraceMs: 5_000,
   streamDropEphemeralBytes: 4 * 1024 * 1024,

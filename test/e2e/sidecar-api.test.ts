@@ -492,6 +492,23 @@ describe("bad input over a real bridge: the documented 4xx, and the session carr
       400,
       "invalid_request",
     ),
+    // Found by the reliability suite's malformed-requests scenario: OpenCode took a switch to
+    // a model no provider has (200, then every turn failed) and answered a directory that is
+    // not there with a 500 (the sidecar's 502).
+    row(
+      "a model no provider has",
+      (id) => `/v1/sessions/${id}/model`,
+      { providerID: "nobody", modelID: "nothing" },
+      400,
+      "invalid_request",
+    ),
+    row(
+      "a session directory that does not exist",
+      fixed("/v1/sessions"),
+      { directory: "/nonexistent-ocb-dir" },
+      400,
+      "invalid_request",
+    ),
     row("an unknown route", fixed("/v1/nothing"), undefined, 404, "not_found", get),
     row("no token", fixed("/v1/sessions"), undefined, 401, "unauthorized", {
       ...get,

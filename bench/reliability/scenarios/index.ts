@@ -5,6 +5,8 @@
 import { planned, type SuiteEntry } from "../scenario.js";
 import { bridgeSigkillScenario } from "./bridge-sigkill.js";
 import { fuzzScenario } from "./fuzz.js";
+import { malformedRequestsScenario } from "./malformed-requests.js";
+import { sidecarClientsScenario } from "./sidecar-clients.js";
 
 export const SUITE: readonly SuiteEntry[] = [
   planned(
@@ -16,15 +18,9 @@ export const SUITE: readonly SuiteEntry[] = [
     "the managed server SIGKILLed every few seconds under 5 sessions for 5 minutes: every turn ends once",
   ),
   bridgeSigkillScenario,
-  planned(
-    "sidecar-clients",
-    "100 sidecar clients connecting, cutting, resuming and sending for 5 minutes: lists equal the store's",
-  ),
+  sidecarClientsScenario,
   fuzzScenario,
-  planned(
-    "malformed-requests",
-    "10,000 malformed sidecar requests: all answered with the documented 4xx, memory flat",
-  ),
+  malformedRequestsScenario,
   planned(
     "soak",
     "10 sessions running turns for 10 minutes: RSS and heap slope flat, handles and fds back",

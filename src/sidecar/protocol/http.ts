@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   bad_origin: 403,
   not_found: 404,
+  /** The request (headers and body) did not arrive within the sidecar's receive timeout. */
+  request_timeout: 408,
   conflict: 409,
   /** In a cluster: another sidecar drives the session (the message names it). */
   not_driver: 409,

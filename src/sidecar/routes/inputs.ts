@@ -1,4 +1,5 @@
 /** Inputs, interrupts and model switches: what drives a session's turns. */
+import type { ModelRef } from "../../events/canonical.js";
 import type { Session } from "../../runtime/session.js";
 import type { Turn } from "../../runtime/turn.js";
 import { callSignal } from "../call-bounds.js";
@@ -19,6 +20,7 @@ import {
 import type { SidecarApp } from "../sidecar-app.js";
 import { attachmentSpecs, multipartInput } from "./input-attachments.js";
 import { ERROR_RESPONSES } from "./meta.js";
+import { modelCatalog } from "./models.js";
 
 const INPUT_ERRORS = {
   ...ERROR_RESPONSES,
@@ -115,10 +117,28 @@ export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void 
       const { id } = request.params;
       const session = await ctx.sessions.open(id, { signal: callSignal(ctx) });
       const model = { providerID: request.body.providerID, modelID: request.body.modelID };
+      await refuseUnknownModel(ctx, model);
       await session.switchModel(model, { signal: callSignal(ctx) });
       ctx.sessions.noteModel(id, model);
       return { ok: true as const };
     },
+  );
+}
+
+/**
+ * OpenCode takes a switch to a model no provider has, and fails every turn after it: such a
+ * model is refused here, as a new session's is. (`opencode run` has no catalog to ask.)
+ */
+async function refuseUnknownModel(ctx: SidecarContext, model: ModelRef): Promise<void> {
+  if (ctx.bridge.backend === "subprocess") return;
+  const { models } = await modelCatalog(ctx);
+  const listed = models.some(
+    (entry) => entry.providerID === model.providerID && entry.modelID === model.modelID,
+  );
+  if (listed) return;
+  throw new ApiError(
+    "invalid_request",
+    `model ${model.providerID}/${model.modelID} is not in the server's model catalog; GET /v1/models lists them`,
   );
 }
 

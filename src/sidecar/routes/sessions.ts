@@ -1,4 +1,5 @@
 /** Sessions: list, create, open (adopt), rename, release, kill, the conversation, the transcript. */
+import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import type { FastifyReply } from "fastify";
 import type { CanonicalEvent } from "../../events/canonical.js";
@@ -47,9 +48,10 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
         response: { 201: SessionInfoSchema, ...WITH_UPSTREAM },
       },
       preValidation: async (request) => {
-        // No body (curl -X POST) is the empty object: every field has a default.
+        // No body (curl -X POST) is the empty object: every field has a default. A body of
+        // `null` is not one: the schema refuses it.
         const unchecked: { body: unknown } = request;
-        unchecked.body ??= {};
+        if (unchecked.body === undefined) unchecked.body = {};
       },
     },
     async (request, reply) => {
@@ -58,6 +60,13 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
         throw new ApiError(
           "invalid_request",
           `directory must be an absolute path, got ${JSON.stringify(directory)}`,
+        );
+      }
+      // OpenCode answers a directory that is not there with a 500 of its own.
+      if (directory !== undefined && directoriesAreLocal(ctx) && !(await isDirectory(directory))) {
+        throw new ApiError(
+          "invalid_request",
+          `directory ${JSON.stringify(directory)} does not exist or is not a directory; create it first`,
         );
       }
       const session = await sessions.create({
@@ -209,4 +218,25 @@ export async function durableEvents(ctx: SidecarContext, id: string): Promise<Ca
     return await ctx.store.read(id);
   }
   return await (await ctx.sessions.open(id, { signal: callSignal(ctx) })).transcript();
+}
+
+/**
+ * Whether sessions' directories are on this machine: with a managed server or `opencode run`
+ * they are; an attached server's may be on another.
+ */
+function directoriesAreLocal(ctx: SidecarContext): boolean {
+  if (ctx.bridge.backend === "subprocess") return true;
+  try {
+    return ctx.bridge.server.pid !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
 }
