@@ -4,12 +4,10 @@
  */
 import { planned, type SuiteEntry } from "../scenario.js";
 import { fuzzScenario } from "./fuzz.js";
+import { upstreamCutsScenario } from "./upstream-cuts.js";
 
 export const SUITE: readonly SuiteEntry[] = [
-  planned(
-    "upstream-cuts",
-    "100 cuts of the upstream connections during one long turn: 0 lost, 0 duplicated, text exact",
-  ),
+  upstreamCutsScenario,
   planned(
     "server-sigkill",
     "the managed server SIGKILLed every few seconds under 5 sessions for 5 minutes: every turn ends once",
