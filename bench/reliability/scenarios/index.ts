@@ -4,14 +4,12 @@
  */
 import { planned, type SuiteEntry } from "../scenario.js";
 import { fuzzScenario } from "./fuzz.js";
+import { serverSigkillScenario } from "./server-sigkill.js";
 import { upstreamCutsScenario } from "./upstream-cuts.js";
 
 export const SUITE: readonly SuiteEntry[] = [
   upstreamCutsScenario,
-  planned(
-    "server-sigkill",
-    "the managed server SIGKILLed every few seconds under 5 sessions for 5 minutes: every turn ends once",
-  ),
+  serverSigkillScenario,
   planned(
     "bridge-sigkill",
     "the bridge SIGKILLed mid-turn 20 times and restarted: each turn adopted, ends once, no gap",

@@ -38,7 +38,7 @@ export const UPSTREAM_CUTS = {
   },
   short: {
     schedule: { cuts: 10, gapMs: { min: 100, max: 400 } },
-    turn: { toolSteps: 4, tokens: 50, tokenMs: 40 },
+    turn: { toolSteps: 6, tokens: 80, tokenMs: 40 },
   },
 } as const satisfies Record<string, { schedule: CutSchedule; turn: LongTurn }>;
 

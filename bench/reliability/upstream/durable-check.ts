@@ -38,10 +38,26 @@ export function checkDurable(
   for (const [key, times] of got) {
     for (let extra = times - (expected.get(key) ?? 0); extra > 0; extra--) duplicated.push(key);
   }
-  const seqProblems = durable.flatMap((event, index) =>
-    event.seq === index + 1 ? [] : [`#${index + 1} has seq ${event.seq}`],
-  );
-  const ids = counts(transcript.map((event) => event.id));
-  const repeatedIds = [...ids].filter(([, times]) => times > 1).map(([id]) => id);
-  return { durableEvents: durable.length, lost, duplicated, seqProblems, repeatedIds };
+  return {
+    durableEvents: durable.length,
+    lost,
+    duplicated,
+    seqProblems: seqProblems(transcript),
+    repeatedIds: repeatedIds(transcript),
+  };
+}
+
+/** The durable events whose seq is not their place (1, 2, 3, …): a gap or a repeat. */
+export function seqProblems(transcript: readonly CanonicalEvent[]): string[] {
+  return transcript
+    .filter((event) => event.durable)
+    .flatMap((event, index) =>
+      event.seq === index + 1 ? [] : [`#${index + 1} has seq ${event.seq}`],
+    );
+}
+
+/** The ids carried by more than one of `events`. */
+export function repeatedIds(events: readonly CanonicalEvent[]): string[] {
+  const ids = counts(events.map((event) => event.id));
+  return [...ids].filter(([, times]) => times > 1).map(([id]) => id);
 }
