@@ -26,6 +26,7 @@ import { type CloseOptions, type LeftRunning, leavingRefusal } from "./leave-run
 import { forgetServer, leaveServer, managedServerKey } from "./managed-servers.js";
 import { ModelReadiness } from "./model-readiness.js";
 import type { ModelServer } from "./model-server.js";
+import { whenServerReady } from "./server-ready.js";
 import { type BackendFactory, Session } from "./session.js";
 
 export type { BridgeOptions } from "./bridge-options.js";
@@ -434,9 +435,15 @@ export class Bridge implements AsyncDisposable {
     reconnected: boolean,
     signal: AbortSignal | undefined,
   ): Promise<void> {
-    if (runner.server instanceof SupervisedServer) await runner.server.restarted(signal);
     if (reconnected) this.#readyModels.forget(directory, model);
-    await this.#readyModels.ensure(runner.client, directory, model, signal);
+    const supervisor = runner.server instanceof SupervisedServer ? runner.server : undefined;
+    // A crash during the wait (its restart clears what the catalog was known to list) is
+    // waited out too: the send goes to the restarted server.
+    await whenServerReady(
+      supervisor,
+      () => this.#readyModels.ensure(runner.client, directory, model, signal),
+      signal,
+    );
   }
 }
 
