@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { BackendKind } from "../backends/backend.js";
+import { reconnectLiveStreams } from "../backends/serve/live-stream.js";
 import { ServeBackend } from "../backends/serve/serve-backend.js";
 import { LegacyBackend } from "../backends/serve-legacy/legacy-backend.js";
 import { SubprocessBackend } from "../backends/subprocess/subprocess-backend.js";
@@ -64,6 +65,11 @@ export class Bridge implements AsyncDisposable {
         // The restarted server loads its model catalog anew: wait for it before prompting.
         this.#readyModels.clear();
         for (const session of this.#sessions) session.serverExited(exit);
+      });
+      // Streams that reached the restarted server while it was starting may never be answered.
+      runner.server.onRestart(() => {
+        reconnectLiveStreams(runner.client);
+        for (const session of this.#sessions) session.serverRestarted();
       });
     }
     this.#runner = runner;
