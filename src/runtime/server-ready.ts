@@ -12,8 +12,13 @@ export interface Restarting {
   restarted(signal?: AbortSignal): Promise<void>;
 }
 
-/** Crashes a send waits out while it gets ready, before it gives up with the last error. */
-export const READY_ATTEMPTS = 4;
+/**
+ * Crashes in a row a send waits out while it gets ready, before it gives up with the last
+ * error. Each one costs a restart (seconds), so this bounds the wait only where the server
+ * keeps dying: a server killed every few seconds under load can die again before a send that
+ * waited for its restart has found the model (the reliability suite's server-sigkill saw 4).
+ */
+export const READY_ATTEMPTS = 10;
 
 /**
  * Waits for `supervisor`'s restart, then runs `look`; when `look` cannot reach the server,
