@@ -11,8 +11,7 @@ import { Bridge } from "../../../src/runtime/bridge.js";
 import type { Session } from "../../../src/runtime/session.js";
 import { SupervisedServer } from "../../../src/server/supervised-server.js";
 import { demoModelServer } from "../../../src/testing/demo-model-server.js";
-import { fileLogger } from "../faults/file-logger.js";
-import { watchLeaks } from "../faults/leak-watch.js";
+import { withProcessCount } from "../faults/scenario-run.js";
 import { seededRandom } from "../faults/seeded-random.js";
 import type { Scenario, ScenarioContext, ScenarioRow } from "../scenario.js";
 import { type KillRecord, killRepeatedly } from "../server-kills/server-killer.js";
@@ -55,7 +54,7 @@ async function runUnderKills(
   bridge: Bridge,
   context: ScenarioContext,
   variant: (typeof SERVER_SIGKILL)["full" | "short"],
-): Promise<Omit<ScenarioRow, "scenario" | "peakRssBytes" | "leakedProcesses">> {
+): Promise<Omit<ScenarioRow, "scenario" | "peakRssBytes">> {
   const random = seededRandom(context.seed);
   const sessions: Session[] = [];
   for (let index = 0; index < variant.sessions; index++) {
@@ -161,38 +160,22 @@ export const serverSigkillScenario: Scenario = {
     context.note(
       `server-sigkill: ${variant.sessions} sessions for ${variant.durationMs / 1000} s, seed ${context.seed}`,
     );
-    const leaks = watchLeaks();
-    const log = fileLogger(join(context.workDir, "bridge.log"));
     const directory = join(context.workDir, "project");
     mkdirSync(directory, { recursive: true });
-    let bridge: Bridge | undefined;
-    try {
-      bridge = await Bridge.start({
+    return await withProcessCount(context, async (logger) => {
+      const bridge = await Bridge.start({
         directory,
         modelServer: demoModelServer,
         store: join(context.workDir, "store.db"),
-        logger: log.logger,
+        logger,
       });
-      const password = bridge.server.password;
-      if (password !== undefined) context.secret(password);
-      const row = await runUnderKills(bridge, context, variant);
-      await bridge.close();
-      bridge = undefined;
-      const started = leaks.started();
-      const leaked = await leaks.leaked();
-      return {
-        ...row,
-        leakedProcesses: leaked.length,
-        passed: row.passed && leaked.length === 0,
-        notes: [
-          ...row.notes,
-          `processes started ${started.all} (${started.opencode} opencode), left ${leaked.length}${leaked.length > 0 ? `: ${leaked.map((p) => p.command.slice(0, 60)).join("; ")}` : ""}; bridge log ${log.warnings()} warnings`,
-        ],
-      };
-    } finally {
-      await bridge?.close();
-      leaks.stop();
-      await log.close();
-    }
+      try {
+        const password = bridge.server.password;
+        if (password !== undefined) context.secret(password);
+        return await runUnderKills(bridge, context, variant);
+      } finally {
+        await bridge.close();
+      }
+    });
   },
 };

@@ -13,8 +13,7 @@ import {
   type BridgeBehindProxy,
   startBridgeBehindProxy,
 } from "../../../test/support/bridge-behind-proxy.js";
-import { fileLogger } from "../faults/file-logger.js";
-import { watchLeaks } from "../faults/leak-watch.js";
+import { withProcessCount } from "../faults/scenario-run.js";
 import { seededRandom } from "../faults/seeded-random.js";
 import type { Scenario, ScenarioContext, ScenarioRow } from "../scenario.js";
 import { checkDurable } from "../upstream/durable-check.js";
@@ -59,7 +58,7 @@ async function runLongTurn(
   setup: BridgeBehindProxy,
   context: ScenarioContext,
   variant: (typeof UPSTREAM_CUTS)["full" | "short"],
-): Promise<Omit<ScenarioRow, "scenario" | "peakRssBytes" | "leakedProcesses">> {
+): Promise<Omit<ScenarioRow, "scenario" | "peakRssBytes">> {
   const file = join(setup.real.directory, "notes.txt");
   writeFileSync(file, "a file the long turn reads, step after step\n");
   const expectedText = slowReply(variant.turn.tokens);
@@ -148,33 +147,17 @@ export const upstreamCutsScenario: Scenario = {
   async run(context: ScenarioContext) {
     const variant = context.short ? UPSTREAM_CUTS.short : UPSTREAM_CUTS.full;
     context.note(`upstream-cuts: ${variant.schedule.cuts} cuts, seed ${context.seed}`);
-    const leaks = watchLeaks();
-    const log = fileLogger(join(context.workDir, "bridge.log"));
-    let setup: BridgeBehindProxy | undefined;
-    try {
-      setup = await startBridgeBehindProxy({
+    return await withProcessCount(context, async (logger) => {
+      const setup = await startBridgeBehindProxy({
         store: join(context.workDir, "store.db"),
-        logger: log.logger,
+        logger,
       });
-      if (setup.real.server.password !== undefined) context.secret(setup.real.server.password);
-      const row = await runLongTurn(setup, context, variant);
-      await setup.close();
-      setup = undefined;
-      const started = leaks.started();
-      const leaked = await leaks.leaked();
-      return {
-        ...row,
-        leakedProcesses: leaked.length,
-        passed: row.passed && leaked.length === 0,
-        notes: [
-          ...row.notes,
-          `processes started ${started.all} (${started.opencode} opencode), left ${leaked.length}${leaked.length > 0 ? `: ${leaked.map((p) => p.command.slice(0, 60)).join("; ")}` : ""}; bridge log ${log.warnings()} warnings`,
-        ],
-      };
-    } finally {
-      await setup?.close();
-      leaks.stop();
-      await log.close();
-    }
+      try {
+        if (setup.real.server.password !== undefined) context.secret(setup.real.server.password);
+        return await runLongTurn(setup, context, variant);
+      } finally {
+        await setup.close();
+      }
+    });
   },
 };
