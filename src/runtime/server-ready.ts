@@ -10,34 +10,35 @@ import { ConnectionError } from "../errors.js";
 export interface Restarting {
   /** Resolves once the server runs again after a crash (at once when it runs). */
   restarted(signal?: AbortSignal): Promise<void>;
+  /** Whether its process has died (restarting, or the supervisor gave up). */
+  readonly died: boolean;
+  /** Whether the supervision ended: closed, or the restarts gave up. */
+  readonly ended: boolean;
 }
 
 /**
- * Crashes in a row a send waits out while it gets ready, before it gives up with the last
- * error. Each one costs a restart (seconds), so this bounds the wait only where the server
- * keeps dying: a server killed every few seconds under load can die again before a send that
- * waited for its restart has found the model (the reliability suite's server-sigkill saw 4).
- */
-export const READY_ATTEMPTS = 10;
-
-/**
- * Waits for `supervisor`'s restart, then runs `look`; when `look` cannot reach the server,
- * waits for the next restart and looks again. Without a supervisor, `look` runs once.
+ * Waits for `supervisor`'s restart, then runs `look`; when `look` cannot reach the server
+ * because it died meanwhile, waits for the next restart and looks again, for as long as the
+ * supervisor restarts it (its own bound ends that). Without a supervisor, `look` runs once; a
+ * server that refuses while it runs is not waited for.
  */
 export async function whenServerReady(
   supervisor: Restarting | undefined,
   look: () => Promise<void>,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
+  for (;;) {
     await supervisor?.restarted(signal);
     try {
       await look();
       return;
     } catch (error) {
-      const retry =
-        supervisor !== undefined && error instanceof ConnectionError && attempt < READY_ATTEMPTS;
-      if (!retry) throw error;
+      const crashed =
+        supervisor !== undefined &&
+        error instanceof ConnectionError &&
+        supervisor.died &&
+        !supervisor.ended;
+      if (!crashed) throw error;
     }
   }
 }

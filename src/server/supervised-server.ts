@@ -41,6 +41,7 @@ export class SupervisedServer implements OpencodeServerHandle {
   #closing = false;
   #left = false;
   #restarting: Promise<void> | undefined;
+  #gaveUp = false;
   /** Resolves when the supervision ends (closed, or restarts gave up). */
   readonly exited: Promise<ServerExit>;
   #ended: (exit: ServerExit) => void = () => {};
@@ -157,6 +158,17 @@ export class SupervisedServer implements OpencodeServerHandle {
       { ...DEFAULT_RESTART, ...policy },
       startOpencode,
     );
+  }
+
+  /** Whether the current process has died (a restart follows unless the supervision ended). */
+  get died(): boolean {
+    const pid = this.#current.pid;
+    return pid !== undefined && !isProcessRunning(pid);
+  }
+
+  /** Whether the supervision ended: closed, left, or the restarts gave up. */
+  get ended(): boolean {
+    return this.#closing || this.#gaveUp;
   }
 
   /** Its isolated dirs' root, when it runs isolated (a successor needs it to take it up). */
@@ -277,6 +289,7 @@ export class SupervisedServer implements OpencodeServerHandle {
       }
     }
     if (!this.#closing) {
+      this.#gaveUp = true;
       this.#logger.error("opencode serve could not be restarted; giving up", {
         attempts: this.#policy.attempts,
       });
