@@ -44,6 +44,25 @@ describe("whenServerReady", () => {
     expect(server.waits).toHaveLength(13);
   });
 
+  it("allows for the death to show a moment after the look failed", async () => {
+    const state = { died: false, ended: false };
+    const server = supervisor(state);
+    let looks = 0;
+    await whenServerReady(
+      server,
+      async () => {
+        looks += 1;
+        if (looks > 1) return;
+        setTimeout(() => {
+          state.died = true;
+        }, 50);
+        throw refused();
+      },
+      undefined,
+    );
+    expect(looks).toBe(2);
+  });
+
   it("gives up once the supervisor did, and at once when the server runs and refuses", async () => {
     const gaveUp = supervisor({ died: true, ended: true });
     const look = async () => {

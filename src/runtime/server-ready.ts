@@ -5,6 +5,11 @@
  * that is waited out too, through the supervisor's next restart, a bounded number of times.
  */
 import { ConnectionError } from "../errors.js";
+import { sleep } from "../util/abort.js";
+
+/** How long a refused look waits for the server's death to show before it counts as refused. */
+const DEATH_GRACE_MS = 500;
+const DEATH_POLL_MS = 25;
 
 /** The part of a supervised server this needs. */
 export interface Restarting {
@@ -33,12 +38,20 @@ export async function whenServerReady(
       await look();
       return;
     } catch (error) {
-      const crashed =
-        supervisor !== undefined &&
-        error instanceof ConnectionError &&
-        supervisor.died &&
-        !supervisor.ended;
-      if (!crashed) throw error;
+      if (supervisor === undefined || !(error instanceof ConnectionError)) throw error;
+      if (!(await diedSoon(supervisor, signal)) || supervisor.ended) throw error;
     }
   }
+}
+
+/**
+ * Whether the server died, allowing for its death to show: a SIGKILLed process closes its
+ * sockets (the look fails) a moment before it stops counting as running.
+ */
+async function diedSoon(supervisor: Restarting, signal: AbortSignal | undefined): Promise<boolean> {
+  for (let waited = 0; !supervisor.died; waited += DEATH_POLL_MS) {
+    if (waited >= DEATH_GRACE_MS) return false;
+    await sleep(DEATH_POLL_MS, signal, "waiting for the server's death to show");
+  }
+  return true;
 }

@@ -150,7 +150,7 @@ async function runUnderKills(
       `seed ${context.seed}; ${killed.length} SIGKILLs, restart median ${median(restarts)} ms, max ${Math.max(0, ...restarts)} ms`,
       `turns ${turns.length + last.length}: ${completed + last.length - lastFailed.length} completed, ${serverExited} failed server-exited, ${notAllowed.length} otherwise; sends failed ${failedSends.length}, prompt requests cut by a kill ${cutSends.length}`,
       `first sends after a kill ${firstAfterKill.length}: ${firstAfterKill.filter((turn) => turn.result?.outcome === "completed").length} completed, the rest failed by a later kill; after the last kill ${last.length - lastFailed.length} of ${last.length} completed`,
-      ...[...failedSends, ...notAllowed].slice(0, 3).map(describeTurn),
+      ...[...notAllowed, ...failedSends].slice(0, 3).map(describeTurn),
       ...lastFailed
         .slice(0, 2)
         .map(
