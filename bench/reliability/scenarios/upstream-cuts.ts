@@ -29,11 +29,11 @@ interface LongTurn {
   tokenMs: number;
 }
 
-/** The 100 cuts in a turn of about a minute; the short variant's 10 in a few seconds. */
+/** The 100 cuts in a turn long enough for them on an idle machine (run 2 of 400 chunks fit only 87); the short variant's 10. */
 export const UPSTREAM_CUTS = {
   full: {
     schedule: { cuts: 100, gapMs: { min: 150, max: 650 } },
-    turn: { toolSteps: 80, tokens: 400, tokenMs: 40 },
+    turn: { toolSteps: 80, tokens: 800, tokenMs: 40 },
   },
   short: {
     schedule: { cuts: 10, gapMs: { min: 100, max: 400 } },
