@@ -37,7 +37,7 @@ export const UPSTREAM_CUTS = {
   },
   short: {
     schedule: { cuts: 10, gapMs: { min: 100, max: 400 } },
-    turn: { toolSteps: 6, tokens: 80, tokenMs: 40 },
+    turn: { toolSteps: 6, tokens: 120, tokenMs: 40 },
   },
 } as const satisfies Record<string, { schedule: CutSchedule; turn: LongTurn }>;
 
@@ -49,6 +49,14 @@ function slowReply(tokens: number): string {
 function prompt(turn: LongTurn, file: string): string {
   const read = `[[tool read ${JSON.stringify({ path: file })}]]`;
   return `${Array(turn.toolSteps).fill(read).join(" ")} [[slow ${turn.tokens} ${turn.tokenMs}]]`;
+}
+
+/** Where `got` leaves `expected`, with a little of each from there. */
+function whereItDiffers(got: string, expected: string): string {
+  let at = 0;
+  while (at < got.length && got[at] === expected[at]) at++;
+  const near = (text: string) => JSON.stringify(text.slice(Math.max(0, at - 20), at + 30));
+  return `${got.length} of ${expected.length} chars, from char ${at}: got ${near(got)}, want ${near(expected)}`;
 }
 
 const first = (label: string, items: readonly string[]): string[] =>
@@ -101,7 +109,9 @@ async function runLongTurn(
       : [`the stored text part ends differ (${text.ended.length} ends)`]),
     ...(text.deltas.length === 1 && text.deltas[0] === expectedText
       ? []
-      : [`the deltas joined differ (${text.deltas.length} parts)`]),
+      : [
+          `the deltas joined differ (${text.deltas.length} parts; ${whereItDiffers(text.deltas.join(""), expectedText)})`,
+        ]),
   ];
   const endedOnce = storedEnds === 1 && seenEnds === 1;
   const repeatedLiveIds = live.length - liveIds.size;
