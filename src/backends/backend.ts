@@ -69,6 +69,11 @@ export interface SessionBackend {
   abandonTurn(): Promise<void>;
   /** Stops following the session; the upstream session is kept. */
   close(): Promise<void>;
+  /**
+   * The managed server was restarted after a crash: streams that may have reached it while it
+   * was starting connect again now (a backend without such streams need not implement it).
+   */
+  serverRestarted?(): void;
   /** What the backend's deltas could not hand out whole (a backend without deltas has none). */
   deltaStats?(): DeltaStats;
 }

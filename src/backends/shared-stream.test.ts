@@ -138,6 +138,25 @@ describe("a shared stream", () => {
     await expect(iterator.next()).rejects.toBeInstanceOf(AbortError);
   });
 
+  it("reconnect() drops a connection that hangs and opens a new one at once, sessions kept", async () => {
+    const fed = handFedSource();
+    const stream = new SharedStream(fed.source);
+    const stop = new AbortController();
+    const a = reader(stream, "ses_a", stop.signal);
+    await tick();
+    // The first connection never answers (it reached a server that was still starting).
+    stream.reconnect();
+    await tick();
+    expect(fed.opened).toHaveLength(2);
+    expect(fed.opened[0]?.signal.aborted).toBe(true);
+    await fed.send({ type: "server.connected" });
+    await fed.send({ type: "delta", session: "ses_a" });
+    expect(a.got).toEqual(["connected", "delta"]);
+    expect(stream.size).toBe(1);
+    stop.abort();
+    await a.done;
+  });
+
   it("opens a new connection for the next session once the last one left", async () => {
     const fed = handFedSource();
     let idle = 0;

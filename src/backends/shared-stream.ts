@@ -80,6 +80,18 @@ export class SharedStream<T> {
     };
   }
 
+  /**
+   * Drops the connection (or the attempt under way, or the backoff before the next) and opens
+   * it again now: the server behind it was replaced. A restarted `opencode serve` can take a
+   * connection while it is still starting and never answer it (until the header bound, 30 s).
+   */
+  reconnect(): void {
+    if (this.#abort === undefined) return;
+    this.#abort.abort();
+    this.#up = false;
+    this.#start();
+  }
+
   #leave(key: string, listener: SharedStreamListener<T>): void {
     const set = this.#listeners.get(key);
     if (set?.delete(listener) !== true) return;

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { BackendKind } from "../backends/backend.js";
+import { reconnectLiveStreams } from "../backends/serve/live-stream.js";
 import { ServeBackend } from "../backends/serve/serve-backend.js";
 import { LegacyBackend } from "../backends/serve-legacy/legacy-backend.js";
 import { SubprocessBackend } from "../backends/subprocess/subprocess-backend.js";
@@ -26,6 +27,7 @@ import { type CloseOptions, type LeftRunning, leavingRefusal } from "./leave-run
 import { forgetServer, leaveServer, managedServerKey } from "./managed-servers.js";
 import { ModelReadiness } from "./model-readiness.js";
 import type { ModelServer } from "./model-server.js";
+import { whenServerReady } from "./server-ready.js";
 import { type BackendFactory, Session } from "./session.js";
 
 export type { BridgeOptions } from "./bridge-options.js";
@@ -63,6 +65,11 @@ export class Bridge implements AsyncDisposable {
         // The restarted server loads its model catalog anew: wait for it before prompting.
         this.#readyModels.clear();
         for (const session of this.#sessions) session.serverExited(exit);
+      });
+      // Streams that reached the restarted server while it was starting may never be answered.
+      runner.server.onRestart(() => {
+        reconnectLiveStreams(runner.client);
+        for (const session of this.#sessions) session.serverRestarted();
       });
     }
     this.#runner = runner;
@@ -434,9 +441,15 @@ export class Bridge implements AsyncDisposable {
     reconnected: boolean,
     signal: AbortSignal | undefined,
   ): Promise<void> {
-    if (runner.server instanceof SupervisedServer) await runner.server.restarted(signal);
     if (reconnected) this.#readyModels.forget(directory, model);
-    await this.#readyModels.ensure(runner.client, directory, model, signal);
+    const supervisor = runner.server instanceof SupervisedServer ? runner.server : undefined;
+    // A crash during the wait (its restart clears what the catalog was known to list) is
+    // waited out too: the send goes to the restarted server.
+    await whenServerReady(
+      supervisor,
+      () => this.#readyModels.ensure(runner.client, directory, model, signal),
+      signal,
+    );
   }
 }
 

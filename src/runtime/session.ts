@@ -435,6 +435,15 @@ export class Session implements AsyncDisposable {
   }
 
   /**
+   * @internal The bridge tells its sessions; not for users.
+   * The server is back after a crash: the backend's streams connect to it again now.
+   */
+  serverRestarted(): void {
+    if (this.#closed) return;
+    this.#backend.serverRestarted?.();
+  }
+
+  /**
    * Arms what watches a busy session: the stall watchdog while the streams reach the server;
    * while they do not, silence says nothing about the run, and the connection-lost bound
    * takes its place.

@@ -2,6 +2,8 @@
  * SupervisedServer's restarts with a fake start function: a restart that never gets ready
  * must not hold up close() or a caller waiting for it with a signal.
  */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +16,7 @@ import { type StartOpencodeOptions, startOpencode } from "./start-opencode.js";
 import { SupervisedServer } from "./supervised-server.js";
 
 /** A server handle whose process "dies" when the test says so. */
-function fakeServer(): OpencodeServerHandle & { crash(): void; closed: boolean } {
+function fakeServer(pid?: number): OpencodeServerHandle & { crash(): void; closed: boolean } {
   let end: (exit: ServerExit) => void = () => {};
   const exited = new Promise<ServerExit>((resolve) => {
     end = resolve;
@@ -24,7 +26,7 @@ function fakeServer(): OpencodeServerHandle & { crash(): void; closed: boolean }
     username: "opencode",
     password: "secret",
     version: "fake",
-    pid: undefined,
+    pid,
     exited,
     closed: false,
     logTail: () => [],
@@ -122,6 +124,30 @@ describe("SupervisedServer restarts", () => {
     const waiting = server.restarted(send.signal);
     send.abort();
     expect(await settlesBeforeNet(waiting)).toBe("aborted");
+    await server.close();
+  });
+
+  it("restarted() waits for the restart when the process died and its exit is not heard yet", async () => {
+    // A real process that has exited stands for the server SIGKILLed a moment ago.
+    const dead = spawn(process.execPath, ["-e", ""]);
+    await once(dead, "exit");
+    const first = fakeServer(dead.pid);
+    const second = fakeServer();
+    let starts = 0;
+    const server = await SupervisedServer.start(
+      { inheritUserConfig: true },
+      { initialDelayMs: 0 },
+      async () => (++starts === 1 ? first : second),
+    );
+    let back = false;
+    const waiting = server.restarted().then(() => {
+      back = true;
+    });
+    await delay(50);
+    expect(back).toBe(false);
+    first.crash(); // the exit is heard now: the restart follows
+    await waiting;
+    expect(starts).toBe(2);
     await server.close();
   });
 

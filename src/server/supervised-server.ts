@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { AbortError } from "../errors.js";
 import { sleep, throwIfAborted } from "../util/abort.js";
 import { type Logger, silentLogger } from "../util/logger.js";
+import { isProcessRunning } from "../util/process-liveness.js";
 import { AdoptedServer } from "./adopted-server.js";
 import { createIsolatedDirs, type IsolatedDirs, isolatedDirsAt } from "./isolated-dirs.js";
 import type { OpencodeServerHandle, ServerExit } from "./server-handle.js";
@@ -40,6 +41,7 @@ export class SupervisedServer implements OpencodeServerHandle {
   #closing = false;
   #left = false;
   #restarting: Promise<void> | undefined;
+  #gaveUp = false;
   /** Resolves when the supervision ends (closed, or restarts gave up). */
   readonly exited: Promise<ServerExit>;
   #ended: (exit: ServerExit) => void = () => {};
@@ -158,6 +160,17 @@ export class SupervisedServer implements OpencodeServerHandle {
     );
   }
 
+  /** Whether the current process has died (a restart follows unless the supervision ended). */
+  get died(): boolean {
+    const pid = this.#current.pid;
+    return pid !== undefined && !isProcessRunning(pid);
+  }
+
+  /** Whether the supervision ended: closed, left, or the restarts gave up. */
+  get ended(): boolean {
+    return this.#closing || this.#gaveUp;
+  }
+
   /** Its isolated dirs' root, when it runs isolated (a successor needs it to take it up). */
   get root(): string | undefined {
     return this.#dirs?.root;
@@ -178,11 +191,18 @@ export class SupervisedServer implements OpencodeServerHandle {
   /**
    * Resolves once a restart in progress has finished (or given up); rejects with AbortError
    * as soon as `signal` fires (a restart can take minutes: attempts times the startup bound).
+   * A server whose process has died counts as restarting even before its exit is heard (a
+   * send right after a SIGKILL must wait for the restart, not find the port refused).
    */
   async restarted(signal?: AbortSignal): Promise<void> {
     const what = "waiting for the server's restart";
     throwIfAborted(signal, what);
-    const restarting = this.#restarting;
+    const current = this.#current;
+    const restarting =
+      current.pid !== undefined && !this.#closing && !isProcessRunning(current.pid)
+        ? // Its exit comes next; the watch's handler (registered first) starts the restart.
+          current.exited.then(() => this.#restarting)
+        : this.#restarting;
     if (restarting === undefined || signal === undefined) return restarting;
     let onAbort = (): void => {};
     const aborted = new Promise<never>((_, reject) => {
@@ -269,6 +289,7 @@ export class SupervisedServer implements OpencodeServerHandle {
       }
     }
     if (!this.#closing) {
+      this.#gaveUp = true;
       this.#logger.error("opencode serve could not be restarted; giving up", {
         attempts: this.#policy.attempts,
       });

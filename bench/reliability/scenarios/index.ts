@@ -6,17 +6,13 @@ import { planned, type SuiteEntry } from "../scenario.js";
 import { bridgeSigkillScenario } from "./bridge-sigkill.js";
 import { fuzzScenario } from "./fuzz.js";
 import { malformedRequestsScenario } from "./malformed-requests.js";
+import { serverSigkillScenario } from "./server-sigkill.js";
 import { sidecarClientsScenario } from "./sidecar-clients.js";
+import { upstreamCutsScenario } from "./upstream-cuts.js";
 
 export const SUITE: readonly SuiteEntry[] = [
-  planned(
-    "upstream-cuts",
-    "100 cuts of the upstream connections during one long turn: 0 lost, 0 duplicated, text exact",
-  ),
-  planned(
-    "server-sigkill",
-    "the managed server SIGKILLed every few seconds under 5 sessions for 5 minutes: every turn ends once",
-  ),
+  upstreamCutsScenario,
+  serverSigkillScenario,
   bridgeSigkillScenario,
   sidecarClientsScenario,
   fuzzScenario,

@@ -30,6 +30,11 @@ export interface LiveStreamOptions {
 
 const streams = new WeakMap<OpencodeClient, Map<string, SharedStream<ApiEvent>>>();
 
+/** The server behind `client` was restarted: its live streams connect again now (`SharedStream.reconnect`). */
+export function reconnectLiveStreams(client: OpencodeClient): void {
+  for (const stream of streams.get(client)?.values() ?? []) stream.reconnect();
+}
+
 /** The live stream of `client` at `directory`, opened by its first session. */
 export function sharedLiveStream(
   client: OpencodeClient,

@@ -130,6 +130,16 @@ export class MergedSessionStream {
   }
 
   /**
+   * The server was restarted: an open durable stream connects again now, from the last seq
+   * read (a connection made while the server was starting may never be answered).
+   */
+  reconnectDurable(): void {
+    if (this.#durable === undefined || this.#options.signal.aborted) return;
+    this.#closeDurable();
+    this.wake();
+  }
+
+  /**
    * Whether a turn runs: while one does, the durable stream stays open; once none does, it
    * closes after the linger, unless woken meanwhile.
    */

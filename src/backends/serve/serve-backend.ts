@@ -177,6 +177,10 @@ export class ServeBackend implements SessionBackend {
     this.#catchUp.flush();
   }
 
+  serverRestarted(): void {
+    this.#streams.reconnectDurable();
+  }
+
   deltaStats(): DeltaStats {
     return this.#catchUp.stats();
   }

@@ -1,0 +1,38 @@
+/**
+ * The reliability suite's server-sigkill scenario, short variant (`npm run reliability -- --only
+ * server-sigkill` runs 5 sessions for 5 minutes): the managed `opencode serve` SIGKILLed every
+ * 2–6 s (from the suite's fixed seed) while 2 sessions run turns back to back: every turn ends
+ * exactly once, every send works, the next turn after the last kill completes, nothing is left.
+ */
+import { afterAll, expect, it } from "vitest";
+import { serverSigkillScenario } from "../../bench/reliability/scenarios/server-sigkill.js";
+import { createSuiteFiles, scenarioContext } from "../../bench/reliability/suite-files.js";
+
+const suite = createSuiteFiles();
+afterAll(() => suite.remove());
+
+/** The notes that are figures, not findings. */
+const FIGURES = /^(seed |turns |first sends |processes started )/;
+
+/**
+ * Findings still open (README, Reliability): a prompt request reset by the server right after a
+ * restart (the send fails, though its turn may exist and end), and a turn sent just after a kill
+ * that the restarted server admits but never runs (it ends `stalled`). They make the scenario
+ * fail when they occur; this test fails on any other finding.
+ */
+const OPEN_FINDINGS = [
+  /\/prompt\): fetch failed: read ECONNRESET/,
+  /failed stalled/,
+  /turn\.ended of turns never sent/,
+];
+
+it("SIGKILLs the managed server under 2 sessions: every turn ends once, every send works", async () => {
+  const context = scenarioContext(suite, "server-sigkill", { short: true, seed: 17 });
+  const row = await serverSigkillScenario.run(context);
+  const findings = row.notes.filter((note) => !FIGURES.test(note));
+  const unknown = findings.filter((note) => !OPEN_FINDINGS.some((open) => open.test(note)));
+  expect(unknown, row.notes.join("\n")).toEqual([]);
+  expect(row.leakedProcesses).toBe(0);
+  expect(row.faultsInjected).toBeGreaterThanOrEqual(2);
+  if (findings.length === 0) expect(row.passed).toBe(true);
+});
