@@ -6,7 +6,9 @@ import { planned, type SuiteEntry } from "../scenario.js";
 import { bridgeSigkillScenario } from "./bridge-sigkill.js";
 import { fuzzScenario } from "./fuzz.js";
 import { malformedRequestsScenario } from "./malformed-requests.js";
+import { secretsScanScenario } from "./secrets-scan.js";
 import { sidecarClientsScenario } from "./sidecar-clients.js";
+import { soakScenario } from "./soak.js";
 
 export const SUITE: readonly SuiteEntry[] = [
   planned(
@@ -21,12 +23,6 @@ export const SUITE: readonly SuiteEntry[] = [
   sidecarClientsScenario,
   fuzzScenario,
   malformedRequestsScenario,
-  planned(
-    "soak",
-    "10 sessions running turns for 10 minutes: RSS and heap slope flat, handles and fds back",
-  ),
-  planned(
-    "secrets-scan",
-    "after all scenarios: no password, token or API key in the store, logs, transcripts or exports",
-  ),
+  soakScenario,
+  secretsScanScenario,
 ];
