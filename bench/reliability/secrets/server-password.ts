@@ -1,7 +1,7 @@
 /**
- * The password `ocb serve` gave the OpenCode server it manages: random, never printed, so the
- * scan learns it the way an attacker on the host could, from the server's environment
- * (`/proc/<pid>/environ`, readable by the same user). Linux only.
+ * The password `ocb serve` gave the OpenCode server it manages: random and never printed, so
+ * the scan reads it from the server's environment (`/proc/<pid>/environ`, which the same user
+ * may read). Linux only.
  */
 import { readFileSync } from "node:fs";
 

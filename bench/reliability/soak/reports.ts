@@ -30,6 +30,7 @@ const SampleSchema = z.object({
   atMs: z.number(),
   rssBytes: z.number(),
   heapBytes: z.number(),
+  codeBytes: z.number(),
   fds: z.number().int(),
   turns: z.number().int(),
 });

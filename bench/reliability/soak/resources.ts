@@ -4,6 +4,7 @@
  * kind), and its memory. Linux only (`/proc`), as the suite is.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { getHeapSpaceStatistics } from "node:v8";
 import { collectGarbage } from "../../../test/support/collect-garbage.js";
 
 export interface HeldResources {
@@ -19,6 +20,8 @@ export interface MemorySample {
   rssBytes: number;
   /** `heapUsed` after a full garbage collection. */
   heapBytes: number;
+  /** Of which V8's compiled code. */
+  codeBytes: number;
   fds: number;
   /** Turns ended so far, over all sessions. */
   turns: number;
@@ -36,11 +39,20 @@ export function activeCount(resources: HeldResources): number {
   return Object.values(resources.active).reduce((sum, count) => sum + count, 0);
 }
 
-/** RSS and the heap after a full GC (so that the heap figure is what is still reachable). */
-export async function memoryNow(): Promise<{ rssBytes: number; heapBytes: number }> {
+/**
+ * RSS and the heap after a full GC (so that the heap figure is what is still reachable), and
+ * of the heap, V8's compiled code (its code space), which grows as more functions are
+ * optimised and is no object the bridge keeps.
+ */
+export async function memoryNow(): Promise<{
+  rssBytes: number;
+  heapBytes: number;
+  codeBytes: number;
+}> {
   await collectGarbage();
   const usage = process.memoryUsage();
-  return { rssBytes: usage.rss, heapBytes: usage.heapUsed };
+  const code = getHeapSpaceStatistics().find((space) => space.space_name === "code_space");
+  return { rssBytes: usage.rss, heapBytes: usage.heapUsed, codeBytes: code?.space_used_size ?? 0 };
 }
 
 /** The process's peak RSS so far (`VmHWM`), in bytes; 0 where /proc does not say. */

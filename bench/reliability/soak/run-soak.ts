@@ -37,6 +37,8 @@ export interface SoakRun {
 
 /** Bound on the child's start (a cold opencode start) and its close, beyond its duration. */
 const SLACK_MS = 120_000;
+/** Bound on the scripted model process's start (tsx compiling it on a busy machine). */
+const START_BOUND_MS = 120_000;
 /** How often /proc is read for their descendants: each lives seconds at least (a bash tool call). */
 const WATCH_EVERY_MS = 250;
 
@@ -104,13 +106,16 @@ async function startModel(
     onLine: (line) => resolveUrl(line.trim()),
   });
   started.push(model);
-  const first = await Promise.race([
-    url,
-    model.exited.then(() => undefined),
-    delay(30_000).then(() => undefined),
-  ]);
-  if (first === undefined)
-    throw new Error("the scripted model's process did not start (see model.stderr.log)");
+  const exitedFirst = model.exited.then(() => {
+    throw new Error("the scripted model's process exited at its start (see model.stderr.log)");
+  });
+  // A safety net only: the suite's process may be busy with a scenario running beside this one
+  // (the fuzzer), and a timer that comes due first wins over a line read in the same turn.
+  const first = await within(
+    Promise.race([url, exitedFirst]),
+    "the scripted model's start",
+    START_BOUND_MS,
+  );
   return { url: first, process: model };
 }
 
