@@ -50,7 +50,10 @@ export function soakRow(run: SoakRun, load: SoakLoad, short: boolean): ScenarioR
       : `fds ${end.before.fds} at the start, ${end.running.fds} running, ${end.afterClose.fds} after close; ` +
         `active handles ${activeCount(end.before)} → ${activeCount(end.running)} → ${activeCount(end.afterClose)} ` +
         `(tolerance ${RESOURCE_TOLERANCE}; after close: ${JSON.stringify(end.afterClose.active)})`,
-    `${perMinute} turns/min (${JSON.stringify(turns?.outcomes ?? {})}), ${end?.durableEvents ?? 0} durable events checked in the store`,
+    `${perMinute} turns/min (${JSON.stringify(turns?.outcomes ?? {})}), ${end?.durableEvents ?? 0} durable events checked in the store` +
+      (perMinute > 0
+        ? `; the heap slope is ${Math.round((figures.heapSlope * 1024) / perMinute)} bytes per turn`
+        : ""),
     ...(end?.errors.length ? [`first errors: ${end.errors.join(" | ").slice(0, 400)}`] : []),
     ...(run.leaked.length ? [`left running: ${run.leaked.join(", ")}`] : []),
     ...(run.strayLines.length ? [`stray child output: ${run.strayLines[0]}`] : []),
