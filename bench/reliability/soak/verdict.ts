@@ -3,10 +3,10 @@
  * the thresholds below, and the fds and active handles after the close back to the start.
  *
  * Why these thresholds. A bridge is a long-lived process: the question is whether it still
- * fits after weeks. The full soak runs some 200 to 300 turns a minute; a heap slope of
- * 16 KiB/min is 22.5 MiB a day of such back-to-back turns, about 60 bytes kept per turn: less
- * than one retained event (a `turn.ended` is some 400 bytes), so any per-turn leak of an
- * event, a listener or a timer shows above it. RSS gets four times the room (64 KiB/min,
+ * fits after weeks. The full soak runs about 110 turns a minute on the shared 2-core machine;
+ * a heap slope of 16 KiB/min is 22.5 MiB a day of such back-to-back turns, some 150 bytes kept
+ * per turn: less than one retained event (a canonical event with its data is several hundred
+ * bytes of heap), so any per-turn leak of an event, a listener or a timer shows above it. RSS gets four times the room (64 KiB/min,
  * 90 MiB/day): it follows the heap, but V8 and the allocator take and keep pages in steps,
  * which a 9-minute fit still sees. The short variant cannot resolve any of that: its fit
  * spans some 15 s, in which the bridge's warm-up alone (V8 compiling, caches filling) reads
