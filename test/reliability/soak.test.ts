@@ -18,6 +18,8 @@ const sample = (atMs: number, heapMiB: number): SoakSample => ({
   rssBytes: 100 * 1024 * 1024 + heapMiB * 1024 * 1024,
   heapBytes: heapMiB * 1024 * 1024,
   codeBytes: 2 * 1024 * 1024,
+  heapTotalBytes: 40 * 1024 * 1024,
+  anonBytes: 60 * 1024 * 1024,
   fds: 30,
   turns: 0,
 });

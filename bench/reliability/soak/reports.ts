@@ -31,6 +31,8 @@ const SampleSchema = z.object({
   rssBytes: z.number(),
   heapBytes: z.number(),
   codeBytes: z.number(),
+  heapTotalBytes: z.number(),
+  anonBytes: z.number(),
   fds: z.number().int(),
   turns: z.number().int(),
 });

@@ -22,6 +22,9 @@ export interface MemorySample {
   heapBytes: number;
   /** Of which V8's compiled code. */
   codeBytes: number;
+  /** The heap V8 has reserved, and the anonymous part of RSS. */
+  heapTotalBytes: number;
+  anonBytes: number;
   fds: number;
   /** Turns ended so far, over all sessions. */
   turns: number;
@@ -40,26 +43,40 @@ export function activeCount(resources: HeldResources): number {
 }
 
 /**
- * RSS and the heap after a full GC (so that the heap figure is what is still reachable), and
- * of the heap, V8's compiled code (its code space), which grows as more functions are
- * optimised and is no object the bridge keeps.
+ * RSS and the heap after a full GC (so that the heap figure is what is still reachable); of
+ * the heap, V8's compiled code (its code space), which grows as more functions are optimised
+ * and is no object the bridge keeps; and, to tell where RSS goes, the heap V8 has reserved and
+ * the anonymous part of RSS (the rest of which is native memory: SQLite's page cache, buffers).
  */
 export async function memoryNow(): Promise<{
   rssBytes: number;
   heapBytes: number;
   codeBytes: number;
+  heapTotalBytes: number;
+  anonBytes: number;
 }> {
   await collectGarbage();
   const usage = process.memoryUsage();
   const code = getHeapSpaceStatistics().find((space) => space.space_name === "code_space");
-  return { rssBytes: usage.rss, heapBytes: usage.heapUsed, codeBytes: code?.space_used_size ?? 0 };
+  return {
+    rssBytes: usage.rss,
+    heapBytes: usage.heapUsed,
+    codeBytes: code?.space_used_size ?? 0,
+    heapTotalBytes: usage.heapTotal,
+    anonBytes: statusKiB("RssAnon") * 1024,
+  };
 }
 
-/** The process's peak RSS so far (`VmHWM`), in bytes; 0 where /proc does not say. */
-export function peakRssBytes(): number {
+/** A `kB` field of `/proc/self/status`; 0 where /proc does not say. */
+function statusKiB(field: string): number {
   const status = readFileSync("/proc/self/status", "utf8");
-  const kib = /^VmHWM:\s+(\d+) kB/m.exec(status)?.[1];
-  return kib === undefined ? 0 : Number(kib) * 1024;
+  const kib = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1];
+  return kib === undefined ? 0 : Number(kib);
+}
+
+/** The process's peak RSS so far (`VmHWM`), in bytes. */
+export function peakRssBytes(): number {
+  return statusKiB("VmHWM") * 1024;
 }
 
 /** What `after` holds beyond `before`, kind by kind (only the kinds that grew). */

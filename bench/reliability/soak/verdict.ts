@@ -42,6 +42,9 @@ export interface SoakFigures {
   heapSlope: number;
   /** Of the heap's slope, V8's compiled code's (reported, part of the heap's). */
   codeSlope: number;
+  /** Of the RSS slope: V8's reserved heap's, and the other anonymous memory's (native). */
+  heapTotalSlope: number;
+  nativeSlope: number;
   rssSlope: number;
   /** Samples the slopes were fitted to (after the warm-up). */
   fitted: number;
@@ -59,6 +62,8 @@ export function soakFigures(
   const heapSlope = slopeKiBPerMinute(fitted, (sample) => sample.heapBytes);
   const rssSlope = slopeKiBPerMinute(fitted, (sample) => sample.rssBytes);
   const codeSlope = slopeKiBPerMinute(fitted, (sample) => sample.codeBytes);
+  const heapTotalSlope = slopeKiBPerMinute(fitted, (sample) => sample.heapTotalBytes);
+  const nativeSlope = slopeKiBPerMinute(fitted, (s) => s.anonBytes - s.heapTotalBytes);
   const fdsBack = end !== undefined && end.afterClose.fds <= end.before.fds + RESOURCE_TOLERANCE;
   const handlesBack =
     end !== undefined &&
@@ -67,14 +72,26 @@ export function soakFigures(
     fitted.length >= 3 &&
     heapSlope <= limits.heapKiBPerMinute &&
     rssSlope <= limits.rssKiBPerMinute;
-  return { heapSlope, codeSlope, rssSlope, fitted: fitted.length, fdsBack, handlesBack, flat };
+  return {
+    heapSlope,
+    codeSlope,
+    heapTotalSlope,
+    nativeSlope,
+    rssSlope,
+    fitted: fitted.length,
+    fdsBack,
+    handlesBack,
+    flat,
+  };
 }
 
 export function slopeNote(figures: SoakFigures, limits: SlopeLimits): string {
   return (
     `heap slope ${formatSlope(figures.heapSlope)} (flat: ≤ ${limits.heapKiBPerMinute} KiB/min; ` +
     `of it V8's compiled code ${formatSlope(figures.codeSlope)}), ` +
-    `RSS slope ${formatSlope(figures.rssSlope)} (≤ ${limits.rssKiBPerMinute} KiB/min), ` +
+    `RSS slope ${formatSlope(figures.rssSlope)} (≤ ${limits.rssKiBPerMinute} KiB/min; of it V8's ` +
+    `reserved heap ${formatSlope(figures.heapTotalSlope)}, other anonymous memory (native: ` +
+    `SQLite's page cache, buffers) ${formatSlope(figures.nativeSlope)}), ` +
     `least squares over ${figures.fitted} samples after a ${limits.warmUpMs / 1000} s warm-up, heap after a full GC`
   );
 }
