@@ -4,15 +4,29 @@
  * built yet listed as such), then each row's notes. Exits 1 when a scenario fails.
  * Options: --only a,b; --short (the short variants, as `npm test` runs them); --seed N
  * (default 17: the fuzzer's, printed in the notes, so that a run can be repeated).
+ *
+ * The time budget: the whole full suite must fit in 20 minutes on 2 cores, and the issue's
+ * scenarios add up to more when run one after the other (the soak alone is 10 minutes). So the
+ * soak runs alongside the others (`schedule: "alongside"`, in a child process of its own whose
+ * peak RSS it reports), the others one after the other, and the secrets scan last, once all
+ * have written their files. The run's wall time is printed against the budget.
  */
 import { parseArgs } from "node:util";
-import { isPlanned, type ScenarioContext, type ScenarioRow } from "./scenario.js";
+import {
+  isPlanned,
+  type ScenarioContext,
+  type ScenarioResult,
+  type SuiteEntry,
+} from "./scenario.js";
 import { SUITE } from "./scenarios/index.js";
+import { runScheduled, scheduleOf } from "./schedule.js";
 import { createSuiteFiles, scenarioContext } from "./suite-files.js";
 import { type Outcome, reliabilityTable } from "./table.js";
 
 const DEFAULT_SEED = 17;
 const RSS_SAMPLE_MS = 100;
+/** The issue's bound on the full suite, on 2 cores. */
+const BUDGET_MS = 20 * 60_000;
 
 function usage(message: string): never {
   console.error(`npm run reliability: ${message}`);
@@ -49,10 +63,10 @@ async function withPeakRss<T>(run: (sample: () => void) => Promise<T>): Promise<
   }
 }
 
-async function runEntry(name: string): Promise<Outcome> {
-  const entry = SUITE.find((candidate) => candidate.name === name);
-  if (entry === undefined) throw new Error(`no scenario ${name}`);
+async function runEntry(entry: SuiteEntry): Promise<Outcome> {
+  const name = entry.name;
   if (isPlanned(entry)) return { entry };
+  const startedAt = Date.now();
   const [row, peakRssBytes] = await withPeakRss(async (sampleRss) => {
     const context: ScenarioContext = scenarioContext(suiteFiles, name, {
       short: values.short,
@@ -71,19 +85,39 @@ async function runEntry(name: string): Promise<Outcome> {
         crashes: 1,
         passed: false,
         notes: [`the scenario threw: ${message}`],
-      } satisfies Omit<ScenarioRow, "scenario" | "peakRssBytes">;
+      } satisfies ScenarioResult;
     }
   });
+  const seconds = Math.round((Date.now() - startedAt) / 1000);
+  console.error(`[reliability] ${name}: ${row.passed ? "pass" : "FAIL"} after ${seconds} s`);
+  // A scenario that ran in a process of its own reports that process's peak; the suite's
+  // would mix in the scenarios running beside it.
   return { entry, row: { scenario: entry.name, peakRssBytes, ...row } };
 }
 
 const suiteFiles = createSuiteFiles();
 // Removed when the run exits (a failing scenario included); each scenario stops its own processes.
 process.once("exit", () => suiteFiles.remove());
-const outcomes: Outcome[] = [];
-for (const name of names) outcomes.push(await runEntry(name));
+const suiteStart = Date.now();
+const outcomes = await runScheduled(
+  SUITE.filter((entry) => names.includes(entry.name)),
+  runEntry,
+);
+const elapsedMs = Date.now() - suiteStart;
 console.log(`\nreliability${values.short ? " (short variants)" : ""}:`);
 for (const line of reliabilityTable(outcomes)) console.log(line);
+const everyScenario = SUITE.every((entry) => isPlanned(entry) || names.includes(entry.name));
+const overBudget = !values.short && everyScenario && elapsedMs > BUDGET_MS;
+console.log(
+  `\n${(elapsedMs / 60_000).toFixed(1)} min in all (${SUITE.filter(
+    (e) => scheduleOf(e) === "alongside",
+  )
+    .map((e) => e.name)
+    .join(
+      ", ",
+    )} alongside the others; budget of the full suite ${BUDGET_MS / 60_000} min on 2 cores${overBudget ? ": NOT met" : ""})`,
+);
+if (overBudget) process.exitCode = 1;
 const failed = outcomes.filter((outcome) => outcome.row !== undefined && !outcome.row.passed);
 if (failed.length > 0) {
   console.log(

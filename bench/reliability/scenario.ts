@@ -45,9 +45,10 @@ export interface ScenarioContext {
   workDir: string;
   /**
    * Tells the suite a secret the scenario used (a token, a server password, a provider API
-   * key): the secrets scan looks for each in every file the suite wrote.
+   * key): the secrets scan looks for each in every file the suite wrote. `what` names it in a
+   * finding ("the managed server's password"), which never shows the secret itself.
    */
-  secret(value: string): void;
+  secret(value: string, what?: string): void;
   /** The suite's directory (every scenario's `workDir` is in it) and the secrets told so far. */
   suite: SuiteFiles;
 }
@@ -56,14 +57,34 @@ export interface ScenarioContext {
 export interface SuiteFiles {
   dir: string;
   secrets: Set<string>;
+  /** Which scenario told each secret, and what it is (a finding names it, never the secret). */
+  secretSources: Map<string, string>;
 }
+
+/**
+ * What a scenario's run returns: its row, less the name and, unless the scenario measured it
+ * itself (in a process of its own), the peak RSS, which the runner then samples.
+ */
+export type ScenarioResult = Omit<ScenarioRow, "scenario" | "peakRssBytes"> & {
+  peakRssBytes?: number;
+};
+
+/**
+ * When the runner runs a scenario. `in-turn` (the default): one after the other, in the
+ * suite's order, the peak RSS sampled from the suite's process. `alongside`: started before
+ * the others and run while they run; it must do its work in a process of its own and report
+ * that process's peak RSS, so that neither its memory nor its figures mix with theirs.
+ * `last`: after every other scenario has ended (the secrets scan reads what they all wrote).
+ */
+export type Schedule = "in-turn" | "alongside" | "last";
 
 /** A scenario that is built: a name for `--only`, and its run. */
 export interface Scenario {
   name: string;
   /** What it does and what must hold, in one line. */
   summary: string;
-  run(context: ScenarioContext): Promise<Omit<ScenarioRow, "scenario" | "peakRssBytes">>;
+  schedule?: Schedule;
+  run(context: ScenarioContext): Promise<ScenarioResult>;
 }
 
 /** A scenario of the issue not built yet: listed in the table, never hidden. */

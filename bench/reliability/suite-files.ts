@@ -13,6 +13,7 @@ export function createSuiteFiles(): SuiteFiles & { remove(): void } {
   return {
     dir,
     secrets: new Set(),
+    secretSources: new Map(),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
@@ -31,9 +32,13 @@ export function scenarioContext(
     note: options.note ?? (() => {}),
     sampleRss: options.sampleRss ?? (() => {}),
     workDir,
-    secret: (value) => {
+    secret: (value, what) => {
       // A secret too short to be told apart from ordinary text would flag everything.
-      if (value.length >= 8) suite.secrets.add(value);
+      if (value.length < 8) return;
+      suite.secrets.add(value);
+      if (!suite.secretSources.has(value)) {
+        suite.secretSources.set(value, what === undefined ? name : `${name}: ${what}`);
+      }
     },
     suite,
   };

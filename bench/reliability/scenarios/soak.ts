@@ -1,0 +1,89 @@
+/**
+ * Soak: sessions running turns back to back for minutes on a real bridge (a managed
+ * `opencode serve`, the scripted model), in a child process of its own so that the memory
+ * measured is the bridge's. Must hold: the RSS and heap slopes after the warm-up flat (under
+ * `SLOPE_LIMITS`), the fds and active handles after the close back to the start figure, every
+ * turn ended exactly once, nothing lost or duplicated in the store, no process left running.
+ *
+ * It runs alongside the other scenarios (`schedule: "alongside"`, see run.ts): its own figures,
+ * peak RSS included, are its child's, and the child's slopes are judged against thresholds
+ * wide enough for the machine's other load. The full variant is 10 sessions for 10 minutes.
+ */
+
+import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
+import { activeCount } from "../soak/resources.js";
+import { runSoak, type SoakLoad, type SoakRun } from "../soak/run-soak.js";
+import { RESOURCE_TOLERANCE, SLOPE_LIMITS, slopeNote, soakFigures } from "../soak/verdict.js";
+
+export const SOAK_LOAD: Readonly<Record<"full" | "short", SoakLoad>> = {
+  full: { sessions: 10, durationMs: 10 * 60_000, sampleEveryMs: 5_000 },
+  short: { sessions: 2, durationMs: 20_000, sampleEveryMs: 1_000 },
+};
+
+function minutes(ms: number): string {
+  return ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`;
+}
+
+/** The soak's figures as a row of the suite's table. */
+export function soakRow(run: SoakRun, load: SoakLoad, short: boolean): ScenarioResult {
+  const limits = SLOPE_LIMITS[short ? "short" : "full"];
+  const figures = soakFigures(run.samples, run.end, limits);
+  const end = run.end;
+  const turns = end?.turns;
+  const crashes = run.exit === "0" && end !== undefined ? 0 : 1;
+  const allOnce = turns !== undefined && turns.started > 0 && turns.endedOnce === turns.started;
+  const passed =
+    crashes === 0 &&
+    allOnce &&
+    figures.flat &&
+    figures.fdsBack &&
+    figures.handlesBack &&
+    end?.durableLost === 0 &&
+    end.duplicated === 0 &&
+    run.leaked.length === 0;
+  const perMinute =
+    turns === undefined ? 0 : Math.round(turns.endedOnce / (load.durationMs / 60_000));
+  const notes = [
+    slopeNote(figures, limits),
+    end === undefined
+      ? `the child ended (${run.exit}) without its end report`
+      : `fds ${end.before.fds} at the start, ${end.running.fds} running, ${end.afterClose.fds} after close; ` +
+        `active handles ${activeCount(end.before)} → ${activeCount(end.running)} → ${activeCount(end.afterClose)} ` +
+        `(tolerance ${RESOURCE_TOLERANCE}; after close: ${JSON.stringify(end.afterClose.active)})`,
+    `${perMinute} turns/min (${JSON.stringify(turns?.outcomes ?? {})}), ${end?.durableEvents ?? 0} durable events checked in the store` +
+      (perMinute > 0
+        ? `; the heap slope is ${Math.round((figures.heapSlope * 1024) / perMinute)} bytes per turn`
+        : ""),
+    ...(end?.errors.length ? [`first errors: ${end.errors.join(" | ").slice(0, 400)}`] : []),
+    ...(run.leaked.length ? [`left running: ${run.leaked.join(", ")}`] : []),
+    ...(run.strayLines.length ? [`stray child output: ${run.strayLines[0]}`] : []),
+    "run alongside the other scenarios, the bridge in a child process (peak RSS is the child's)",
+  ];
+  return {
+    load: `${load.sessions} sessions × ${minutes(load.durationMs)}, turns back to back`,
+    faultsInjected: 0,
+    ...(turns === undefined
+      ? {}
+      : { turnsEndedOnce: { once: turns.endedOnce, started: turns.started } }),
+    ...(end === undefined ? {} : { durableLost: end.durableLost, duplicated: end.duplicated }),
+    crashes,
+    leakedProcesses: run.leaked.length,
+    ...(end === undefined ? {} : { peakRssBytes: end.peakRssBytes }),
+    passed,
+    notes,
+  };
+}
+
+export const soakScenario: Scenario = {
+  name: "soak",
+  summary:
+    "sessions running turns back to back on a real bridge in a child process: RSS and heap " +
+    "slopes flat, fds and handles back after close",
+  schedule: "alongside",
+  async run(context: ScenarioContext) {
+    const load = SOAK_LOAD[context.short ? "short" : "full"];
+    context.note(`soak: ${load.sessions} sessions for ${minutes(load.durationMs)}`);
+    const run = await runSoak(load, context);
+    return soakRow(run, load, context.short);
+  },
+};

@@ -1,0 +1,97 @@
+/**
+ * What the soak must show, and its figures: the RSS and heap slopes after the warm-up, under
+ * the thresholds below, and the fds and active handles after the close back to the start.
+ *
+ * Why these thresholds. A bridge is a long-lived process: the question is whether it still
+ * fits after weeks. The full soak runs about 110 turns a minute on the shared 2-core machine;
+ * a heap slope of 16 KiB/min is 22.5 MiB a day of such back-to-back turns, some 150 bytes kept
+ * per turn: less than one retained event (a canonical event with its data is several hundred
+ * bytes of heap), so any per-turn leak of an event, a listener or a timer shows above it. RSS gets four times the room (64 KiB/min,
+ * 90 MiB/day): it follows the heap, but V8 and the allocator take and keep pages in steps,
+ * which a 9-minute fit still sees. The short variant cannot resolve any of that: its fit
+ * spans some 15 s, in which the bridge's warm-up alone (V8 compiling, caches filling) reads
+ * as 1 to 3 MiB/min; it is held to 8 MiB/min (heap) and 32 MiB/min (RSS), a guard against a
+ * gross leak only, and its slopes are reported, not published. Its other checks (fds and
+ * handles back, turns once, nothing lost or left running) are the full variant's.
+ */
+import type { SoakEnd, SoakSample } from "../soak/reports.js";
+import { activeCount } from "./resources.js";
+import { formatSlope, slopeKiBPerMinute } from "./slope.js";
+
+export interface SlopeLimits {
+  heapKiBPerMinute: number;
+  rssKiBPerMinute: number;
+  /** Samples before this are the warm-up (modules loading, V8 growing its spaces, caches filling). */
+  warmUpMs: number;
+}
+
+export const SLOPE_LIMITS: Readonly<Record<"full" | "short", SlopeLimits>> = {
+  full: { heapKiBPerMinute: 16, rssKiBPerMinute: 64, warmUpMs: 60_000 },
+  short: { heapKiBPerMinute: 8192, rssKiBPerMinute: 32768, warmUpMs: 5_000 },
+};
+
+/**
+ * Fds and active handles after the close may exceed the start by this much. Zero: the start
+ * figure is taken with the log file already open and before anything of the bridge, and the
+ * count after close waits (up to 5 s) for sockets to finish closing, so nothing but a leak can
+ * stay above it.
+ */
+export const RESOURCE_TOLERANCE = 0;
+
+export interface SoakFigures {
+  heapSlope: number;
+  /** Of the heap's slope, V8's compiled code's (reported, part of the heap's). */
+  codeSlope: number;
+  /** Of the RSS slope: V8's reserved heap's, and the other anonymous memory's (native). */
+  heapTotalSlope: number;
+  nativeSlope: number;
+  rssSlope: number;
+  /** Samples the slopes were fitted to (after the warm-up). */
+  fitted: number;
+  fdsBack: boolean;
+  handlesBack: boolean;
+  flat: boolean;
+}
+
+export function soakFigures(
+  samples: readonly SoakSample[],
+  end: SoakEnd | undefined,
+  limits: SlopeLimits,
+): SoakFigures {
+  const fitted = samples.filter((sample) => sample.atMs >= limits.warmUpMs);
+  const heapSlope = slopeKiBPerMinute(fitted, (sample) => sample.heapBytes);
+  const rssSlope = slopeKiBPerMinute(fitted, (sample) => sample.rssBytes);
+  const codeSlope = slopeKiBPerMinute(fitted, (sample) => sample.codeBytes);
+  const heapTotalSlope = slopeKiBPerMinute(fitted, (sample) => sample.heapTotalBytes);
+  const nativeSlope = slopeKiBPerMinute(fitted, (s) => s.anonBytes - s.heapTotalBytes);
+  const fdsBack = end !== undefined && end.afterClose.fds <= end.before.fds + RESOURCE_TOLERANCE;
+  const handlesBack =
+    end !== undefined &&
+    activeCount(end.afterClose) <= activeCount(end.before) + RESOURCE_TOLERANCE;
+  const flat =
+    fitted.length >= 3 &&
+    heapSlope <= limits.heapKiBPerMinute &&
+    rssSlope <= limits.rssKiBPerMinute;
+  return {
+    heapSlope,
+    codeSlope,
+    heapTotalSlope,
+    nativeSlope,
+    rssSlope,
+    fitted: fitted.length,
+    fdsBack,
+    handlesBack,
+    flat,
+  };
+}
+
+export function slopeNote(figures: SoakFigures, limits: SlopeLimits): string {
+  return (
+    `heap slope ${formatSlope(figures.heapSlope)} (flat: ≤ ${limits.heapKiBPerMinute} KiB/min; ` +
+    `of it V8's compiled code ${formatSlope(figures.codeSlope)}), ` +
+    `RSS slope ${formatSlope(figures.rssSlope)} (≤ ${limits.rssKiBPerMinute} KiB/min; of it V8's ` +
+    `reserved heap ${formatSlope(figures.heapTotalSlope)}, other anonymous memory (native: ` +
+    `SQLite's page cache, buffers) ${formatSlope(figures.nativeSlope)}), ` +
+    `least squares over ${figures.fitted} samples after a ${limits.warmUpMs / 1000} s warm-up, heap after a full GC`
+  );
+}
