@@ -17,6 +17,11 @@ export class MalformedTally {
   wrong = 0;
   /** Answers whose text shows a stack trace. */
   stacks = 0;
+  /**
+   * Big bodies still being sent when the receive timeout passed (a loaded machine): answered
+   * `408 request_timeout`, as documented for them, instead of the case's own answer.
+   */
+  timedOutWhileSending = 0;
   /** The first few wrong answers, for the notes. */
   readonly firstWrong: string[] = [];
 

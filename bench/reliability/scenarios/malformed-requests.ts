@@ -82,8 +82,10 @@ async function runHttp(
   let next = 0;
   const worker = async () => {
     for (let malformed = cases[next++]; malformed !== undefined; malformed = cases[next++]) {
+      const started = performance.now();
       const answer = await sendHttp(port, agent, malformed, ANSWER_BOUND_MS);
-      record(tally, malformed.kind, `${malformed.expect.status} ${malformed.expect.code}`, answer);
+      const expected = documentedAnswer(malformed, answer, performance.now() - started, tally);
+      record(tally, malformed.kind, expected, answer);
       if (next % 500 === 0) sampleRss();
     }
   };
@@ -92,6 +94,27 @@ async function runHttp(
   } finally {
     agent.destroy();
   }
+}
+
+/**
+ * The case's documented answer; but a big body (megabytes, sent chunked) that was still being
+ * sent when the receive timeout passed is documented to get `408 request_timeout` instead
+ * (docs/sidecar.md): on a loaded machine an oversize upload can take longer than the 1 s
+ * receive timeout this scenario sets before its size is over the limit.
+ */
+function documentedAnswer(
+  malformed: HttpCase,
+  answer: Answer,
+  elapsedMs: number,
+  tally: MalformedTally,
+): string {
+  const timedOut = "408 request_timeout";
+  const big = typeof malformed.body === "object";
+  if (big && elapsedMs >= RECEIVE_TIMEOUT_MS && describeAnswer(answer) === timedOut) {
+    tally.timedOutWhileSending++;
+    return timedOut;
+  }
+  return `${malformed.expect.status} ${malformed.expect.code}`;
 }
 
 function record(tally: MalformedTally, kind: string, expected: string, answer: Answer): void {
@@ -295,7 +318,7 @@ export const malformedRequestsScenario: Scenario = {
       notes: [
         `seed ${context.seed}`,
         `as documented: ${thousands(tally.sent - tally.wrong)} of ${thousands(tally.sent)} (${tally.summary()})`,
-        `5xx ${tally.serverErrors}, hangs ${tally.hangs}, cut without an answer ${tally.cuts}, stack traces ${tally.stacks}`,
+        `5xx ${tally.serverErrors}, hangs ${tally.hangs}, cut without an answer ${tally.cuts}, stack traces ${tally.stacks}; big bodies answered 408 for being still sent at the receive timeout ${tally.timedOutWhileSending}`,
         `heap after GC, after the warm-up → half-way → the end: ${mib(memory.before.heap)} → ${mib(memory.middle.heap)} → ${mib(memory.after.heap)} (all: ${signedMib(heapGrowth)}, ${perRequest(heapGrowth, 1 - WARM_UP)}; second half: ${signedMib(secondHalf)}, ${perRequest(secondHalf, 1 - MIDDLE)}; flat, second half ≤ ${mib(FLAT_HEAP_BYTES)}: ${flat ? "yes" : "NO"}); RSS ${mib(memory.before.rss)} → ${mib(memory.middle.rss)} → ${mib(memory.after.rss)}`,
         `healthy after: ${healthy ? "a send's turn completed" : "NOT: a send's turn did not complete"}`,
         `${thousands(tally.sent / seconds)} requests/s over ${seconds.toFixed(0)} s (receive timeout ${RECEIVE_TIMEOUT_MS} ms for the slow ones)`,
