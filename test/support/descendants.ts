@@ -12,6 +12,8 @@ export interface SeenProcess {
   pid: number;
   /** The command line as last seen (a child just forked shows its parent's until it execs). */
   command: string;
+  /** Its parent when first seen (before any reparenting). */
+  parent?: number;
 }
 
 function parentOf(pid: number): number | undefined {
@@ -57,7 +59,7 @@ export class DescendantWatch {
         if (parent === undefined || !known.has(parent)) continue;
         known.add(pid);
         found = true;
-        const seen = { pid, command: commandOf(pid) };
+        const seen = { pid, command: commandOf(pid), parent };
         this.#seen.set(pid, seen);
         trackProcess(pid, `descendant of ${this.#root}: ${seen.command.slice(0, 80)}`);
       }

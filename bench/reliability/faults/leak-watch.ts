@@ -5,6 +5,7 @@
 
 import { sleep } from "../../../src/util/abort.js";
 import { DescendantWatch, type SeenProcess } from "../../../test/support/descendants.js";
+import { withoutAlongside } from "../processes/alongside.js";
 
 /** How long processes being stopped get to exit before they count as leaked. */
 const EXIT_GRACE_MS = 5_000;
@@ -25,7 +26,8 @@ export function watchLeaks(): LeakWatch {
   before.stop();
   const preexisting = new Set(before.running().map((seen) => seen.pid));
   const watch = new DescendantWatch(process.pid);
-  const ours = (): SeenProcess[] => watch.seen.filter((seen) => !preexisting.has(seen.pid));
+  const ours = (): SeenProcess[] =>
+    withoutAlongside(watch.seen).filter((seen) => !preexisting.has(seen.pid));
   const running = (): SeenProcess[] => {
     const alive = new Set(watch.running().map((seen) => seen.pid));
     return ours().filter((seen) => alive.has(seen.pid));

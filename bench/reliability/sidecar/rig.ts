@@ -18,6 +18,7 @@ import { demoProviderConfig, demoProviderId } from "../../../src/testing/demo-pr
 import { scriptedModelId, startScriptedModel } from "../../../src/testing/scripted-model/index.js";
 import type { Logger } from "../../../src/util/logger.js";
 import { DescendantWatch } from "../../../test/support/descendants.js";
+import { withoutAlongside } from "../processes/alongside.js";
 import type { ScenarioContext } from "../scenario.js";
 
 export interface SidecarRig {
@@ -88,7 +89,10 @@ export async function startSidecarRig(
       watch.poll();
       watch.stop();
     }
-    const left = watch.running().filter((seen) => !before.has(seen.pid));
+    const alive = new Set(watch.running().map((seen) => seen.pid));
+    const left = withoutAlongside(watch.seen).filter(
+      (seen) => alive.has(seen.pid) && !before.has(seen.pid),
+    );
     // Counted, then stopped: a leak is a finding, never a process left behind by the suite.
     for (const { pid } of left) {
       try {

@@ -9,6 +9,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { DescendantWatch } from "../../../test/support/descendants.js";
 import { isRunning } from "../../../test/support/process-tracker.js";
 import { within } from "../../../test/support/within.js";
+import { markAlongside } from "../processes/alongside.js";
 import { type ScriptProcess, startScript, stderrFile } from "../processes/script-process.js";
 import {
   SOAK_SETTINGS_ENV,
@@ -73,6 +74,7 @@ export async function runSoak(
       onLine: (line) => readReport(line, run, context.note),
     });
     started.push(child);
+    markAlongside(child.pid);
     watches.push(new DescendantWatch(child.pid, WATCH_EVERY_MS));
     const bound = setTimeout(child.kill, load.durationMs + SLACK_MS);
     const exited = await child.exited.finally(() => clearTimeout(bound));
@@ -106,6 +108,7 @@ async function startModel(
     onLine: (line) => resolveUrl(line.trim()),
   });
   started.push(model);
+  markAlongside(model.pid);
   const exitedFirst = model.exited.then(() => {
     throw new Error("the scripted model's process exited at its start (see model.stderr.log)");
   });
