@@ -34,16 +34,22 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+/** `scripts/start.ts` in a temp dir, its processes watched; stopped after the test. */
+function startScript(): { cli: RunningOcb; watch: DescendantWatch } {
+  const dir = mkdtempSync(join(tmpdir(), "ocb-start-"));
+  dirs.push(dir);
+  const cli = startOcb(["--dir", dir, "--store", join(dir, "store.db")], {
+    entry: "scripts/start.ts",
+    env: { OCB_TOKEN: "" },
+  });
+  const watch = new DescendantWatch(cli.pid);
+  started.push({ cli, watch });
+  return { cli, watch };
+}
+
 describe("npm start (scripts/start.ts)", () => {
   it("serves the chat on the demo model, prints its URL; Ctrl-C leaves nothing running", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ocb-start-"));
-    dirs.push(dir);
-    const cli = startOcb(["--dir", dir, "--store", join(dir, "store.db")], {
-      entry: "scripts/start.ts",
-      env: { OCB_TOKEN: "" },
-    });
-    const watch = new DescendantWatch(cli.pid);
-    started.push({ cli, watch });
+    const { cli, watch } = startScript();
     const chat = /^chat: (http:\/\/127\.0\.0\.1:\d+)\/#token=(\S+)$/m;
     await untilOcb("the chat URL", cli, () => chat.test(cli.stdout), START_BOUND_MS);
     const [, origin = "", token = ""] = chat.exec(cli.stdout) ?? [];
@@ -76,14 +82,7 @@ describe("npm start (scripts/start.ts)", () => {
   });
 
   it("killed outright (kill -9 of the script alone), leaves nothing running", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ocb-start-"));
-    dirs.push(dir);
-    const cli = startOcb(["--dir", dir, "--store", join(dir, "store.db")], {
-      entry: "scripts/start.ts",
-      env: { OCB_TOKEN: "" },
-    });
-    const watch = new DescendantWatch(cli.pid);
-    started.push({ cli, watch });
+    const { cli, watch } = startScript();
     await untilOcb(
       "the sidecar listening",
       cli,
