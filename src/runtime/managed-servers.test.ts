@@ -23,7 +23,8 @@ function memoryStore(): Store {
   return store;
 }
 
-const SERVER: RecordedServer = {
+/** A running server as the bridge holds it: with its password, which is not to be recorded. */
+const RUNNING = {
   url: "http://127.0.0.1:4096",
   username: "opencode",
   password: "secret",
@@ -31,6 +32,7 @@ const SERVER: RecordedServer = {
   root: "/tmp/ocb-root",
   keeperSocket: "/tmp/ocb-keeper.sock",
 };
+const SERVER: RecordedServer = RUNNING;
 
 function record(overrides: Partial<ServerRecord> = {}): ServerRecord {
   return {
@@ -99,13 +101,13 @@ describe("leftoverAction", () => {
 });
 
 describe("rememberServer and forgetServer", async () => {
-  it("records the server as run by this process, for a successor to take up", async () => {
+  it("records the server as run by this process, for a successor to take up, without its password", async () => {
     const store = memoryStore();
-    await rememberServer(store, "key", SERVER, "hash", recordingLogger());
+    await rememberServer(store, "key", RUNNING, "hash", recordingLogger());
+    // The password is its keeper's to tell: a store left by a killed bridge holds no secret.
     expect(await store.server("key")).toEqual({
       url: SERVER.url,
       username: SERVER.username,
-      password: "secret",
       pid: 4242,
       root: "/tmp/ocb-root",
       ownerPid: process.pid,

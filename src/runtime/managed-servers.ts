@@ -84,10 +84,14 @@ export async function managedServer(
 /** What the record of a running server is made of. */
 export type RecordedServer = Pick<
   SupervisedServer,
-  "url" | "username" | "password" | "pid" | "root" | "keeperSocket"
+  "url" | "username" | "pid" | "root" | "keeperSocket"
 >;
 
-/** Records `server` under `key` as run by this process; a failure costs only a later take-up. */
+/**
+ * Records `server` under `key` as run by this process; a failure costs only a later take-up.
+ * Not its password: its keeper holds that, and tells a successor (a store left by a killed
+ * bridge, or any copy of it, carries no secret). Without a keeper there is nothing to take up.
+ */
 export async function rememberServer(
   store: Store,
   key: string,
@@ -100,7 +104,6 @@ export async function rememberServer(
     await store.saveServer(key, {
       url: server.url,
       username: server.username,
-      ...(server.password === undefined ? {} : { password: server.password }),
       pid: server.pid,
       ...(server.root === undefined ? {} : { root: server.root }),
       ownerPid: process.pid,
@@ -169,13 +172,14 @@ async function whileOurs(
 /** A leftover server of a dead bridge that cannot be taken up: stop it and remove its dirs. */
 async function stopLeftover(record: ServerRecord, logger: Logger): Promise<void> {
   // A recorded pid may have been reused since (a reboot): only a group that still answers
-  // as that server, with its password, is signalled.
+  // as that server, with its password (its keeper's), is signalled.
   const leftover = await AdoptedServer.take({
     url: record.url,
     username: record.username,
     password: record.password,
     pid: record.pid,
     dirs: undefined,
+    keeperSocket: record.keeper,
   });
   if (leftover !== undefined) {
     logger.info("stopping a server a previous bridge left running", { pid: record.pid });

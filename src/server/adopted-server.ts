@@ -68,18 +68,25 @@ export class AdoptedServer implements OpencodeServerHandle {
     }));
   }
 
-  /** The server if its process group still runs and it answers healthy; else undefined. */
+  /**
+   * The server if its process group still runs and it answers healthy; else undefined. Its
+   * password is the keeper's (a record of old may still carry it).
+   */
   static async take(server: AdoptableServer): Promise<AdoptedServer | undefined> {
     if (!isProcessGroupAlive(server.pid)) return undefined;
+    const socket = server.keeperSocket;
+    const link = socket === undefined ? undefined : await linkToKeeper(socket);
+    const known = { ...server, password: link?.password ?? server.password };
     try {
-      const health = await probeHealth(server.url, {
+      const health = await probeHealth(known.url, {
         timeoutMs: 2_000,
-        ...(server.password === undefined
+        ...(known.password === undefined
           ? {}
-          : { authorization: basicAuthHeader(server.username, server.password) }),
+          : { authorization: basicAuthHeader(known.username, known.password) }),
       });
-      return new AdoptedServer(server, health.version, await keep(server));
+      return new AdoptedServer(known, health.version, keep(known, link));
     } catch {
+      link?.close();
       return undefined;
     }
   }
@@ -119,12 +126,15 @@ export class AdoptedServer implements OpencodeServerHandle {
   }
 }
 
-/** Links to the server's keeper; where it has none (any more), starts one for this process. */
-async function keep(server: AdoptableServer): Promise<Keeping | undefined> {
+/** Keeps the link to the server's keeper; where it has none (any more), starts one. */
+function keep(server: AdoptableServer, link: KeeperLink | undefined): Keeping | undefined {
   const socket = server.keeperSocket;
-  const link = socket === undefined ? undefined : await linkToKeeper(socket);
   if (link !== undefined && socket !== undefined) return { kind: "linked", link, socket };
-  const keeper = startKeeper(server.pid, server.orphanTimeoutMs ?? DEFAULT_ORPHAN_TIMEOUT_MS);
+  const keeper = startKeeper(
+    server.pid,
+    server.orphanTimeoutMs ?? DEFAULT_ORPHAN_TIMEOUT_MS,
+    server.password,
+  );
   return keeper === undefined ? undefined : { kind: "own", keeper };
 }
 

@@ -7,6 +7,11 @@
  * an orphan; unless a successor links up within the bound, its process group gets SIGTERM,
  * then SIGKILL. The keeper exits as soon as the group is gone, so it never outlives the server.
  *
+ * It also holds the server's password, so that no file has to: the bridge that starts it writes
+ * one JSON line `{"password": …}` on its stdin, and the keeper answers every connection to its
+ * socket with that line (the successor needs it to take the server up). The socket lives in a
+ * directory only the owner can enter; the keeper removes both when it exits.
+ *
  * Plain CommonJS in a string (not a file beside this one): it must run as it is from the
  * sources (tsx), from the compiled package, and without any loader.
  *
@@ -16,6 +21,7 @@ export const KEEPER_PROGRAM = String.raw`
 "use strict";
 const fs = require("node:fs");
 const net = require("node:net");
+const path = require("node:path");
 const pgid = Number(process.argv[1]);
 const boundMs = Number(process.argv[2]);
 const socketPath = process.argv[3];
@@ -57,6 +63,13 @@ function finish() {
   try {
     fs.unlinkSync(socketPath);
   } catch {}
+  // Its directory was made for it (startKeeper): never remove one that was not.
+  const dir = path.dirname(socketPath);
+  if (path.basename(dir).startsWith("ocb-keeper-")) {
+    try {
+      fs.rmdirSync(dir);
+    } catch {}
+  }
   process.exit(0);
 }
 
@@ -89,6 +102,33 @@ async function stopServer() {
   finish();
 }
 
+// The first line on stdin: what a successor is told. A bridge gone before writing it leaves
+// "{}" (no password known): a successor then cannot take the server up, but is not kept waiting.
+let secretLine;
+const waitingForSecret = [];
+function settleSecret(line) {
+  if (secretLine !== undefined) return;
+  secretLine = line + "\n";
+  for (const socket of waitingForSecret.splice(0)) tell(socket);
+}
+function readSecret(stream) {
+  let pending = "";
+  const onData = (chunk) => {
+    pending += chunk.toString("utf8");
+    const end = pending.indexOf("\n");
+    if (end === -1 && pending.length < 65536) return;
+    stream.off("data", onData);
+    settleSecret(end === -1 ? "{}" : pending.slice(0, end));
+  };
+  stream.on("data", onData);
+  stream.once("end", () => settleSecret("{}"));
+  stream.once("error", () => settleSecret("{}"));
+}
+function tell(socket) {
+  if (secretLine === undefined) waitingForSecret.push(socket);
+  else socket.write(secretLine, () => {});
+}
+
 let links = 0;
 let orphanTimer;
 function link(stream) {
@@ -113,9 +153,14 @@ process.on("SIGHUP", () => {});
 try {
   fs.unlinkSync(socketPath);
 } catch {}
-const server = net.createServer(link);
+const server = net.createServer((socket) => {
+  socket.on("error", () => {});
+  link(socket);
+  tell(socket);
+});
 server.on("error", () => {}); // no socket: successors cannot link up, the bound still holds
 server.listen(socketPath);
+readSecret(process.stdin);
 link(process.stdin);
 setInterval(() => {
   if (!groupAlive()) finish();

@@ -33,6 +33,8 @@ export interface SpawnOpencodeOptions {
   logger: Logger;
   /** Start a keeper that stops the group this long after the last bridge linked to it is gone. */
   orphanTimeoutMs?: number;
+  /** The server's password, for the keeper to hold (a successor learns it there, not in a file). */
+  password?: string;
 }
 
 // `opencode server listening on http://127.0.0.1:4096`
@@ -89,7 +91,7 @@ export class OpencodeProcess {
     this.keeper =
       this.pid === undefined || options.orphanTimeoutMs === undefined
         ? undefined
-        : startKeeper(this.pid, options.orphanTimeoutMs);
+        : startKeeper(this.pid, options.orphanTimeoutMs, options.password);
   }
 
   /** Spawns the binary as the leader of a new process group, with piped output. */

@@ -4,10 +4,10 @@
  * it is that bridge dying), and `linkToKeeper` for a successor. Bounds are safety nets.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, statSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { isRunning, trackProcess } from "../../test/support/process-tracker.js";
@@ -39,7 +39,7 @@ function fakeServer(ignoreTerm = false): number {
 
 /** Runs the keeper as startKeeper does, with its stdin pipe in the test's hand. */
 function keeper(pgid: number, boundMs: number): { child: ChildProcess; socket: string } {
-  const socket = join(tmpdir(), `ocb-keeper-test-${pgid}.sock`);
+  const socket = join(mkdtempSync(join(tmpdir(), "ocb-keeper-test-")), "keeper.sock");
   const child = spawn(
     process.execPath,
     ["-e", KEEPER_PROGRAM, String(pgid), `${boundMs}`, socket],
@@ -111,6 +111,45 @@ describe("the server keeper", () => {
     successor?.close(); // the successor is gone too, and nobody takes the server up
     await until("the server is stopped", () => !isProcessGroupAlive(server));
     await exited(child);
+  });
+
+  it("tells every successor the password the bridge wrote, once it has written it", async () => {
+    const server = fakeServer();
+    const { child, socket } = keeper(server, 60_000);
+    await until("the keeper listens", () => accepting(socket));
+    const early = linkToKeeper(socket); // linked before the bridge has told the keeper anything
+    child.stdin?.write(`${JSON.stringify({ password: 'pa ss"word' })}\n`);
+    expect((await early)?.password).toBe('pa ss"word');
+    const later = await linkToKeeper(socket);
+    expect(later?.password).toBe('pa ss"word');
+    (await early)?.close();
+    later?.close();
+  });
+
+  it("tells no password, without keeping a successor waiting, when its bridge died before writing one", async () => {
+    const server = fakeServer();
+    const { child, socket } = keeper(server, 60_000);
+    await until("the keeper listens", () => accepting(socket));
+    child.stdin?.end(); // gone without a word
+    const successor = await linkToKeeper(socket);
+    expect(successor).toBeDefined();
+    expect(successor?.password).toBeUndefined();
+    successor?.close();
+  });
+
+  it("startKeeper: holds the password in a socket only the owner can reach, removed at its end", async () => {
+    const server = fakeServer();
+    const kept = startKeeper(server, 60_000, "the-password");
+    trackProcess(kept?.pid, "keeper (startKeeper password test)");
+    const socket = kept?.socket ?? "";
+    await until("the keeper listens", () => accepting(socket));
+    expect(statSync(dirname(socket)).mode & 0o777).toBe(0o700);
+    const successor = await linkToKeeper(socket);
+    expect(successor?.password).toBe("the-password");
+    successor?.close();
+    kept?.stop();
+    await until("the keeper exits", () => !isRunning(kept?.pid ?? 0));
+    expect(existsSync(dirname(socket))).toBe(false);
   });
 
   it("SIGKILLs a server that ignores SIGTERM", async () => {

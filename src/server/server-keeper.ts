@@ -3,10 +3,12 @@
  * linked to this process by a pipe, it stops the server's process group when every bridge
  * that owned the server is gone (even by SIGKILL) and none takes it up within the bound. A
  * successor bridge takes the server up by linking to the keeper's socket (`linkToKeeper`);
- * the socket path is kept in the store's server record for that.
+ * the socket path is kept in the store's server record for that. The keeper, not the store,
+ * holds the server's password: the successor is told it over the socket, so that a store left
+ * by a killed bridge (or a copy of it) carries no secret.
  */
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,11 +34,18 @@ export interface ServerKeeper {
 
 /**
  * Starts the keeper of the process group led by `pgid`: it stops the group `orphanTimeoutMs`
- * after the last bridge linked to it is gone. Undefined where there are no process groups.
+ * after the last bridge linked to it is gone, and tells `password` to whoever links to it.
+ * Undefined where there are no process groups.
  */
-export function startKeeper(pgid: number, orphanTimeoutMs: number): ServerKeeper | undefined {
+export function startKeeper(
+  pgid: number,
+  orphanTimeoutMs: number,
+  password?: string,
+): ServerKeeper | undefined {
   if (process.platform === "win32") return undefined;
-  const socket = join(tmpdir(), `ocb-keeper-${pgid}-${randomBytes(4).toString("hex")}.sock`);
+  // A directory only the owner can enter: the socket answers with the password.
+  const dir = mkdtempSync(join(tmpdir(), `ocb-keeper-${pgid}-`));
+  const socket = join(dir, "keeper.sock");
   const child = spawn(
     process.execPath,
     ["-e", KEEPER_PROGRAM, String(pgid), String(orphanTimeoutMs), socket],
@@ -49,10 +58,14 @@ export function startKeeper(pgid: number, orphanTimeoutMs: number): ServerKeeper
       windowsHide: true,
     },
   );
-  child.on("error", () => {}); // no keeper: the server is stopped by close() or the exit hook only
+  child.on("error", () => {
+    // No keeper: the server is stopped by close() or the exit hook only.
+    rmSync(dir, { recursive: true, force: true });
+  });
   child.stdin?.on("error", () => {});
+  child.stdin?.write(`${JSON.stringify(password === undefined ? {} : { password })}\n`);
   child.once("exit", () => child.stdin?.destroy());
-  // The link is the pipe itself: nothing is written, it closes when this process is gone.
+  // The link is the pipe itself (past the password line): it closes when this process is gone.
   // Neither it nor the child may keep this process alive.
   (child.stdin as unknown as Socket | null)?.unref();
   child.unref();
@@ -71,29 +84,54 @@ export function startKeeper(pgid: number, orphanTimeoutMs: number): ServerKeeper
 
 /** A link of this process to the keeper of a server it took up; `close()` drops it. */
 export interface KeeperLink {
+  /** The server's password, as the bridge that started it told the keeper. */
+  readonly password: string | undefined;
   close(): void;
 }
 
 /**
  * Links this process to a running keeper, so that it keeps the server while this process
- * lives; undefined when the keeper does not answer (gone, or never started).
+ * lives, and learns the server's password from it; undefined when the keeper does not answer
+ * (gone, or never started) within the bound.
  */
 export function linkToKeeper(socket: string): Promise<KeeperLink | undefined> {
   return new Promise((resolve) => {
     const connection = connect(socket);
-    const timer = setTimeout(() => {
+    let received = "";
+    const fail = () => {
+      clearTimeout(timer);
       connection.destroy();
       resolve(undefined);
-    }, LINK_TIMEOUT_MS);
-    connection.once("error", () => {
+    };
+    const timer = setTimeout(fail, LINK_TIMEOUT_MS);
+    connection.once("error", fail);
+    connection.once("end", fail);
+    const onData = (chunk: Buffer) => {
+      received += chunk.toString("utf8");
+      const end = received.indexOf("\n");
+      if (end === -1) return;
       clearTimeout(timer);
-      resolve(undefined);
-    });
-    connection.once("connect", () => {
-      clearTimeout(timer);
+      connection.off("data", onData);
+      connection.off("error", fail);
+      connection.off("end", fail);
       connection.on("error", () => {});
+      connection.resume(); // nothing more comes; the link is the open connection
       connection.unref();
-      resolve({ close: () => connection.destroy() });
-    });
+      resolve({ password: passwordIn(received.slice(0, end)), close: () => connection.destroy() });
+    };
+    connection.on("data", onData);
   });
+}
+
+/** The password in the keeper's line; undefined when it has none (or a keeper of old). */
+function passwordIn(line: string): string | undefined {
+  try {
+    const told: unknown = JSON.parse(line);
+    if (typeof told === "object" && told !== null && "password" in told) {
+      return typeof told.password === "string" ? told.password : undefined;
+    }
+  } catch {
+    // not a line of ours: no password known
+  }
+  return undefined;
 }

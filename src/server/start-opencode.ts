@@ -126,6 +126,7 @@ export async function launchOpencode(
           tail,
           logger,
           orphanTimeoutMs: settings.orphanTimeoutMs,
+          ...(password === undefined ? {} : { password }),
         });
         const authorization =
           password === undefined ? undefined : basicAuthHeader(username, password);

@@ -147,7 +147,7 @@ export class SupervisedServer implements OpencodeServerHandle {
     const { signal: _signal, ...restarts } = options;
     const fixed = {
       ...restarts,
-      password: server.password ?? (false as const),
+      password: taken.password ?? (false as const),
       port: Number(new URL(server.url).port),
       ...(dirs === undefined ? {} : { isolatedDirs: dirs }),
     };

@@ -1,6 +1,7 @@
 /**
- * The store holds the managed server's password and whole transcripts: its file, SQLite's
- * side files and the directory made for them are readable by their owner only.
+ * The store holds whole transcripts (and, written by earlier versions, a managed server's
+ * password): its file, SQLite's side files and the directory made for them are readable by
+ * their owner only.
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";

@@ -158,7 +158,7 @@ function openDatabase(path: string): Database.Database {
   let db: Database.Database | undefined;
   try {
     const onDisk = path !== IN_MEMORY && path !== "";
-    // It holds the managed server's password and whole transcripts: the owner's only.
+    // It holds whole transcripts (and maybe an earlier version's server password): the owner's only.
     if (onDisk) preparePrivateFile(path);
     db = new Sqlite(path);
     // The first statement reads the file's header: a file that is not a database fails here.
@@ -175,8 +175,8 @@ function openDatabase(path: string): Database.Database {
     // commits (bench (e): 110-119k against 93-98k ev/s, back to back). The WAL file stays
     // that size between checkpoints.
     db.pragma("wal_autocheckpoint = 10000");
-    // A deleted server record's password must not stay in the file's free space for anyone
-    // who reads the file later (the reliability suite's secrets scan found it there). Appends
+    // A deleted server record's password (earlier versions wrote one) must not stay in the
+    // file's free space for anyone who reads the file later (the secrets scan found it there). Appends
     // delete nothing (the cursor row they rewrite sits in a page they write anyway).
     db.pragma("secure_delete = ON");
     return db;

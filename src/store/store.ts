@@ -82,6 +82,10 @@ export interface Store {
 export interface ServerRecord {
   url: string;
   username: string;
+  /**
+   * Written by earlier versions only: its keeper holds the password now (and tells a
+   * successor), so that no store carries it. Still read, to take up a server of such a version.
+   */
   password?: string;
   /** Leader of the server's process group. */
   pid: number;

@@ -6,10 +6,11 @@
  * bridges attach to it.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { serverPasswordOf } from "../../bench/reliability/secrets/server-password.js";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { Bridge } from "../../src/runtime/bridge.js";
 import type { OpencodeServerHandle } from "../../src/server/server-handle.js";
@@ -139,6 +140,13 @@ it("takes up the managed server a killed bridge left running, adopts its turn, t
   expect(serverPid).toBeDefined();
   // The killed bridge's server still runs (a process group of its own).
   expect(isRunning(serverPid ?? 0)).toBe(true);
+  // The store the killed bridge left holds no server password (its keeper does): a copy of
+  // the file gives nobody the server.
+  const password = serverPasswordOf([serverPid ?? 0]);
+  expect(password).toBeDefined();
+  for (const file of [storePath, `${storePath}-wal`].filter((path) => existsSync(path))) {
+    expect(readFileSync(file).includes(password ?? "")).toBe(false);
+  }
 
   const bridge = await Bridge.start({
     directory,
