@@ -224,6 +224,7 @@ interface ScriptedModel {
     readonly url: string;
     readonly port: number;
     readonly requests: RecordedRequest[];
+    readonly received: number;
     close(): Promise<void>;
     waitForRequests(n: number, options?: WaitForRequestsOptions): Promise<RecordedRequest[]>;
 }
@@ -234,6 +235,7 @@ interface ScriptedModelOptions {
     host?: string;
     logger?: Logger;
     defaultReply?: string;
+    keepRequests?: number;
 }
 
 // ToolDirective

@@ -8,9 +8,12 @@ import { demoProviderConfig, demoProviderId } from "./demo-provider.js";
 import { startScriptedModel } from "./scripted-model/index.js";
 import { scriptedModelId } from "./scripted-model/server.js";
 
+const DEMO_KEPT_REQUESTS = 16;
+
 /** Starts the scripted model; its provider is `demo`, its default model `demo/demo-1`. */
 export const demoModelServer: ModelServerFactory = async ({ logger }): Promise<ModelServer> => {
-  const model = await startScriptedModel({ logger });
+  // Nobody reads a demo's requests: keep a few, or a long `npm start` grows with every turn.
+  const model = await startScriptedModel({ logger, keepRequests: DEMO_KEPT_REQUESTS });
   return {
     config: { ...demoProviderConfig(model.url) },
     defaultModel: { providerID: demoProviderId, modelID: scriptedModelId },

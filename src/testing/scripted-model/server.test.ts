@@ -443,6 +443,15 @@ describe("scripted model: recording", () => {
     expect(requests.map((r) => r.lastUserText)).toEqual(["one", "two"]);
   });
 
+  it("keeps only the latest keepRequests requests, and counts them all", async () => {
+    const server = await start({ keepRequests: 2 });
+    const waiting = server.waitForRequests(3);
+    for (const text of ["one", "two", "three"]) await chat([user(text)]);
+    expect(server.requests.map((r) => r.lastUserText)).toEqual(["two", "three"]);
+    expect(server.received).toBe(3);
+    expect((await waiting).map((r) => r.lastUserText)).toEqual(["two", "three"]);
+  });
+
   it("waitForRequests times out, aborts, and gives up when the server closes", async () => {
     const server = await start();
     await expect(server.waitForRequests(1, { timeoutMs: 20 })).rejects.toBeInstanceOf(TimeoutError);

@@ -33,6 +33,11 @@ export interface ScriptedModelOptions {
   logger?: Logger;
   /** Replaces the `echo: <text>` answer to prompts without directives. */
   defaultReply?: string;
+  /**
+   * How many of the latest requests `requests` keeps (default: all, as tests read them). A
+   * long-running demo keeps a few, or it grows with every turn (images arrive inline).
+   */
+  keepRequests?: number;
 }
 
 /** Options of `waitForRequests`. */
@@ -47,8 +52,13 @@ export interface ScriptedModel {
   /** Base URL for an OpenAI-compatible client, ending in `/v1`. */
   readonly url: string;
   readonly port: number;
-  /** Every request received so far, in arrival order (including 400s and 404s). */
+  /**
+   * Every request received so far (the latest `keepRequests` of them, when set), in arrival
+   * order (including 400s and 404s).
+   */
   readonly requests: RecordedRequest[];
+  /** How many requests arrived in all (kept or not). */
+  readonly received: number;
   /** Stops listening, cuts every open connection (hung requests included) and resolves once closed. */
   close(): Promise<void>;
   /**
@@ -100,8 +110,10 @@ class ScriptedModelServer implements ScriptedModel {
   readonly url: string;
   readonly port: number;
   readonly requests: RecordedRequest[] = [];
+  #received = 0;
 
   private readonly logger: Logger;
+  private readonly keepRequests: number;
   private readonly defaultReply: string | undefined;
   private readonly sockets = new Set<Socket>();
   /** One controller per open response; aborting it stops pending `[[slow]]` waits. */
@@ -119,6 +131,7 @@ class ScriptedModelServer implements ScriptedModel {
   ) {
     this.logger = options.logger ?? silentLogger;
     this.defaultReply = options.defaultReply;
+    this.keepRequests = options.keepRequests ?? Number.POSITIVE_INFINITY;
     const address = server.address();
     this.port = typeof address === "object" && address !== null ? address.port : 0;
     this.url = `http://${host.includes(":") ? `[${host}]` : host}:${this.port}/v1`;
@@ -148,9 +161,13 @@ class ScriptedModelServer implements ScriptedModel {
     return this.closing;
   }
 
+  get received(): number {
+    return this.#received;
+  }
+
   waitForRequests(n: number, options: WaitForRequestsOptions = {}): Promise<RecordedRequest[]> {
-    if (this.requests.length >= n) return Promise.resolve(this.requests.slice());
-    const what = `waiting for ${n} scripted model requests (${this.requests.length} so far)`;
+    if (this.#received >= n) return Promise.resolve(this.requests.slice());
+    const what = `waiting for ${n} scripted model requests (${this.#received} so far)`;
     if (this.closing) return Promise.reject(new AbortError(`${what}: the server is closed`));
     const deadline = withDeadline(what, options.timeoutMs ?? defaultWaitMs, options.signal);
     return new Promise<RecordedRequest[]>((resolve, reject) => {
@@ -178,14 +195,16 @@ class ScriptedModelServer implements ScriptedModel {
   }
 
   private record(request: RecordedRequest): void {
+    this.#received++;
     this.requests.push(request);
+    if (this.requests.length > this.keepRequests) this.requests.shift();
     this.logger.debug("scripted model request", {
       method: request.method,
       path: request.path,
       lastUserText: request.lastUserText,
     });
     for (const waiter of this.waiters) {
-      if (this.requests.length >= waiter.count) waiter.resolve(this.requests.slice());
+      if (this.#received >= waiter.count) waiter.resolve(this.requests.slice());
     }
   }
 
