@@ -67,6 +67,36 @@ describe("PostgresStore", () => {
     expect(await b.append("ses_shared", [textEnded("ses_shared", "a3")])).toEqual([]);
   });
 
+  it("deleting a session deletes its cluster rows too (its lease and its sends' keys)", async () => {
+    const url = await postgres.freshDatabase();
+    const store = await openStore(url);
+    await store.append("ses_gone", [textEnded("ses_gone", "a")]);
+    await store.append("ses_kept", [textEnded("ses_kept", "a")]);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      for (const session of ["ses_gone", "ses_kept"]) {
+        await client.query(
+          "INSERT INTO leases (session_id, holder, expires_at, token) VALUES ($1, 'a', now(), 1)",
+          [session],
+        );
+        await client.query(
+          "INSERT INTO sends (session_id, key, fingerprint, holder, token) VALUES ($1, 'k', 'f', 'a', 1)",
+          [session],
+        );
+      }
+      await store.deleteSession("ses_gone");
+      for (const table of ["leases", "sends"]) {
+        const { rows } = await client.query<{ session_id: string }>(
+          `SELECT session_id FROM ${table} ORDER BY 1`,
+        );
+        expect(rows.map((row) => row.session_id)).toEqual(["ses_kept"]);
+      }
+    } finally {
+      await client.end();
+    }
+  });
+
   it("makes its schema on an empty database, and opening again changes nothing", async () => {
     const url = await postgres.freshDatabase();
     expect(await publicTables(url)).toEqual([]);

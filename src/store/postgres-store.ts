@@ -158,6 +158,9 @@ export class PostgresStore implements Store {
         // The head first: it waits for another process's append to this session to commit.
         await client.query("DELETE FROM heads WHERE session_id = $1", [id]);
         await client.query("DELETE FROM events WHERE session_id = $1", [id]);
+        // A cluster's rows of the session go with it: nothing drives or answers it any more.
+        await client.query("DELETE FROM leases WHERE session_id = $1", [id]);
+        await client.query("DELETE FROM sends WHERE session_id = $1", [id]);
         await client.query("DELETE FROM sessions WHERE id = $1", [id]);
         await client.query("COMMIT");
       } catch (error) {
