@@ -1,6 +1,7 @@
 /**
  * `Sidecar.close()` is bounded: a client that stopped reading a large answer (an asset of the
  * chat, here) does not hold the stop forever; past `limits.closeGraceMs` its connection is cut.
+ * And a sidecar that cannot listen at all says why and what to do.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { standInBridge, TOKEN } from "../../test/support/sidecar-harness.js";
 import { within } from "../../test/support/within.js";
+import { UsageError } from "../errors.js";
 import { SqliteStore } from "../store/sqlite-store.js";
 import { startSidecar } from "./sidecar.js";
 
@@ -56,5 +58,25 @@ describe("closing the sidecar", () => {
       "the connection's end",
     );
     expect(cut).toBe(true);
+  });
+});
+
+describe("a sidecar that cannot listen", () => {
+  it("says the port is in use and what to do", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "ocb-sidecar-port-"));
+    const store = SqliteStore.open(":memory:");
+    cleanups.push(() => {
+      store.close();
+      rmSync(directory, { recursive: true, force: true });
+    });
+    const { bridge } = standInBridge(directory, store);
+    const first = await startSidecar({ bridge, token: TOKEN, store });
+    cleanups.push(() => void first.close());
+    const port = Number(new URL(first.url).port);
+    const second = startSidecar({ bridge, token: TOKEN, store, port });
+    await expect(second).rejects.toBeInstanceOf(UsageError);
+    await expect(second).rejects.toThrow(
+      `the sidecar cannot listen on 127.0.0.1:${port}: another process already listens there`,
+    );
   });
 });

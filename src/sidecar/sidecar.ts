@@ -14,6 +14,7 @@ import { takeOverExpired } from "./cluster/takeover.js";
 import type { SidecarContext } from "./context.js";
 import { Idempotency, type IdempotentSends } from "./idempotency.js";
 import { resolveLimits, type SidecarLimits } from "./limits.js";
+import { listenError } from "./listen-error.js";
 import { type LogFormat, lineLogger } from "./log-lines.js";
 import { SidecarMetrics } from "./metrics.js";
 import { OpenSessions } from "./open-sessions.js";
@@ -163,7 +164,15 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   const stop = new AbortController();
   const ctx = createSidecarContext(options, stop.signal);
   const app = buildApp(ctx);
-  await app.listen({ host: ctx.address.host, port: ctx.address.port });
+  try {
+    await app.listen({ host: ctx.address.host, port: ctx.address.port });
+  } catch (error) {
+    // Nothing was served: what the context started stops here, and the error says what to do.
+    stop.abort(new Error("the sidecar could not listen"));
+    ctx.sessions.close();
+    await app.close().catch(() => {});
+    throw listenError(error, ctx.address.host, ctx.address.port);
+  }
   const port = listeningPort(app);
   ctx.address.port = port;
   const url = `http://${urlHost(ctx.address.host)}:${port}`;
