@@ -689,6 +689,7 @@ interface StartOpencodeOptions {
     signal?: AbortSignal;
     logger?: Logger;
     inheritUserConfig?: boolean;
+    dataDir?: string;
     binary?: string;
     orphanTimeoutMs?: number;
 }

@@ -1,20 +1,29 @@
 /**
- * A fresh set of XDG roots for one managed server, so that it reads none of the user's
- * OpenCode config, credentials or sessions and writes nothing outside a temp dir.
+ * A set of XDG roots of its own for a managed server, so that it reads none of the user's
+ * OpenCode config, credentials or sessions: a fresh temp dir by default, removed when the
+ * server stops; or a kept one (`dataDir`), where OpenCode's sessions outlive the server, so
+ * that a bridge started again later goes on with them.
  */
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 /** Prefix of every isolated temp dir, so a leftover one is easy to recognise. */
 export const ISOLATED_DIR_PREFIX = "ocb-opencode-";
+
+/** The file that marks a kept root: nothing of ours ever deletes such a root. */
+const KEPT_MARK = "KEPT-BY-OPENCODE-BRIDGE";
 
 /** The temp dir of one isolated server and the environment that points OpenCode at it. */
 export interface IsolatedDirs {
   readonly root: string;
   /** `XDG_DATA_HOME`, `XDG_CACHE_HOME`, `XDG_CONFIG_HOME` and `XDG_STATE_HOME` under `root`. */
   readonly env: Readonly<Record<string, string>>;
-  /** Deletes `root` and everything in it. Idempotent. */
+  /**
+   * Deletes `root` and everything in it; of a kept root, only the config file it was given
+   * (it may hold a provider's API key: it is written again at each start). Idempotent.
+   */
   remove(): Promise<void>;
 }
 
@@ -31,6 +40,21 @@ export async function createIsolatedDirs(): Promise<IsolatedDirs> {
   return dirs;
 }
 
+/**
+ * The kept roots at `root` (made, readable by the owner only, when missing): OpenCode's
+ * sessions stay there when the server stops, for the next one started there.
+ */
+export async function keptIsolatedDirs(root: string): Promise<IsolatedDirs> {
+  await mkdir(root, { recursive: true, mode: 0o700 });
+  const dirs = isolatedDirsAt(root);
+  await Promise.all(Object.values(dirs.env).map((dir) => mkdir(dir, { recursive: true })));
+  await writeFile(
+    join(root, KEPT_MARK),
+    "OpenCode's data for opencode-bridge (its sessions): kept across restarts, never deleted by it.\n",
+  );
+  return isolatedDirsAt(root);
+}
+
 /** The isolated dirs under an existing `root` (a server taken up again runs in its old ones). */
 export function isolatedDirsAt(root: string): IsolatedDirs {
   const env = {
@@ -39,16 +63,24 @@ export function isolatedDirsAt(root: string): IsolatedDirs {
     XDG_CONFIG_HOME: join(root, "config"),
     XDG_STATE_HOME: join(root, "state"),
   };
+  // Asked of the root itself, so that no path (a leftover's record included) deletes kept data.
+  const kept = existsSync(join(root, KEPT_MARK));
   let removal: Promise<void> | undefined;
   return {
     root,
     env,
     remove() {
       // SQLite may still be closing its files right after the process exits; retry briefly.
-      removal ??= rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      removal ??= kept
+        ? rm(globalConfigFile(env.XDG_CONFIG_HOME), { force: true })
+        : rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
       return removal;
     },
   };
+}
+
+function globalConfigFile(configHome: string): string {
+  return join(configHome, "opencode", "opencode.json");
 }
 
 /**
@@ -60,7 +92,7 @@ export function isolatedDirsAt(root: string): IsolatedDirs {
 export async function writeGlobalConfig(dirs: IsolatedDirs, configJson: string): Promise<void> {
   const configHome = dirs.env.XDG_CONFIG_HOME;
   if (configHome === undefined) return;
-  const dir = join(configHome, "opencode");
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, "opencode.json"), configJson, { mode: 0o600 });
+  const file = globalConfigFile(configHome);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, configJson, { mode: 0o600 });
 }

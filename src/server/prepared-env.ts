@@ -3,7 +3,12 @@
  * dirs behind it: with isolation, fresh XDG roots whose global config file holds the config
  * (the `/api` catalog reads only that file, not `OPENCODE_CONFIG_CONTENT`).
  */
-import { createIsolatedDirs, type IsolatedDirs, writeGlobalConfig } from "./isolated-dirs.js";
+import {
+  createIsolatedDirs,
+  type IsolatedDirs,
+  keptIsolatedDirs,
+  writeGlobalConfig,
+} from "./isolated-dirs.js";
 import { buildServerEnv } from "./server-env.js";
 
 export interface PreparedEnv {
@@ -19,10 +24,15 @@ export async function prepareOpencodeEnv(options: {
   config?: Record<string, unknown> | undefined;
   /** Isolated dirs to use again (a restarted server keeps its sessions); default fresh ones. */
   dirs?: IsolatedDirs | undefined;
+  /** Kept isolated dirs at this root, when no `dirs` are given (see `keptIsolatedDirs`). */
+  dataDir?: string | undefined;
 }): Promise<PreparedEnv> {
   const dirs = options.inheritUserConfig
     ? undefined
-    : (options.dirs ?? (await createIsolatedDirs()));
+    : (options.dirs ??
+      (options.dataDir === undefined
+        ? await createIsolatedDirs()
+        : await keptIsolatedDirs(options.dataDir)));
   try {
     const env = buildServerEnv({
       baseEnv: process.env,

@@ -49,6 +49,14 @@ export interface StartOpencodeOptions {
    */
   inheritUserConfig?: boolean;
   /**
+   * Where OpenCode keeps its own data (its sessions, caches and the config it is given), kept
+   * when the server stops, so that a server started there later has the sessions of the one
+   * before (a bridge restarted after a full stop goes on with its kept sessions). Default: a
+   * fresh temp dir, removed on close. Made, readable by the owner only, when missing; never
+   * deleted. Not with `inheritUserConfig`.
+   */
+  dataDir?: string;
+  /**
    * @internal The supervised server's restart; not for users.
    * Isolated dirs to run in again (a restart after a crash keeps the sessions); the caller
    * owns them: `close()` leaves them in place.
@@ -94,6 +102,7 @@ export async function launchOpencode(
 
   const prepared = await prepareOpencodeEnv({
     dirs: options.isolatedDirs,
+    dataDir: options.dataDir,
     inheritUserConfig: options.inheritUserConfig,
     env: options.env,
     password,
@@ -188,6 +197,11 @@ interface Settings {
 }
 
 async function validate(options: StartOpencodeOptions): Promise<Settings> {
+  if (options.dataDir !== undefined && options.inheritUserConfig === true) {
+    throw new UsageError(
+      "dataDir and inheritUserConfig exclude each other: with inheritUserConfig the server keeps its data where the user's OpenCode does; drop one",
+    );
+  }
   const directory = resolve(options.directory ?? process.cwd());
   const isDirectory = await stat(directory).then(
     (info) => info.isDirectory(),

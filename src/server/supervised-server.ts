@@ -11,7 +11,12 @@ import { sleep, throwIfAborted } from "../util/abort.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { isProcessRunning } from "../util/process-liveness.js";
 import { AdoptedServer } from "./adopted-server.js";
-import { createIsolatedDirs, type IsolatedDirs, isolatedDirsAt } from "./isolated-dirs.js";
+import {
+  createIsolatedDirs,
+  type IsolatedDirs,
+  isolatedDirsAt,
+  keptIsolatedDirs,
+} from "./isolated-dirs.js";
 import type { OpencodeServerHandle, ServerExit } from "./server-handle.js";
 import { type StartOpencodeOptions, startOpencode } from "./start-opencode.js";
 
@@ -70,7 +75,11 @@ export class SupervisedServer implements OpencodeServerHandle {
     policy: Partial<RestartPolicy> = {},
     startServer: StartServer = startOpencode,
   ): Promise<SupervisedServer> {
-    const dirs = options.inheritUserConfig ? undefined : await createIsolatedDirs();
+    const dirs = options.inheritUserConfig
+      ? undefined
+      : options.dataDir === undefined
+        ? await createIsolatedDirs()
+        : await keptIsolatedDirs(options.dataDir);
     // Fixed across restarts: clients keep using what they were given.
     const password =
       options.password === undefined ? randomBytes(24).toString("base64url") : options.password;

@@ -4,7 +4,9 @@
  * left; the OpenCode server runs on (its keeper keeps it), and a second `ocb serve` on the
  * same store takes the server and the session up. A client that resumes there from its last
  * seq ends with the turn's durable events whole (0 lost, 0 duplicated) and the turn completed.
- * Stopped with no turn running, `ocb serve` leaves nothing running.
+ * Stopped with no turn running, `ocb serve` leaves nothing running, and started again on the
+ * same store goes on with the kept session: its OpenCode server has the session (the model is
+ * sent the earlier turn), since OpenCode's data is kept beside the store.
  *
  * The scripted model runs in this test process (through `--config`), not in the sidecar
  * (`--demo`): the model a turn calls must outlive the first sidecar, and both sidecars must
@@ -184,7 +186,7 @@ it("stopped mid-turn, leaves the turn to a successor on the same store: resumed,
   await stopLeavingNothing(successor.cli, dir, serverPid ?? 0);
 });
 
-it("stopped with no turn running, leaves nothing running: the server stops with it", async () => {
+it("stopped with no turn running, leaves nothing running: the server stops with it; started again, it goes on with the session", async () => {
   const dir = mkdtempSync(join(root, "idle-"));
   const { cli, url } = await startServe(dir);
   const session = (await call(url, "POST", "/v1/sessions", { title: "idle" })) as { id: string };
@@ -198,4 +200,25 @@ it("stopped with no turn running, leaves nothing running: the server stops with 
   expect(serverPid).toBeDefined();
   await stopLeavingNothing(cli, dir, serverPid ?? 0);
   expect(await client.closed).toMatchObject({ code: 1012 });
+
+  // A full stop, then a start: a new OpenCode server, which must still have the session.
+  const again = await startServe(dir);
+  const resumed = await subscribe(again.url, session.id, lastSeq(durable(eventsOf(client))));
+  await call(again.url, "POST", `/v1/sessions/${session.id}/inputs`, {
+    text: "[[slow 1 10]] and again",
+    delivery: "queue",
+  });
+  await until(
+    "the next turn's end",
+    () => eventsOf(resumed).some((e) => e.type === "turn.ended"),
+    again.cli,
+  );
+  resumed.close();
+  expect(eventsOf(resumed).find((e) => e.type === "turn.ended")?.data).toMatchObject({
+    outcome: "completed",
+  });
+  const asked = model.requests.find((request) => request.lastUserText.includes("and again"));
+  // The conversation went on: the model was sent the turn before the stop.
+  expect(JSON.stringify(asked?.messages)).toContain("[[slow 2 10]]");
+  await stopLeavingNothing(again.cli, dir, (await recordedServerPid(dir)) ?? 0);
 });

@@ -23,6 +23,7 @@ import { choiceOption } from "../choice-option.js";
 import { readConfigFile } from "../config-file.js";
 import { demoModelServer } from "../demo-model.js";
 import { handleInterrupts } from "../interrupts.js";
+import { OPENCODE_DATA_OPTION_HELP, opencodeDataDir } from "../opencode-data.js";
 import {
   addClusterOptions,
   attachedServer,
@@ -46,6 +47,7 @@ interface ServeOptions extends ClusterServeOptions {
   logFormat: LogFormat;
   permissions?: PermissionPreset;
   startupTimeout: string;
+  opencodeData?: string;
 }
 
 export function registerServeCommand(program: Command): void {
@@ -71,6 +73,7 @@ export function registerServeCommand(program: Command): void {
       ),
     )
     .option("--store <path-or-url>", STORE_OPTION_HELP)
+    .option("--opencode-data <directory>", OPENCODE_DATA_OPTION_HELP)
     .option("--port <port>", "port to listen on (default: a free port)")
     .option(
       "--host <host>",
@@ -132,6 +135,7 @@ async function serve(options: ServeOptions): Promise<void> {
   const metrics: SidecarMetrics = new SidecarMetrics();
   const attach = attachedServer(options);
   const spec = storeSpec(options.store);
+  const dataDir = opencodeDataDir(options.opencodeData, spec);
   const opened = await openStore(spec);
   let cluster: Awaited<ReturnType<typeof joinClusterIfAsked>>;
   try {
@@ -157,7 +161,7 @@ async function serve(options: ServeOptions): Promise<void> {
       store,
       logger,
       signal: stop.signal,
-      server: { startupTimeoutMs },
+      server: { startupTimeoutMs, ...(dataDir === undefined ? {} : { dataDir }) },
       ...(options.demo ? { modelServer: await demoModelServer() } : {}),
       ...(attach === undefined ? {} : { attach }),
       ...(model === undefined ? {} : { model }),
