@@ -3,6 +3,7 @@
  * each is answered with its documented 4xx and a message, never a stack, and the session takes
  * the next input as if nothing happened.
  */
+import { rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { AUTH, JSON_HEADERS, sessionHarnesses } from "../../test/support/sidecar-harness.js";
 
@@ -295,5 +296,16 @@ describe("bad input: each a 4xx with its code, and the session carries on", () =
     });
     expect(response.statusCode).toBe(400);
     expect(response.json().error).toMatchObject({ code: "invalid_request", message });
+  });
+
+  it("an input to a session whose directory was deleted since → 409 conflict, saying what to do", async () => {
+    const { directory, post } = await withSession();
+    rmSync(directory, { recursive: true, force: true });
+    const response = await post("/inputs", { text: "hi", delivery: "queue" });
+    expect(response.statusCode).toBe(409);
+    expect(response.json().error).toMatchObject({
+      code: "conflict",
+      message: expect.stringMatching(/directory .* no longer exists, .* start a new session/),
+    });
   });
 });

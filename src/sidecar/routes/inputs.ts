@@ -19,6 +19,7 @@ import {
 } from "../protocol/http.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { attachmentSpecs, multipartInput } from "./input-attachments.js";
+import { directoriesAreLocal, isDirectory } from "./local-directories.js";
 import { ERROR_RESPONSES } from "./meta.js";
 import { modelCatalog } from "./models.js";
 
@@ -29,6 +30,18 @@ const INPUT_ERRORS = {
   422: ErrorBodySchema,
   502: ErrorBodySchema,
 } as const;
+
+/**
+ * A kept session whose directory was deleted since (a `--demo` scratch dir, a checkout
+ * removed) can be read, not continued: said so, rather than OpenCode's opaque 500.
+ */
+async function refuseWithoutDirectory(ctx: SidecarContext, session: Session): Promise<void> {
+  if (!directoriesAreLocal(ctx) || (await isDirectory(session.directory))) return;
+  throw new ApiError(
+    "conflict",
+    `session ${session.id}'s directory ${session.directory} no longer exists, so it cannot take turns (its transcript can still be read): start a new session, or create the directory again`,
+  );
+}
 
 export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void {
   // In a cluster, commands for a session another sidecar drives go to it (cluster/forward.ts).
@@ -55,6 +68,7 @@ export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void 
       const { id } = request.params;
       const body = request.body;
       const session = await ctx.sessions.open(id, { signal: callSignal(ctx) });
+      await refuseWithoutDirectory(ctx, session);
       const send = () => sendInput(ctx, session, body);
       if (body.idempotencyKey === undefined) return reply.code(202).send(await send());
       const { answer, replayed } = await ctx.idempotency.run(id, body.idempotencyKey, body, send);

@@ -1,5 +1,4 @@
 /** Sessions: list, create, open (adopt), rename, release, kill, the conversation, the transcript. */
-import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import type { FastifyReply } from "fastify";
 import type { CanonicalEvent } from "../../events/canonical.js";
@@ -21,6 +20,7 @@ import {
   TranscriptQuerySchema,
 } from "../protocol/http.js";
 import type { SidecarApp } from "../sidecar-app.js";
+import { directoriesAreLocal, isDirectory } from "./local-directories.js";
 import { ERROR_RESPONSES } from "./meta.js";
 
 const WITH_UPSTREAM = { ...ERROR_RESPONSES, 409: ErrorBodySchema, 502: ErrorBodySchema } as const;
@@ -218,25 +218,4 @@ export async function durableEvents(ctx: SidecarContext, id: string): Promise<Ca
     return await ctx.store.read(id);
   }
   return await (await ctx.sessions.open(id, { signal: callSignal(ctx) })).transcript();
-}
-
-/**
- * Whether sessions' directories are on this machine: with a managed server or `opencode run`
- * they are; an attached server's may be on another.
- */
-function directoriesAreLocal(ctx: SidecarContext): boolean {
-  if (ctx.bridge.backend === "subprocess") return true;
-  try {
-    return ctx.bridge.server.pid !== undefined;
-  } catch {
-    return false;
-  }
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
 }
