@@ -41,6 +41,32 @@ function reconnectingClient() {
   return { client: client as unknown as OpencodeClient, comeBack: () => connectedAgain?.() };
 }
 
+/** An event stream whose every subscription says `server.connected` when told, then hangs. */
+function subscriptionsClient() {
+  const subscriptions: { signal: AbortSignal; connect: () => void }[] = [];
+  const client = {
+    event: {
+      subscribe(options: { signal: AbortSignal }) {
+        let connect = () => {};
+        const told = new Promise<void>((resolve) => {
+          connect = resolve;
+        });
+        subscriptions.push({ signal: options.signal, connect: () => connect() });
+        return (async function* () {
+          await Promise.race([
+            told,
+            new Promise((resolve) => options.signal.addEventListener("abort", resolve)),
+          ]);
+          if (options.signal.aborted) return;
+          yield { known: true, event: { type: "server.connected", properties: {} } };
+          await new Promise((resolve) => options.signal.addEventListener("abort", resolve));
+        })();
+      },
+    },
+  };
+  return { client: client as unknown as OpencodeClient, subscriptions };
+}
+
 describe("legacy backend, a prompt while the event stream reconnects", () => {
   const backends: LegacyBackend[] = [];
   afterEach(async () => {
@@ -96,5 +122,29 @@ describe("legacy backend, a prompt while the event stream reconnects", () => {
     await vi.advanceTimersByTimeAsync(0);
     await ready;
     expect(done).toBe(true);
+  });
+
+  it("serverRestarted() drops a connection that hangs and subscribes again at once", async () => {
+    const { client, subscriptions } = subscriptionsClient();
+    const backend = backendOn(client);
+    await new Promise((resolve) => setImmediate(resolve));
+    subscriptions[0]?.connect();
+    await backend.ready();
+    // The server was restarted; the stream's connection reached it while it was starting.
+    backend.serverRestarted();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(subscriptions).toHaveLength(2);
+    expect(subscriptions[0]?.signal.aborted).toBe(true);
+    expect(subscriptions[1]?.signal.aborted).toBe(false);
+    // A prompt waits for the new connection, not blind on the dropped one.
+    let ready = false;
+    const readying = backend.ready().then(() => {
+      ready = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ready).toBe(false);
+    subscriptions[1]?.connect();
+    await readying;
+    expect(ready).toBe(true);
   });
 });

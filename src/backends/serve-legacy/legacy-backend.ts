@@ -58,6 +58,8 @@ export class LegacyBackend implements SessionBackend {
   readonly #client: OpencodeClient;
   readonly #context: BackendContext;
   readonly #stop = new AbortController();
+  /** The `/event` connection of now: aborted to open a new one (`serverRestarted`). */
+  #connection = new AbortController();
   readonly #live = new LiveReadiness();
   #model: ModelRef;
   #state: LegacyNormalizerState;
@@ -189,6 +191,16 @@ export class LegacyBackend implements SessionBackend {
     this.#deltas.flush();
   }
 
+  /**
+   * The managed server was restarted: `/event` connects again now. A connection made while it
+   * was starting can go unanswered until the header bound (30 s), and on this surface every
+   * event of a turn sent meanwhile would be lost.
+   */
+  serverRestarted(): void {
+    if (this.#stop.signal.aborted) return;
+    this.#connection.abort();
+  }
+
   deltaStats(): DeltaStats {
     return this.#deltas.stats();
   }
@@ -244,10 +256,31 @@ export class LegacyBackend implements SessionBackend {
     return { directory: this.#context.directory, ...(signal ? { signal } : {}) };
   }
 
+  /** Follows `/event` until the backend closes, subscribing again when told to. */
   async #run(idleTimeoutMs: number | undefined): Promise<void> {
+    let connections = 0;
+    const connected = () => connections++ > 0;
+    for (;;) {
+      const connection = new AbortController();
+      this.#connection = connection;
+      await this.#follow(AbortSignal.any([this.#stop.signal, connection.signal]), {
+        idleTimeoutMs,
+        connected,
+      });
+      // Only a connection dropped on purpose (`serverRestarted`) is opened again.
+      if (this.#stop.signal.aborted || !connection.signal.aborted) return;
+      this.#live.disconnected();
+    }
+  }
+
+  /** One subscription to `/event`; `connected()` says whether one came before (a reconnect). */
+  async #follow(
+    signal: AbortSignal,
+    options: { idleTimeoutMs: number | undefined; connected: () => boolean },
+  ): Promise<void> {
     const health = new StreamHealth("event", this.#context.connection);
     const events = this.#client.event.subscribe({
-      signal: this.#stop.signal,
+      signal,
       directory: this.#context.directory,
       // The session must not go deaf because its server was away for a while.
       maxConsecutiveFailures: Number.POSITIVE_INFINITY,
@@ -255,15 +288,14 @@ export class LegacyBackend implements SessionBackend {
         if (change.state === "reconnecting") this.#live.disconnected();
         health.change("event", change);
       },
-      ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
+      ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
     });
-    let connections = 0;
     try {
       for await (const parsed of events) {
         const event = parsed.event as { type: string } & Record<string, unknown>;
         if (event.type === "server.connected") {
           this.#live.connected();
-          if (connections++ > 0) void this.#afterReconnect();
+          if (options.connected()) void this.#afterReconnect();
           continue;
         }
         const sessionId = legacyEventSessionId(event);
