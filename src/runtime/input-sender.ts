@@ -15,6 +15,7 @@ import type { Logger } from "../util/logger.js";
 import type { ConnectionWatch } from "./connection-watch.js";
 import { type HeldInput, HeldInputs } from "./held-inputs.js";
 import { attachmentsOf, type InFlight, type Input, withAttachmentRefs } from "./input.js";
+import { promptWithResend } from "./prompt-resend.js";
 import { HELD_INPUT_SOURCE, isRunning, type RunState } from "./run-state.js";
 import type { RuntimeEnds } from "./runtime-ends.js";
 import { type RuntimeOrigin, runtimeEvent } from "./runtime-events.js";
@@ -174,7 +175,12 @@ export class InputSender {
     let inputId: string;
     let known: Turn | undefined;
     try {
-      ({ inputId } = await backend.prompt(input));
+      ({ inputId } = await promptWithResend(backend, input, {
+        // The server is back (and can take the prompt) before it is sent again.
+        ready: () => this.#ready(input.signal),
+        admitted: (id) => context.turns.ofInput(id) !== undefined,
+        signal: input.signal,
+      }));
       // The admission event names the turn (a steer that came too late starts its own).
       known = await this.#admitted(inputId, input.signal);
     } finally {
