@@ -38,6 +38,8 @@ export async function promptWithResend(
   const inputId = backend.idempotentInputId?.();
   if (inputId === undefined) return await backend.prompt(request);
   let lost: ConnectionError | TimeoutError | undefined;
+  /** Whether an attempt may have reached the server (a refused connection did not). */
+  let mayHaveReached = false;
   for (let attempt = 1; attempt <= PROMPT_ATTEMPTS; attempt++) {
     try {
       if (attempt > 1) {
@@ -46,13 +48,24 @@ export async function promptWithResend(
       }
       return await backend.prompt({ ...request, inputId });
     } catch (error) {
-      if (lost === undefined && !isLostAnswer(error)) throw error; // answered, or never sent
+      if (!mayHaveReached && !isLostAnswer(error)) throw error; // answered, or never sent
       if (!isLostAnswer(error)) throw unknown(inputId, attempt, lost, error);
       lost = error;
+      mayHaveReached ||= !wasRefused(error);
     }
     if (context.admitted(inputId)) return { inputId };
   }
+  // Refused every time: the input was never sent, and that is known.
+  if (!mayHaveReached && lost !== undefined) throw lost;
   throw unknown(inputId, PROMPT_ATTEMPTS, lost, lost);
+}
+
+/** Whether the connection was refused: the request never left this process. */
+function wasRefused(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if ((cause as NodeJS.ErrnoException).code === "ECONNREFUSED") return true;
+  }
+  return false;
 }
 
 /** A failure after which the server may have admitted the prompt. */

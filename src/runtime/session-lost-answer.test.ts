@@ -19,7 +19,11 @@ import { PROMPT_ATTEMPTS } from "./prompt-resend.js";
  * Admits an id once, like OpenCode's `/api`; the answers of the first `lose` prompts are lost.
  * A lost prompt was admitted (`shown` on the stream at once, or `unseen` yet) or `not` admitted.
  */
-function lossy(backend: ServeShapedBackend, lose: number, admitted: "shown" | "unseen" | "not") {
+function lossy(
+  backend: ServeShapedBackend,
+  lose: number,
+  admitted: "shown" | "unseen" | "not" | "refused",
+) {
   const ids = new Set<string>();
   const sent: PromptRequest[] = [];
   let minted = 0;
@@ -30,6 +34,7 @@ function lossy(backend: ServeShapedBackend, lose: number, admitted: "shown" | "u
       sent.push(request);
       const id = request.inputId ?? "no id";
       const lost = sent.length <= lose;
+      if (lost && admitted === "refused") throw refused();
       if (lost && admitted === "not") throw cut();
       const first = !ids.has(id);
       ids.add(id);
@@ -45,6 +50,11 @@ function lossy(backend: ServeShapedBackend, lose: number, admitted: "shown" | "u
 
 function cut(): ConnectionError {
   return new ConnectionError("http://127.0.0.1:1/prompt", "the response broke off");
+}
+
+function refused(): ConnectionError {
+  const cause = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+  return new ConnectionError("http://127.0.0.1:1/prompt", "could not reach the server", { cause });
 }
 
 describe("Session.send when the prompt's answer is lost", () => {
@@ -86,6 +96,16 @@ describe("Session.send when the prompt's answer is lost", () => {
     expect(error).toBeInstanceOf(SendOutcomeUnknownError);
     expect(error).toMatchObject({ inputId: "msg_1", turnId: turnIdFor("msg_1") });
     expect((error as Error).message).toMatch(/whether the server admitted it is unknown/);
+    expect(sent).toHaveLength(PROMPT_ATTEMPTS);
+    await session.close();
+  });
+
+  it("fails with the refusal when every attempt was refused: the input was never sent", async () => {
+    const { session, backend } = serveShapedSession("ses_lost");
+    const { sent } = lossy(backend, PROMPT_ATTEMPTS, "refused");
+    const error = await session.send("hi", { delivery: "queue" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).not.toBeInstanceOf(SendOutcomeUnknownError);
     expect(sent).toHaveLength(PROMPT_ATTEMPTS);
     await session.close();
   });
