@@ -206,23 +206,31 @@ export class InputSender {
     return turn;
   }
 
-  /** Waits for what a send needs (the server, the model, the live stream); `close()` ends it. */
-  async #ready(callerSignal: AbortSignal | undefined): Promise<void> {
+  /**
+   * Waits for what a send needs (the server, the model, the live stream); `close()` ends it.
+   * Resolves true when the streams had been away and came back (the server may have restarted).
+   */
+  async #ready(callerSignal: AbortSignal | undefined): Promise<boolean> {
     const { options, connection, throwIfClosed } = this.#context;
     const closing = new AbortController();
     this.#sendAbort = closing;
     const signal =
       callerSignal === undefined ? closing.signal : AbortSignal.any([callerSignal, closing.signal]);
+    let reconnected = connection.takeReconnected();
     try {
-      await options.beforeSend?.({ reconnected: connection.takeReconnected(), signal });
+      await options.beforeSend?.({ reconnected, signal });
       await this.#context.backend().ready(signal);
       // The streams came back during that wait: the server may have restarted meanwhile.
-      if (connection.takeReconnected()) await options.beforeSend?.({ reconnected: true, signal });
+      if (connection.takeReconnected()) {
+        reconnected = true;
+        await options.beforeSend?.({ reconnected: true, signal });
+      }
     } catch (error) {
       throwIfClosed();
       throw error;
     }
     throwIfClosed();
+    return reconnected;
   }
 
   /** The turn the stream says `inputId` belongs to, once it says so (bounded). */

@@ -11,8 +11,15 @@ import { ConnectionError, SendOutcomeUnknownError, TimeoutError } from "../error
 import { turnIdFor } from "../events/turn-state.js";
 import { sleep } from "../util/abort.js";
 
-/** Sends of one prompt before its outcome counts as unknown (each after the server is back). */
+/**
+ * Lost answers of one prompt before its outcome counts as unknown. An attempt after which the
+ * server was away (a kill cut it; the send then waited for the restart) does not count: a
+ * send waits for the restarts, however many, as long as the supervisor restarts the server.
+ */
 export const PROMPT_ATTEMPTS = 4;
+
+/** Sends of one prompt in all, restarts or not: a bound in case the streams flap. */
+const MAX_SENDS = 20;
 
 /**
  * The pause before the first resend, doubled for each next one. A SIGKILLed server closes its
@@ -22,8 +29,11 @@ export const PROMPT_ATTEMPTS = 4;
 const RESEND_DELAY_MS = 250;
 
 export interface PromptResendContext {
-  /** Waits until the server can take the prompt again (its restart after a crash). */
-  ready: () => Promise<void>;
+  /**
+   * Waits until the server can take the prompt again (its restart after a crash); true when
+   * the session's streams had been away and came back meanwhile.
+   */
+  ready: () => Promise<boolean>;
   /** Whether the session's stream showed the input's admission already. */
   admitted: (inputId: string) => boolean;
   signal?: AbortSignal | undefined;
@@ -40,24 +50,29 @@ export async function promptWithResend(
   let lost: ConnectionError | TimeoutError | undefined;
   /** Whether an attempt may have reached the server (a refused connection did not). */
   let mayHaveReached = false;
-  for (let attempt = 1; attempt <= PROMPT_ATTEMPTS; attempt++) {
+  let counted = 0;
+  let sends = 0;
+  while (counted < PROMPT_ATTEMPTS && sends < MAX_SENDS) {
     try {
-      if (attempt > 1) {
-        await sleep(RESEND_DELAY_MS * 2 ** (attempt - 2), context.signal, "sending a prompt again");
-        await context.ready();
+      if (sends > 0) {
+        const pause = RESEND_DELAY_MS * 2 ** Math.min(counted - 1, 2);
+        await sleep(pause, context.signal, "sending a prompt again");
+        if (await context.ready()) counted -= 1; // the server was away: that loss is not counted
       }
+      sends += 1;
       return await backend.prompt({ ...request, inputId });
     } catch (error) {
       if (!mayHaveReached && !isLostAnswer(error)) throw error; // answered, or never sent
-      if (!isLostAnswer(error)) throw unknown(inputId, attempt, lost, error);
+      if (!isLostAnswer(error)) throw unknown(inputId, sends, lost, error);
       lost = error;
       mayHaveReached ||= !wasRefused(error);
+      counted += 1;
     }
     if (context.admitted(inputId)) return { inputId };
   }
   // Refused every time: the input was never sent, and that is known.
   if (!mayHaveReached && lost !== undefined) throw lost;
-  throw unknown(inputId, PROMPT_ATTEMPTS, lost, lost);
+  throw unknown(inputId, sends, lost, lost);
 }
 
 /** Whether the connection was refused: the request never left this process. */

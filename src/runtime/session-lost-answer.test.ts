@@ -23,6 +23,7 @@ function lossy(
   backend: ServeShapedBackend,
   lose: number,
   admitted: "shown" | "unseen" | "not" | "refused",
+  serverAway = false,
 ) {
   const ids = new Set<string>();
   const sent: PromptRequest[] = [];
@@ -34,6 +35,11 @@ function lossy(
       sent.push(request);
       const id = request.inputId ?? "no id";
       const lost = sent.length <= lose;
+      if (lost && serverAway) {
+        // A kill cut the request; the streams lose the server and reach the restarted one.
+        backend.down(1);
+        backend.up();
+      }
       if (lost && admitted === "refused") throw refused();
       if (lost && admitted === "not") throw cut();
       const first = !ids.has(id);
@@ -107,6 +113,15 @@ describe("Session.send when the prompt's answer is lost", () => {
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error).not.toBeInstanceOf(SendOutcomeUnknownError);
     expect(sent).toHaveLength(PROMPT_ATTEMPTS);
+    await session.close();
+  });
+
+  it("does not count the attempts a kill cut: it waits for the restarts, however many", async () => {
+    const { session, backend } = serveShapedSession("ses_lost");
+    const { sent } = lossy(backend, PROMPT_ATTEMPTS + 2, "not", true);
+    const turn = await session.send("hi", { delivery: "queue" });
+    expect(turn.id).toBe(turnIdFor("msg_1"));
+    expect(sent).toHaveLength(PROMPT_ATTEMPTS + 3);
     await session.close();
   });
 });
