@@ -563,6 +563,17 @@ interface SendOptions {
     signal?: AbortSignal;
 }
 
+// SendOutcomeUnknownError
+class SendOutcomeUnknownError extends ConnectionError {
+    readonly inputId: string;
+    readonly turnId: string;
+    constructor(url: string, fields: {
+        inputId: string;
+        turnId: string;
+        attempts: number;
+    }, options?: BridgeErrorOptions);
+}
+
 // ServerExit
 interface ServerExit {
     code: number | null;

@@ -53,6 +53,31 @@ export class ConnectionError extends OpencodeBridgeError {
   }
 }
 
+/**
+ * A prompt's request broke off (or timed out) every time it was sent, so whether the server
+ * admitted the input is unknown. If it did, its turn (`turnId`) runs and shows on the
+ * session's events: look for `inputId` there before sending the text again.
+ */
+export class SendOutcomeUnknownError extends ConnectionError {
+  readonly inputId: string;
+  readonly turnId: string;
+  constructor(
+    url: string,
+    fields: { inputId: string; turnId: string; attempts: number },
+    options: BridgeErrorOptions = {},
+  ) {
+    super(
+      url,
+      `the prompt of input ${fields.inputId} got no answer in ${fields.attempts} attempts, so whether ` +
+        `the server admitted it is unknown; if it did, turn ${fields.turnId} runs: look for ` +
+        `input ${fields.inputId} in the session's events before sending it again`,
+      options,
+    );
+    this.inputId = fields.inputId;
+    this.turnId = fields.turnId;
+  }
+}
+
 /** A bounded wait ran out. */
 export class TimeoutError extends OpencodeBridgeError {
   readonly timeoutMs: number;

@@ -18,6 +18,7 @@ export {
   OpencodeBridgeError,
   ProtocolError,
   type ProtocolIssue,
+  SendOutcomeUnknownError,
   ServerStartError,
   TimeoutError,
   UnknownModelError,

@@ -52,6 +52,11 @@ export interface SessionBackend {
   check(request: Omit<PromptRequest, "signal">): void;
   /** Hands an input upstream; resolves with its input id once the server took it. */
   prompt(request: PromptRequest): Promise<{ inputId: string }>;
+  /**
+   * Mints the id of a new input, where the server admits an id once: a prompt sent again with
+   * it (its answer was lost) is not admitted twice. Absent where a repeat could run twice.
+   */
+  idempotentInputId?(): string;
   /** Asks the upstream run to stop; the backend publishes the turn's end. */
   interrupt(signal?: AbortSignal): Promise<void>;
   /** Answers a permission ask (the server's `permission.replied`, or the backend's own, follows). */

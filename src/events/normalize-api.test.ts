@@ -167,6 +167,52 @@ describe("normalizeApiEvent on recorded 1.18.33 streams", () => {
     expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
   });
 
+  it("a queued input delivered while a turn runs here ends that turn: its run was lost", () => {
+    // server-sigkill finding 3: the `prompted` of an input whose server was SIGKILLed before
+    // its first step is read after the restart; the next queued input must start its own
+    // turn, not join that dead run (its events were dropped with it; it ended `stalled`).
+    const { feed } = handFed();
+    const data = { timestamp: 1, sessionID: "ses_test" };
+    const admitted = (id: string, messageID: string) => ({
+      id,
+      type: "session.next.prompt.admitted",
+      data: { ...data, messageID, prompt: { text: "x" }, delivery: "queue" },
+    });
+    const prompted = (id: string, messageID: string) => ({
+      id,
+      type: "session.next.prompted",
+      data: { ...data, messageID, prompt: { text: "x" }, delivery: "queue" },
+    });
+    feed(admitted("e1", "msg_1"));
+    feed(prompted("e2", "msg_1"));
+    feed(admitted("e3", "msg_2"));
+    const events = feed(prompted("e4", "msg_2"));
+    expect(events.map((event) => [event.type, event.turnId])).toEqual([
+      ["turn.ended", "turn_msg_1"],
+      ["turn.started", "turn_msg_2"],
+      ["input.delivered", "turn_msg_2"],
+    ]);
+    expect(events[0]?.data).toMatchObject({ outcome: "failed", reason: "run-lost" });
+    expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
+  });
+
+  it("a steered input delivered while a turn runs joins it", () => {
+    const { feed } = handFed();
+    const data = { timestamp: 1, sessionID: "ses_test" };
+    const frame = (id: string, type: string, messageID: string, delivery: string) => ({
+      id,
+      type,
+      data: { ...data, messageID, prompt: { text: "x" }, delivery },
+    });
+    feed(frame("e1", "session.next.prompt.admitted", "msg_1", "queue"));
+    feed(frame("e2", "session.next.prompted", "msg_1", "queue"));
+    feed(frame("e3", "session.next.prompt.admitted", "msg_2", "steer"));
+    const events = feed(frame("e4", "session.next.prompted", "msg_2", "steer"));
+    expect(events.map((event) => [event.type, event.turnId])).toEqual([
+      ["input.delivered", "turn_msg_1"],
+    ]);
+  });
+
   it("turns an unknown native event into native.unknown, dropping nothing", () => {
     const result = normalizeApiEvent(
       initialApiState("ses_test"),

@@ -8,7 +8,10 @@
  * - it ends `failed` at a `step.failed`, unless the step failed because of an interrupt;
  * - after an interrupt (asked for, or a tool that failed with "Tool execution interrupted"),
  *   the next `step.ended` or `step.failed` ends it `interrupted`; a rejected permission stops
- *   the run with no step end at all, so the next delivered input ends it too.
+ *   the run with no step end at all, so the next delivered input ends it too;
+ * - an input admitted with `queue` is delivered only once the run before it is over: when one
+ *   is delivered while a turn runs here, that turn's run stopped unseen (it died with a killed
+ *   server, whose `prompted` was read after the restart), and it ends `failed` (`run-lost`).
  */
 import type { ApiEvent } from "../protocol/api/events.js";
 import type { Parsed } from "../protocol/common.js";
@@ -249,6 +252,11 @@ function prompted(
       canonical(originIn(next, at, native), 0, "turn.ended", endingOf(stopped, "interrupted")),
     );
     next = { ...next, turn: undefined };
+  } else if (stopped !== undefined && state.pending.get(inputId) === "queue") {
+    // Without this, the queued input would join a run that is gone, and its own turn would
+    // never see a step (server-sigkill finding 3: it ended `stalled`).
+    events.push(canonical(originIn(next, at, native), 0, "turn.ended", runLost(stopped)));
+    next = { ...next, turn: undefined };
   }
   if (next.turn === undefined) {
     next = startTurn(next, inputId) as ApiNormalizerState;
@@ -258,6 +266,13 @@ function prompted(
   }
   events.push(canonical(originIn(next, at, native), events.length, "input.delivered", { inputId }));
   return { state: next, events };
+}
+
+/** The end of a turn whose run stopped with no end the stream showed. */
+function runLost(turn: NonNullable<ApiNormalizerState["turn"]>) {
+  const message =
+    "the run stopped with no end on the stream (its server died?): the server delivered the next queued input";
+  return endingOf(turn, "failed", { reason: "run-lost", error: { kind: "run-lost", message } });
 }
 
 /** The data of an `/api` event of type `T`. */

@@ -15,6 +15,7 @@ import type { Logger } from "../util/logger.js";
 import type { ConnectionWatch } from "./connection-watch.js";
 import { type HeldInput, HeldInputs } from "./held-inputs.js";
 import { attachmentsOf, type InFlight, type Input, withAttachmentRefs } from "./input.js";
+import { promptWithResend } from "./prompt-resend.js";
 import { HELD_INPUT_SOURCE, isRunning, type RunState } from "./run-state.js";
 import type { RuntimeEnds } from "./runtime-ends.js";
 import { type RuntimeOrigin, runtimeEvent } from "./runtime-events.js";
@@ -174,7 +175,12 @@ export class InputSender {
     let inputId: string;
     let known: Turn | undefined;
     try {
-      ({ inputId } = await backend.prompt(input));
+      ({ inputId } = await promptWithResend(backend, input, {
+        // The server is back (and can take the prompt) before it is sent again.
+        ready: () => this.#ready(input.signal),
+        admitted: (id) => context.turns.ofInput(id) !== undefined,
+        signal: input.signal,
+      }));
       // The admission event names the turn (a steer that came too late starts its own).
       known = await this.#admitted(inputId, input.signal);
     } finally {
@@ -200,23 +206,31 @@ export class InputSender {
     return turn;
   }
 
-  /** Waits for what a send needs (the server, the model, the live stream); `close()` ends it. */
-  async #ready(callerSignal: AbortSignal | undefined): Promise<void> {
+  /**
+   * Waits for what a send needs (the server, the model, the live stream); `close()` ends it.
+   * Resolves true when the streams had been away and came back (the server may have restarted).
+   */
+  async #ready(callerSignal: AbortSignal | undefined): Promise<boolean> {
     const { options, connection, throwIfClosed } = this.#context;
     const closing = new AbortController();
     this.#sendAbort = closing;
     const signal =
       callerSignal === undefined ? closing.signal : AbortSignal.any([callerSignal, closing.signal]);
+    let reconnected = connection.takeReconnected();
     try {
-      await options.beforeSend?.({ reconnected: connection.takeReconnected(), signal });
+      await options.beforeSend?.({ reconnected, signal });
       await this.#context.backend().ready(signal);
       // The streams came back during that wait: the server may have restarted meanwhile.
-      if (connection.takeReconnected()) await options.beforeSend?.({ reconnected: true, signal });
+      if (connection.takeReconnected()) {
+        reconnected = true;
+        await options.beforeSend?.({ reconnected: true, signal });
+      }
     } catch (error) {
       throwIfClosed();
       throw error;
     }
     throwIfClosed();
+    return reconnected;
   }
 
   /** The turn the stream says `inputId` belongs to, once it says so (bounded). */

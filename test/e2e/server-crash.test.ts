@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { mintMessageId } from "../../src/backends/serve/message-id.js";
 import { Bridge } from "../../src/runtime/bridge.js";
 import { SupervisedServer } from "../../src/server/supervised-server.js";
 import { demoModelServer } from "../../src/testing/demo-model-server.js";
@@ -53,4 +54,46 @@ it("fails the running turn when the server dies, restarts it, and the next send 
   expect(await next.done()).toMatchObject({ outcome: "completed", text: "back again" });
   const ends = (await session.transcript()).filter((event) => event.type === "turn.ended");
   expect(ends.map((event) => event.turnId)).toEqual([turn.id, next.id]);
+});
+
+it("a send right after a SIGKILL completes: its cut prompt is sent again, and admitted once", async () => {
+  const session = await bridge.createSession();
+  const first = await session.send("[[reply warm]]", { delivery: "queue" });
+  await first.done(); // the catalog is known and keep-alive sockets to this server are pooled
+  const pid = bridge.server.pid;
+  if (pid === undefined) throw new Error("no server pid");
+  process.kill(-pid, "SIGKILL");
+  // Sent before the death shows: the prompt goes to the dying server and its answer is lost
+  // (server-sigkill findings 1 and 2: the send failed with ECONNRESET, or threw while its
+  // input had been admitted).
+  const turn = await session.send("[[reply after the cut]]", { delivery: "queue" });
+  trackProcess(bridge.server.pid, "opencode serve (crash, restarted again)");
+  const result = await turn.done();
+  // Admitted by the dying server (it then failed with it) or by the restarted one.
+  if (result.outcome !== "completed") {
+    expect(result).toMatchObject({ outcome: "failed", reason: "server-exited" });
+  }
+  const transcript = await session.transcript();
+  const admissions = transcript.filter(
+    (event) => event.type === "input.admitted" && event.turnId === turn.id,
+  );
+  expect(admissions).toHaveLength(1);
+  expect(transcript.filter((event) => event.type === "turn.ended").map((e) => e.turnId)).toEqual([
+    first.id,
+    turn.id,
+  ]);
+});
+
+it("OpenCode answers a prompt sent again with its id, after a restart, with its first admission", async () => {
+  const session = await bridge.createSession();
+  const id = mintMessageId();
+  const prompt = { sessionID: session.upstreamId ?? session.id, prompt: { text: "[[reply x]]" } };
+  const admitted = await bridge.client.v2.session.prompt({ ...prompt, delivery: "queue", id });
+  const pid = bridge.server.pid;
+  if (pid === undefined) throw new Error("no server pid");
+  process.kill(-pid, "SIGKILL");
+  await (bridge.server as SupervisedServer).restarted(AbortSignal.timeout(60_000));
+  trackProcess(bridge.server.pid, "opencode serve (crash, restarted for the resend)");
+  const again = await bridge.client.v2.session.prompt({ ...prompt, delivery: "queue", id });
+  expect(again).toMatchObject({ id, admittedSeq: admitted.admittedSeq });
 });

@@ -14,25 +14,12 @@ afterAll(() => suite.remove());
 /** The notes that are figures, not findings. */
 const FIGURES = /^(seed |turns |first sends |processes started )/;
 
-/**
- * Findings still open (README, Reliability): a prompt request reset by the server right after a
- * restart (the send fails, though its turn may exist and end), and a turn sent just after a kill
- * that the restarted server admits but never runs (it ends `stalled`). They make the scenario
- * fail when they occur; this test fails on any other finding.
- */
-const OPEN_FINDINGS = [
-  /\/prompt\): fetch failed: read ECONNRESET/,
-  /failed stalled/,
-  /turn\.ended of turns never sent/,
-];
-
 it("SIGKILLs the managed server under 2 sessions: every turn ends once, every send works", async () => {
   const context = scenarioContext(suite, "server-sigkill", { short: true, seed: 17 });
   const row = await serverSigkillScenario.run(context);
   const findings = row.notes.filter((note) => !FIGURES.test(note));
-  const unknown = findings.filter((note) => !OPEN_FINDINGS.some((open) => open.test(note)));
-  expect(unknown, row.notes.join("\n")).toEqual([]);
+  expect(findings, row.notes.join("\n")).toEqual([]);
   expect(row.leakedProcesses).toBe(0);
   expect(row.faultsInjected).toBeGreaterThanOrEqual(2);
-  if (findings.length === 0) expect(row.passed).toBe(true);
+  expect(row.passed).toBe(true);
 });

@@ -2,8 +2,9 @@
  * Server SIGKILL: the bridge's managed `opencode serve` is SIGKILLed (its process group) every
  * few seconds, at random from the suite seed, while sessions run turns back to back. Must hold:
  * every turn ends exactly once (completed, or failed `server-exited` when a kill came while it
- * ran), every send works (it waits for the supervisor's restart; only a send whose prompt
- * request itself was cut by a kill fails, with a ConnectionError, counted apart), each
+ * ran), every send works (it waits for the supervisor's restart, and a prompt request cut by a
+ * kill is sent again with the same input id; only a send whose every attempt was cut fails,
+ * saying its outcome is unknown, counted apart), each
  * session's next turn after the last kill completes, and no process is left once the bridge
  * closed.
  */
@@ -108,20 +109,20 @@ async function runUnderKills(
       if (ends === 1) endedOnce += 1;
       else problems.push(`turn ${id} ended ${ends}× in the transcript`);
     }
-    const known = new Set(ids);
+    // A send whose outcome is unknown named the turn its input has if it was admitted.
+    const ofSession = turns.filter((turn) => turn.session === session.id);
+    const known = new Set([...ids, ...ofSession.flatMap((turn) => turn.unknownTurnId ?? [])]);
     const strays = transcript.filter(
       (event) => event.type === "turn.ended" && !known.has(event.turnId ?? ""),
     );
     if (strays.length > 0) problems.push(`${strays.length} turn.ended of turns never sent`);
     problems.push(...seqProblems(transcript).slice(0, 3), ...repeatedIds(transcript).slice(0, 3));
   }
-  // A kill that cuts the prompt's own request fails the send with a ConnectionError: the
-  // caller is told, and no turn exists to end. Counted apart; any other failed send is not allowed.
+  // Kills that cut every attempt of a prompt's request fail the send saying its outcome is
+  // unknown (the caller is told which turn its input has if it was admitted). Counted apart;
+  // any other failed send is not allowed.
   const cutSends = turns.filter(
-    (turn) =>
-      turn.turnId === undefined &&
-      (turn.killsAfter ?? 0) > turn.killsBefore &&
-      /could not reach the server \(\S+\/prompt\)/.test(turn.problem ?? ""),
+    (turn) => turn.unknownTurnId !== undefined && (turn.killsAfter ?? 0) > turn.killsBefore,
   );
   const failedSends = turns.filter((turn) => turn.turnId === undefined && !cutSends.includes(turn));
   const notAllowed = turns.filter((turn) => turn.turnId !== undefined && !endedAsAllowed(turn));
@@ -148,7 +149,7 @@ async function runUnderKills(
       lastFailed.length === 0,
     notes: [
       `seed ${context.seed}; ${killed.length} SIGKILLs, restart median ${median(restarts)} ms, max ${Math.max(0, ...restarts)} ms`,
-      `turns ${turns.length + last.length}: ${completed + last.length - lastFailed.length} completed, ${serverExited} failed server-exited, ${notAllowed.length} otherwise; sends failed ${failedSends.length}, prompt requests cut by a kill ${cutSends.length}`,
+      `turns ${turns.length + last.length}: ${completed + last.length - lastFailed.length} completed, ${serverExited} failed server-exited, ${notAllowed.length} otherwise; sends failed ${failedSends.length}, sends whose every prompt request a kill cut (outcome unknown) ${cutSends.length}`,
       `first sends after a kill ${firstAfterKill.length}: ${firstAfterKill.filter((turn) => turn.result?.outcome === "completed").length} completed, the rest failed by a later kill; after the last kill ${last.length - lastFailed.length} of ${last.length} completed`,
       ...[...notAllowed, ...failedSends].slice(0, 3).map(describeTurn),
       ...lastFailed

@@ -3,6 +3,7 @@
  * with the number of server kills made before it was sent (so that the first send after a
  * kill can be told apart).
  */
+import { SendOutcomeUnknownError } from "../../../src/errors.js";
 import type { Session } from "../../../src/runtime/session.js";
 import type { TurnResult } from "../../../src/runtime/turn.js";
 import { describeError } from "../../../src/util/describe-error.js";
@@ -15,6 +16,8 @@ export interface SentTurn {
   session: string;
   /** Undefined when the send itself failed. */
   turnId?: string;
+  /** The send failed with its outcome unknown: the turn its input has if it was admitted. */
+  unknownTurnId?: string;
   /** Kills made before the send. */
   killsBefore: number;
   /** Kills made by the time it ended. */
@@ -64,6 +67,7 @@ export async function runTurnLoop(session: Session, options: TurnLoopOptions): P
       if (result === undefined) sent.problem = `not ended within ${TURN_END_BOUND_MS} ms`;
       else sent.result = result;
     } catch (error) {
+      if (error instanceof SendOutcomeUnknownError) sent.unknownTurnId = error.turnId;
       sent.problem = `the send failed: ${describeError(error)}`;
     }
     sent.killsAfter = options.kills();

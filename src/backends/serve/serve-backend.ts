@@ -27,6 +27,7 @@ import { AskCalls } from "./ask-calls.js";
 import { AskTurns } from "./ask-turns.js";
 import { DeltaCatchUp, type DeltaStats } from "./delta-catch-up.js";
 import { MergedSessionStream, type MergedStreamName } from "./merged-stream.js";
+import { isMessageId, mintMessageId } from "./message-id.js";
 
 /** How long an ask waits for its tool call's input (it comes on the other connection). */
 const TOOL_INPUT_WAIT_MS = 2_000;
@@ -105,6 +106,10 @@ export class ServeBackend implements SessionBackend {
 
   check(): void {}
 
+  idempotentInputId(): string {
+    return mintMessageId();
+  }
+
   async prompt(request: PromptRequest): Promise<{ inputId: string }> {
     // Open (or kept open) until the turn shows: its events must not wait for a wake-up.
     this.#promptPending = true;
@@ -133,6 +138,11 @@ export class ServeBackend implements SessionBackend {
             : { agents: request.agents.map((name) => ({ name })) }),
         },
         delivery: request.delivery,
+        // Named by the bridge, so that a prompt whose answer was lost can be sent again.
+        id:
+          request.inputId !== undefined && isMessageId(request.inputId)
+            ? request.inputId
+            : mintMessageId(),
       },
       this.#callOptions(request.signal),
     );
