@@ -57,7 +57,8 @@ export function soakRow(run: SoakRun, load: SoakLoad, short: boolean): ScenarioR
     ...(end?.errors.length ? [`first errors: ${end.errors.join(" | ").slice(0, 400)}`] : []),
     ...(run.leaked.length ? [`left running: ${run.leaked.join(", ")}`] : []),
     ...(run.strayLines.length ? [`stray child output: ${run.strayLines[0]}`] : []),
-    "run alongside the other scenarios, the bridge in a child process (peak RSS is the child's)",
+    "run alongside the other scenarios, the bridge in a child process (peak RSS is the child's), " +
+      "on a store warmed first past SQLite's 32 MiB page cache (warm-store.ts)",
   ];
   return {
     load: `${load.sessions} sessions × ${minutes(load.durationMs)}, turns back to back`,

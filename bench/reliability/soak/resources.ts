@@ -4,7 +4,7 @@
  * kind), and its memory. Linux only (`/proc`), as the suite is.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { getHeapSpaceStatistics } from "node:v8";
+import { getHeapCodeStatistics } from "node:v8";
 import { collectGarbage } from "../../../test/support/collect-garbage.js";
 
 export interface HeldResources {
@@ -20,7 +20,7 @@ export interface MemorySample {
   rssBytes: number;
   /** `heapUsed` after a full garbage collection. */
   heapBytes: number;
-  /** Of which V8's compiled code. */
+  /** Of which V8's compiled code and its metadata (deoptimisation data, relocation info). */
   codeBytes: number;
   /** The heap V8 has reserved, and the anonymous part of RSS. */
   heapTotalBytes: number;
@@ -44,8 +44,9 @@ export function activeCount(resources: HeldResources): number {
 
 /**
  * RSS and the heap after a full GC (so that the heap figure is what is still reachable); of
- * the heap, V8's compiled code (its code space), which grows as more functions are optimised
- * and is no object the bridge keeps; and, to tell where RSS goes, the heap V8 has reserved and
+ * the heap, V8's compiled code and its metadata, which grows as more functions are optimised
+ * and is no object the bridge keeps (its code space alone is a third of it: deoptimisation
+ * data and relocation info live in the old space); and, to tell where RSS goes, the heap V8 has reserved and
  * the anonymous part of RSS (the rest of which is native memory: SQLite's page cache, buffers).
  */
 export async function memoryNow(): Promise<{
@@ -57,11 +58,10 @@ export async function memoryNow(): Promise<{
 }> {
   await collectGarbage();
   const usage = process.memoryUsage();
-  const code = getHeapSpaceStatistics().find((space) => space.space_name === "code_space");
   return {
     rssBytes: usage.rss,
     heapBytes: usage.heapUsed,
-    codeBytes: code?.space_used_size ?? 0,
+    codeBytes: getHeapCodeStatistics().code_and_metadata_size,
     heapTotalBytes: usage.heapTotal,
     anonBytes: statusKiB("RssAnon") * 1024,
   };

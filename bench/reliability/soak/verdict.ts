@@ -8,7 +8,10 @@
  * per turn: less than one retained event (a canonical event with its data is several hundred
  * bytes of heap), so any per-turn leak of an event, a listener or a timer shows above it. RSS gets four times the room (64 KiB/min,
  * 90 MiB/day): it follows the heap, but V8 and the allocator take and keep pages in steps,
- * which a 9-minute fit still sees. The short variant cannot resolve any of that: its fit
+ * which a 9-minute fit still sees. Native memory that is a cache by design is measured full, as
+ * a long-lived bridge has it: the store's 32 MiB SQLite page cache takes an hour of turns to
+ * fill, so the child starts the bridge on a store already bigger than it (`warm-store.ts`).
+ * The short variant cannot resolve any of that: its fit
  * spans some 15 s, in which the bridge's warm-up alone (V8 compiling, caches filling) reads
  * as 1 to 3 MiB/min; it is held to 8 MiB/min (heap) and 32 MiB/min (RSS), a guard against a
  * gross leak only, and its slopes are reported, not published. Its other checks (fds and
@@ -40,7 +43,7 @@ export const RESOURCE_TOLERANCE = 0;
 
 export interface SoakFigures {
   heapSlope: number;
-  /** Of the heap's slope, V8's compiled code's (reported, part of the heap's). */
+  /** Of the heap's slope, V8's compiled code and its metadata's (reported, part of the heap's). */
   codeSlope: number;
   /** Of the RSS slope: V8's reserved heap's, and the other anonymous memory's (native). */
   heapTotalSlope: number;
@@ -88,7 +91,7 @@ export function soakFigures(
 export function slopeNote(figures: SoakFigures, limits: SlopeLimits): string {
   return (
     `heap slope ${formatSlope(figures.heapSlope)} (flat: ≤ ${limits.heapKiBPerMinute} KiB/min; ` +
-    `of it V8's compiled code ${formatSlope(figures.codeSlope)}), ` +
+    `of it V8's compiled code and metadata ${formatSlope(figures.codeSlope)}), ` +
     `RSS slope ${formatSlope(figures.rssSlope)} (≤ ${limits.rssKiBPerMinute} KiB/min; of it V8's ` +
     `reserved heap ${formatSlope(figures.heapTotalSlope)}, other anonymous memory (native: ` +
     `SQLite's page cache, buffers) ${formatSlope(figures.nativeSlope)}), ` +

@@ -43,7 +43,7 @@ export const DELTA_IDLE_MS = 5_000;
 export const DELTA_MAX_HOLD_MS = 30_000;
 
 /** Ended parts remembered (to drop their late deltas); older ones are forgotten. */
-const ENDED_PARTS_KEPT = 1_000;
+export const ENDED_PARTS_KEPT = 1_000;
 
 /** What could not be handed out whole, since the session started. */
 export interface DeltaStats {
@@ -83,7 +83,11 @@ export interface DeltaCatchUpOptions {
   logger?: Logger;
 }
 
-/** One streamed part, from its first sign (a delta or its start) to its end going out. */
+/**
+ * One streamed part, from its first sign (a delta or its start) to its end going out. Then
+ * only its key is remembered (`#ended`), not this record: a long session ends parts by the
+ * thousand, and a record kept per ended part was most of what its memory grew by.
+ */
 interface Part {
   readonly key: string;
   /** The live stream's connection count when the part was first seen. */
@@ -101,8 +105,6 @@ interface Part {
   expired: boolean;
   /** Its end came with no start before it: its first deltas were missed. */
   startMissed: boolean;
-  /** Its end (or its turn's) went out: later deltas are dropped. */
-  ended: boolean;
   /** Its end went out with the missing tail made from it: later deltas repeat what went out. */
   completed: boolean;
 }
@@ -120,9 +122,14 @@ export class DeltaCatchUp {
   readonly #maxHoldMs: number;
   readonly #kinds: ReadonlySet<DeltaKind>;
   readonly #logger: Logger;
+  /** The parts whose end has not gone out yet. */
   readonly #parts = new Map<string, Part>();
-  /** Ended parts' keys, oldest first, to forget the oldest. */
-  readonly #endedKeys: string[] = [];
+  /**
+   * The last `ENDED_PARTS_KEPT` parts whose end (or turn's end) went out, oldest first, by
+   * key: whether it went out completed from the end (its late deltas repeat what went out,
+   * so they are let go uncounted). A late delta of one of them is dropped.
+   */
+  readonly #ended = new Map<string, boolean>();
   /** Events behind a held end, in order (the first one is a held end, if any is). */
   readonly #queue: Queued[] = [];
   /** How often the live stream connected: a part seen under an earlier count lost deltas. */
@@ -161,15 +168,18 @@ export class DeltaCatchUp {
     }
     const partEvent = partEventOf(event);
     const tracked = partEvent !== undefined && this.#kinds.has(partEvent.kind);
+    const key = tracked ? partKey(partEvent) : "";
+    const endedCompleted = tracked ? this.#ended.get(key) : undefined;
     if (tracked && partEvent.phase === "delta") {
-      this.#delta(event, this.#part(partEvent));
+      if (endedCompleted === undefined) this.#delta(event, this.#part(key));
+      else this.#lateDelta(key, endedCompleted);
       return;
     }
-    if (!tracked) {
+    if (!tracked || endedCompleted !== undefined) {
       this.#queue.push({ event });
     } else {
-      const part = this.#part(partEvent);
-      if (partEvent.phase === "ended" && !part.ended && part.held === undefined) {
+      const part = this.#part(key);
+      if (partEvent.phase === "ended" && part.held === undefined) {
         this.#hold(part, partEvent.text);
         this.#queue.push({ event, end: part });
       } else if (partEvent.phase === "started" && !part.started) {
@@ -190,9 +200,9 @@ export class DeltaCatchUp {
     this.#endTurn(turnId);
   }
 
-  /** How many parts are tracked (the ended ones are bounded; for tests). */
+  /** How many parts are known, going and ended (the ended ones are bounded; for tests). */
   get trackedParts(): number {
-    return this.#parts.size;
+    return this.#parts.size + this.#ended.size;
   }
 
   /** Lets everything held go, drops what waits for a start, and holds nothing any more. */
@@ -209,8 +219,7 @@ export class DeltaCatchUp {
     }
   }
 
-  #part(partEvent: PartEvent): Part {
-    const key = `${partEvent.kind} ${partEvent.id}`;
+  #part(key: string): Part {
     let part = this.#parts.get(key);
     if (part === undefined) {
       part = {
@@ -223,7 +232,6 @@ export class DeltaCatchUp {
         held: undefined,
         expired: false,
         startMissed: false,
-        ended: false,
         completed: false,
       };
       this.#parts.set(key, part);
@@ -231,14 +239,16 @@ export class DeltaCatchUp {
     return part;
   }
 
+  /** A delta of a part whose end went out: dropped (counted, unless the end completed it). */
+  #lateDelta(key: string, completed: boolean): void {
+    this.#lastDeltaAt = Date.now();
+    if (completed) return;
+    this.#stats.droppedDeltas++;
+    this.#logger.debug("dropped a delta that came after its part's end", { part: key });
+  }
+
   #delta(event: CanonicalEvent, part: Part): void {
     this.#lastDeltaAt = Date.now();
-    if (part.completed) return;
-    if (part.ended) {
-      this.#stats.droppedDeltas++;
-      this.#logger.debug("dropped a delta that came after its part's end", { part: part.key });
-      return;
-    }
     if (part.connection !== this.#connections) {
       // The live stream (re)connected during the part: what it sent meanwhile is lost, so
       // this delta follows a hole. Handed out, the deltas would no longer join to the value;
@@ -383,7 +393,7 @@ export class DeltaCatchUp {
   #endTurn(turnId: string | undefined): void {
     if (turnId === undefined) return;
     for (const part of this.#parts.values()) {
-      if (part.started && !part.ended && part.turnId === turnId && part.held === undefined) {
+      if (part.started && part.turnId === turnId && part.held === undefined) {
         this.#forget(part);
       }
     }
@@ -391,15 +401,18 @@ export class DeltaCatchUp {
 
   /** Keeps only that the part ended (its late deltas are dropped), for the last few parts. */
   #forget(part: Part): void {
-    part.ended = true;
     part.held = undefined;
-    part.handed = "";
-    this.#endedKeys.push(part.key);
-    if (this.#endedKeys.length > ENDED_PARTS_KEPT) {
-      const oldest = this.#endedKeys.shift();
-      if (oldest !== undefined) this.#parts.delete(oldest);
+    this.#parts.delete(part.key);
+    this.#ended.set(part.key, part.completed);
+    if (this.#ended.size > ENDED_PARTS_KEPT) {
+      const oldest = this.#ended.keys().next();
+      if (oldest.done !== true) this.#ended.delete(oldest.value);
     }
   }
+}
+
+function partKey(partEvent: PartEvent): string {
+  return `${partEvent.kind} ${partEvent.id}`;
 }
 
 /** The event as its part's turn: a delta belongs where its part started. */
