@@ -9,22 +9,19 @@
  * The native frames go through the real `/api` normaliser, in the order 1.18.33 sends them.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { BackendContext, PromptRequest, SessionBackend } from "../backends/backend.js";
-import { BACKEND_CAPABILITIES } from "../backends/capabilities.js";
+import { ServeShapedBackend, serveShapedSession } from "../../test/support/serve-shaped-backend.js";
+import type { PromptRequest } from "../backends/backend.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { initialApiState, normalizeApiEvent } from "../events/normalize-api.js";
 import { turnIdFor } from "../events/turn-state.js";
 import { parseApiEvent } from "../protocol/api/events.js";
-import { Session, type SessionOptions } from "./session.js";
+import type { Session, SessionOptions } from "./session.js";
 
 const SESSION = "ses_joined";
 const TOKENS = { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } };
 
 /** A serve backend whose native `/api` frames the test feeds, normalised as the real one does. */
-class NativeFedBackend implements SessionBackend {
-  readonly kind = "serve" as const;
-  readonly capabilities = BACKEND_CAPABILITIES.serve;
-  readonly upstreamId = SESSION;
+class NativeFedBackend extends ServeShapedBackend {
   #state = initialApiState(SESSION);
   #frames = 0;
   #inputs = 0;
@@ -32,13 +29,8 @@ class NativeFedBackend implements SessionBackend {
   holdNextAdmission = false;
   #heldAdmission: Record<string, unknown> | undefined;
 
-  constructor(readonly context: BackendContext) {}
-
-  async ready(): Promise<void> {}
-  check(): void {}
-
   /** Admitted upstream at once, as `POST /api/session/{id}/prompt` does. */
-  async prompt(request: PromptRequest): Promise<{ inputId: string }> {
+  override async prompt(request: PromptRequest): Promise<{ inputId: string }> {
     const messageID = `msg_${++this.#inputs}`;
     const admission = { messageID, prompt: { text: request.text }, delivery: request.delivery };
     if (this.holdNextAdmission) this.#heldAdmission = admission;
@@ -80,32 +72,10 @@ class NativeFedBackend implements SessionBackend {
     this.#state = state;
     for (const event of events) this.context.sink(event);
   }
-
-  async interrupt(): Promise<void> {}
-  async switchModel(): Promise<void> {}
-  async replyPermission(): Promise<void> {}
-  async answerQuestion(): Promise<void> {}
-  async rejectQuestion(): Promise<void> {}
-  async abandonTurn(): Promise<void> {}
-  async close(): Promise<void> {}
 }
 
-function nativeFedSession(options: Partial<SessionOptions> = {}): {
-  session: Session;
-  backend: NativeFedBackend;
-} {
-  let backend: NativeFedBackend | undefined;
-  const session = new Session(
-    SESSION,
-    (context) => {
-      backend = new NativeFedBackend(context);
-      return backend;
-    },
-    { directory: "/tmp", ...options },
-  );
-  if (backend === undefined) throw new Error("no backend made");
-  return { session, backend };
-}
+const nativeFedSession = (options: Partial<SessionOptions> = {}) =>
+  serveShapedSession(SESSION, options, (context) => new NativeFedBackend(context));
 
 const endsByTurn = (events: CanonicalEvent[]) => {
   const ends = new Map<string, number>();
@@ -116,6 +86,18 @@ const endsByTurn = (events: CanonicalEvent[]) => {
   }
   return ends;
 };
+
+/**
+ * The first turn runs and ends while a queued input waits upstream (its turn not started);
+ * then a steer is admitted (a turn of its own), and the runner delivers both in one step.
+ */
+async function steerJoinsQueued(backend: NativeFedBackend, session: Session) {
+  const turns = await firstTurnEndedQueueWaiting(backend, session);
+  const steered = await session.send("steered", { delivery: "steer" });
+  backend.prompted("msg_2", "queue");
+  backend.prompted("msg_3", "steer");
+  return { ...turns, steered };
+}
 
 /** The first turn runs and ends while a queued input waits upstream (its turn not started). */
 async function firstTurnEndedQueueWaiting(backend: NativeFedBackend, session: Session) {
@@ -195,10 +177,7 @@ describe("Session: an input delivered into another turn than the one its admissi
 
   it("ends with the turn that took its input when the session closes first", async () => {
     const { session, backend } = nativeFedSession();
-    const { queued } = await firstTurnEndedQueueWaiting(backend, session);
-    const steered = await session.send("steered", { delivery: "steer" });
-    backend.prompted("msg_2", "queue");
-    backend.prompted("msg_3", "steer");
+    const { queued, steered } = await steerJoinsQueued(backend, session);
     await session.close();
     expect(queued.state).toBe("ended");
     expect(steered.state).toBe("ended");
@@ -208,10 +187,7 @@ describe("Session: an input delivered into another turn than the one its admissi
 
   it("an adopted session ends the joined turn whose host ended before the last bridge died", async () => {
     const { session, backend } = nativeFedSession();
-    const { queued } = await firstTurnEndedQueueWaiting(backend, session);
-    const steered = await session.send("steered", { delivery: "steer" });
-    backend.prompted("msg_2", "queue");
-    backend.prompted("msg_3", "steer");
+    const { queued, steered } = await steerJoinsQueued(backend, session);
     backend.step("step_2");
     await session.settled();
     // What a bridge that died right after the host's end had kept: the joined turn's end missing.
