@@ -1,10 +1,12 @@
 /**
  * An input whose admission named a turn of its own, delivered by OpenCode into another turn
  * (found by the reliability suite's sidecar-clients scenario: an admitted steer's turn never
- * ended). 1.18.33's runner, between two turns, promotes the next queued input and every steer
- * waiting with it in one step: a steer admitted in that gap (the last turn ended, the queued
- * one not delivered yet) is admitted with a turn of its own and delivered into the queued
- * input's turn. Its own turn never starts; it ends with the turn that took its input.
+ * ended). 1.18.33's runner, as it starts a queued input's turn (between two turns, or when a
+ * queued input comes to an idle session), delivers that input and every steer waiting with it
+ * in one step: a steer admitted just before, while no turn ran, is admitted with a turn of its
+ * own and delivered into the queued input's turn. Its own turn never starts; it ends with the
+ * turn that took its input. (A full run had it as a session's first two inputs: a queued one,
+ * then a steer, delivered together.)
  *
  * The native frames go through the real `/api` normaliser, in the order 1.18.33 sends them.
  */

@@ -4,8 +4,8 @@
  * (whoever holds a Turn can still read it: an ended turn reads its events back from the log).
  *
  * An input can be promised one turn (its admission names it, or `send` guessed it) and then go
- * into another: 1.18.33's runner delivers a steer admitted between two turns together with the
- * next queued input, in that input's turn. The promised turn never starts; it is noted as
+ * into another: 1.18.33's runner delivers a steer admitted while no turn ran together with the
+ * queued input whose turn it starts, in that input's turn. The promised turn never starts; it is noted as
  * joined to the turn that took the input, and ends when that one ends (`takeJoinedEnds`).
  */
 import type { CanonicalEvent, DurableEventData } from "../events/canonical.js";
