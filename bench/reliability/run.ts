@@ -3,7 +3,9 @@
  * `--only fuzz,soak` for some) and prints one Markdown table, one row each (the scenarios not
  * built yet listed as such), then each row's notes. Exits 1 when a scenario fails.
  * Options: --only a,b; --short (the short variants, as `npm test` runs them); --seed N
- * (default 17: the fuzzer's, printed in the notes, so that a run can be repeated).
+ * (default 17: the fuzzer's, printed in the notes, so that a run can be repeated); --keep (keep
+ * the run's directory, every scenario's store, logs and files, instead of removing it at exit,
+ * and print where: a failed run can then be read).
  *
  * The time budget: the whole full suite must fit in 20 minutes on 2 cores, and the issue's
  * scenarios add up to more when run one after the other (the soak alone is 10 minutes). So the
@@ -39,6 +41,7 @@ const { values } = parseArgs({
     only: { type: "string" },
     short: { type: "boolean", default: false },
     seed: { type: "string", default: String(DEFAULT_SEED) },
+    keep: { type: "boolean", default: false },
   },
 });
 const seed = Number(values.seed);
@@ -96,8 +99,13 @@ async function runEntry(entry: SuiteEntry): Promise<Outcome> {
 }
 
 const suiteFiles = createSuiteFiles();
-// Removed when the run exits (a failing scenario included); each scenario stops its own processes.
-process.once("exit", () => suiteFiles.remove());
+// Removed when the run exits (a failing scenario included), unless kept to be read; each
+// scenario stops its own processes.
+if (values.keep) console.error(`[reliability] the run's files are kept in ${suiteFiles.dir}`);
+process.once("exit", () => {
+  if (values.keep) console.log(`\nthe run's files (one directory per scenario): ${suiteFiles.dir}`);
+  else suiteFiles.remove();
+});
 const suiteStart = Date.now();
 const outcomes = await runScheduled(
   SUITE.filter((entry) => names.includes(entry.name)),

@@ -1,5 +1,6 @@
 /** Replays of recorded /api fixtures: the state rebuilt from the canonical events at any point equals the normaliser's own. */
 import { describe, expect, it } from "vitest";
+import { canonicalEvent as event } from "../../test/support/canonical-event.js";
 import { recordedEvents } from "../../test/support/fixture-events.js";
 import { fixturePath } from "../../test/support/fixture-files.js";
 import { parseApiEvent } from "../protocol/api/events.js";
@@ -40,4 +41,24 @@ describe("apiStateFromEvents (replay of recorded /api fixtures)", () => {
       }
     });
   }
+});
+
+describe("apiStateFromEvents (the runtime's events)", () => {
+  it("keeps the running turn at the end of another (a turn whose input the running one took)", () => {
+    const admitted = (turnId: string, inputId: string, delivery: "steer" | "queue") =>
+      event(turnId, "input.admitted", { inputId, text: inputId, delivery });
+    const rebuilt = apiStateFromEvents("ses", [
+      admitted("turn_in_q", "in_q", "queue"),
+      admitted("turn_in_s", "in_s", "steer"),
+      event("turn_in_q", "turn.started", { inputId: "in_q" }),
+      event("turn_in_q", "input.delivered", { inputId: "in_q" }),
+      event("turn_in_q", "input.delivered", { inputId: "in_s" }),
+      event("turn_in_q", "turn.ended", { outcome: "completed", text: "" }),
+      event("turn_in_n", "turn.started", { inputId: "in_n" }),
+      // The runtime ends the steer's own turn after the turn that took it, once that one ended:
+      // by then the next turn may have started.
+      event("turn_in_s", "turn.ended", { outcome: "completed", text: "" }),
+    ]);
+    expect(rebuilt.turn?.id).toBe("turn_in_n");
+  });
 });

@@ -51,6 +51,9 @@ export function apiStateFromEvents(
         }
         break;
       case "turn.ended":
+        // The end of another turn than the running one (one whose input the running turn took,
+        // a held input taken back) leaves it running.
+        if (state.turn !== undefined && event.turnId !== state.turn.id) break;
         // The runtime's own ends (a stall, a crash) also dropped what waited upstream.
         state = RUNTIME_ENDS.includes(event.data.reason ?? "")
           ? { ...state, turn: undefined, pending: new Map() }

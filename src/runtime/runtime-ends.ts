@@ -13,7 +13,7 @@ import { RecentSet } from "../util/recent-set.js";
 import { connectionLostMessage } from "./connection-watch.js";
 import { isRunning, type RunState } from "./run-state.js";
 import { type RuntimeOrigin, runtimeEvent, serverExitMessage } from "./runtime-events.js";
-import { KNOWN_ENDED_TURNS } from "./session-turns.js";
+import { type JoinedEnd, KNOWN_ENDED_TURNS } from "./session-turns.js";
 import type { Stall } from "./watchdog.js";
 
 /** Why the runtime ends a turn: where it says so from, its reason (the `error.kind` too), the message. */
@@ -175,6 +175,24 @@ export class RuntimeEnds {
         text: "",
       }),
     );
+  }
+
+  /**
+   * A turn promised to an input that another turn took (it never started, and never will)
+   * ends as that turn ended, once: no `turn.started` (the other turn ran meanwhile, and is left
+   * as it is) and no usage (the other turn's end counts it). `input.delivered` names the turn
+   * that took the input.
+   */
+  joined({ turn, inputId, hostId, ended }: JoinedEnd): void {
+    const { dispatch, origin, logger } = this.#options;
+    logger.info("an input went into another turn than its own; its turn ends with that one", {
+      sessionId: this.#sessionId,
+      turnId: turn.id,
+      inputId,
+      hostId,
+    });
+    const { usage: _counted, ...shared } = ended;
+    dispatch(runtimeEvent(origin(), turn.id, "runtime.join", "turn.ended", shared));
   }
 
   /** An adopted session's turn ran on a backend that cannot replay what it missed. */

@@ -176,6 +176,8 @@ export class Session implements AsyncDisposable {
       // What happened upstream while nobody followed is gone on this backend.
       ends.bridgeRestarted(this.#run.running);
     }
+    // A turn that took another turn's input ended before the last bridge died, that one not yet.
+    for (const joined of this.#turns.takeJoinedEnds()) ends.joined(joined);
   }
 
   /** The kept events of an adopted session: its turns and state as they were. */
@@ -411,6 +413,8 @@ export class Session implements AsyncDisposable {
     if (stored === undefined) return; // delivered again after a resume: kept already
     this.#track(event);
     this.#turns.deliver(stored);
+    // Even once closed: the close ends the running turn, and what joined it ends with it.
+    for (const joined of this.#turns.takeJoinedEnds()) this.#ends.joined(joined);
     this.#changes.notify();
     if (this.#closed) return;
     this.#watch();

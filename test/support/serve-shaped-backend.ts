@@ -67,16 +67,17 @@ export class ServeShapedBackend implements SessionBackend {
   }
 }
 
-/** A session on a serve-shaped in-process backend. */
-export function serveShapedSession(
+/** A session on a serve-shaped in-process backend (`make` gives a variant of it). */
+export function serveShapedSession<B extends ServeShapedBackend = ServeShapedBackend>(
   id: string,
   options: Partial<SessionOptions> = {},
-): { session: Session; backend: ServeShapedBackend } {
-  let backend: ServeShapedBackend | undefined;
+  make: (context: BackendContext) => B = (context) => new ServeShapedBackend(context) as B,
+): { session: Session; backend: B } {
+  let backend: B | undefined;
   const session = new Session(
     id,
     (context) => {
-      backend = new ServeShapedBackend(context);
+      backend = make(context);
       return backend;
     },
     { directory: "/tmp", ...options },
