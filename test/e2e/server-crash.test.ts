@@ -91,8 +91,19 @@ it("OpenCode answers a prompt sent again with its id, after a restart, with its 
   const admitted = await bridge.client.v2.session.prompt({ ...prompt, delivery: "queue", id });
   const pid = bridge.server.pid;
   if (pid === undefined) throw new Error("no server pid");
+  const server = bridge.server as SupervisedServer;
+  // The crash heard first: until then the killed process (a zombie for a moment) counts as
+  // running, no restart is under way, and the prompt would go to the dying server (seen on a
+  // clean clone: failed in 139 ms).
+  const crashed = new Promise<void>((resolve) => {
+    const off = server.onCrash(() => {
+      off();
+      resolve();
+    });
+  });
   process.kill(-pid, "SIGKILL");
-  await (bridge.server as SupervisedServer).restarted(AbortSignal.timeout(60_000));
+  await crashed;
+  await server.restarted(AbortSignal.timeout(60_000));
   trackProcess(bridge.server.pid, "opencode serve (crash, restarted for the resend)");
   const again = await bridge.client.v2.session.prompt({ ...prompt, delivery: "queue", id });
   expect(again).toMatchObject({ id, admittedSeq: admitted.admittedSeq });
