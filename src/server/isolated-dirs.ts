@@ -46,13 +46,14 @@ export async function createIsolatedDirs(): Promise<IsolatedDirs> {
  */
 export async function keptIsolatedDirs(root: string): Promise<IsolatedDirs> {
   await mkdir(root, { recursive: true, mode: 0o700 });
-  const dirs = isolatedDirsAt(root);
-  await Promise.all(Object.values(dirs.env).map((dir) => mkdir(dir, { recursive: true })));
+  // The mark first: the dirs below read it to know they are kept.
   await writeFile(
     join(root, KEPT_MARK),
     "OpenCode's data for opencode-bridge (its sessions): kept across restarts, never deleted by it.\n",
   );
-  return isolatedDirsAt(root);
+  const dirs = isolatedDirsAt(root);
+  await Promise.all(Object.values(dirs.env).map((dir) => mkdir(dir, { recursive: true })));
+  return dirs;
 }
 
 /** The isolated dirs under an existing `root` (a server taken up again runs in its old ones). */
