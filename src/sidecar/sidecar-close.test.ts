@@ -19,14 +19,20 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
+/** A directory and an in-memory store, both gone after the test. */
+function scratch(name: string): { directory: string; store: SqliteStore } {
+  const directory = mkdtempSync(join(tmpdir(), `ocb-sidecar-${name}-`));
+  const store = SqliteStore.open(":memory:");
+  cleanups.push(() => {
+    store.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+  return { directory, store };
+}
+
 describe("closing the sidecar", () => {
   it("cuts an answer a client stopped reading once the grace has passed", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "ocb-sidecar-close-"));
-    const store = SqliteStore.open(":memory:");
-    cleanups.push(() => {
-      store.close();
-      rmSync(directory, { recursive: true, force: true });
-    });
+    const { directory, store } = scratch("close");
     const web = join(directory, "web");
     mkdirSync(join(web, "assets"), { recursive: true });
     writeFileSync(join(web, "index.html"), "<!doctype html>");
@@ -63,12 +69,7 @@ describe("closing the sidecar", () => {
 
 describe("a sidecar that cannot listen", () => {
   it("says the port is in use and what to do", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "ocb-sidecar-port-"));
-    const store = SqliteStore.open(":memory:");
-    cleanups.push(() => {
-      store.close();
-      rmSync(directory, { recursive: true, force: true });
-    });
+    const { directory, store } = scratch("port");
     const { bridge } = standInBridge(directory, store);
     const first = await startSidecar({ bridge, token: TOKEN, store });
     cleanups.push(() => void first.close());
