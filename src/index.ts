@@ -9,7 +9,7 @@
 export type { AttachmentSpec } from "./backends/attachments.js";
 export type { BackendKind } from "./backends/backend.js";
 export type { Capabilities } from "./backends/capabilities.js";
-export type { DeltaStats } from "./backends/serve/delta-catch-up.js";
+export type { DeltaStats } from "./backends/serve/delta-stats.js";
 export {
   AbortError,
   type BridgeErrorOptions,

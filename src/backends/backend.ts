@@ -9,7 +9,7 @@ import type { CanonicalEvent, ModelRef } from "../events/canonical.js";
 import type { Logger } from "../util/logger.js";
 import type { Attachment } from "./attachments.js";
 import type { Capabilities } from "./capabilities.js";
-import type { DeltaStats } from "./serve/delta-catch-up.js";
+import type { DeltaStats } from "./serve/delta-stats.js";
 
 export type BackendKind = "serve" | "serve-legacy" | "subprocess";
 

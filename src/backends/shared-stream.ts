@@ -17,8 +17,11 @@ import type { Logger } from "../util/logger.js";
 export interface SharedStreamListener<T> {
   /** An event for this session. */
   event(parsed: Parsed<T>): void;
-  /** The stream (re)connected: events sent before it were not heard (also at join, when it is up). */
-  connected(): void;
+  /**
+   * The stream (re)connected: events sent before it were not heard (also at join, when it is
+   * up). `event` is the one that said so (OpenCode's `server.connected`, whose id tells when).
+   */
+  connected(event: Parsed<T>): void;
   /** How the connection fares (a reconnect that fails, then connects). */
   connection(change: StreamConnectionChange): void;
   /** The stream ended for good (a refusal no retry mends): no event comes any more. */
@@ -43,8 +46,8 @@ export class SharedStream<T> {
   readonly #listeners = new Map<string, Set<SharedStreamListener<T>>>();
   #count = 0;
   #abort: AbortController | undefined;
-  /** The stream said it connected and no attempt failed since. */
-  #up = false;
+  /** The event by which the stream said it connected, while no attempt failed since. */
+  #up: Parsed<T> | undefined;
   /** The last failed attempt while the stream is down, for a session joining meanwhile. */
   #down: StreamConnectionChange | undefined;
   /** Called once the connection closed with the last session gone (the owner forgets it). */
@@ -70,7 +73,7 @@ export class SharedStream<T> {
     set.add(listener);
     this.#count++;
     if (this.#abort === undefined) this.#start();
-    else if (this.#up) listener.connected();
+    else if (this.#up !== undefined) listener.connected(this.#up);
     else if (this.#down !== undefined) listener.connection(this.#down);
     let left = false;
     return () => {
@@ -88,7 +91,7 @@ export class SharedStream<T> {
   reconnect(): void {
     if (this.#abort === undefined) return;
     this.#abort.abort();
-    this.#up = false;
+    this.#up = undefined;
     this.#start();
   }
 
@@ -100,7 +103,7 @@ export class SharedStream<T> {
     if (this.#count === 0) {
       this.#abort?.abort();
       this.#abort = undefined;
-      this.#up = false;
+      this.#up = undefined;
       this.#down = undefined;
       this.#onIdle();
     }
@@ -119,7 +122,7 @@ export class SharedStream<T> {
         onConnection: (change) => {
           if (signal.aborted) return;
           if (change.state === "reconnecting") {
-            this.#up = false;
+            this.#up = undefined;
             this.#down = change;
           } else {
             this.#down = undefined;
@@ -130,8 +133,8 @@ export class SharedStream<T> {
       for await (const parsed of events) {
         if (signal.aborted) return;
         if (this.#source.isConnected(parsed)) {
-          this.#up = true;
-          for (const listener of this.#all()) listener.connected();
+          this.#up = parsed;
+          for (const listener of this.#all()) listener.connected(parsed);
           continue;
         }
         const key = this.#source.keyOf(parsed);
@@ -158,7 +161,7 @@ export class SharedStream<T> {
     this.#listeners.clear();
     this.#count = 0;
     this.#abort = undefined;
-    this.#up = false;
+    this.#up = undefined;
     this.#down = undefined;
     this.#onIdle();
     for (const listener of listeners) listener.ended(error);

@@ -1,7 +1,7 @@
 /** What a `Session` is made with and what its methods take: its options and their parts. */
 import type { AttachmentSpec } from "../backends/attachments.js";
 import type { BackendContext, SessionBackend } from "../backends/backend.js";
-import type { DeltaStats } from "../backends/serve/delta-catch-up.js";
+import type { DeltaStats } from "../backends/serve/delta-stats.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import type { Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";

@@ -14,27 +14,17 @@ afterAll(() => suite.remove());
 /** The notes that are figures, not findings. */
 const FIGURES = /^(seed |native log |processes started )/;
 
-/**
- * A finding still open (README, Reliability): when the live stream is cut just as the reply's
- * text part begins, its first deltas are lost before the bridge saw any sign of the part, and
- * the deltas it hands out then lack the text's start (the stored end and the result are exact).
- * It makes the scenario fail when it occurs (about one short run in four); this test fails on
- * any other finding.
- */
-const OPEN_FINDINGS = [/^the deltas joined differ \(1 parts; \d+ of \d+ chars, from char 0:/];
-
 it("cuts the upstream streams 10 times during one turn: nothing lost or twice, text exact", async () => {
   const context = scenarioContext(suite, "upstream-cuts", { short: true, seed: 17 });
   const row = await upstreamCutsScenario.run(context);
   const findings = row.notes.filter((note) => !FIGURES.test(note));
-  const unknown = findings.filter((note) => !OPEN_FINDINGS.some((open) => open.test(note)));
-  expect(unknown, row.notes.join("\n")).toEqual([]);
+  expect(findings, row.notes.join("\n")).toEqual([]);
   expect(row).toMatchObject({
     faultsInjected: 10,
     turnsEndedOnce: { once: 1, started: 1 },
     durableLost: 0,
     duplicated: 0,
     leakedProcesses: 0,
+    passed: true,
   });
-  if (findings.length === 0) expect(row.passed).toBe(true);
 });

@@ -34,7 +34,8 @@ import {
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LiveReadiness } from "../live-readiness.js";
 import { modelSwitchedEvent } from "../model-switched.js";
-import { DeltaCatchUp, type DeltaStats } from "../serve/delta-catch-up.js";
+import { DeltaCatchUp } from "../serve/delta-catch-up.js";
+import type { DeltaStats } from "../serve/delta-stats.js";
 import { StreamHealth } from "../stream-health.js";
 import { ChildSessions } from "./child-sessions.js";
 

@@ -361,3 +361,62 @@ describe("DeltaCatchUp", () => {
     expect(out.at(-1)).toBe("text.ended p3");
   });
 });
+
+/** The event with OpenCode's ascending native id: 12 hex digits of time, then a tail. */
+function dated(event: CanonicalEvent, digits: string): CanonicalEvent {
+  return { ...event, native: { backend: "serve", type: event.type, id: `evt_${digits}abc` } };
+}
+
+describe("DeltaCatchUp, live connections dated by their native id", () => {
+  const CONNECTED = "231400000000";
+  const BEFORE = "2313ffffffff";
+  const AFTER = "231400000001";
+
+  it("streams a part that started after the live stream connected, as before", () => {
+    const { out, catchUp } = setUp();
+    catchUp.liveConnected(`evt_${CONNECTED}x`);
+    catchUp.push(delta("p", "hel"));
+    catchUp.push(dated(started("p"), AFTER));
+    catchUp.push(ended("p", "hello"));
+    expect(out).toEqual(["text.started p", "delta p:hel@t1"]);
+    catchUp.push(delta("p", "lo"));
+    expect(out.at(-1)).toBe("text.ended p");
+    expect(catchUp.stats()).toMatchObject({ completedParts: 0, droppedDeltas: 0 });
+  });
+
+  it("hands out a part that started before the connection from its end, at once: its first deltas were never sent on it", () => {
+    // A cut just as the part began: its first deltas went while the live stream was away,
+    // and it is first seen after the reconnection (so no reconnect during it is seen).
+    const { out, catchUp } = setUp();
+    catchUp.liveConnected(`evt_${CONNECTED}x`);
+    catchUp.push(delta("p", "lo "));
+    catchUp.push(dated(started("p"), BEFORE));
+    catchUp.push(delta("p", "world"));
+    expect(out).toEqual(["text.started p"]);
+    // Its end waits for nothing (no timer is advanced): no delta can make it whole.
+    catchUp.push(ended("p", "hello world"));
+    expect(out).toEqual(["text.started p", "delta p:hello world@t1", "text.ended p"]);
+    expect(catchUp.stats()).toMatchObject({
+      completedParts: 1,
+      incompleteParts: 0,
+      droppedDeltas: 2,
+    });
+  });
+
+  it("does not wait for the deltas of an adopted turn's part whose end comes before any of them", () => {
+    const { out, catchUp } = setUp();
+    catchUp.liveConnected(`evt_${CONNECTED}x`);
+    catchUp.push(dated(started("p"), BEFORE));
+    catchUp.push(ended("p", "whole"));
+    catchUp.push(turnEnded());
+    expect(out).toEqual(["text.started p", "delta p:whole@t1", "text.ended p", "turn.ended"]);
+  });
+
+  it("concludes nothing when an id is not of the ascending shape: the end waits as before", () => {
+    const { out, catchUp } = setUp();
+    catchUp.liveConnected("connected");
+    catchUp.push(dated(started("p"), BEFORE));
+    catchUp.push(ended("p", "whole"));
+    expect(out).toEqual(["text.started p"]);
+  });
+});

@@ -12,11 +12,13 @@
  *   turn's end comes after all its parts' ends), until the deltas handed out join to its
  *   value; while the live stream keeps delivering, for a bounded time per part. A reconnect
  *   of the live stream during the part means deltas were lost upstream: then it is not held,
- *   nor when the deltas handed out do not begin its value (the live stream joined mid-part,
- *   as that of a bridge adopting a running turn does);
- * - a delta that comes after its part's end went out is dropped, and so is one that comes
- *   after a reconnect of the live stream during its part (it follows a hole): the rest of
- *   such a part goes out from its end, so that its deltas still join to its value.
+ *   nor when the live stream connected after the part started (a cut just as it began, or a
+ *   bridge adopting a running turn: the connection's id is older than the part's start, see
+ *   native-id-order.ts), nor when the deltas handed out do not begin its value;
+ * - a delta that comes after its part's end went out is dropped, and so is one that follows a
+ *   hole (a reconnect of the live stream during its part, or a connection made after it
+ *   started): the rest of such a part goes out from its end, so that its deltas still join to
+ *   its value.
  * What could not be handed out whole is counted (`stats()`) and logged, never lost silently.
  *
  * `serve-legacy` has one ordered stream: it uses this with `idleMs: 0` (nothing is held), for
@@ -24,6 +26,9 @@
  */
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { type Logger, silentLogger } from "../../util/logger.js";
+import { newPart, type Part } from "./delta-part.js";
+import type { DeltaStats } from "./delta-stats.js";
+import { nativeIdBefore } from "./native-id-order.js";
 import {
   DELTA_KINDS,
   type DeltaKind,
@@ -45,34 +50,6 @@ export const DELTA_MAX_HOLD_MS = 30_000;
 /** Ended parts remembered (to drop their late deltas); older ones are forgotten. */
 export const ENDED_PARTS_KEPT = 1_000;
 
-/** What could not be handed out whole, since the session started. */
-export interface DeltaStats {
-  /**
-   * Parts whose last deltas were missing when their `*.ended` went out (the live stream fell
-   * behind past the bound, or reconnected during the part) while those handed out were the
-   * start of its value: the rest went out as one delta made from the end, just before it, so
-   * their deltas still join to the value. Late, not lost; any of their deltas that come
-   * afterwards carry text already handed out, and are let go uncounted.
-   */
-  completedParts: number;
-  /**
-   * Parts whose `*.ended` went out while their deltas did not join to its value, and could
-   * not be completed from it: other text came (or a stream resumed mid-part).
-   */
-  incompleteParts: number;
-  /**
-   * Deltas not handed out: they came after their part's `*.ended` (or its turn's end) had
-   * gone out, or after a reconnect of the live stream during their part (the rest of it goes
-   * out from its end), or were still waiting for their part to start when the session closed.
-   */
-  droppedDeltas: number;
-  /**
-   * Times the live stream reconnected after its first connection: each loses what was sent
-   * while it was away, so the parts going on then stop streaming and end completed.
-   */
-  liveReconnects: number;
-}
-
 export interface DeltaCatchUpOptions {
   /** See `DELTA_IDLE_MS`; 0: ends are never held (a surface with one ordered stream). */
   idleMs?: number;
@@ -81,32 +58,6 @@ export interface DeltaCatchUpOptions {
   /** The kinds of part whose deltas the surface streams; the others' ends wait for nothing. */
   kinds?: readonly DeltaKind[];
   logger?: Logger;
-}
-
-/**
- * One streamed part, from its first sign (a delta or its start) to its end going out. Then
- * only its key is remembered (`#ended`), not this record: a long session ends parts by the
- * thousand, and a record kept per ended part was most of what its memory grew by.
- */
-interface Part {
-  readonly key: string;
-  /** The live stream's connection count when the part was first seen. */
-  readonly connection: number;
-  started: boolean;
-  /** The turn its start named: its deltas carry it. */
-  turnId: string | undefined;
-  /** Deltas that came before the part started, waiting for it. */
-  early: CanonicalEvent[];
-  /** What the deltas handed out so far join to. */
-  handed: string;
-  /** Its end is waiting in the queue: the value it carries, since when, and its bound's timer. */
-  held: { value: string; since: number; timer: NodeJS.Timeout | undefined } | undefined;
-  /** The bound passed: its end waits no longer. */
-  expired: boolean;
-  /** Its end came with no start before it: its first deltas were missed. */
-  startMissed: boolean;
-  /** Its end went out with the missing tail made from it: later deltas repeat what went out. */
-  completed: boolean;
 }
 
 /** An event waiting behind a held end; the start or end of a part, if it is one. */
@@ -134,6 +85,8 @@ export class DeltaCatchUp {
   readonly #queue: Queued[] = [];
   /** How often the live stream connected: a part seen under an earlier count lost deltas. */
   #connections = 0;
+  /** The native id of the event that said the live stream connected, the last time. */
+  #connectedId: string | undefined;
   #lastDeltaAt = 0;
   readonly #stats = { completedParts: 0, incompleteParts: 0, droppedDeltas: 0 };
   /** After `flush()`: everything passes straight through. */
@@ -154,10 +107,13 @@ export class DeltaCatchUp {
 
   /**
    * The live stream (re)connected. What it sent while it was away is gone: parts already
-   * going have lost deltas, so their ends wait for nothing.
+   * going have lost deltas, so their ends wait for nothing. `connectedId`, the native id of
+   * the event that said so, dates the connection: a part that started before it (a cut as it
+   * began, an adopted turn's part) lost its first deltas too, though first seen after it.
    */
-  liveConnected(): void {
+  liveConnected(connectedId?: string): void {
     this.#connections++;
+    this.#connectedId = connectedId;
     this.#drain();
   }
 
@@ -222,18 +178,7 @@ export class DeltaCatchUp {
   #part(key: string): Part {
     let part = this.#parts.get(key);
     if (part === undefined) {
-      part = {
-        key,
-        connection: this.#connections,
-        started: false,
-        turnId: undefined,
-        early: [],
-        handed: "",
-        held: undefined,
-        expired: false,
-        startMissed: false,
-        completed: false,
-      };
+      part = newPart(key, this.#connections);
       this.#parts.set(key, part);
     }
     return part;
@@ -249,10 +194,10 @@ export class DeltaCatchUp {
 
   #delta(event: CanonicalEvent, part: Part): void {
     this.#lastDeltaAt = Date.now();
-    if (part.connection !== this.#connections) {
-      // The live stream (re)connected during the part: what it sent meanwhile is lost, so
-      // this delta follows a hole. Handed out, the deltas would no longer join to the value;
-      // the rest of the part goes out from its end instead, in one delta.
+    if (this.#followsHole(part)) {
+      // The live stream was away during the part: what it sent meanwhile is lost, so this
+      // delta follows a hole. Handed out, the deltas would no longer join to the value; the
+      // rest of the part goes out from its end instead, in one delta.
       this.#stats.droppedDeltas++;
       return;
     }
@@ -262,6 +207,11 @@ export class DeltaCatchUp {
     }
     this.#handOut(event, part);
     if (part.held !== undefined && part.handed.length >= part.held.value.length) this.#drain();
+  }
+
+  /** The live stream was away for part of the part: its deltas do not begin at its start. */
+  #followsHole(part: Part): boolean {
+    return part.connection !== this.#connections || part.liveJoinedLate;
   }
 
   #handOut(event: CanonicalEvent, part: Part): void {
@@ -307,7 +257,7 @@ export class DeltaCatchUp {
         // An end with no start seen (a stream resumed mid-part): its part starts here, and
         // the deltas before the resume are not coming.
         if (!end.started) {
-          this.#start(end, event.turnId);
+          this.#start(end, event.turnId, undefined);
           end.startMissed = true;
         }
         if (!this.#mayEnd(end, end.held.value)) return;
@@ -318,7 +268,7 @@ export class DeltaCatchUp {
       }
       this.#queue.shift();
       this.#out(event);
-      if (start !== undefined) this.#start(start, event.turnId);
+      if (start !== undefined) this.#start(start, event.turnId, event.native?.id);
       if (event.type === "turn.ended") this.#endTurn(event.turnId);
     }
   }
@@ -329,7 +279,7 @@ export class DeltaCatchUp {
       part.expired ||
       part.startMissed ||
       this.#connections === 0 ||
-      part.connection !== this.#connections ||
+      this.#followsHole(part) ||
       part.handed.length >= value.length ||
       // Deltas that do not begin the value followed a hole (a live stream that joined
       // mid-part, as an adopting bridge's does): no later delta can make it whole.
@@ -337,12 +287,29 @@ export class DeltaCatchUp {
     );
   }
 
-  /** The part started: the deltas that waited for it go out now, carrying its turn. */
-  #start(part: Part, turnId: string | undefined): void {
+  /**
+   * The part started (`startId`: its start's native id): the deltas that waited for it go out
+   * now, carrying its turn; unless the live stream connected after it started, and missed its
+   * first deltas.
+   */
+  #start(part: Part, turnId: string | undefined, startId: string | undefined): void {
     part.started = true;
     part.turnId = turnId;
+    const connectedId = this.#connectedId;
+    if (
+      startId !== undefined &&
+      connectedId !== undefined &&
+      part.connection === this.#connections &&
+      nativeIdBefore(startId, connectedId) === true
+    ) {
+      part.liveJoinedLate = true;
+    }
     const early = part.early;
     part.early = [];
+    if (part.liveJoinedLate) {
+      this.#stats.droppedDeltas += early.length;
+      return;
+    }
     for (const delta of early) this.#handOut(delta, part);
   }
 
@@ -381,6 +348,7 @@ export class DeltaCatchUp {
     if (this.#idleMs <= 0) return "the deltas differ from the ended value";
     if (this.#connections === 0) return "the live stream has not connected yet";
     if (part.connection !== this.#connections) return "the live stream reconnected during the part";
+    if (part.liveJoinedLate) return "the live stream connected after the part started";
     if (part.startMissed) return "the stream was resumed during the part";
     if (part.expired) return "the live stream did not catch up in time";
     if (!part.completed && !(part.held?.value ?? "").startsWith(part.handed)) {

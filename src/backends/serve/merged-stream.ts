@@ -19,6 +19,7 @@
  */
 import type { OpencodeClient } from "../../client/opencode-client.js";
 import { AbortError } from "../../errors.js";
+import { serveNativeOf } from "../../events/build.js";
 import { type ApiEvent, apiEventDurableSeq } from "../../protocol/api/events.js";
 import type { Parsed } from "../../protocol/common.js";
 import type { StreamConnectionChange } from "../../transport/transport.js";
@@ -42,10 +43,11 @@ export interface MergedStreamOptions {
   lingerMs?: number;
   logger?: Logger;
   /**
-   * Called each time the live stream (re)connects. Deltas sent before it are lost, so a
-   * caller should not prompt before the first call.
+   * Called each time the live stream (re)connects, with the native id of the event that said
+   * so (it tells when: see `nativeIdOrder`). Deltas sent before it are lost, so a caller
+   * should not prompt before the first call.
    */
-  onLiveConnected?: () => void;
+  onLiveConnected?: (connectedId: string | undefined) => void;
   /**
    * Told how each stream's connection fares (see `StreamOptions.onConnection`); `closed` when
    * the durable stream was closed on purpose (whatever it reported before no longer holds).
@@ -60,13 +62,16 @@ export interface MergedEvent {
   parsed: Parsed<ApiEvent>;
 }
 
-const LIVE_CONNECTED = Symbol("live connected");
+/** The live stream (re)connected: queued with the events, so that it is read in its place. */
+interface LiveConnected {
+  connectedId: string | undefined;
+}
 
 export class MergedSessionStream {
   readonly #client: OpencodeClient;
   readonly #options: MergedStreamOptions;
   readonly #logger: Logger;
-  readonly #queue = new AsyncQueue<MergedEvent | typeof LIVE_CONNECTED>();
+  readonly #queue = new AsyncQueue<MergedEvent | LiveConnected>();
   readonly #leaveLive: () => void;
   /** The last durable seq queued: where the durable stream resumes. */
   #after: number;
@@ -93,7 +98,7 @@ export class MergedSessionStream {
         if (LIVE_ONLY_TYPES.has(parsed.event.type)) this.#queue.push({ source: "live", parsed });
         else this.wake();
       },
-      connected: () => this.#queue.push(LIVE_CONNECTED),
+      connected: (parsed) => this.#queue.push({ connectedId: serveNativeOf(parsed.event).id }),
       connection: (change) => options.onConnection?.("live", change),
       ended: (error) =>
         this.#logger.warn("the live stream ended with an error", {
@@ -107,11 +112,11 @@ export class MergedSessionStream {
   /** The merged events until the signal aborts (then `AbortError`); one reader. */
   async *events(): AsyncIterable<MergedEvent> {
     for await (const item of this.#queue.read(this.#options.signal, "the session's streams")) {
-      if (item !== LIVE_CONNECTED) {
+      if ("parsed" in item) {
         yield item;
         continue;
       }
-      this.#options.onLiveConnected?.();
+      this.#options.onLiveConnected?.(item.connectedId);
     }
   }
 

@@ -25,7 +25,8 @@ import { StreamHealth } from "../stream-health.js";
 import { ToolCalls } from "../tool-calls.js";
 import { AskCalls } from "./ask-calls.js";
 import { AskTurns } from "./ask-turns.js";
-import { DeltaCatchUp, type DeltaStats } from "./delta-catch-up.js";
+import { DeltaCatchUp } from "./delta-catch-up.js";
+import type { DeltaStats } from "./delta-stats.js";
 import { MergedSessionStream, type MergedStreamName } from "./merged-stream.js";
 import { isMessageId, mintMessageId } from "./message-id.js";
 
@@ -201,9 +202,9 @@ export class ServeBackend implements SessionBackend {
   }
 
   /** The live stream (re)connected: prompts may go, and deltas it missed are not waited for. */
-  #liveConnected(): void {
+  #liveConnected(connectedId: string | undefined): void {
     this.#live.connected();
-    this.#catchUp.liveConnected();
+    this.#catchUp.liveConnected(connectedId);
   }
 
   /** Publishes an event: a permission ask once it carries its diff, a reply only once. */
@@ -337,7 +338,7 @@ export class ServeBackend implements SessionBackend {
       signal: this.#stop.signal,
       directory: this.#context.directory,
       logger: this.#context.logger,
-      onLiveConnected: () => this.#liveConnected(),
+      onLiveConnected: (connectedId) => this.#liveConnected(connectedId),
       onConnection: (name, change) => {
         if (change === "closed") {
           health.forget(name);
