@@ -125,4 +125,23 @@ describe("AskTurns", () => {
     expect(seen()).toHaveLength(202);
     expect(vi.getTimerCount()).toBe(1);
   });
+
+  it("keeps the calls of the running turn and of the one before, not of a long session's every turn", () => {
+    const { asks, seen } = setup();
+    const turnEnded = (turnId: string) =>
+      event("turn.ended", { outcome: "completed", text: "" }, turnId);
+    asks.push(called("call_a", "turn_a"));
+    asks.push(turnEnded("turn_a"));
+    // The live stream lags: the ask about turn_a's call comes after its end.
+    asks.push(asked("que_a", "call_a"));
+    expect(seen().at(-1)).toBe("question.asked@turn_a");
+    asks.push(called("call_b", "turn_b"));
+    asks.push(turnEnded("turn_b"));
+    asks.push(asked("que_b", "call_b"));
+    expect(seen().at(-1)).toBe("question.asked@turn_b");
+    // turn_a's calls are forgotten two turn ends later: an ask about one waits (bounded).
+    asks.push(asked("que_a2", "call_a"));
+    expect(seen().at(-1)).toBe("question.asked@turn_b");
+    expect(vi.getTimerCount()).toBe(1);
+  });
 });

@@ -12,7 +12,12 @@ import type { Logger } from "../../util/logger.js";
 /** How long an ask waits for its tool call on the durable stream before going on without it. */
 export const ASK_CALL_WAIT_MS = 10_000;
 
-/** Calls whose turn is remembered: enough for the asks of a long turn, bounded for a long session. */
+/**
+ * Calls whose turn is remembered, per turn: enough for the asks of a long turn. Only the calls
+ * of the running turn and of the turn before are kept (an ask can come after its call's turn
+ * ended on the durable stream when the live stream lags, not turns later): a long session's
+ * memory stays that of two turns, reached at once, instead of filling a bound over hours.
+ */
 const KEPT_CALLS = 200;
 
 type Ask = Extract<CanonicalEvent, { type: "permission.asked" | "question.asked" }>;
@@ -39,8 +44,10 @@ export class AskTurns {
   readonly #currentTurn: () => string | undefined;
   readonly #logger: Logger;
   readonly #boundMs: number;
-  /** The turn of each tool call seen, by call id (oldest first). */
-  readonly #callTurns = new Map<string, string | undefined>();
+  /** The turn of each tool call seen since the last turn ended, by call id (oldest first). */
+  #callTurns = new Map<string, string | undefined>();
+  /** The same, of the calls seen before the last turn ended. */
+  #earlierCallTurns = new Map<string, string | undefined>();
   /** Asks waiting for their call, by call id; and the call each held request waits for. */
   readonly #held = new Map<string, Held>();
   readonly #heldRequests = new Map<string, string>();
@@ -68,8 +75,22 @@ export class AskTurns {
     ) {
       this.#reply(event);
     } else {
+      if (event.type === "turn.ended") this.#turnEnded();
       this.#out(event);
     }
+  }
+
+  /** Whether the turn of `callId` is known, and which. */
+  #turnOf(callId: string): { turnId: string | undefined } | undefined {
+    for (const calls of [this.#callTurns, this.#earlierCallTurns]) {
+      if (calls.has(callId)) return { turnId: calls.get(callId) };
+    }
+    return undefined;
+  }
+
+  #turnEnded(): void {
+    this.#earlierCallTurns = this.#callTurns;
+    this.#callTurns = new Map();
   }
 
   /** Lets every held ask go in the turn running now, and holds nothing any more (closing). */
@@ -84,8 +105,9 @@ export class AskTurns {
       this.#out(event);
       return;
     }
-    if (this.#callTurns.has(callId)) {
-      this.#out(inTurn(event, this.#callTurns.get(callId)));
+    const known = this.#turnOf(callId);
+    if (known !== undefined) {
+      this.#out(inTurn(event, known.turnId));
       return;
     }
     const held = this.#held.get(callId) ?? this.#hold(callId, event);
