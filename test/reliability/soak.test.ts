@@ -3,7 +3,8 @@
  * sessions for 10 minutes): 2 sessions running turns back to back for 20 s on a real bridge
  * in a child process, its slopes flat by the short variant's bound, fds and handles back after
  * the close, every turn ended once, nothing left running. And the slope it judges by is a
- * least-squares fit that sees a leak and ignores the warm-up.
+ * least-squares fit of the bridge's objects (the heap less V8's compiled code) that sees a
+ * leak and ignores the warm-up.
  */
 import { describe, expect, it } from "vitest";
 import { SOAK_LOAD, soakScenario } from "../../bench/reliability/scenarios/soak.js";
@@ -64,5 +65,22 @@ describe("reliability: soak (short variant)", () => {
     expect(figures.heapSlope).toBeCloseTo(1024);
     expect(figures.flat).toBe(false);
     expect(figures.fdsBack).toBe(false); // no end report: nothing is back
+  });
+
+  it("judges the bridge's objects, not V8's compiled code, and reports the code's slope", () => {
+    const limits = SLOPE_LIMITS.full;
+    // V8 compiles 1 MiB a minute, and that is all the heap grows by: flat.
+    const compiling = [60, 120, 180, 240].map((s, i) => ({
+      ...sample(s * 1000, 20 + i),
+      codeBytes: (2 + i) * 1024 * 1024,
+      rssBytes: 200 * 1024 * 1024, // RSS is judged on its own bar: kept flat here
+    }));
+    const figures = soakFigures(compiling, undefined, limits);
+    expect(figures.heapSlope).toBeCloseTo(0);
+    expect(figures.codeSlope).toBeCloseTo(1024);
+    expect(figures.flat).toBe(true);
+    // The objects grow 1 MiB a minute beside the same code: not flat.
+    const leaking = compiling.map((s, i) => ({ ...s, heapBytes: s.heapBytes + i * 1024 * 1024 }));
+    expect(soakFigures(leaking, undefined, limits).flat).toBe(false);
   });
 });
