@@ -19,6 +19,7 @@ import type {
   UserMessage,
 } from "./conversation-types.js";
 import {
+  deliverTo,
   findUser,
   joinTurn,
   updateAssistant,
@@ -78,7 +79,7 @@ function foldMessages(messages: Message[], event: CanonicalEvent): Message[] {
       return [...messages, user];
     }
     case "input.delivered":
-      return turnId === undefined ? messages : joinTurn(messages, event.data.inputId, turnId);
+      return turnId === undefined ? messages : deliverTo(messages, event.data.inputId, turnId);
     case "input.cancelled":
       return updateUser(messages, event.data.inputId, (user) => ({
         ...user,

@@ -26,6 +26,17 @@ export function updateUser(
   return messages.with(index, update(user));
 }
 
+/**
+ * The turn that took an input, from its delivery: it overrides the turn promised at admission
+ * (a steer admitted between turns is promised one of its own, and OpenCode may deliver it into
+ * the next queued input's turn instead: then that is the turn it joined).
+ */
+export function deliverTo(messages: Message[], inputId: string, turnId: string): Message[] {
+  return updateUser(messages, inputId, (user) =>
+    user.turnId === turnId ? user : { ...user, turnId },
+  );
+}
+
 /** Records the turn an input started or joined (the first one it was seen with). */
 export function joinTurn(messages: Message[], inputId: string, turnId: string): Message[] {
   return updateUser(messages, inputId, (user) =>

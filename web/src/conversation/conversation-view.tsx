@@ -2,9 +2,10 @@
  * The open session's conversation: its messages in order (inputs still queued are shown by the
  * composer, not here), kept scrolled to the end while the reader is there.
  */
-import type { AssistantMessage, LiveConversation } from "opencode-bridge/client";
+import type { LiveConversation } from "opencode-bridge/client";
 import { useLayoutEffect, useRef } from "preact/hooks";
 import { AssistantMessageView } from "./assistant-message.js";
+import { neverRan, turnsWithInput } from "./never-ran.js";
 import { UserMessageView } from "./user-message.js";
 
 /** How close to the end (px) still counts as "at the end" for following new output. */
@@ -23,6 +24,7 @@ export function ConversationView(props: {
   });
   const { live } = props;
   const queued = new Set(live?.queued.map((input) => input.inputId));
+  const withInput = turnsWithInput(live?.conversation.messages ?? []);
   return (
     <div
       class="conversation"
@@ -53,7 +55,7 @@ export function ConversationView(props: {
           queued.has(message.inputId) ? null : (
             <UserMessageView key={message.inputId} message={message} />
           )
-        ) : neverRan(message, live.endReasons[message.turnId]) ? null : (
+        ) : neverRan(message, live.endReasons[message.turnId], withInput) ? null : (
           <AssistantMessageView
             key={message.turnId}
             message={message}
@@ -67,12 +69,4 @@ export function ConversationView(props: {
       )}
     </div>
   );
-}
-
-/**
- * The turn of an input taken back from the queue ends without having run: its user message
- * says so ("not delivered"), an empty assistant message would only repeat it.
- */
-function neverRan(message: AssistantMessage, reason: string | undefined): boolean {
-  return message.parts.length === 0 && message.outcome !== undefined && reason === "cancelled";
 }
