@@ -1,6 +1,11 @@
 /**
  * The inputs of the tool calls a session has seen, by call id, for asks that need them; a
  * reader may wait (bounded) for a call it has not seen yet.
+ *
+ * Only the calls of the running turn and of the turn before are kept (an ask is about a call
+ * of its turn, and comes after that turn's end only when the live stream lags): a long
+ * session keeps two turns' inputs, not its last 200 calls' (a bound a long session filled for
+ * hours, and which a thousand sessions would each hold).
  */
 import { ChangeNotifier } from "../util/change-notifier.js";
 
@@ -9,11 +14,14 @@ export interface ToolCall {
   input: Record<string, unknown>;
 }
 
-/** Calls kept: enough for the asks of a long turn, bounded for a long session. */
+/** Calls kept per turn: enough for the asks of a long turn, bounded for a runaway one. */
 const KEPT = 200;
 
 export class ToolCalls {
-  readonly #calls = new Map<string, ToolCall>();
+  /** The calls seen since the last turn ended, oldest first. */
+  #calls = new Map<string, ToolCall>();
+  /** The calls seen before it. */
+  #earlier = new Map<string, ToolCall>();
   readonly #changes = new ChangeNotifier();
 
   called(callId: string, call: ToolCall): void {
@@ -25,12 +33,27 @@ export class ToolCalls {
     this.#changes.notify();
   }
 
+  /** A turn ended: the calls of the turn before it are forgotten. */
+  turnEnded(): void {
+    this.#earlier = this.#calls;
+    this.#calls = new Map();
+  }
+
+  /** How many calls are kept (for tests). */
+  get size(): number {
+    return this.#calls.size + this.#earlier.size;
+  }
+
   /** The call's input, waiting up to `timeoutMs` for it to be seen. */
   async input(callId: string, timeoutMs: number): Promise<ToolCall | undefined> {
-    await this.#changes.until(() => this.#calls.has(callId), {
+    await this.#changes.until(() => this.#known(callId) !== undefined, {
       what: `waiting for tool call ${callId}`,
       timeoutMs,
     });
-    return this.#calls.get(callId);
+    return this.#known(callId);
+  }
+
+  #known(callId: string): ToolCall | undefined {
+    return this.#calls.get(callId) ?? this.#earlier.get(callId);
   }
 }

@@ -237,6 +237,7 @@ export class ServeBackend implements SessionBackend {
       }
     }
     if (event.type === "tool.called") this.#calls.called(event.data.callId, event.data);
+    if (event.type === "turn.ended") this.#calls.turnEnded();
     if (event.type === "permission.asked" && event.data.diff === undefined) {
       // Into the catch-up like any event: it must not overtake its own call, held behind a
       // part's end that waits for its deltas.
