@@ -20,7 +20,10 @@ export interface MemorySample {
   rssBytes: number;
   /** `heapUsed` after a full garbage collection. */
   heapBytes: number;
-  /** Of which V8's compiled code and its metadata (deoptimisation data, relocation info). */
+  /**
+   * Of which V8's compiled code: machine code and bytecode, each with its metadata
+   * (deoptimisation data, relocation info; constant pools, source positions).
+   */
   codeBytes: number;
   /** The heap V8 has reserved, and the anonymous part of RSS. */
   heapTotalBytes: number;
@@ -44,10 +47,10 @@ export function activeCount(resources: HeldResources): number {
 
 /**
  * RSS and the heap after a full GC (so that the heap figure is what is still reachable); of
- * the heap, V8's compiled code and its metadata, which grows as more functions are optimised
- * and is no object the bridge keeps (its code space alone is a third of it: deoptimisation
- * data and relocation info live in the old space); and, to tell where RSS goes, the heap V8 has reserved and
- * the anonymous part of RSS (the rest of which is native memory: SQLite's page cache, buffers).
+ * the heap, V8's compiled code (`compiledCodeBytes`), which grows as functions are compiled
+ * and optimised and is no object the bridge keeps; and, to tell where RSS goes, the heap V8
+ * has reserved and the anonymous part of RSS (the rest of which is native memory: SQLite's
+ * page cache, buffers).
  */
 export async function memoryNow(): Promise<{
   rssBytes: number;
@@ -61,10 +64,20 @@ export async function memoryNow(): Promise<{
   return {
     rssBytes: usage.rss,
     heapBytes: usage.heapUsed,
-    codeBytes: getHeapCodeStatistics().code_and_metadata_size,
+    codeBytes: compiledCodeBytes(),
     heapTotalBytes: usage.heapTotal,
     anonBytes: statusKiB("RssAnon") * 1024,
   };
+}
+
+/**
+ * V8's compiled code, machine code and bytecode alike: a function is compiled to bytecode
+ * when first called (again after V8 flushed bytecode unused for a while), then optimised by
+ * tiers as it gets hot, and re-optimised after a deoptimisation, for the whole of a run.
+ */
+function compiledCodeBytes(): number {
+  const code = getHeapCodeStatistics();
+  return code.code_and_metadata_size + code.bytecode_and_metadata_size;
 }
 
 /** A `kB` field of `/proc/self/status`; 0 where /proc does not say. */

@@ -5,6 +5,8 @@
  * leaves nothing behind either).
  */
 import { randomBytes } from "node:crypto";
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { DescendantWatch } from "../../../test/support/descendants.js";
 import { isRunning } from "../../../test/support/process-tracker.js";
@@ -71,7 +73,7 @@ export async function runSoak(
     const child = startScript("bench/reliability/soak/soak-child.ts", {
       env: { [SOAK_SETTINGS_ENV]: JSON.stringify(settings) },
       stderrFile: stderrFile(context.workDir, "soak-child"),
-      onLine: (line) => readReport(line, run, context.note),
+      onLine: (line) => readReport(line, run, context.note, join(context.workDir, SAMPLES_FILE)),
     });
     started.push(child);
     markAlongside(child.pid);
@@ -122,7 +124,18 @@ async function startModel(
   return { url: first, process: model };
 }
 
-function readReport(line: string, run: SoakRun, note: (line: string) => void): void {
+/**
+ * The child's samples, one JSON line each, kept in its work dir (`--keep` keeps it) for a look
+ * at the curves behind the slopes.
+ */
+export const SAMPLES_FILE = "samples.ndjson";
+
+function readReport(
+  line: string,
+  run: SoakRun,
+  note: (line: string) => void,
+  samplesFile: string,
+): void {
   let json: unknown;
   try {
     json = JSON.parse(line);
@@ -141,6 +154,7 @@ function readReport(line: string, run: SoakRun, note: (line: string) => void): v
     return;
   }
   run.samples.push(report);
+  appendFileSync(samplesFile, `${line}\n`);
   if (run.samples.length % 12 === 0) {
     const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
     note(

@@ -3,7 +3,8 @@
  * the thresholds below, and the fds and active handles after the close back to the start.
  *
  * The heap judged is the bridge's objects: the heap in use after a full GC less V8's compiled
- * code and its metadata (`code_and_metadata_size`). That code is the engine's, not anything the
+ * code, machine code and bytecode with their metadata (`getHeapCodeStatistics()`'s
+ * `code_and_metadata_size` and `bytecode_and_metadata_size`). That code is the engine's, not anything the
  * bridge keeps: V8 goes on optimising (and re-optimising) hot functions for the whole run, its
  * growth is bounded by the program and slows as it goes (heap snapshots of a 10-minute soak: 67
  * to 69% of what the heap grew by in each stretch was code; the rest were bounded maps filling,
@@ -53,7 +54,7 @@ export const RESOURCE_TOLERANCE = 0;
 export interface SoakFigures {
   /** The slope of the bridge's objects: the heap after a full GC less V8's code (judged). */
   heapSlope: number;
-  /** V8's compiled code and its metadata's slope: over the fit, and its first and second halves. */
+  /** V8's compiled code's slope (machine code and bytecode): over the fit, and its halves. */
   codeSlope: number;
   codeHalves: [number, number];
   /** Of the RSS slope: V8's reserved heap's, and the other anonymous memory's (native). */
@@ -107,7 +108,7 @@ export function slopeNote(figures: SoakFigures, limits: SlopeLimits): string {
   return (
     `heap slope (the bridge's objects: after a full GC, less V8's compiled code) ` +
     `${formatSlope(figures.heapSlope)} (flat: ≤ ${limits.heapKiBPerMinute} KiB/min); ` +
-    `V8's compiled code and metadata ${formatSlope(figures.codeSlope)} (not judged: ` +
+    `V8's compiled code (machine code and bytecode) ${formatSlope(figures.codeSlope)} (not judged: ` +
     `${first.toFixed(1)} KiB/min in the fit's first half, ${second.toFixed(1)} in its second), ` +
     `RSS slope ${formatSlope(figures.rssSlope)} (≤ ${limits.rssKiBPerMinute} KiB/min; of it V8's ` +
     `reserved heap ${formatSlope(figures.heapTotalSlope)}, other anonymous memory (native: ` +
