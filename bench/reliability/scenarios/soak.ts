@@ -7,7 +7,9 @@
  *
  * It runs alongside the other scenarios (`schedule: "alongside"`, see run.ts): its own figures,
  * peak RSS included, are its child's, and the child's slopes are judged against thresholds
- * wide enough for the machine's other load. The full variant is 10 sessions for 10 minutes.
+ * wide enough for the machine's other load. The full variant is 10 sessions for 10 minutes;
+ * `OCB_SOAK_MINUTES=N` makes it N minutes instead (a long soak, to see whether a slope levels
+ * off: alone, `npm run reliability -- --only soak --keep`, whose samples.ndjson keeps the curve).
  */
 
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
@@ -19,6 +21,19 @@ export const SOAK_LOAD: Readonly<Record<"full" | "short", SoakLoad>> = {
   full: { sessions: 10, durationMs: 10 * 60_000, sampleEveryMs: 5_000 },
   short: { sessions: 2, durationMs: 20_000, sampleEveryMs: 1_000 },
 };
+
+/** The variant's load; a full run's duration from `OCB_SOAK_MINUTES` when it is set. */
+function soakLoad(short: boolean): SoakLoad {
+  const minutesSet = process.env.OCB_SOAK_MINUTES;
+  if (short || minutesSet === undefined) return SOAK_LOAD[short ? "short" : "full"];
+  const count = Number(minutesSet);
+  if (!Number.isInteger(count) || count < 2 || count > 24 * 60) {
+    throw new Error(
+      `OCB_SOAK_MINUTES wants a whole number of minutes from 2 to 1440, got "${minutesSet}"`,
+    );
+  }
+  return { ...SOAK_LOAD.full, durationMs: count * 60_000 };
+}
 
 function minutes(ms: number): string {
   return ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`;
@@ -82,7 +97,7 @@ export const soakScenario: Scenario = {
     "slopes flat, fds and handles back after close",
   schedule: "alongside",
   async run(context: ScenarioContext) {
-    const load = SOAK_LOAD[context.short ? "short" : "full"];
+    const load = soakLoad(context.short);
     context.note(`soak: ${load.sessions} sessions for ${minutes(load.durationMs)}`);
     const run = await runSoak(load, context);
     return soakRow(run, load, context.short);
