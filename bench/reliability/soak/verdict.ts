@@ -8,7 +8,7 @@
  * bridge keeps: V8 goes on optimising (and re-optimising) hot functions for the whole run, its
  * growth is bounded by the program and slows as it goes (heap snapshots of a 10-minute soak: 67
  * to 69% of what the heap grew by in each stretch was code; the rest were bounded maps filling,
- * since cut to what a session needs, see ask-turns.ts and delta-catch-up.ts), and the same
+ * some since cut to what a session needs, see ask-turns.ts and tool-calls.ts), and the same
  * compiling made the unit memory tests' figures vary by a third. Its slope is reported beside
  * the bar, with its first and second halves, so that code that never settles would still show.
  *

@@ -47,13 +47,8 @@ export const DELTA_IDLE_MS = 5_000;
 /** A held end goes at the latest this long after it arrived, however the live side moves. */
 export const DELTA_MAX_HOLD_MS = 30_000;
 
-/**
- * Ended parts remembered by key (to drop their late deltas); older ones are forgotten. Few: a
- * late delta comes within seconds of its part's end, a few parts later at most; and where the
- * native ids are ordered (`orderedNativeIds`), a late delta of a part forgotten long ago is
- * still known for one by its id. Per session: a thousand sessions keep 32,000 keys.
- */
-export const ENDED_PARTS_KEPT = 32;
+/** Ended parts remembered (to drop their late deltas); older ones are forgotten. */
+export const ENDED_PARTS_KEPT = 1_000;
 
 export interface DeltaCatchUpOptions {
   /** See `DELTA_IDLE_MS`; 0: ends are never held (a surface with one ordered stream). */
@@ -62,15 +57,6 @@ export interface DeltaCatchUpOptions {
   maxHoldMs?: number;
   /** The kinds of part whose deltas the surface streams; the others' ends wait for nothing. */
   kinds?: readonly DeltaKind[];
-  /**
-   * The events' native ids are OpenCode's ascending ids, all from one server (native-id-order.ts),
-   * and the part starts and ends come in the server's order: then a delta of a part not known
-   * (never started here, or ended and forgotten) that is older than the newest part start or
-   * end pushed is a late one of a part that ended (an early delta of a part yet to start is
-   * newer than everything pushed before that start). It is dropped, uncounted (whether its part
-   * went out completed is forgotten). The `serve` backend's are; a relay's need not be.
-   */
-  orderedNativeIds?: boolean;
   logger?: Logger;
 }
 
@@ -105,16 +91,12 @@ export class DeltaCatchUp {
   readonly #stats = { completedParts: 0, incompleteParts: 0, droppedDeltas: 0 };
   /** After `flush()`: everything passes straight through. */
   #closed = false;
-  /** With `orderedNativeIds`: the newest native id of a part's start or end pushed so far. */
-  #newestPartId: string | undefined;
-  readonly #orderedNativeIds: boolean;
 
   constructor(out: (event: CanonicalEvent) => void, options: DeltaCatchUpOptions = {}) {
     this.#out = out;
     this.#idleMs = options.idleMs ?? DELTA_IDLE_MS;
     this.#maxHoldMs = options.maxHoldMs ?? DELTA_MAX_HOLD_MS;
     this.#kinds = new Set(options.kinds ?? DELTA_KINDS);
-    this.#orderedNativeIds = options.orderedNativeIds ?? false;
     this.#logger = options.logger ?? silentLogger;
   }
 
@@ -145,13 +127,10 @@ export class DeltaCatchUp {
     const key = tracked ? partKey(partEvent) : "";
     const endedCompleted = tracked ? this.#ended.get(key) : undefined;
     if (tracked && partEvent.phase === "delta") {
-      if (endedCompleted !== undefined) this.#lateDelta(key, endedCompleted);
-      else if (!this.#parts.has(key) && this.#olderThanKnownParts(event))
-        this.#lateDelta(key, true);
-      else this.#delta(event, this.#part(key));
+      if (endedCompleted === undefined) this.#delta(event, this.#part(key));
+      else this.#lateDelta(key, endedCompleted);
       return;
     }
-    if (tracked) this.#noteNewestPart(event);
     if (!tracked || endedCompleted !== undefined) {
       this.#queue.push({ event });
     } else {
@@ -203,25 +182,6 @@ export class DeltaCatchUp {
       this.#parts.set(key, part);
     }
     return part;
-  }
-
-  /** Whether the delta (of a part not known) is older than a part start or end already pushed. */
-  #olderThanKnownParts(delta: CanonicalEvent): boolean {
-    const id = delta.native?.id;
-    const newest = this.#newestPartId;
-    return (
-      this.#orderedNativeIds &&
-      id !== undefined &&
-      newest !== undefined &&
-      nativeIdBefore(id, newest) === true
-    );
-  }
-
-  #noteNewestPart(event: CanonicalEvent): void {
-    const id = event.native?.id;
-    if (!this.#orderedNativeIds || id === undefined) return;
-    const newest = this.#newestPartId;
-    if (newest === undefined || nativeIdBefore(newest, id) === true) this.#newestPartId = id;
   }
 
   /** A delta of a part whose end went out: dropped (counted, unless the end completed it). */

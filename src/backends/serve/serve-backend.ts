@@ -90,7 +90,6 @@ export class ServeBackend implements SessionBackend {
     this.#answered = new AnsweredAsks(context.sessionId, this.kind);
     this.#catchUp = new DeltaCatchUp(context.sink, {
       logger: context.logger,
-      orderedNativeIds: true,
       ...(options.deltaIdleMs === undefined ? {} : { idleMs: options.deltaIdleMs }),
     });
     this.#askTurns = new AskTurns((event) => this.#publish(event), {
