@@ -8,6 +8,7 @@
  * hours, and which a thousand sessions would each hold).
  */
 import { ChangeNotifier } from "../util/change-notifier.js";
+import { TwoTurnMap } from "../util/two-turn-map.js";
 
 export interface ToolCall {
   tool: string;
@@ -18,42 +19,30 @@ export interface ToolCall {
 const KEPT = 200;
 
 export class ToolCalls {
-  /** The calls seen since the last turn ended, oldest first. */
-  #calls = new Map<string, ToolCall>();
-  /** The calls seen before it. */
-  #earlier = new Map<string, ToolCall>();
+  readonly #calls = new TwoTurnMap<string, ToolCall>(KEPT);
   readonly #changes = new ChangeNotifier();
 
   called(callId: string, call: ToolCall): void {
     this.#calls.set(callId, { tool: call.tool, input: call.input });
-    if (this.#calls.size > KEPT) {
-      const oldest = this.#calls.keys().next().value;
-      if (oldest !== undefined) this.#calls.delete(oldest);
-    }
     this.#changes.notify();
   }
 
   /** A turn ended: the calls of the turn before it are forgotten. */
   turnEnded(): void {
-    this.#earlier = this.#calls;
-    this.#calls = new Map();
+    this.#calls.turnEnded();
   }
 
   /** How many calls are kept (for tests). */
   get size(): number {
-    return this.#calls.size + this.#earlier.size;
+    return this.#calls.size;
   }
 
   /** The call's input, waiting up to `timeoutMs` for it to be seen. */
   async input(callId: string, timeoutMs: number): Promise<ToolCall | undefined> {
-    await this.#changes.until(() => this.#known(callId) !== undefined, {
+    await this.#changes.until(() => this.#calls.has(callId), {
       what: `waiting for tool call ${callId}`,
       timeoutMs,
     });
-    return this.#known(callId);
-  }
-
-  #known(callId: string): ToolCall | undefined {
-    return this.#calls.get(callId) ?? this.#earlier.get(callId);
+    return this.#calls.get(callId);
   }
 }

@@ -8,6 +8,7 @@
  */
 import type { CanonicalEvent } from "../../events/canonical.js";
 import type { Logger } from "../../util/logger.js";
+import { TwoTurnMap } from "../../util/two-turn-map.js";
 
 /** How long an ask waits for its tool call on the durable stream before going on without it. */
 export const ASK_CALL_WAIT_MS = 10_000;
@@ -44,10 +45,8 @@ export class AskTurns {
   readonly #currentTurn: () => string | undefined;
   readonly #logger: Logger;
   readonly #boundMs: number;
-  /** The turn of each tool call seen since the last turn ended, by call id (oldest first). */
-  #callTurns = new Map<string, string | undefined>();
-  /** The same, of the calls seen before the last turn ended. */
-  #earlierCallTurns = new Map<string, string | undefined>();
+  /** The turn of each tool call of the running turn and the turn before, by call id. */
+  readonly #callTurns = new TwoTurnMap<string, string | undefined>(KEPT_CALLS);
   /** Asks waiting for their call, by call id; and the call each held request waits for. */
   readonly #held = new Map<string, Held>();
   readonly #heldRequests = new Map<string, string>();
@@ -63,7 +62,7 @@ export class AskTurns {
 
   push(event: CanonicalEvent): void {
     if (event.type === "tool.called") {
-      this.#called(event.data.callId, event.turnId);
+      this.#callTurns.set(event.data.callId, event.turnId);
       this.#out(event);
       this.#release(event.data.callId, event.turnId);
     } else if (event.type === "permission.asked" || event.type === "question.asked") {
@@ -75,22 +74,9 @@ export class AskTurns {
     ) {
       this.#reply(event);
     } else {
-      if (event.type === "turn.ended") this.#turnEnded();
+      if (event.type === "turn.ended") this.#callTurns.turnEnded();
       this.#out(event);
     }
-  }
-
-  /** Whether the turn of `callId` is known, and which. */
-  #turnOf(callId: string): { turnId: string | undefined } | undefined {
-    for (const calls of [this.#callTurns, this.#earlierCallTurns]) {
-      if (calls.has(callId)) return { turnId: calls.get(callId) };
-    }
-    return undefined;
-  }
-
-  #turnEnded(): void {
-    this.#earlierCallTurns = this.#callTurns;
-    this.#callTurns = new Map();
   }
 
   /** Lets every held ask go in the turn running now, and holds nothing any more (closing). */
@@ -105,9 +91,8 @@ export class AskTurns {
       this.#out(event);
       return;
     }
-    const known = this.#turnOf(callId);
-    if (known !== undefined) {
-      this.#out(inTurn(event, known.turnId));
+    if (this.#callTurns.has(callId)) {
+      this.#out(inTurn(event, this.#callTurns.get(callId)));
       return;
     }
     const held = this.#held.get(callId) ?? this.#hold(callId, event);
@@ -136,14 +121,6 @@ export class AskTurns {
     const held = callId === undefined ? undefined : this.#held.get(callId);
     if (held === undefined) this.#out(event);
     else held.events.push(event);
-  }
-
-  #called(callId: string, turnId: string | undefined): void {
-    this.#callTurns.set(callId, turnId);
-    if (this.#callTurns.size > KEPT_CALLS) {
-      const oldest = this.#callTurns.keys().next().value;
-      if (oldest !== undefined) this.#callTurns.delete(oldest);
-    }
   }
 
   #release(callId: string, turnId: string | undefined): void {
