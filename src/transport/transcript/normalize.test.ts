@@ -94,3 +94,47 @@ describe("normalizeTranscript on OpenCode 1.18's timing noise", () => {
     expect(view.streams.s).toEqual([{ type: "session.error", date: "<date>" }]);
   });
 });
+
+describe("normalizeTranscript on OpenCode 1.18's step figures", () => {
+  const assistant = (extra: Record<string, unknown>) =>
+    event("event", {
+      type: "message.updated",
+      properties: {
+        sessionID: "ses_A",
+        info: { id: "msg_B", role: "assistant", time: { created: 1 }, ...extra },
+      },
+    });
+  const session = (tokens: number) =>
+    event("event", {
+      type: "session.updated",
+      properties: {
+        sessionID: "ses_A",
+        info: { id: "ses_A", title: "t", tokens: { input: tokens } },
+      },
+    });
+
+  it("ignores whether an update sent before the step ended already shows its results", () => {
+    // Seen in a live re-recording: the same event carried the finished step, and the
+    // session's totals counted that step twice.
+    const early = normalizeTranscript([assistant({ tokens: { input: 0 } }), session(4893)]);
+    const late = normalizeTranscript([
+      assistant({
+        finish: "tool-calls",
+        tokens: { input: 2485 },
+        cost: 0,
+        time: { created: 1, completed: 2 },
+      }),
+      session(7378),
+    ]);
+    expect(late).toEqual(early);
+  });
+
+  it("keeps what else the updates say, and the answers' figures", () => {
+    const base = normalizeTranscript([assistant({ tokens: { input: 0 } })]);
+    const otherAgent = normalizeTranscript([assistant({ agent: "plan", tokens: { input: 0 } })]);
+    expect(otherAgent).not.toEqual(base);
+    const answered = (input: number) =>
+      normalizeTranscript([call("session.get", {}), answer("session.get", { tokens: { input } })]);
+    expect(answered(1)).not.toEqual(answered(2));
+  });
+});

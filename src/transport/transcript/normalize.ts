@@ -45,6 +45,32 @@ function isSummaryEvent(event: { type?: unknown; properties?: unknown }): boolea
   return info?.role === "user";
 }
 
+/**
+ * OpenCode 1.18 fills an assistant message's step results (`finish`, `time.completed`,
+ * `tokens`, `cost`) in the same object it has already handed to the event bus; whether a
+ * `message.updated` sent before the step ended shows them depends on when the bus serialised
+ * it (seen on legacy /event under load). The session's running totals then count that step
+ * once or twice. In event streams these figures are left out; the calls' answers, read after
+ * the turn, keep them.
+ */
+function withoutStepFigures(event: unknown): unknown {
+  const { type, properties } = event as { type?: unknown; properties?: { info?: unknown } };
+  const info = properties?.info as Record<string, unknown> | undefined;
+  if (typeof info !== "object" || info === null) return event;
+  let kept: Record<string, unknown>;
+  if (type === "session.updated") {
+    const { tokens: _tokens, cost: _cost, ...rest } = info;
+    kept = rest;
+  } else if (type === "message.updated" && info.role === "assistant") {
+    const { tokens: _tokens, cost: _cost, finish: _finish, time, ...rest } = info;
+    const { completed: _completed, ...started } = (time ?? {}) as Record<string, unknown>;
+    kept = time === undefined ? rest : { ...rest, time: started };
+  } else {
+    return event;
+  }
+  return { ...(event as object), properties: { ...properties, info: kept } };
+}
+
 const ID = /\b(ses|msg|prt|evt|per|que|call|sh|pty|tool|toolu|chatcmpl)_[A-Za-z0-9]+/g;
 const ISO_DATE = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g;
 const LOCAL_PORT = /(127\.0\.0\.1|localhost):\d+/g;
@@ -140,7 +166,7 @@ export function normalizeTranscript(
     streams: {},
   };
   for (const name of Object.keys(streams).sort()) {
-    result.streams[name] = (streams[name] ?? []).map((event) => clean(event));
+    result.streams[name] = (streams[name] ?? []).map((event) => clean(withoutStepFigures(event)));
   }
   return result;
 }
