@@ -174,6 +174,7 @@ export const sidecarClientsScenario: Scenario = {
     let view: StoreView;
     let settled: boolean;
     let caughtUp: boolean;
+    let drainSeconds = 0;
     try {
       const sessions = await createSessions(rig, config.sessions);
       const pick = () => sessions[Math.floor(random() * sessions.length)] ?? "";
@@ -206,10 +207,13 @@ export const sidecarClientsScenario: Scenario = {
         clearInterval(progress);
       }
       // The end: every admitted turn ends, then every client is connected and catches up.
-      settled = await waitUntil(
-        async () => allEnded(await readStore(rig.store, sessions, sends.admitted), sends.admitted),
-        SETTLE_BOUND_MS,
-      );
+      const loadEnded = Date.now();
+      let tail: StoreView | undefined;
+      settled = await waitUntil(async () => {
+        tail = await readStore(rig.store, sessions, sends.admitted, tail);
+        return allEnded(tail, sends.admitted);
+      }, SETTLE_BOUND_MS);
+      drainSeconds = (Date.now() - loadEnded) / 1000;
       await Promise.all(followers.filter((f) => !f.connected).map((f) => f.connect()));
       caughtUp = await waitUntil(async () => {
         for (const follower of followers) {
@@ -224,7 +228,14 @@ export const sidecarClientsScenario: Scenario = {
       for (const follower of followers) follower.cut();
       leaked = await rig.close();
     }
-    return clientsRow(followers, view, sends, counts, { settled, caughtUp, leaked }, context);
+    return clientsRow(
+      followers,
+      view,
+      sends,
+      counts,
+      { settled, caughtUp, leaked, drainSeconds },
+      context,
+    );
   },
 };
 
@@ -233,7 +244,7 @@ function clientsRow(
   view: StoreView,
   sends: SendTally,
   counts: Counts,
-  end: { settled: boolean; caughtUp: boolean; leaked: number },
+  end: { settled: boolean; caughtUp: boolean; leaked: number; drainSeconds: number },
   context: ScenarioContext,
 ): Omit<ScenarioRow, "scenario" | "peakRssBytes"> {
   const config = context.short ? SIDECAR_CLIENTS.short : SIDECAR_CLIENTS.full;
@@ -275,7 +286,7 @@ function clientsRow(
       `${counts.cuts} connection cuts (${counts.reconnects} resumed), ${sends.cut} sends cut mid-request and sent again with their key`,
       `${sends.admitted.length} sends admitted, ${unended.length} without a turn end, ${sends.unanswered} unanswered${refused === "" ? "" : `, refused: ${refused}`}`,
       `${diff.lists} client lists (${diff.events} durable events) against the store: ${diff.lost} lost, ${diff.duplicated} duplicated, ${diff.mismatched} mismatched, ${diff.gaps} gaps`,
-      `all turns ended: ${end.settled ? "yes" : "NO"}; all clients caught up: ${end.caughtUp ? "yes" : "NO"}`,
+      `all turns ended: ${end.settled ? "yes" : "NO"} (the last ${Math.round(end.drainSeconds)} s after the load ended); all clients caught up: ${end.caughtUp ? "yes" : "NO"}`,
       ...(trouble.errors === "" ? [] : [`errors from the sidecar: ${trouble.errors}`]),
       ...(trouble.failedConnects === 0 ? [] : [`${trouble.failedConnects} failed connects`]),
       ...(unended.length === 0 ? [] : [`first unended send: ${JSON.stringify(unended[0])}`]),
