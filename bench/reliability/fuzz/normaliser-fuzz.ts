@@ -7,6 +7,7 @@ import { bySurface, caseArbitrary, type FuzzCase, textsOf } from "./cases.js";
 import type { FrameProblem } from "./checks.js";
 import { PIPELINES } from "./pipelines.js";
 import type { SeedSequence } from "./seed-frames.js";
+import { batchSeed, type Share, WHOLE } from "./share.js";
 import type { FuzzTally } from "./tally.js";
 
 const RUNS_PER_BATCH = 1_000;
@@ -45,7 +46,7 @@ export interface BatchFailure {
 }
 
 /**
- * Batches of `RUNS_PER_BATCH` cases, batch `i` seeded `seed + i`, until `tally.mutated` reaches
+ * Batches of `RUNS_PER_BATCH` cases, batch `i` seeded `seed + i` (in one share, see share.ts), until `tally.mutated` reaches
  * `target`; stops at the first failing case (fast-check shrinks it: the counterexample).
  */
 export function fuzzNormalisers(
@@ -54,6 +55,7 @@ export function fuzzNormalisers(
   target: number,
   tally: FuzzTally,
   afterBatch: () => void = () => {},
+  share: Share = WHOLE,
 ): BatchFailure | undefined {
   const grouped = bySurface(sequences);
   const property = fc.property(caseArbitrary(), (fuzzCase) => {
@@ -62,11 +64,12 @@ export function fuzzNormalisers(
     return problems.length === 0;
   });
   for (let batch = 0; tally.mutated < target; batch++) {
+    const seedOfBatch = batchSeed(seed, batch, share);
     const runs = Math.min(RUNS_PER_BATCH, Math.max(1, Math.ceil((target - tally.mutated) / 4)));
-    const result = fc.check(property, { seed: seed + batch, numRuns: runs });
+    const result = fc.check(property, { seed: seedOfBatch, numRuns: runs });
     afterBatch();
     if (result.failed) {
-      return { seed: seed + batch, counterexample: summarize(result.counterexample?.[0]) };
+      return { seed: seedOfBatch, counterexample: summarize(result.counterexample?.[0]) };
     }
   }
   return undefined;

@@ -13,6 +13,7 @@ import type { FrameProblem } from "./checks.js";
 import { type BatchFailure, summarize } from "./normaliser-fuzz.js";
 import { PIPELINES } from "./pipelines.js";
 import type { SeedSequence } from "./seed-frames.js";
+import { batchSeed, type Share, WHOLE } from "./share.js";
 import { readStream, STREAMS, type StreamKind } from "./sse-streams.js";
 import type { FuzzTally } from "./tally.js";
 
@@ -184,6 +185,7 @@ export async function fuzzSse(
   target: number,
   tally: FuzzTally,
   afterBatch: () => void = () => {},
+  share: Share = WHOLE,
 ): Promise<BatchFailure | undefined> {
   const grouped = bySurface(sequences);
   const property = fc.asyncProperty(sseCaseArbitrary, async (sseCase) => {
@@ -192,11 +194,12 @@ export async function fuzzSse(
     return problems.length === 0;
   });
   for (let batch = 0; tally.mutated < target; batch++) {
+    const seedOfBatch = batchSeed(seed, batch, share);
     const runs = Math.min(RUNS_PER_BATCH, Math.max(1, Math.ceil((target - tally.mutated) / 4)));
-    const result = await fc.check(property, { seed: seed + batch, numRuns: runs });
+    const result = await fc.check(property, { seed: seedOfBatch, numRuns: runs });
     afterBatch();
     if (result.failed) {
-      return { seed: seed + batch, counterexample: summarize(result.counterexample?.[0]) };
+      return { seed: seedOfBatch, counterexample: summarize(result.counterexample?.[0]) };
     }
   }
   return undefined;

@@ -55,6 +55,27 @@ export class FuzzTally {
     }
   }
 
+  /**
+   * Adds what another tally counted (another worker's, as posted: its fields, without the
+   * class). The first example of a kind stays this tally's when it has one.
+   */
+  absorb(other: Omit<FuzzTally, "frozen">): void {
+    this.frames += other.frames;
+    this.mutated += other.mutated;
+    this.events += other.events;
+    this.cases += other.cases;
+    this.lost += other.lost;
+    this.duplicated += other.duplicated;
+    for (const [surface, mutated] of other.mutatedBySurface) {
+      this.mutatedBySurface.set(surface, (this.mutatedBySurface.get(surface) ?? 0) + mutated);
+    }
+    for (const [kind, record] of other.problems) {
+      const mine = this.problems.get(kind);
+      if (mine === undefined) this.problems.set(kind, { ...record });
+      else mine.count += record.count;
+    }
+  }
+
   count(kind: ProblemKind): number {
     return this.problems.get(kind)?.count ?? 0;
   }

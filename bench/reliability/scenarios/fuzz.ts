@@ -5,14 +5,22 @@
  * hold: no uncaught exception, every canonical event valid against its zod schema, every frame
  * of an unknown type kept as `native.unknown`, every streamed frame read once, in order.
  */
+
+import { availableParallelism } from "node:os";
 import type { FrameProblem } from "../fuzz/checks.js";
-import { type FuzzHalf, type FuzzResult, fuzzPassed, runFuzz } from "../fuzz/run-fuzz.js";
+import { runFuzzOnWorkers } from "../fuzz/fuzz-workers.js";
+import { type FuzzHalf, type FuzzResult, fuzzPassed } from "../fuzz/run-fuzz.js";
 import type { Scenario, ScenarioContext, ScenarioRow } from "../scenario.js";
 
 /** The full run's mutated frames (the issue's "at least 1,000,000"); the short variant's. */
 export const FUZZ_FRAMES = { full: 1_000_000, short: 20_000 } as const;
 /** A tenth go through the SSE reader: it is slower per frame (a stream each case). */
 export const SSE_SHARE = 0.1;
+
+/** A worker thread per core: the fuzz runs when nothing else of the suite does. */
+export function fuzzWorkers(): number {
+  return Math.max(1, availableParallelism());
+}
 
 const thousands = (value: number): string => Math.round(value).toLocaleString("en-US");
 
@@ -50,7 +58,9 @@ export function fuzzRow(result: FuzzResult): Omit<ScenarioRow, "scenario" | "pea
     crashes: count("crash"),
     passed: fuzzPassed(result),
     notes: [
-      `seed ${result.seed}`,
+      result.shares === 1
+        ? `seed ${result.seed}`
+        : `seed ${result.seed} (${result.shares} worker threads: batch i of worker k seeded seed + ${result.shares}i + k)`,
       `normalisers ${thousands(normalisers.tally.mutated)} mutated of ${thousands(normalisers.tally.frames)} frames fed (${bySurface}), ${rate(normalisers)}`,
       `SSE ${thousands(sse.tally.mutated)} mutated of ${thousands(sse.tally.frames)} frames, ${rate(sse)}`,
       `${thousands(normalisers.tally.events + sse.tally.events)} canonical events, ${count("invalid-event")} invalid`,
@@ -68,17 +78,21 @@ export const fuzzScenario: Scenario = {
     "valid events, unknown input kept as native.unknown",
   async run(context: ScenarioContext) {
     const frames = context.short ? FUZZ_FRAMES.short : FUZZ_FRAMES.full;
-    context.note(`fuzz: ${thousands(frames)} mutated frames, seed ${context.seed}`);
-    let nextReport = 100_000;
-    const result = await runFuzz({
+    context.note(
+      `fuzz: ${thousands(frames)} mutated frames, seed ${context.seed}, ${fuzzWorkers()} workers`,
+    );
+    const workers = fuzzWorkers();
+    const nextReport = { normalisers: 100_000, sse: 100_000 };
+    const result = await runFuzzOnWorkers({
       mutatedFrames: frames,
       sseShare: SSE_SHARE,
       seed: context.seed,
-      afterBatch: (half, tally) => {
+      workers,
+      afterBatch: (half, mutated) => {
         context.sampleRss();
-        if (tally.mutated >= nextReport) {
-          context.note(`fuzz ${half}: ${thousands(tally.mutated)} mutated frames`);
-          nextReport += 100_000;
+        if (mutated >= nextReport[half]) {
+          context.note(`fuzz ${half}: ${thousands(mutated)} mutated frames`);
+          nextReport[half] += 100_000;
         }
       },
     });
