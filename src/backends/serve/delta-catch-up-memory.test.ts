@@ -90,6 +90,53 @@ describe("DeltaCatchUp, the parts that ended", () => {
   });
 });
 
+/** Turn `turn`: `parts` text parts streamed whole and ended, then the turn's end. */
+function wholeTurn(catchUp: DeltaCatchUp, turn: number, parts: number): void {
+  const turnId = `turn_${turn}`;
+  for (let index = 0; index < parts; index++) {
+    const id = partId(turn * parts + index);
+    catchUp.push(event("text.started", { partId: id, stepId: "step" }, turnId));
+    catchUp.push(event("text.delta", { partId: id, delta: "a reply" }, turnId));
+    catchUp.push(event("text.ended", { partId: id, stepId: "step", text: "a reply" }, turnId));
+  }
+  catchUp.push(event("turn.ended", { outcome: "completed" }, turnId));
+}
+
+describe("DeltaCatchUp over a long session of turns", () => {
+  it("remembers the ended parts of the running turn and the turn before, not a window", () => {
+    const { catchUp } = setUp();
+    for (let turn = 0; turn < 400; turn++) wholeTurn(catchUp, turn, 3);
+    // Two turns' keys: 1,200 parts ended, a thousand-part window would keep 1,000.
+    expect(catchUp.trackedParts).toBe(3);
+    wholeTurn(catchUp, 400, 3);
+    expect(catchUp.trackedParts).toBe(3);
+  });
+
+  it("drops a late delta that comes after its turn ended, while the next turn runs", () => {
+    const { out, catchUp } = setUp();
+    wholeTurn(catchUp, 0, 2);
+    catchUp.push(event("turn.started", {}, "turn_1"));
+    out.length = 0;
+    catchUp.push(event("text.delta", { partId: partId(1), delta: "late" }, "turn_0"));
+    expect(out).toEqual([]);
+    expect(catchUp.trackedParts).toBe(2);
+  });
+
+  it("forgets a part that waits for its start through two turn ends (a delta later than that)", () => {
+    const { out, catchUp } = setUp();
+    for (let turn = 0; turn < 3; turn++) wholeTurn(catchUp, turn, 1);
+    // Part 0's key is forgotten: its very late delta looks like a new part's early one.
+    catchUp.push(event("text.delta", { partId: partId(0), delta: "very late" }, "turn_0"));
+    expect(catchUp.trackedParts).toBe(2); // turn 2's part, and this one
+    wholeTurn(catchUp, 3, 1);
+    expect(catchUp.stats().droppedDeltas).toBe(0); // the next turn may still start it
+    wholeTurn(catchUp, 4, 1);
+    expect(catchUp.stats().droppedDeltas).toBe(1);
+    expect(out.filter((type) => type === "text.delta")).toHaveLength(5);
+    expect(catchUp.trackedParts).toBe(2);
+  });
+});
+
 function setUp() {
   const out: string[] = [];
   const catchUp = new DeltaCatchUp((e) => out.push(e.type));
@@ -121,8 +168,8 @@ describe("DeltaCatchUp, an abandoned turn", () => {
       cutShort(catchUp, turn);
       catchUp.abandonTurn(`t${turn}`);
     }
-    // The ended-parts window (1,000), not one part per turn the session ever abandoned.
-    expect(catchUp.trackedParts).toBeLessThanOrEqual(1_000);
+    // The last two turns' parts, not one part per turn the session ever abandoned.
+    expect(catchUp.trackedParts).toBeLessThanOrEqual(2);
   });
 
   it("leaves the parts of other turns alone", () => {

@@ -26,6 +26,7 @@
  */
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { type Logger, silentLogger } from "../../util/logger.js";
+import { TwoTurnMap } from "../../util/two-turn-map.js";
 import { newPart, type Part } from "./delta-part.js";
 import type { DeltaStats } from "./delta-stats.js";
 import { nativeIdBefore } from "./native-id-order.js";
@@ -47,7 +48,10 @@ export const DELTA_IDLE_MS = 5_000;
 /** A held end goes at the latest this long after it arrived, however the live side moves. */
 export const DELTA_MAX_HOLD_MS = 30_000;
 
-/** Ended parts remembered (to drop their late deltas); older ones are forgotten. */
+/**
+ * Ended parts remembered (to drop their late deltas) per turn, for the running turn and the
+ * turn before; older ones are forgotten.
+ */
 export const ENDED_PARTS_KEPT = 1_000;
 
 export interface DeltaCatchUpOptions {
@@ -76,11 +80,15 @@ export class DeltaCatchUp {
   /** The parts whose end has not gone out yet. */
   readonly #parts = new Map<string, Part>();
   /**
-   * The last `ENDED_PARTS_KEPT` parts whose end (or turn's end) went out, oldest first, by
+   * The parts whose end (or turn's end) went out in the running turn and the turn before, by
    * key: whether it went out completed from the end (its late deltas repeat what went out,
-   * so they are let go uncounted). A late delta of one of them is dropped.
+   * so they are let go uncounted). A late delta of one of them is dropped. A late delta comes
+   * after its part's end, even after its turn's, but not after the next turn's: a long session
+   * keeps two turns' keys, not a window that fills over hours of turns (the soak saw it).
    */
-  readonly #ended = new Map<string, boolean>();
+  readonly #ended = new TwoTurnMap<string, boolean>(ENDED_PARTS_KEPT);
+  /** Turn ends seen: a part that waits for its start through two of them is no new part's. */
+  #turnEnds = 0;
   /** Events behind a held end, in order (the first one is a held end, if any is). */
   readonly #queue: Queued[] = [];
   /** How often the live stream connected: a part seen under an earlier count lost deltas. */
@@ -178,7 +186,7 @@ export class DeltaCatchUp {
   #part(key: string): Part {
     let part = this.#parts.get(key);
     if (part === undefined) {
-      part = newPart(key, this.#connections);
+      part = newPart(key, this.#connections, this.#turnEnds);
       this.#parts.set(key, part);
     }
     return part;
@@ -357,25 +365,31 @@ export class DeltaCatchUp {
     return "the deltas differ from the ended value";
   }
 
-  /** The turn ended: its parts that never ended (a cut-short step) take no more deltas. */
+  /**
+   * The turn ended: its parts that never ended (a cut-short step) take no more deltas; and a
+   * part that never started though it was first seen two turn ends ago is the late delta of
+   * a part already forgotten (the live stream runs at most a turn ahead): dropped, counted.
+   */
   #endTurn(turnId: string | undefined): void {
     if (turnId === undefined) return;
+    this.#turnEnds++;
     for (const part of this.#parts.values()) {
       if (part.started && part.turnId === turnId && part.held === undefined) {
         this.#forget(part);
+      } else if (!part.started && part.seenAtTurnEnd < this.#turnEnds - 1) {
+        this.#stats.droppedDeltas += part.early.length;
+        part.early = [];
+        this.#forget(part);
       }
     }
+    this.#ended.turnEnded();
   }
 
-  /** Keeps only that the part ended (its late deltas are dropped), for the last few parts. */
+  /** Keeps only that the part ended (its late deltas are dropped), for two turns. */
   #forget(part: Part): void {
     part.held = undefined;
     this.#parts.delete(part.key);
     this.#ended.set(part.key, part.completed);
-    if (this.#ended.size > ENDED_PARTS_KEPT) {
-      const oldest = this.#ended.keys().next();
-      if (oldest.done !== true) this.#ended.delete(oldest.value);
-    }
   }
 }
 

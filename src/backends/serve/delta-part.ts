@@ -10,6 +10,8 @@ export interface Part {
   readonly key: string;
   /** The live stream's connection count when the part was first seen. */
   readonly connection: number;
+  /** How many turn ends the catch-up had seen when the part was first seen. */
+  readonly seenAtTurnEnd: number;
   /**
    * That connection was made after the part started (its start's native id is older): the
    * first deltas were sent before it, and none of its deltas can join to the value.
@@ -33,10 +35,11 @@ export interface Part {
 }
 
 /** A part first seen now, under the live stream's `connection`-th connection. */
-export function newPart(key: string, connection: number): Part {
+export function newPart(key: string, connection: number, seenAtTurnEnd: number): Part {
   return {
     key,
     connection,
+    seenAtTurnEnd,
     liveJoinedLate: false,
     started: false,
     turnId: undefined,
