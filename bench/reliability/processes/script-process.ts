@@ -24,6 +24,8 @@ export interface ScriptProcess {
 
 export interface ScriptOptions {
   args?: string[];
+  /** Options for node itself, before the script (V8 flags). */
+  nodeArgs?: string[];
   env?: Record<string, string>;
   stderrFile: string;
   /** Where its stdout is copied, as well as read line by line. */
@@ -33,7 +35,13 @@ export interface ScriptOptions {
 
 /** Starts `script` (a path relative to the checkout's root). */
 export function startScript(script: string, options: ScriptOptions): ScriptProcess {
-  const args = ["--import", "tsx", join(ROOT, script), ...(options.args ?? [])];
+  const args = [
+    ...(options.nodeArgs ?? []),
+    "--import",
+    "tsx",
+    join(ROOT, script),
+    ...(options.args ?? []),
+  ];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     detached: true,
