@@ -1,6 +1,6 @@
 /**
  * What the catch-up keeps of parts, over a long session. Of the parts that ended, only their
- * keys, for the last ENDED_PARTS_KEPT of them, so that their late deltas are dropped (found by
+ * keys, for the running turn and the turn before, so that their late deltas are dropped (found by
  * the reliability suite's soak: a record kept per ended part, 270 to 600 bytes, was most of
  * what a bridge's heap grew by over 10 minutes of turns, and up to 600 KB per long session).
  * And a turn the session ended itself (stalled, connection lost) gets no `turn.ended` through
@@ -8,11 +8,11 @@
  * session with many such turns does not keep them all.
  */
 import { getHeapCodeStatistics } from "node:v8";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { collectGarbage } from "../../../test/support/collect-garbage.js";
 import { canonical } from "../../events/build.js";
-import type { CanonicalEventOf, CanonicalType } from "../../events/canonical.js";
-import { DeltaCatchUp, ENDED_PARTS_KEPT } from "./delta-catch-up.js";
+import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../../events/canonical.js";
+import { DeltaCatchUp, ENDED_PARTS_KEPT, ORPHAN_AFTER_MS } from "./delta-catch-up.js";
 
 let n = 0;
 function event<T extends CanonicalType>(
@@ -122,18 +122,84 @@ describe("DeltaCatchUp over a long session of turns", () => {
     expect(catchUp.trackedParts).toBe(2);
   });
 
-  it("forgets a part that waits for its start through two turn ends (a delta later than that)", () => {
-    const { out, catchUp } = setUp();
-    for (let turn = 0; turn < 3; turn++) wholeTurn(catchUp, turn, 1);
-    // Part 0's key is forgotten: its very late delta looks like a new part's early one.
-    catchUp.push(event("text.delta", { partId: partId(0), delta: "very late" }, "turn_0"));
-    expect(catchUp.trackedParts).toBe(2); // turn 2's part, and this one
-    wholeTurn(catchUp, 3, 1);
-    expect(catchUp.stats().droppedDeltas).toBe(0); // the next turn may still start it
-    wholeTurn(catchUp, 4, 1);
-    expect(catchUp.stats().droppedDeltas).toBe(1);
-    expect(out.filter((type) => type === "text.delta")).toHaveLength(5);
-    expect(catchUp.trackedParts).toBe(2);
+  it("drops an orphan: a part whose start never came, two turn ends and a minute on", () => {
+    vi.useFakeTimers();
+    try {
+      const { out, catchUp } = setUp();
+      for (let turn = 0; turn < 3; turn++) wholeTurn(catchUp, turn, 1);
+      // Part 0's key is forgotten: its very late delta looks like a new part's early one.
+      catchUp.push(event("text.delta", { partId: partId(0), delta: "very late" }, "turn_0"));
+      expect(catchUp.trackedParts).toBe(2); // turn 2's part, and this one
+      wholeTurn(catchUp, 3, 1);
+      wholeTurn(catchUp, 4, 1);
+      // Two turn ends, but not a minute: the live stream may be turns ahead of the durable.
+      expect(catchUp.stats().droppedDeltas).toBe(0);
+      vi.advanceTimersByTime(ORPHAN_AFTER_MS);
+      wholeTurn(catchUp, 5, 1);
+      expect(catchUp.stats().droppedDeltas).toBe(1);
+      expect(out.filter((type) => type === "text.delta")).toHaveLength(6);
+      expect(catchUp.trackedParts).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("keeps a part whose start waits in the queue behind a held end, however many turns", () => {
+    vi.useFakeTimers();
+    try {
+      const out: CanonicalEvent[] = [];
+      const catchUp = new DeltaCatchUp((e) => out.push(e));
+      catchUp.liveConnected();
+      const [a, b, c] = [partId(100), partId(101), partId(102)];
+      const text = (id: string, turnId: string, value: string) => {
+        catchUp.push(event("text.started", { partId: id, stepId: "s" }, turnId));
+        catchUp.push(event("text.ended", { partId: id, stepId: "s", text: value }, turnId));
+      };
+      const delta = (id: string, piece: string) =>
+        catchUp.push(event("text.delta", { partId: id, delta: piece }, "turn_x"));
+      // A's end waits for its last deltas; three turns queue behind it.
+      catchUp.push(event("text.started", { partId: a, stepId: "s" }, "t0"));
+      delta(a, "ab");
+      catchUp.push(event("text.ended", { partId: a, stepId: "s", text: "abcd" }, "t0"));
+      catchUp.push(event("turn.ended", { outcome: "completed" }, "t0"));
+      text(b, "t1", "x");
+      catchUp.push(event("turn.ended", { outcome: "completed" }, "t1"));
+      catchUp.push(event("text.started", { partId: c, stepId: "s" }, "t2"));
+      // The clock passes the orphan bound, the held end's timers do not fire (a longer hold).
+      vi.setSystemTime(Date.now() + ORPHAN_AFTER_MS);
+      delta(a, "cd"); // A completes: t0 ends, B's end now waits
+      delta(b, "x"); // B completes: t1 ends, with C's start still queued
+      delta(c, "hel");
+      delta(c, "lo");
+      catchUp.push(event("text.ended", { partId: c, stepId: "s", text: "hello" }, "t2"));
+      catchUp.push(event("turn.ended", { outcome: "completed" }, "t2"));
+      const deltasOf = (id: string) =>
+        out.flatMap((e) => (e.type === "text.delta" && e.data.partId === id ? [e.data.delta] : []));
+      expect(deltasOf(c).join("")).toBe("hello");
+      expect(out.at(-1)?.type).toBe("turn.ended");
+      expect(catchUp.stats()).toMatchObject({ droppedDeltas: 0, completedParts: 0 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("keeps early deltas of a part while a durable stream catches up several turns at once", () => {
+    vi.useFakeTimers();
+    try {
+      const { out, catchUp } = setUp();
+      const late = partId(200);
+      // The live stream is turns ahead: the part's deltas come before three turns' ends.
+      catchUp.push(event("text.delta", { partId: late, delta: "he" }, "t9"));
+      catchUp.push(event("text.delta", { partId: late, delta: "y" }, "t9"));
+      for (let turn = 0; turn < 3; turn++) wholeTurn(catchUp, 300 + turn, 1);
+      vi.advanceTimersByTime(1_000);
+      catchUp.push(event("text.started", { partId: late, stepId: "s" }, "t9"));
+      catchUp.push(event("text.ended", { partId: late, stepId: "s", text: "hey" }, "t9"));
+      expect(out.slice(-3)).toEqual(["text.delta", "text.delta", "text.ended"]);
+      expect(catchUp.stats().droppedDeltas).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -54,6 +54,15 @@ export const DELTA_MAX_HOLD_MS = 30_000;
  */
 export const ENDED_PARTS_KEPT = 1_000;
 
+/**
+ * A part seen only by its deltas, whose start was never pushed though two turn ends went out
+ * and this long passed since its first delta, is no part to come: its deltas are the late ones
+ * of a part whose key was forgotten. Both, because the live stream can run turns ahead of the
+ * durable one (a durable stream replaying after a reconnect, or an adopting bridge's, pushes
+ * several turn ends at once while the live one's early deltas wait for their starts).
+ */
+export const ORPHAN_AFTER_MS = 60_000;
+
 export interface DeltaCatchUpOptions {
   /** See `DELTA_IDLE_MS`; 0: ends are never held (a surface with one ordered stream). */
   idleMs?: number;
@@ -147,6 +156,7 @@ export class DeltaCatchUp {
         this.#hold(part, partEvent.text);
         this.#queue.push({ event, end: part });
       } else if (partEvent.phase === "started" && !part.started) {
+        part.startPushed = true;
         this.#queue.push({ event, start: part });
       } else {
         this.#queue.push({ event });
@@ -159,6 +169,7 @@ export class DeltaCatchUp {
    * The session ended the turn itself (stalled, connection lost): no `turn.ended` of it may
    * ever come through here, so its parts that never ended are forgotten now, like at a turn's
    * end (their late deltas are dropped), instead of being kept for the life of the session.
+   * It counts as a turn end for the ended parts' keys too.
    */
   abandonTurn(turnId: string | undefined): void {
     this.#endTurn(turnId);
@@ -366,23 +377,33 @@ export class DeltaCatchUp {
   }
 
   /**
-   * The turn ended: its parts that never ended (a cut-short step) take no more deltas; and a
-   * part that never started though it was first seen two turn ends ago is the late delta of
-   * a part already forgotten (the live stream runs at most a turn ahead): dropped, counted.
+   * The turn ended: its parts that never ended (a cut-short step) take no more deltas; and an
+   * orphan (`ORPHAN_AFTER_MS`) is dropped, counted, instead of being kept to the session's end.
    */
   #endTurn(turnId: string | undefined): void {
     if (turnId === undefined) return;
     this.#turnEnds++;
+    const now = Date.now();
     for (const part of this.#parts.values()) {
       if (part.started && part.turnId === turnId && part.held === undefined) {
         this.#forget(part);
-      } else if (!part.started && part.seenAtTurnEnd < this.#turnEnds - 1) {
+      } else if (this.#orphaned(part, now)) {
         this.#stats.droppedDeltas += part.early.length;
         part.early = [];
         this.#forget(part);
       }
     }
     this.#ended.turnEnded();
+  }
+
+  #orphaned(part: Part, now: number): boolean {
+    return (
+      !part.started &&
+      !part.startPushed &&
+      part.held === undefined &&
+      part.seenAtTurnEnd < this.#turnEnds - 1 &&
+      now - part.seenAt >= ORPHAN_AFTER_MS
+    );
   }
 
   /** Keeps only that the part ended (its late deltas are dropped), for two turns. */

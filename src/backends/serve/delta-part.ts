@@ -10,8 +10,11 @@ export interface Part {
   readonly key: string;
   /** The live stream's connection count when the part was first seen. */
   readonly connection: number;
-  /** How many turn ends the catch-up had seen when the part was first seen. */
+  /** How many turn ends the catch-up had seen when the part was first seen, and when (ms). */
   readonly seenAtTurnEnd: number;
+  readonly seenAt: number;
+  /** Its start was pushed (it may still wait in the queue behind a held end). */
+  startPushed: boolean;
   /**
    * That connection was made after the part started (its start's native id is older): the
    * first deltas were sent before it, and none of its deltas can join to the value.
@@ -40,6 +43,8 @@ export function newPart(key: string, connection: number, seenAtTurnEnd: number):
     key,
     connection,
     seenAtTurnEnd,
+    seenAt: Date.now(),
+    startPushed: false,
     liveJoinedLate: false,
     started: false,
     turnId: undefined,
