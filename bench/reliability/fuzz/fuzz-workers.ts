@@ -39,10 +39,14 @@ export async function runFuzzOnWorkers(
           worker.on("message", (message: WorkerMessage) => {
             if (message.kind === "result") return resolve(message.result);
             mine[message.half] = message.mutated;
-            afterBatch?.(
-              message.half,
-              progress.reduce((sum, each) => sum + each[message.half], 0),
-            );
+            try {
+              afterBatch?.(
+                message.half,
+                progress.reduce((sum, each) => sum + each[message.half], 0),
+              );
+            } catch (error) {
+              reject(error); // as the run would in one thread, not an uncaught exception
+            }
           });
           worker.on("error", reject);
           worker.on("exit", (code) =>
