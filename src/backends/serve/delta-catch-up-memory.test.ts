@@ -8,11 +8,16 @@
  * session with many such turns does not keep them all.
  */
 import { getHeapCodeStatistics } from "node:v8";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { collectGarbage } from "../../../test/support/collect-garbage.js";
 import { canonical } from "../../events/build.js";
 import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../../events/canonical.js";
-import { DeltaCatchUp, ENDED_PARTS_KEPT, ORPHAN_AFTER_MS } from "./delta-catch-up.js";
+import {
+  DELTA_MAX_HOLD_MS,
+  DeltaCatchUp,
+  ENDED_PARTS_KEPT,
+  ORPHAN_AFTER_MS,
+} from "./delta-catch-up.js";
 
 let n = 0;
 function event<T extends CanonicalType>(
@@ -90,8 +95,18 @@ describe("DeltaCatchUp, the parts that ended", () => {
   });
 });
 
-/** Turn `turn`: `parts` text parts streamed whole and ended, then the turn's end. */
-function wholeTurn(catchUp: DeltaCatchUp, turn: number, parts: number): void {
+/**
+ * Turn `turn`: `parts` text parts streamed whole and ended, then the turn's end, `apartMs`
+ * after the turn before's (on the faked clock: the ended parts' keys turn over at most once
+ * per hold bound).
+ */
+function wholeTurn(
+  catchUp: DeltaCatchUp,
+  turn: number,
+  parts: number,
+  apartMs = DELTA_MAX_HOLD_MS,
+): void {
+  vi.setSystemTime(Date.now() + apartMs);
   const turnId = `turn_${turn}`;
   for (let index = 0; index < parts; index++) {
     const id = partId(turn * parts + index);
@@ -103,6 +118,13 @@ function wholeTurn(catchUp: DeltaCatchUp, turn: number, parts: number): void {
 }
 
 describe("DeltaCatchUp over a long session of turns", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("remembers the ended parts of the running turn and the turn before, not a window", () => {
     const { catchUp } = setUp();
     for (let turn = 0; turn < 400; turn++) wholeTurn(catchUp, turn, 3);
@@ -110,6 +132,22 @@ describe("DeltaCatchUp over a long session of turns", () => {
     expect(catchUp.trackedParts).toBe(3);
     wholeTurn(catchUp, 400, 3);
     expect(catchUp.trackedParts).toBe(3);
+  });
+
+  it("keeps the keys a hold bound at least, though the next turn ends at once", () => {
+    const { out, catchUp } = setUp();
+    wholeTurn(catchUp, 0, 1);
+    wholeTurn(catchUp, 1, 1);
+    // Turn 2 fails at once: no part, and its end comes a moment after turn 1's.
+    catchUp.push(event("turn.started", {}, "turn_2"));
+    catchUp.push(event("turn.ended", { outcome: "failed" }, "turn_2"));
+    out.length = 0;
+    // Turn 1's part's late delta: still known, so dropped at once (not taken for a new part
+    // waiting for its start, to be dropped a minute later or at the session's close).
+    catchUp.push(event("text.delta", { partId: partId(1), delta: " late" }, "turn_1"));
+    expect(out).toEqual([]);
+    expect(catchUp.stats().droppedDeltas).toBe(1);
+    expect(catchUp.trackedParts).toBe(1);
   });
 
   it("drops a late delta that comes after its turn ended, while the next turn runs", () => {
@@ -130,15 +168,15 @@ describe("DeltaCatchUp over a long session of turns", () => {
       // Part 0's key is forgotten: its very late delta looks like a new part's early one.
       catchUp.push(event("text.delta", { partId: partId(0), delta: "very late" }, "turn_0"));
       expect(catchUp.trackedParts).toBe(2); // turn 2's part, and this one
-      wholeTurn(catchUp, 3, 1);
-      wholeTurn(catchUp, 4, 1);
+      wholeTurn(catchUp, 3, 1, 0);
+      wholeTurn(catchUp, 4, 1, 0);
       // Two turn ends, but not a minute: the live stream may be turns ahead of the durable.
       expect(catchUp.stats().droppedDeltas).toBe(0);
-      vi.advanceTimersByTime(ORPHAN_AFTER_MS);
-      wholeTurn(catchUp, 5, 1);
+      wholeTurn(catchUp, 5, 1, ORPHAN_AFTER_MS);
       expect(catchUp.stats().droppedDeltas).toBe(1);
       expect(out.filter((type) => type === "text.delta")).toHaveLength(6);
-      expect(catchUp.trackedParts).toBe(2);
+      // Turns 3 to 5's keys and the orphan's: turns 3 and 4 ended at once, in one generation.
+      expect(catchUp.trackedParts).toBe(4);
     } finally {
       vi.useRealTimers();
     }
@@ -191,7 +229,7 @@ describe("DeltaCatchUp over a long session of turns", () => {
       // The live stream is turns ahead: the part's deltas come before three turns' ends.
       catchUp.push(event("text.delta", { partId: late, delta: "he" }, "t9"));
       catchUp.push(event("text.delta", { partId: late, delta: "y" }, "t9"));
-      for (let turn = 0; turn < 3; turn++) wholeTurn(catchUp, 300 + turn, 1);
+      for (let turn = 0; turn < 3; turn++) wholeTurn(catchUp, 300 + turn, 1, 0);
       vi.advanceTimersByTime(1_000);
       catchUp.push(event("text.started", { partId: late, stepId: "s" }, "t9"));
       catchUp.push(event("text.ended", { partId: late, stepId: "s", text: "hey" }, "t9"));
@@ -228,14 +266,20 @@ describe("DeltaCatchUp, an abandoned turn", () => {
   });
 
   it("keeps no more parts than its bound over many abandoned turns", () => {
-    const { catchUp } = setUp();
-    const turns = 1_500;
-    for (let turn = 1; turn <= turns; turn++) {
-      cutShort(catchUp, turn);
-      catchUp.abandonTurn(`t${turn}`);
+    vi.useFakeTimers();
+    try {
+      const { catchUp } = setUp();
+      const turns = 1_500;
+      for (let turn = 1; turn <= turns; turn++) {
+        cutShort(catchUp, turn);
+        vi.setSystemTime(Date.now() + DELTA_MAX_HOLD_MS);
+        catchUp.abandonTurn(`t${turn}`);
+      }
+      // The last two turns' parts, not one part per turn the session ever abandoned.
+      expect(catchUp.trackedParts).toBeLessThanOrEqual(2);
+    } finally {
+      vi.useRealTimers();
     }
-    // The last two turns' parts, not one part per turn the session ever abandoned.
-    expect(catchUp.trackedParts).toBeLessThanOrEqual(2);
   });
 
   it("leaves the parts of other turns alone", () => {

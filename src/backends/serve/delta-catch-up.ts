@@ -93,9 +93,14 @@ export class DeltaCatchUp {
    * key: whether it went out completed from the end (its late deltas repeat what went out,
    * so they are let go uncounted). A late delta of one of them is dropped. A late delta comes
    * after its part's end, even after its turn's, but not after the next turn's: a long session
-   * keeps two turns' keys, not a window that fills over hours of turns (the soak saw it).
+   * keeps two turns' keys, not a window that fills over hours of turns (the soak saw it). The
+   * generations turn over at most once per `maxHoldMs`, so that every key is kept that long
+   * at least too: a turn that ends at once (failed, interrupted) while the live stream still
+   * lags does not forget the turn before's parts with their tails still coming.
    */
   readonly #ended = new TwoTurnMap<string, boolean>(ENDED_PARTS_KEPT);
+  /** When the ended parts' generations last turned over. */
+  #endedTurnedAt = Number.NEGATIVE_INFINITY;
   /** Turn ends seen: a part that waits for its start through two of them is no new part's. */
   #turnEnds = 0;
   /** Events behind a held end, in order (the first one is a held end, if any is). */
@@ -393,7 +398,10 @@ export class DeltaCatchUp {
         this.#forget(part);
       }
     }
-    this.#ended.turnEnded();
+    if (now - this.#endedTurnedAt >= this.#maxHoldMs) {
+      this.#ended.turnEnded();
+      this.#endedTurnedAt = now;
+    }
   }
 
   #orphaned(part: Part, now: number): boolean {
