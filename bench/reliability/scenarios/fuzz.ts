@@ -78,10 +78,10 @@ export const fuzzScenario: Scenario = {
     "valid events, unknown input kept as native.unknown",
   async run(context: ScenarioContext) {
     const frames = context.short ? FUZZ_FRAMES.short : FUZZ_FRAMES.full;
-    context.note(
-      `fuzz: ${thousands(frames)} mutated frames, seed ${context.seed}, ${fuzzWorkers()} workers`,
-    );
     const workers = fuzzWorkers();
+    context.note(
+      `fuzz: ${thousands(frames)} mutated frames, seed ${context.seed}, ${workers} workers`,
+    );
     const nextReport = { normalisers: 100_000, sse: 100_000 };
     const result = await runFuzzOnWorkers({
       mutatedFrames: frames,

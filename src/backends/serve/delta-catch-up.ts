@@ -49,8 +49,9 @@ export const DELTA_IDLE_MS = 5_000;
 export const DELTA_MAX_HOLD_MS = 30_000;
 
 /**
- * Ended parts remembered (to drop their late deltas) per turn, for the running turn and the
- * turn before; older ones are forgotten.
+ * Ended parts remembered (to drop their late deltas) in each of the two generations kept (the
+ * running turn's and the turn before's, or more turns' when they end within `maxHoldMs`); the
+ * oldest of a generation beyond it are forgotten.
  */
 export const ENDED_PARTS_KEPT = 1_000;
 
