@@ -31,6 +31,8 @@ export async function* joinedEvents<T>(
   const leave = stream.join(key, {
     event: (parsed) => queue.push(parsed),
     connected: () => queue.push(CONNECTED),
+    // What the first event heard dates matters to the delta catch-up only (merged-stream.ts).
+    heard: () => {},
     connection: (change) => options.onConnection?.(change),
     ended: (error) => queue.fail(error),
   });

@@ -45,6 +45,8 @@ function handFedSource() {
     },
     keyOf: (parsed: Parsed<Event>) => (parsed.event as Event).session,
     isConnected: (parsed: Parsed<Event>) => parsed.event.type === "server.connected",
+    isSubscribed: (parsed: Parsed<Event>) =>
+      !["server.connected", "heartbeat"].includes(parsed.event.type),
     logger: silentLogger,
   };
   return {
@@ -113,6 +115,42 @@ describe("a shared stream", () => {
     expect(first.got).toEqual(["connected", "reconnecting"]);
     expect(fed.opened).toHaveLength(1);
     stop.abort();
+  });
+
+  it("tells every session the first event each connection passed on, whoever's it is, before it (and a session that joins later)", async () => {
+    const fed = handFedSource();
+    const stream = new SharedStream(fed.source);
+    const told: string[] = [];
+    const listener = (name: string) => ({
+      event: (parsed: Parsed<Event>) => told.push(`${name} ${parsed.event.type}`),
+      connected: () => told.push(`${name} connected`),
+      heard: (parsed: Parsed<Event>) => told.push(`${name} heard ${parsed.event.type}`),
+      connection: () => {},
+      ended: () => {},
+    });
+    const leaveA = stream.join("ses_a", listener("a"));
+    await tick();
+    await fed.send({ type: "server.connected" });
+    await fed.send({ type: "heartbeat" }); // made by the stream: it dates nothing
+    await fed.send({ type: "delta-1", session: "ses_c" });
+    await fed.send({ type: "delta-2", session: "ses_a" });
+    const leaveB = stream.join("ses_b", listener("b"));
+    await fed.send({ type: "server.connected" }); // a new connection: heard anew
+    await fed.send({ type: "delta-3", session: "ses_b" });
+    expect(told).toEqual([
+      "a connected",
+      "a heard delta-1",
+      "a delta-2",
+      "b connected",
+      "b heard delta-1",
+      "a connected",
+      "b connected",
+      "a heard delta-3",
+      "b heard delta-3",
+      "b delta-3",
+    ]);
+    leaveA();
+    leaveB();
   });
 
   it("keeps a (re)connection in order with the events that came before it", async () => {

@@ -22,6 +22,13 @@ export interface SharedStreamListener<T> {
    * up). `event` is the one that said so (OpenCode's `server.connected`, whose id tells when).
    */
   connected(event: Parsed<T>): void;
+  /**
+   * The first event the connection passed on from the server's subscription (any session's),
+   * once per connection (also at join, when there was one). Not the connected event: OpenCode
+   * makes that before its subscription delivers, and events made in between (tens of ms, more
+   * on a busy server) never come on the connection; every event made after this one does.
+   */
+  heard(event: Parsed<T>): void;
   /** How the connection fares (a reconnect that fails, then connects). */
   connection(change: StreamConnectionChange): void;
   /** The stream ended for good (a refusal no retry mends): no event comes any more. */
@@ -38,6 +45,11 @@ export interface SharedStreamSource<T> {
   keyOf(parsed: Parsed<T>): string | undefined;
   /** Whether the event says the stream (re)connected (sent first on each connection). */
   isConnected(parsed: Parsed<T>): boolean;
+  /**
+   * Whether the event came through the server's subscription, not made by the stream itself
+   * (its connected and heartbeat events, which say nothing of when the subscription delivers).
+   */
+  isSubscribed(parsed: Parsed<T>): boolean;
   logger: Logger;
 }
 
@@ -46,8 +58,11 @@ export class SharedStream<T> {
   readonly #listeners = new Map<string, Set<SharedStreamListener<T>>>();
   #count = 0;
   #abort: AbortController | undefined;
-  /** The event by which the stream said it connected, while no attempt failed since. */
-  #up: Parsed<T> | undefined;
+  /**
+   * While the stream is up (no attempt failed since): the event by which it said it connected,
+   * and the first it passed on from the subscription since (see `SharedStreamListener.heard`).
+   */
+  #up: { connected: Parsed<T>; heard: Parsed<T> | undefined } | undefined;
   /** The last failed attempt while the stream is down, for a session joining meanwhile. */
   #down: StreamConnectionChange | undefined;
   /** Called once the connection closed with the last session gone (the owner forgets it). */
@@ -73,8 +88,10 @@ export class SharedStream<T> {
     set.add(listener);
     this.#count++;
     if (this.#abort === undefined) this.#start();
-    else if (this.#up !== undefined) listener.connected(this.#up);
-    else if (this.#down !== undefined) listener.connection(this.#down);
+    else if (this.#up !== undefined) {
+      listener.connected(this.#up.connected);
+      if (this.#up.heard !== undefined) listener.heard(this.#up.heard);
+    } else if (this.#down !== undefined) listener.connection(this.#down);
     let left = false;
     return () => {
       if (left) return;
@@ -133,9 +150,14 @@ export class SharedStream<T> {
       for await (const parsed of events) {
         if (signal.aborted) return;
         if (this.#source.isConnected(parsed)) {
-          this.#up = parsed;
+          this.#up = { connected: parsed, heard: undefined };
           for (const listener of this.#all()) listener.connected(parsed);
           continue;
+        }
+        const up = this.#up;
+        if (up !== undefined && up.heard === undefined && this.#source.isSubscribed(parsed)) {
+          up.heard = parsed;
+          for (const listener of this.#all()) listener.heard(parsed);
         }
         const key = this.#source.keyOf(parsed);
         if (key === undefined) continue;

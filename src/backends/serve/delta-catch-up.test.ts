@@ -367,14 +367,15 @@ function dated(event: CanonicalEvent, digits: string): CanonicalEvent {
   return { ...event, native: { backend: "serve", type: event.type, id: `evt_${digits}abc` } };
 }
 
-describe("DeltaCatchUp, live connections dated by their native id", () => {
-  const CONNECTED = "231400000000";
+describe("DeltaCatchUp, live connections dated by the first event they passed on", () => {
+  const HEARD = "231400000000";
   const BEFORE = "2313ffffffff";
   const AFTER = "231400000001";
+  const heard = `evt_${HEARD}x`;
 
-  it("streams a part that started after the live stream connected, as before", () => {
+  it("streams a part that started after the connection's first event, as before", () => {
     const { out, catchUp } = setUp();
-    catchUp.liveConnected(`evt_${CONNECTED}x`);
+    catchUp.liveHeard(heard);
     catchUp.push(delta("p", "hel"));
     catchUp.push(dated(started("p"), AFTER));
     catchUp.push(ended("p", "hello"));
@@ -384,11 +385,11 @@ describe("DeltaCatchUp, live connections dated by their native id", () => {
     expect(catchUp.stats()).toMatchObject({ completedParts: 0, droppedDeltas: 0 });
   });
 
-  it("hands out a part that started before the connection from its end, at once: its first deltas were never sent on it", () => {
-    // A cut just as the part began: its first deltas went while the live stream was away,
-    // and it is first seen after the reconnection (so no reconnect during it is seen).
+  it("hands out a part that started before the connection's first event from its end, at once: its first deltas never came on it", () => {
+    // A cut just as the part began: its first deltas went while the live stream was away (or
+    // before the new connection delivered), and it is first seen after the reconnection.
     const { out, catchUp } = setUp();
-    catchUp.liveConnected(`evt_${CONNECTED}x`);
+    catchUp.liveHeard(heard);
     catchUp.push(delta("p", "lo "));
     catchUp.push(dated(started("p"), BEFORE));
     catchUp.push(delta("p", "world"));
@@ -403,18 +404,49 @@ describe("DeltaCatchUp, live connections dated by their native id", () => {
     });
   });
 
-  it("does not wait for the deltas of an adopted turn's part whose end comes before any of them", () => {
+  it("dates a part that started before the connection passed anything on by the first event it passes on (the reliability suite's lost first deltas)", () => {
+    // OpenCode makes `server.connected` before its subscription delivers: the reply started
+    // after that event, its first deltas were made before the subscription delivered and never
+    // came, and the first event the connection passed on was a later delta of the part.
     const { out, catchUp } = setUp();
-    catchUp.liveConnected(`evt_${CONNECTED}x`);
+    catchUp.push(dated(started("p"), BEFORE));
+    expect(out).toEqual(["text.started p"]);
+    catchUp.liveHeard(`evt_${AFTER}x`);
+    catchUp.push(dated(delta("p", " tok7"), AFTER));
+    catchUp.push(ended("p", "tok1 tok2 tok3 tok4 tok5 tok6 tok7"));
+    expect(out).toEqual([
+      "text.started p",
+      "delta p:tok1 tok2 tok3 tok4 tok5 tok6 tok7@t1",
+      "text.ended p",
+    ]);
+    expect(catchUp.stats()).toMatchObject({ completedParts: 1, droppedDeltas: 1 });
+  });
+
+  it("a part's end waits while the connection has passed nothing on, and goes once the first event dates the part", () => {
+    const { out, catchUp } = setUp();
     catchUp.push(dated(started("p"), BEFORE));
     catchUp.push(ended("p", "whole"));
     catchUp.push(turnEnded());
+    expect(out).toEqual(["text.started p"]);
+    catchUp.liveHeard(heard);
     expect(out).toEqual(["text.started p", "delta p:whole@t1", "text.ended p", "turn.ended"]);
+  });
+
+  it("dates the parts against the current connection only: a reconnect forgets the first event heard", () => {
+    const { out, catchUp } = setUp();
+    catchUp.liveHeard(heard);
+    catchUp.liveConnected();
+    // Newer than the last connection's first event, but the new one passed nothing on yet.
+    catchUp.push(dated(started("p"), AFTER));
+    catchUp.liveHeard(`evt_${AFTER}y`);
+    catchUp.push(dated(delta("p", "lo"), AFTER));
+    catchUp.push(ended("p", "hello"));
+    expect(out).toEqual(["text.started p", "delta p:hello@t1", "text.ended p"]);
   });
 
   it("concludes nothing when an id is not of the ascending shape: the end waits as before", () => {
     const { out, catchUp } = setUp();
-    catchUp.liveConnected("connected");
+    catchUp.liveHeard("heard");
     catchUp.push(dated(started("p"), BEFORE));
     catchUp.push(ended("p", "whole"));
     expect(out).toEqual(["text.started p"]);

@@ -12,9 +12,10 @@
  *   turn's end comes after all its parts' ends), until the deltas handed out join to its
  *   value; while the live stream keeps delivering, for a bounded time per part. A reconnect
  *   of the live stream during the part means deltas were lost upstream: then it is not held,
- *   nor when the live stream connected after the part started (a cut just as it began, or a
- *   bridge adopting a running turn: the connection's id is older than the part's start, see
- *   native-id-order.ts), nor when the deltas handed out do not begin its value;
+ *   nor when the live connection was not yet delivering when the part started (a cut just as
+ *   it began, or a bridge adopting a running turn: the first event the connection passed on
+ *   is not older than the part's start, see `liveHeard`), nor when the deltas handed out do
+ *   not begin its value;
  * - a delta that comes after its part's end went out is dropped, and so is one that follows a
  *   hole (a reconnect of the live stream during its part, or a connection made after it
  *   started): the rest of such a part goes out from its end, so that its deltas still join to
@@ -108,8 +109,8 @@ export class DeltaCatchUp {
   readonly #queue: Queued[] = [];
   /** How often the live stream connected: a part seen under an earlier count lost deltas. */
   #connections = 0;
-  /** The native id of the event that said the live stream connected, the last time. */
-  #connectedId: string | undefined;
+  /** The native id of the first event the current live connection passed on (`liveHeard`). */
+  #heardId: string | undefined;
   #lastDeltaAt = 0;
   readonly #stats = { completedParts: 0, incompleteParts: 0, droppedDeltas: 0 };
   /** After `flush()`: everything passes straight through. */
@@ -130,13 +131,28 @@ export class DeltaCatchUp {
 
   /**
    * The live stream (re)connected. What it sent while it was away is gone: parts already
-   * going have lost deltas, so their ends wait for nothing. `connectedId`, the native id of
-   * the event that said so, dates the connection: a part that started before it (a cut as it
-   * began, an adopted turn's part) lost its first deltas too, though first seen after it.
+   * going have lost deltas, so their ends wait for nothing.
    */
-  liveConnected(connectedId?: string): void {
+  liveConnected(): void {
     this.#connections++;
-    this.#connectedId = connectedId;
+    this.#heardId = undefined;
+    this.#drain();
+  }
+
+  /**
+   * The live connection passed on its first event from the server's subscription, of native
+   * id `heardId`: it dates the connection. Not its `server.connected` event, which OpenCode
+   * makes before its subscription delivers: events made in between (tens of ms, more on a busy
+   * server) never come on the connection (a clean clone's reliability run lost a reply's first
+   * six deltas so). A part that started before the first event heard may have lost its first
+   * deltas though first seen after the connection (a cut as it began, an adopted turn's part):
+   * it goes out from its end; one that started after it has every delta coming.
+   */
+  liveHeard(heardId: string | undefined): void {
+    this.#heardId = heardId;
+    for (const part of this.#parts.values()) {
+      if (part.started) this.#date(part);
+    }
     this.#drain();
   }
 
@@ -314,21 +330,14 @@ export class DeltaCatchUp {
 
   /**
    * The part started (`startId`: its start's native id): the deltas that waited for it go out
-   * now, carrying its turn; unless the live stream connected after it started, and missed its
-   * first deltas.
+   * now, carrying its turn; unless the live connection was not delivering yet when it started,
+   * and missed its first deltas.
    */
   #start(part: Part, turnId: string | undefined, startId: string | undefined): void {
     part.started = true;
     part.turnId = turnId;
-    const connectedId = this.#connectedId;
-    if (
-      startId !== undefined &&
-      connectedId !== undefined &&
-      part.connection === this.#connections &&
-      nativeIdBefore(startId, connectedId) === true
-    ) {
-      part.liveJoinedLate = true;
-    }
+    part.startId = startId;
+    this.#date(part);
     const early = part.early;
     part.early = [];
     if (part.liveJoinedLate) {
@@ -336,6 +345,19 @@ export class DeltaCatchUp {
       return;
     }
     for (const delta of early) this.#handOut(delta, part);
+  }
+
+  /**
+   * Whether the live connection the part was first seen on was delivering when it started:
+   * known once the connection passed on an event (`liveHeard`; no delta of the part can come
+   * on it before). Nothing is concluded from ids not of OpenCode's ascending shape.
+   */
+  #date(part: Part): void {
+    const heardId = this.#heardId;
+    const startId = part.startId;
+    if (heardId === undefined || startId === undefined) return;
+    if (part.connection !== this.#connections) return; // a hole already
+    part.liveJoinedLate = nativeIdBefore(heardId, startId) === false;
   }
 
   /** The part's end goes out next: if deltas are missing at its tail, they go out first. */
@@ -373,7 +395,8 @@ export class DeltaCatchUp {
     if (this.#idleMs <= 0) return "the deltas differ from the ended value";
     if (this.#connections === 0) return "the live stream has not connected yet";
     if (part.connection !== this.#connections) return "the live stream reconnected during the part";
-    if (part.liveJoinedLate) return "the live stream connected after the part started";
+    if (part.liveJoinedLate)
+      return "the live connection was not delivering yet when the part started";
     if (part.startMissed) return "the stream was resumed during the part";
     if (part.expired) return "the live stream did not catch up in time";
     if (!part.completed && !(part.held?.value ?? "").startsWith(part.handed)) {

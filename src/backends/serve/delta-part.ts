@@ -16,11 +16,14 @@ export interface Part {
   /** Its start was pushed (it may still wait in the queue behind a held end). */
   startPushed: boolean;
   /**
-   * That connection was made after the part started (its start's native id is older): the
-   * first deltas were sent before it, and none of its deltas can join to the value.
+   * That connection was not delivering yet when the part started (its start's native id is
+   * not newer than the first event the connection passed on): its first deltas may never have
+   * come, and its deltas cannot be trusted to join to the value.
    */
   liveJoinedLate: boolean;
   started: boolean;
+  /** Its start's native id, once it started (dates it against the live connection). */
+  startId: string | undefined;
   /** The turn its start named: its deltas carry it. */
   turnId: string | undefined;
   /** Deltas that came before the part started, waiting for it. */
@@ -47,6 +50,7 @@ export function newPart(key: string, connection: number, seenAtTurnEnd: number):
     startPushed: false,
     liveJoinedLate: false,
     started: false,
+    startId: undefined,
     turnId: undefined,
     early: [],
     handed: "",

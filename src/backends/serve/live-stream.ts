@@ -62,6 +62,8 @@ export function sharedLiveStream(
         }),
       keyOf: ({ event }) => apiEventSessionId(event as { type: string } & Record<string, unknown>),
       isConnected: ({ event }) => event.type === "server.connected",
+      // The stream's own `server.connected`, `server.heartbeat`, `server.instance.disposed`.
+      isSubscribed: ({ event }) => !event.type.startsWith("server."),
       logger: options.logger,
     },
     () => {

@@ -43,11 +43,16 @@ export interface MergedStreamOptions {
   lingerMs?: number;
   logger?: Logger;
   /**
-   * Called each time the live stream (re)connects, with the native id of the event that said
-   * so (it tells when: see `nativeIdOrder`). Deltas sent before it are lost, so a caller
+   * Called each time the live stream (re)connects. Deltas sent before it are lost, so a caller
    * should not prompt before the first call.
    */
-  onLiveConnected?: (connectedId: string | undefined) => void;
+  onLiveConnected?: () => void;
+  /**
+   * Called once per live connection with the native id of the first event it passed on from
+   * the server's subscription (`SharedStreamListener.heard`): every event made after that one
+   * comes on the connection; one made before may have been lost (see native-id-order.ts).
+   */
+  onLiveHeard?: (heardId: string | undefined) => void;
   /**
    * Told how each stream's connection fares (see `StreamOptions.onConnection`); `closed` when
    * the durable stream was closed on purpose (whatever it reported before no longer holds).
@@ -62,16 +67,14 @@ export interface MergedEvent {
   parsed: Parsed<ApiEvent>;
 }
 
-/** The live stream (re)connected: queued with the events, so that it is read in its place. */
-interface LiveConnected {
-  connectedId: string | undefined;
-}
+/** What the live connection said of itself: queued with the events, so that it is read in its place. */
+type LiveSignal = { live: "connected" } | { live: "heard"; heardId: string | undefined };
 
 export class MergedSessionStream {
   readonly #client: OpencodeClient;
   readonly #options: MergedStreamOptions;
   readonly #logger: Logger;
-  readonly #queue = new AsyncQueue<MergedEvent | LiveConnected>();
+  readonly #queue = new AsyncQueue<MergedEvent | LiveSignal>();
   readonly #leaveLive: () => void;
   /** The last durable seq queued: where the durable stream resumes. */
   #after: number;
@@ -98,7 +101,9 @@ export class MergedSessionStream {
         if (LIVE_ONLY_TYPES.has(parsed.event.type)) this.#queue.push({ source: "live", parsed });
         else this.wake();
       },
-      connected: (parsed) => this.#queue.push({ connectedId: serveNativeOf(parsed.event).id }),
+      connected: () => this.#queue.push({ live: "connected" }),
+      heard: (parsed) =>
+        this.#queue.push({ live: "heard", heardId: serveNativeOf(parsed.event).id }),
       connection: (change) => options.onConnection?.("live", change),
       ended: (error) =>
         this.#logger.warn("the live stream ended with an error", {
@@ -116,7 +121,8 @@ export class MergedSessionStream {
         yield item;
         continue;
       }
-      this.#options.onLiveConnected?.(item.connectedId);
+      if (item.live === "connected") this.#options.onLiveConnected?.();
+      else this.#options.onLiveHeard?.(item.heardId);
     }
   }
 

@@ -29,8 +29,15 @@ describe("serve backend, a permission ask behind a held part end", () => {
     const deltas = live.filter((event) => event.type === "session.next.tool.input.delta");
     const ask = live.find((event) => event.type === "permission.v2.asked");
     expect(deltas.length).toBeGreaterThan(1);
-    // The live side: connected, the first delta only (the second is lost), then the ask.
-    transport.feed("v2.event.subscribe", [{ type: "server.connected", data: {} }, deltas[0], ask]);
+    // The live side: connected, the prompt's admission (the connection delivers from before
+    // the turn), the first delta only (the second is lost), then the ask.
+    const admitted = live.find((event) => event.type === "session.next.prompt.admitted");
+    transport.feed("v2.event.subscribe", [
+      { type: "server.connected", data: {} },
+      admitted,
+      deltas[0],
+      ask,
+    ]);
     await transport.drained("v2.event.subscribe");
     const callIndex = durable.findIndex((event) => event.type === "session.next.tool.called");
     transport.feed("v2.session.events", durable.slice(0, callIndex + 1));

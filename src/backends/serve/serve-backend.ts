@@ -202,9 +202,9 @@ export class ServeBackend implements SessionBackend {
   }
 
   /** The live stream (re)connected: prompts may go, and deltas it missed are not waited for. */
-  #liveConnected(connectedId: string | undefined): void {
+  #liveConnected(): void {
     this.#live.connected();
-    this.#catchUp.liveConnected(connectedId);
+    this.#catchUp.liveConnected();
   }
 
   /** Publishes an event: a permission ask once it carries its diff, a reply only once. */
@@ -339,7 +339,8 @@ export class ServeBackend implements SessionBackend {
       signal: this.#stop.signal,
       directory: this.#context.directory,
       logger: this.#context.logger,
-      onLiveConnected: (connectedId) => this.#liveConnected(connectedId),
+      onLiveConnected: () => this.#liveConnected(),
+      onLiveHeard: (heardId) => this.#catchUp.liveHeard(heardId),
       onConnection: (name, change) => {
         if (change === "closed") {
           health.forget(name);
