@@ -50,7 +50,7 @@ export interface MergedStreamOptions {
   /**
    * Called once per live connection with the native id of the first event it passed on from
    * the server's subscription (`SharedStreamListener.heard`): every event made after that one
-   * comes on the connection; one made before may have been lost (see native-id-order.ts).
+   * comes on the connection; one made before may have been lost (`DeltaCatchUp.liveHeard`).
    */
   onLiveHeard?: (heardId: string | undefined) => void;
   /**

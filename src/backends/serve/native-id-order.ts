@@ -3,7 +3,9 @@
  * "ascending": after the prefix (`evt_`) come 12 hex digits, the low 48 bits of (milliseconds
  * since the epoch × 4096 + a counter within the millisecond), all from the server's one clock;
  * then random characters. So two events of one server (its durable and live streams alike) are
- * ordered by those digits; checked on 1.18.33, where they are also the event's time.
+ * ordered by those digits; checked on 1.18.33, where they are also the event's time, and
+ * where a live connection passes events on in that order (903 events of a turn, durable and
+ * deltas interleaved).
  *
  * The 48 bits wrap every 2^36 ms (about 795 days): the digits are compared modulo 2^48, as the
  * nearer way round, which holds for any two ids less than about a year apart.
