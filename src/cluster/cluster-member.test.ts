@@ -8,6 +8,7 @@
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { canonicalEvent } from "../../test/support/canonical-event.js";
+import { pastTwoHeartbeats } from "../../test/support/stalled-holder.js";
 import { usePostgres } from "../../test/support/use-postgres.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { FencedAppendError, PostgresStore } from "../store/postgres-store.js";
@@ -22,6 +23,11 @@ afterEach(async () => {
 });
 
 const FAST = { ttlMs: 1_000, renewEveryMs: 200 } as const;
+/**
+ * A keeper whose heartbeat never comes within a test (vitest's bound is 2 minutes): a sidecar
+ * stalled, which still believes it holds what it held.
+ */
+const STALLED = { ttlMs: 10 * 60_000, renewEveryMs: 4 * 60_000 } as const;
 
 async function member(url: string, options: ClusterOptions): Promise<ClusterMember> {
   const store = await PostgresStore.open(url);
@@ -62,17 +68,21 @@ describe("ClusterMember", () => {
 
   it("refuses the appends of a driver whose session was taken over, and tells it", async () => {
     const url = await postgres.freshDatabase();
-    const a = await member(url, { holderId: "a", ...FAST });
+    const a = await member(url, { holderId: "a", ...STALLED });
     const told = stoppedDriving(a);
     expect(await a.leases.acquire("ses_1")).toBe(1);
     // A stalled past its lease (expired by hand here) and another sidecar took the session over.
+    // A live heartbeat of A's would renew the expired lease (nobody took it yet) and, after the
+    // takeover, tell A before its append: A's is stalled, so only the fence can stop A.
     const sql = new pg.Client({ connectionString: url });
     await sql.connect();
     cleanups.push(() => sql.end());
     await sql.query("UPDATE leases SET expires_at = '-infinity' WHERE session_id = 'ses_1'");
+    await pastTwoHeartbeats();
     const b = await LeaseKeeper.open(url, { holderId: "b", ...FAST });
     cleanups.push(() => b.close());
     expect(await b.acquire("ses_1")).toBe(2);
+    expect(a.leases.tokenOf("ses_1"), "A still believes it drives").toBe(1);
 
     await expect(a.store.append("ses_1", [turnStarted("ses_1")])).rejects.toBeInstanceOf(
       FencedAppendError,

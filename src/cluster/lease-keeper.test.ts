@@ -2,8 +2,8 @@
  * Session leases on a real Postgres: one holder at a time however keepers race (to take free
  * leases and to take over expired ones), fencing tokens that grow on every takeover, a lease
  * lost (and said so) when another holder has it or when its heartbeat cannot reach the
- * database, before it expires there; and a holder killed without releasing whose sessions
- * another keeper finds and takes.
+ * database, before it expires there; a lease that expired but nobody took renewed by its
+ * holder; and a holder killed without releasing whose sessions another keeper finds and takes.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -152,6 +152,23 @@ describe("LeaseKeeper", () => {
     await (await sql(url)).query("UPDATE leases SET holder = 'b', token = token + 1");
     expect(await lost).toEqual({ sessionId: "ses_1", token: 1, reason: "taken" });
     expect(a.tokenOf("ses_1")).toBeUndefined();
+  });
+
+  it("renews a lease that expired but nobody took: the same token, and no takeover after it", async () => {
+    const url = await postgres.freshDatabase();
+    // A quick heartbeat, with room for late ones: no lease lost to a loaded machine.
+    const a = await keeper(url, { holderId: "a", ttlMs: 3_000, renewEveryMs: 200 });
+    const b = await keeper(url, { holderId: "b" });
+    expect(await a.acquire("ses_1")).toBe(1);
+    const lost: LostLease[] = [];
+    a.onLost((event) => lost.push(event));
+    // What a renewal that reaches the database late finds: the lease expired, nobody took it.
+    // (Whether b sees it expired before a's next heartbeat is a race, so it is not asked.)
+    await (await sql(url)).query("UPDATE leases SET expires_at = '-infinity'");
+    await expect.poll(async () => (await b.holderOf("ses_1"))?.token, { timeout: 5_000 }).toBe(1);
+    expect(await b.acquire("ses_1")).toBeUndefined();
+    expect(a.tokenOf("ses_1")).toBe(1);
+    expect(lost).toEqual([]);
   });
 
   it("gives a lease up when its heartbeat cannot get through, before the database lets it expire", async () => {

@@ -43,6 +43,12 @@ export async function takeLease(
 /**
  * Extends the leases `held` (session id → token) by `ttlMs` from now; gives the sessions it
  * extended. One missing was taken by another holder (after it expired) or deleted.
+ *
+ * A lease that expired but nobody took is extended too, on purpose: its token is unchanged, so
+ * no other holder had it meanwhile, and no other holder's append came in between (appends are
+ * fenced by the token, append-fence.ts); a takeover adds one to the token, and this statement
+ * then misses the row. A renewal that reached the database late (load, a slow link) keeps the
+ * session where it is instead of moving it for nothing.
  */
 export async function renewLeases(
   db: ClusterPool,

@@ -48,6 +48,8 @@ export interface ClusterSidecarOptions {
   server?: string;
   /** Its sessions' directory (default: a new temp dir, removed on close). */
   directory?: string;
+  /** Its lease timing (default: 1 s leases, a heartbeat every 200 ms). */
+  lease?: { ttlMs: number; renewEveryMs: number };
 }
 
 /**
@@ -70,8 +72,8 @@ export function useClusterSidecars() {
 }
 
 /**
- * A sidecar in the cluster of `url` (1 s leases); `cleanups` gets what stops it (run them in
- * reverse order).
+ * A sidecar in the cluster of `url` (1 s leases unless `options.lease`); `cleanups` gets what
+ * stops it (run them in reverse order).
  */
 export async function clusterSidecar(
   url: string,
@@ -89,8 +91,7 @@ export async function clusterSidecar(
   const cluster = await ClusterMember.join(url, store, {
     holderId,
     address,
-    ttlMs: 1_000,
-    renewEveryMs: 200,
+    ...(options.lease ?? { ttlMs: 1_000, renewEveryMs: 200 }),
     pollEveryMs: 200,
     ...(options.server === undefined ? {} : { server: options.server }),
   });

@@ -6,7 +6,6 @@
  * events from the store; a driver whose lease is taken stops
  * driving at once, ending nothing, and says so; an expired lease is taken over.
  */
-import pg from "pg";
 import { describe, expect, it } from "vitest";
 import {
   type ClusterSidecar,
@@ -14,6 +13,11 @@ import {
   sendTo,
   useClusterSidecars,
 } from "../../../test/support/cluster-sidecars.js";
+import {
+  LEASE_OF_A_HOLDER_TO_STALL,
+  pastTwoHeartbeats,
+  stallPastItsLease,
+} from "../../../test/support/stalled-holder.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { SessionInfoSchema } from "../protocol/http.js";
 import { SessionFeeds } from "../streams/session-feeds.js";
@@ -124,27 +128,18 @@ describe("a sidecar in a cluster", () => {
 
   it("stops driving a session whose lease another took, ends no turn, and says so", async () => {
     const url = await cluster.freshDatabase();
-    const [a, b] = [await sidecarIn(url, "a"), await sidecarIn(url, "b")];
+    const a = await cluster.sidecar(url, "a", { lease: LEASE_OF_A_HOLDER_TO_STALL });
+    const b = await sidecarIn(url, "b");
     const id = await createClusterSession(a);
     expect((await sendTo(a, id, "hello")).statusCode).toBe(202);
     await expect
       .poll(async () => (await a.store.read(id)).map((e) => e.type))
       .toContain("turn.started");
-    // A stalled past its lease (expired by hand) and B took the session.
-    const sql = new pg.Client({ connectionString: url });
-    await sql.connect();
-    cleanups.push(() => sql.end());
-    // A's heartbeat renews it every 200 ms, which may come between the two: expire it again.
-    await expect
-      .poll(async () => {
-        await sql.query("UPDATE leases SET expires_at = '-infinity' WHERE session_id = $1", [id]);
-        return await b.ctx.sessions.open(id).then(
-          () => true,
-          () => false,
-        );
-      })
-      .toBe(true);
-    await expect.poll(() => a.ctx.sessions.peek(id)).toBeUndefined();
+    // A stalled past its lease and B took the session; A's next heartbeat finds it taken.
+    await stallPastItsLease(url, "a", id);
+    await pastTwoHeartbeats();
+    await b.ctx.sessions.open(id);
+    await expect.poll(() => a.ctx.sessions.peek(id), { timeout: 5_000 }).toBeUndefined();
     expect(a.logger.entries).toContainEqual(
       expect.objectContaining({
         level: "warn",

@@ -5,7 +5,6 @@
  * the relay follows the session to its new driver; a relay subscription never opens or
  * adopts a session.
  */
-import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type ClusterSidecar,
@@ -16,6 +15,11 @@ import type { InProcessBackend } from "../../../test/support/in-process-backend.
 import { messageWith, RawWsClient } from "../../../test/support/raw-ws.js";
 import { TOKEN } from "../../../test/support/sidecar-harness.js";
 import { canonicalEventsOf, subscribeOverWs } from "../../../test/support/sidecar-http.js";
+import {
+  LEASE_OF_A_HOLDER_TO_STALL,
+  pastTwoHeartbeats,
+  stallPastItsLease,
+} from "../../../test/support/stalled-holder.js";
 import { usePostgres } from "../../../test/support/use-postgres.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { RELAY_HEADER } from "./relay-socket.js";
@@ -141,23 +145,21 @@ describe("deltas across sidecars", () => {
 
   it("follows the session to its new driver after the lease moves", async () => {
     const url = await postgres.freshDatabase();
-    const [a, b, c] = [
-      await listeningSidecar(url, "a"),
-      await listeningSidecar(url, "b"),
-      await listeningSidecar(url, "c"),
-    ];
+    const a = await clusterSidecar(url, "a", cleanups, {
+      listen: true,
+      lease: LEASE_OF_A_HOLDER_TO_STALL,
+    });
+    const [b, c] = [await listeningSidecar(url, "b"), await listeningSidecar(url, "c")];
     const id = await createSession(a);
     const onC = await subscribe(c, id);
     const onA = await startTurn(a, id);
     streamPart(onA, "before", pieces(5, "a"));
     await until("A's part on C", () => hasEvent(onC, "text.delta", "before"));
-    // A stalled past its lease (expired by hand) and B took the session over.
-    const sql = new pg.Client({ connectionString: url });
-    await sql.connect();
-    cleanups.push(() => sql.end());
-    await sql.query("UPDATE leases SET expires_at = '-infinity' WHERE session_id = $1", [id]);
+    // A stalled past its lease and B took the session over; A's next heartbeat finds it taken.
+    await stallPastItsLease(url, "a", id);
+    await pastTwoHeartbeats();
     await b.ctx.sessions.open(id);
-    await expect.poll(() => a.ctx.sessions.peek(id)).toBeUndefined();
+    await expect.poll(() => a.ctx.sessions.peek(id), { timeout: 5_000 }).toBeUndefined();
     const onB = b.backends.get(id);
     if (onB === undefined) throw new Error("B did not adopt the session");
     // The relay finds B within its backoff; B's parts stream to C as deltas once it has.
