@@ -8,7 +8,7 @@
  * and print where: a failed run can then be read); --minutes N (the full soak measures N
  * minutes after its warm-up instead of 10: a long soak shows whether a slope levels off);
  * --jit on|off (the soak's child with V8's optimising compilers, as a bridge runs in
- * production, or interpreting only; see run-soak.ts for why both, verdict.ts for the default).
+ * production, or interpreting only; run-soak.ts says why both, scenarios/soak.ts the default).
  *
  * The time budget: the whole full suite must fit in 20 minutes on 2 cores, and the issue's
  * scenarios add up to more when run one after the other (the soak alone is 10 minutes). So the
