@@ -5,7 +5,10 @@
  * Options: --only a,b; --short (the short variants, as `npm test` runs them); --seed N
  * (default 17: the fuzzer's, printed in the notes, so that a run can be repeated); --keep (keep
  * the run's directory, every scenario's store, logs and files, instead of removing it at exit,
- * and print where: a failed run can then be read).
+ * and print where: a failed run can then be read); --minutes N (the full soak measures N
+ * minutes after its warm-up instead of 10: a long soak shows whether a slope levels off);
+ * --jit on|off (the soak's child with V8's optimising compilers, as a bridge runs in
+ * production, or interpreting only; run-soak.ts says why both, scenarios/soak.ts the default).
  *
  * The time budget: the whole full suite must fit in 20 minutes on 2 cores, and the issue's
  * scenarios add up to more when run one after the other (the soak alone is 10 minutes). So the
@@ -18,6 +21,7 @@ import {
   isPlanned,
   type ScenarioContext,
   type ScenarioResult,
+  type SoakOptions,
   type SuiteEntry,
 } from "./scenario.js";
 import { SUITE } from "./scenarios/index.js";
@@ -42,6 +46,8 @@ const { values } = parseArgs({
     short: { type: "boolean", default: false },
     seed: { type: "string", default: String(DEFAULT_SEED) },
     keep: { type: "boolean", default: false },
+    minutes: { type: "string" },
+    jit: { type: "string" },
   },
 });
 const seed = Number(values.seed);
@@ -49,6 +55,19 @@ if (!Number.isSafeInteger(seed)) usage(`--seed wants an integer, got ${values.se
 const names = values.only?.split(",").map((name) => name.trim()) ?? SUITE.map((e) => e.name);
 const unknown = names.filter((name) => !SUITE.some((entry) => entry.name === name));
 if (unknown.length > 0) usage(`no scenario named ${unknown.join(", ")}`);
+const soak: SoakOptions = {};
+if (values.minutes !== undefined) {
+  const minutes = Number(values.minutes);
+  if (!Number.isInteger(minutes) || minutes < 1 || minutes > 24 * 60) {
+    usage(`--minutes wants a whole number of minutes from 1 to 1440, got ${values.minutes}`);
+  }
+  soak.minutes = minutes;
+}
+if (values.jit !== undefined) {
+  if (values.jit !== "on" && values.jit !== "off")
+    usage(`--jit wants on or off, got ${values.jit}`);
+  soak.jit = values.jit === "on";
+}
 
 /** The highest RSS seen while `run` runs: sampled on a timer and whenever the scenario asks. */
 async function withPeakRss<T>(run: (sample: () => void) => Promise<T>): Promise<[T, number]> {
@@ -76,6 +95,7 @@ async function runEntry(entry: SuiteEntry): Promise<Outcome> {
       seed,
       note: (line) => console.error(`[reliability] ${line}`),
       sampleRss,
+      soak,
     });
     try {
       return await entry.run(context);

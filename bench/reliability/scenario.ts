@@ -51,6 +51,15 @@ export interface ScenarioContext {
   secret(value: string, what?: string): void;
   /** The suite's directory (every scenario's `workDir` is in it) and the secrets told so far. */
   suite: SuiteFiles;
+  /** The soak's `--minutes` and `--jit` (run.ts); the full variant's defaults when not given. */
+  soak?: SoakOptions;
+}
+
+/** How long the full soak measures, and whether its child's V8 runs its optimising compilers. */
+export interface SoakOptions {
+  /** Minutes measured after the warm-up. */
+  minutes?: number;
+  jit?: boolean;
 }
 
 /** What the scenarios of one run share: where they write, and the secrets they used. */

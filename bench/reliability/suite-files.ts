@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ScenarioContext, SuiteFiles } from "./scenario.js";
+import type { ScenarioContext, SoakOptions, SuiteFiles } from "./scenario.js";
 
 export function createSuiteFiles(): SuiteFiles & { remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), "ocb-reliability-"));
@@ -22,7 +22,13 @@ export function createSuiteFiles(): SuiteFiles & { remove(): void } {
 export function scenarioContext(
   suite: SuiteFiles,
   name: string,
-  options: { short: boolean; seed: number; note?: (line: string) => void; sampleRss?: () => void },
+  options: {
+    short: boolean;
+    seed: number;
+    note?: (line: string) => void;
+    sampleRss?: () => void;
+    soak?: SoakOptions;
+  },
 ): ScenarioContext {
   const workDir = join(suite.dir, name);
   mkdirSync(workDir, { recursive: true });
@@ -41,5 +47,6 @@ export function scenarioContext(
       }
     },
     suite,
+    ...(options.soak === undefined ? {} : { soak: options.soak }),
   };
 }

@@ -84,4 +84,42 @@ describe("reliability: soak (short variant)", () => {
     const leaking = compiling.map((s, i) => ({ ...s, heapBytes: s.heapBytes + i * 1024 * 1024 }));
     expect(soakFigures(leaking, undefined, limits).flat).toBe(false);
   });
+
+  it("judges a long run's last 10 minutes: growth that levels off passes, growth that goes on fails", () => {
+    const limits = SLOPE_LIMITS.full;
+    const KiB = 1024;
+    // 33 minutes sampled every 5 s, the objects given in KiB at each minute t.
+    const run = (objectsKiB: (t: number) => number) =>
+      Array.from({ length: (33 * 60) / 5 + 1 }, (_, i) => {
+        const t = (i * 5) / 60;
+        return {
+          ...sample(i * 5_000, 20),
+          heapBytes: (20 * 1024 + objectsKiB(t)) * KiB + 2 * 1024 * KiB,
+        };
+      }).map((s) => ({ ...s, rssBytes: 100 * 1024 * KiB + s.heapBytes }));
+    // V8 compiling: 2 MiB that comes in ever slower (a time constant of 5 minutes), 4 KiB/min
+    // by minute 23 and less after; far over the bar in the first third.
+    const levelling = (t: number) => 2048 * (1 - Math.exp(-t / 5));
+    const settles = soakFigures(run(levelling), undefined, limits);
+    expect(settles.judged.fromMs).toBe(23 * 60_000);
+    expect(settles.thirds.objects[0]).toBeGreaterThan(limits.heapKiBPerMinute);
+    expect(settles.heapSlope).toBeLessThan(limits.heapKiBPerMinute);
+    expect(settles.flat).toBe(true);
+    // The same, and 32 KiB a minute kept besides: as steep at the end as at the start.
+    const leaking = soakFigures(
+      run((t) => levelling(t) + 32 * t),
+      undefined,
+      limits,
+    );
+    expect(leaking.heapSlope).toBeGreaterThan(limits.heapKiBPerMinute);
+    expect(leaking.flat).toBe(false);
+    // The default run (13 minutes) judges its whole 10 minutes measured, as before.
+    const short = soakFigures(
+      run(levelling).filter((s) => s.atMs <= 13 * 60_000),
+      undefined,
+      limits,
+    );
+    expect(short.judged.fromMs).toBe(limits.warmUpMs);
+    expect(short.flat).toBe(false);
+  });
 });

@@ -25,6 +25,8 @@ export interface SoakLoad {
   sessions: number;
   durationMs: number;
   sampleEveryMs: number;
+  /** The child's V8 with its optimising compilers (production's), or interpreting only. */
+  jit: boolean;
 }
 
 export interface SoakRun {
@@ -39,17 +41,19 @@ export interface SoakRun {
 }
 
 /**
- * The child's V8 runs its interpreter only, its optimising compilers off. What they compile
- * grows for an hour at the soak's load, and is the engine's, bounded by the program: measured
- * with them on, 60 to 90 KiB/min of optimised code and its metadata still at 5 to 10 minutes
- * (heap snapshots: some 100 code objects more every 3 minutes, each the live code of a function
- * tiering up for the first time, `connect`, `writeH1`, `listOnTimeout`…), and RSS after it (V8
- * growing its heap, and the compiler threads' malloc arenas). With them off, the slopes are
- * the bridge's own; the objects a turn leaves behind are the same in every tier.
- * `OCB_SOAK_JIT=on` runs the child with them, to see that growth.
+ * The child's V8 flags: none with the JIT on; without it, its interpreter only, its optimising
+ * compilers off. What they compile grows long after the bridge's own warm-up, and is the
+ * engine's, bounded by the program: measured with them on, 60 to 90 KiB/min of optimised code
+ * and its metadata still at 5 to 10 minutes (heap snapshots: some 100 code objects more every
+ * 3 minutes, each the live code of a function tiering up for the first time, `connect`,
+ * `writeH1`, `listOnTimeout`…), and RSS after it (V8 growing its heap, and the compiler
+ * threads' malloc arenas). With them off, a short soak's slopes are the bridge's own; the
+ * objects a turn leaves behind are the same in every tier. With them on, it is what runs in
+ * production, and a soak must run long enough for that growth to level off (verdict.ts).
  */
-export const SOAK_CHILD_NODE_ARGS: readonly string[] =
-  process.env.OCB_SOAK_JIT === "on" ? [] : ["--no-opt", "--no-maglev", "--no-sparkplug"];
+export function soakChildNodeArgs(jit: boolean): string[] {
+  return jit ? [] : ["--no-opt", "--no-maglev", "--no-sparkplug"];
+}
 
 /** Bound on the child's start (a cold opencode start) and its close, beyond its duration. */
 const SLACK_MS = 120_000;
@@ -77,7 +81,9 @@ export async function runSoak(
     const model = await startModel(context.workDir, started);
     watches.push(new DescendantWatch(model.process.pid, WATCH_EVERY_MS));
     const settings: SoakSettings = {
-      ...load,
+      sessions: load.sessions,
+      durationMs: load.durationMs,
+      sampleEveryMs: load.sampleEveryMs,
       modelUrl: model.url,
       workDir: context.workDir,
       apiKey,
@@ -85,7 +91,7 @@ export async function runSoak(
     };
     const child = startScript("bench/reliability/soak/soak-child.ts", {
       env: { [SOAK_SETTINGS_ENV]: JSON.stringify(settings) },
-      nodeArgs: [...SOAK_CHILD_NODE_ARGS],
+      nodeArgs: soakChildNodeArgs(load.jit),
       stderrFile: stderrFile(context.workDir, "soak-child"),
       onLine: (line) => readReport(line, run, context.note, join(context.workDir, SAMPLES_FILE)),
     });
