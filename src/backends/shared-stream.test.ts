@@ -117,7 +117,7 @@ describe("a shared stream", () => {
     stop.abort();
   });
 
-  it("tells every session the first event each connection passed on, whoever's it is, before it (and a session that joins later)", async () => {
+  it("tells every session the first event each connection passed on, whoever's it is, before it; and one that joins later the newest before its join", async () => {
     const fed = handFedSource();
     const stream = new SharedStream(fed.source);
     const told: string[] = [];
@@ -142,7 +142,7 @@ describe("a shared stream", () => {
       "a heard delta-1",
       "a delta-2",
       "b connected",
-      "b heard delta-1",
+      "b heard delta-2",
       "a connected",
       "b connected",
       "a heard delta-3",

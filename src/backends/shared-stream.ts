@@ -23,10 +23,13 @@ export interface SharedStreamListener<T> {
    */
   connected(event: Parsed<T>): void;
   /**
-   * The first event the connection passed on from the server's subscription (any session's),
-   * once per connection (also at join, when there was one). Not the connected event: OpenCode
-   * makes that before its subscription delivers, and events made in between (tens of ms, more
-   * on a busy server) never come on the connection; every event made after this one does.
+   * Once per connection, the event from which on the session hears everything the server's
+   * subscription passes on (any session's event): every event made after it comes to the
+   * session; one made before it may not have. For the sessions there as the connection opened,
+   * the first event it passed on; for one joining an open connection, the newest it passed on
+   * before the join (what came before went to nobody). Not the connected event: OpenCode makes
+   * that before its subscription delivers, and events made in between (tens of ms, more on a
+   * busy server) never come on the connection.
    */
   heard(event: Parsed<T>): void;
   /** How the connection fares (a reconnect that fails, then connects). */
@@ -47,7 +50,8 @@ export interface SharedStreamSource<T> {
   isConnected(parsed: Parsed<T>): boolean;
   /**
    * Whether the event came through the server's subscription, not made by the stream itself
-   * (its connected and heartbeat events, which say nothing of when the subscription delivers).
+   * (its connected and heartbeat events, which say nothing of when the subscription delivers),
+   * and tells when it was made (it has an id): it can date the connection.
    */
   isSubscribed(parsed: Parsed<T>): boolean;
   logger: Logger;
@@ -60,9 +64,9 @@ export class SharedStream<T> {
   #abort: AbortController | undefined;
   /**
    * While the stream is up (no attempt failed since): the event by which it said it connected,
-   * and the first it passed on from the subscription since (see `SharedStreamListener.heard`).
+   * and the newest it passed on from the subscription since (see `SharedStreamListener.heard`).
    */
-  #up: { connected: Parsed<T>; heard: Parsed<T> | undefined } | undefined;
+  #up: { connected: Parsed<T>; latest: Parsed<T> | undefined } | undefined;
   /** The last failed attempt while the stream is down, for a session joining meanwhile. */
   #down: StreamConnectionChange | undefined;
   /** Called once the connection closed with the last session gone (the owner forgets it). */
@@ -90,7 +94,7 @@ export class SharedStream<T> {
     if (this.#abort === undefined) this.#start();
     else if (this.#up !== undefined) {
       listener.connected(this.#up.connected);
-      if (this.#up.heard !== undefined) listener.heard(this.#up.heard);
+      if (this.#up.latest !== undefined) listener.heard(this.#up.latest);
     } else if (this.#down !== undefined) listener.connection(this.#down);
     let left = false;
     return () => {
@@ -150,14 +154,14 @@ export class SharedStream<T> {
       for await (const parsed of events) {
         if (signal.aborted) return;
         if (this.#source.isConnected(parsed)) {
-          this.#up = { connected: parsed, heard: undefined };
+          this.#up = { connected: parsed, latest: undefined };
           for (const listener of this.#all()) listener.connected(parsed);
           continue;
         }
         const up = this.#up;
-        if (up !== undefined && up.heard === undefined && this.#source.isSubscribed(parsed)) {
-          up.heard = parsed;
-          for (const listener of this.#all()) listener.heard(parsed);
+        if (up !== undefined && this.#source.isSubscribed(parsed)) {
+          if (up.latest === undefined) for (const listener of this.#all()) listener.heard(parsed);
+          up.latest = parsed;
         }
         const key = this.#source.keyOf(parsed);
         if (key === undefined) continue;

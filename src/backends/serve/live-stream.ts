@@ -62,8 +62,9 @@ export function sharedLiveStream(
         }),
       keyOf: ({ event }) => apiEventSessionId(event as { type: string } & Record<string, unknown>),
       isConnected: ({ event }) => event.type === "server.connected",
-      // The stream's own `server.connected`, `server.heartbeat`, `server.instance.disposed`.
-      isSubscribed: ({ event }) => !event.type.startsWith("server."),
+      // Not the stream's own `server.connected`, `server.heartbeat`, `server.instance.disposed`.
+      isSubscribed: ({ event }) =>
+        !event.type.startsWith("server.") && typeof (event as { id?: unknown }).id === "string",
       logger: options.logger,
     },
     () => {
