@@ -60,6 +60,9 @@ const bridge = await Bridge.start({
   server: { password: settings.password },
   permissions: "allow-all",
   logger,
+  // The catalog (some 8,000 models) took longer than the default 30 s at load 10-14 on 2 cores;
+  // the run's own bound on the child's start is 120 s (run-soak.ts).
+  modelReadyTimeoutMs: 100_000,
 });
 const tally = { started: 0, endedOnce: 0, outcomes: {} as Record<string, number> };
 const errors: string[] = [];
