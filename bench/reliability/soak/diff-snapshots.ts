@@ -301,11 +301,14 @@ function fieldRetained(
 /**
  * V8's compiled code (functions' machine code and bytecode and their tables: what
  * `getHeapCodeStatistics` counts, near enough), V8's other metadata (feedback vectors,
- * dependent-code lists, object shapes: counted in no code figure), or the program's objects.
+ * dependent-code lists, object shapes: counted in no code figure), native memory held by
+ * heap objects (off V8's heap), or the program's objects.
  */
 export function kindOf(group: string): string {
   if (group.startsWith("code: ") && !group.startsWith("code: system / ")) return "V8 code";
   if (group === "object: system / Context") return "program";
+  // ArrayBuffers' backing stores: the program's, and outside V8's heap (not in `heapUsed`).
+  if (group.startsWith("native: ")) return "native";
   if (group.includes(": system / ") || group.startsWith("object shape: ")) return "V8 metadata";
   if (group.startsWith("hidden: ")) return "V8 metadata";
   return "program";
