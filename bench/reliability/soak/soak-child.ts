@@ -20,6 +20,7 @@ import type { Session } from "../../../src/runtime/session.js";
 import { lineLogger } from "../../../src/sidecar/log-lines.js";
 import { SqliteStore } from "../../../src/store/sqlite-store.js";
 import { demoProviderConfig } from "../../../src/testing/demo-provider.js";
+import { scheduleHeapSnapshots } from "./heap-snapshots.js";
 import { SOAK_SETTINGS_ENV, type SoakReport, SoakSettingsSchema } from "./reports.js";
 import {
   activeCount,
@@ -60,6 +61,9 @@ const bridge = await Bridge.start({
   server: { password: settings.password },
   permissions: "allow-all",
   logger,
+  // The catalog (some 8,000 models) took longer than the default 30 s at load 10-14 on 2 cores;
+  // the run's own bound on the child's start is 120 s (run-soak.ts).
+  modelReadyTimeoutMs: 100_000,
 });
 const tally = { started: 0, endedOnce: 0, outcomes: {} as Record<string, number> };
 const errors: string[] = [];
@@ -98,6 +102,10 @@ async function sample(): Promise<void> {
   });
 }
 const sampler = setInterval(() => void sample(), settings.sampleEveryMs);
+// Off by default; stderr, as stdout carries the reports only.
+const cancelSnapshots = scheduleHeapSnapshots(process.env, (line) =>
+  process.stderr.write(`${line}\n`),
+);
 try {
   const sessions = await Promise.all(
     Array.from({ length: settings.sessions }, (_, i) =>
@@ -108,6 +116,7 @@ try {
   await Promise.all(sessions.map((session, i) => runTurns(session, i, deadline)));
 } finally {
   clearInterval(sampler);
+  cancelSnapshots();
   await sample();
   await bridge.close();
   await warmed.close(); // the bridge's, but not owned by it: given, not opened by it
