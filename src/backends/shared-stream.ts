@@ -19,7 +19,8 @@ export interface SharedStreamListener<T> {
   event(parsed: Parsed<T>): void;
   /**
    * The stream (re)connected: events sent before it were not heard (also at join, when it is
-   * up). `event` is the one that said so (OpenCode's `server.connected`, whose id tells when).
+   * up). `event` is the one that said so (OpenCode's `server.connected`; its id does not tell
+   * from when the connection delivers: `heard` does).
    */
   connected(event: Parsed<T>): void;
   /**
