@@ -109,7 +109,7 @@ export class DeltaCatchUp {
   readonly #queue: Queued[] = [];
   /** How often the live stream connected: a part seen under an earlier count lost deltas. */
   #connections = 0;
-  /** The native id of the event from which on this session hears the live connection (`liveHeard`). */
+  /** The native id of the event from which on this session hears the connection (`liveHeard`). */
   #heardId: string | undefined;
   #lastDeltaAt = 0;
   readonly #stats = { completedParts: 0, incompleteParts: 0, droppedDeltas: 0 };
@@ -145,9 +145,9 @@ export class DeltaCatchUp {
    * `SharedStreamListener.heard`): it dates the connection. Not its `server.connected` event,
    * which OpenCode makes before its subscription delivers: events made in between (tens of ms,
    * more on a busy server) never come on the connection (a clean clone's reliability run lost a
-   * reply's first six deltas so). A part that started before the first event heard may have lost its first
-   * deltas though first seen after the connection (a cut as it began, an adopted turn's part):
-   * it goes out from its end; one that started after it has every delta coming.
+   * reply's first six deltas so). A part that started before that event may have lost its
+   * first deltas though first seen after the connection (a cut as it began, an adopted turn's
+   * part): it goes out from its end; one that started after it has every delta coming.
    */
   liveHeard(heardId: string | undefined): void {
     this.#heardId = heardId;
