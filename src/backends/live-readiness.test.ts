@@ -91,4 +91,26 @@ describe("LiveReadiness", () => {
     expect(warnings).toEqual([]);
     expect(vi.getTimerCount()).toBe(0);
   });
+
+  it("asks a stream that is down to try again now when a prompt waits for it, once until it reports", async () => {
+    const { logger } = recordingLogger();
+    let retries = 0;
+    const live = new LiveReadiness(() => retries++);
+    const context = { sessionId: "ses_1", logger };
+    // Connecting for the first time: nothing failed, nothing to hurry.
+    live.wait(undefined, context).catch(() => {});
+    expect(retries).toBe(0);
+    live.connected();
+    live.disconnected();
+    const first = live.wait(undefined, context);
+    const second = live.connectedWithin(1_000);
+    expect(retries).toBe(1);
+    live.disconnected(); // the retried connection failed too: the next prompt asks again
+    const third = live.wait(undefined, context);
+    expect(retries).toBe(2);
+    live.connected();
+    await Promise.all([first, second, third]);
+    await live.wait(undefined, context);
+    expect(retries).toBe(2);
+  });
 });

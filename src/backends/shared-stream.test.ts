@@ -195,6 +195,42 @@ describe("a shared stream", () => {
     await a.done;
   });
 
+  it("retryNow() connects again at once while the stream is down, once until that connection reports", async () => {
+    const fed = handFedSource();
+    const stream = new SharedStream(fed.source);
+    const stop = new AbortController();
+    const a = reader(stream, "ses_a", stop.signal);
+    await tick();
+    stream.retryNow(); // connecting for the first time, not down: nothing to hurry
+    await fed.send({ type: "server.connected" });
+    stream.retryNow(); // up
+    expect(fed.opened).toHaveLength(1);
+    fed.opened[0]?.onConnection({ state: "reconnecting", attempt: 1, reason: "x", retryInMs: 9 });
+    // Its backoff, or an attempt a starting server took and never answers, is dropped.
+    stream.retryNow();
+    stream.retryNow(); // many sessions asking at once make one attempt
+    await tick();
+    expect(fed.opened).toHaveLength(2);
+    expect(fed.opened[0]?.signal.aborted).toBe(true);
+    fed.opened[1]?.onConnection({ state: "reconnecting", attempt: 1, reason: "y", retryInMs: 9 });
+    stream.retryNow(); // that one reported (it failed too): asking again tries again
+    await tick();
+    expect(fed.opened).toHaveLength(3);
+    fed.opened[2]?.onConnection({ state: "connected" });
+    await fed.send({ type: "server.connected" });
+    await fed.send({ type: "delta", session: "ses_a" });
+    expect(a.got).toEqual([
+      "connected",
+      "reconnecting",
+      "reconnecting",
+      "connected",
+      "connected",
+      "delta",
+    ]);
+    stop.abort();
+    await a.done;
+  });
+
   it("opens a new connection for the next session once the last one left", async () => {
     const fed = handFedSource();
     let idle = 0;

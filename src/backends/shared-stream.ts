@@ -70,6 +70,8 @@ export class SharedStream<T> {
   #up: { connected: Parsed<T>; latest: Parsed<T> | undefined } | undefined;
   /** The last failed attempt while the stream is down, for a session joining meanwhile. */
   #down: StreamConnectionChange | undefined;
+  /** `retryNow` started a connection that has not reported yet: it is not started again. */
+  #retrying = false;
   /** Called once the connection closed with the last session gone (the owner forgets it). */
   readonly #onIdle: () => void;
 
@@ -117,6 +119,18 @@ export class SharedStream<T> {
     this.#start();
   }
 
+  /**
+   * While the stream is down, drops the backoff or the attempt under way and tries again now
+   * (a session is about to prompt: the server may be back, and an attempt a starting server
+   * took is never answered). Once until that connection reports: many sessions asking at once
+   * make one attempt.
+   */
+  retryNow(): void {
+    if (this.#down === undefined || this.#retrying) return;
+    this.#retrying = true;
+    this.reconnect();
+  }
+
   #leave(key: string, listener: SharedStreamListener<T>): void {
     const set = this.#listeners.get(key);
     if (set?.delete(listener) !== true) return;
@@ -127,6 +141,7 @@ export class SharedStream<T> {
       this.#abort = undefined;
       this.#up = undefined;
       this.#down = undefined;
+      this.#retrying = false;
       this.#onIdle();
     }
   }
@@ -143,6 +158,7 @@ export class SharedStream<T> {
         signal,
         onConnection: (change) => {
           if (signal.aborted) return;
+          this.#retrying = false;
           if (change.state === "reconnecting") {
             this.#up = undefined;
             this.#down = change;
@@ -190,6 +206,7 @@ export class SharedStream<T> {
     this.#abort = undefined;
     this.#up = undefined;
     this.#down = undefined;
+    this.#retrying = false;
     this.#onIdle();
     for (const listener of listeners) listener.ended(error);
   }

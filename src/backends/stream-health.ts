@@ -35,6 +35,11 @@ export class StreamHealth<Name extends string> {
     this.#report({ state: "reconnecting", attempt, reason: change.reason });
   }
 
+  /** Whether `stream`'s last report was a failed attempt (it has not connected since). */
+  isDown(stream: Name): boolean {
+    return this.#down.has(stream);
+  }
+
   /**
    * `stream` was closed on purpose: whatever it reported no longer holds (a stream that is not
    * read cannot be down).

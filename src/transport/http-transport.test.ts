@@ -213,6 +213,26 @@ describe("HttpTransport.stream", () => {
     ]);
   });
 
+  it("gives up a connection whose headers do not come within connectTimeoutMs, whatever the idle bound", async () => {
+    // The first connection is taken and never answered (a server still starting); the next is.
+    let connects = 0;
+    const url = await serve((_req, res) => {
+      connects++;
+      if (connects === 1) return;
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end('data: {"type":"tick"}\n\n');
+    });
+    const stream = new HttpTransport({ url }).stream(() => ({ operation: "event.subscribe" }), {
+      idleTimeoutMs: 60_000,
+      connectTimeoutMs: 100,
+    });
+    for await (const frame of stream) {
+      expect(frame).toEqual({ type: "tick" });
+      break;
+    }
+    expect(connects).toBe(2);
+  });
+
   it("keeps a frame that is not JSON as an `unparsed` frame, and the stream goes on", async () => {
     // Found by the reliability fuzzer: a truncated frame threw, ending the session's stream.
     const url = await serve((_req, res) => {

@@ -98,6 +98,9 @@ export class HttpTransport implements Transport {
       headers: () => this.#withAuth({ ...current?.headers, accept: "text/event-stream" }),
       ...(options.signal ? { signal: options.signal } : {}),
       ...this.#idleBound(options),
+      ...(options.connectTimeoutMs === undefined
+        ? {}
+        : { connectTimeoutMs: options.connectTimeoutMs }),
       ...(options.maxConsecutiveFailures === undefined
         ? {}
         : { maxConsecutiveFailures: options.maxConsecutiveFailures }),

@@ -26,6 +26,12 @@ export interface StreamOptions {
   signal?: AbortSignal;
   /** No bytes (not even a heartbeat) for this long counts as a disconnect. */
   idleTimeoutMs?: number;
+  /**
+   * Bound on a connection's response headers (default: the idle bound). A stream whose server
+   * sends its headers at once sets a short one: a server that is still starting can take a
+   * connection and never answer it, and the stream would wait out the whole bound.
+   */
+  connectTimeoutMs?: number;
   /** Failed reconnects in a row before the stream gives up (default 10; `Infinity`: never). */
   maxConsecutiveFailures?: number;
   /** Told when the stream connects, and after each failed attempt to (re)connect. */

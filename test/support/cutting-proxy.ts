@@ -2,6 +2,7 @@
  * A TCP proxy in front of a real server that the test can use to cut every open connection
  * at once, as a network drop would (the sockets are destroyed, no clean HTTP end), or to
  * refuse connections for a while, as a stopped server would (the port stops listening).
+ * It can also take connections and answer none of them, as a server that is still starting does.
  * It also knows which request each connection carries (the path of its last request line),
  * so that one stream can be cut on its own, now or in the middle of an answer's bytes.
  */
@@ -47,7 +48,15 @@ export interface CuttingProxy {
   cutConnection(id: number, options?: CutOptions): Promise<boolean>;
   /** Cuts every connection and stops listening: connecting is refused until `resume()`. */
   refuse(): Promise<void>;
-  /** Listens again, on the same port. */
+  /**
+   * Listens (again, after `refuse()`) but passes nothing on, as an `opencode serve` still
+   * starting on its port does: each connection taken until `resume()` is never answered, and
+   * stays open until its client gives it up (or `close()`).
+   */
+  stall(): Promise<void>;
+  /** The connections taken while stalled that their client has not given up, with their paths. */
+  stalled(): ProxiedConnection[];
+  /** Listens again, on the same port, passing connections on (the stall, if any, ends). */
   resume(): Promise<void>;
   close(): Promise<void>;
 }
@@ -100,7 +109,19 @@ export async function startCuttingProxy(
   const open = new Map<number, Connection>();
   let nextId = 1;
   let answerCut: (() => void) | undefined;
+  let stalling = false;
+  const stalled = new Map<number, { info: ProxiedConnection; client: Socket }>();
   const server: Server = createServer((client) => {
+    if (stalling) {
+      const info: ProxiedConnection = { id: nextId++, path: undefined, framesDelivered: 0 };
+      stalled.set(info.id, { info, client });
+      const gone = () => stalled.delete(info.id);
+      client.on("error", gone).on("close", gone);
+      client.on("data", (bytes: Buffer) => {
+        info.path ??= REQUEST_LINE.exec(bytes.subarray(0, 2048).toString("latin1"))?.[1];
+      });
+      return;
+    }
     const upstream: Socket = connect(Number(port), hostname);
     const id = nextId++;
     const connection: Connection = {
@@ -149,13 +170,15 @@ export async function startCuttingProxy(
       }
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, listenHost, () => {
-      server.off("error", reject);
-      resolve();
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, listenHost, () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
-  });
+  await listen(options.port ?? 0);
   const address = server.address();
   const listening = typeof address === "object" && address !== null ? address.port : 0;
   const cut = (): number => {
@@ -190,17 +213,18 @@ export async function startCuttingProxy(
       cut();
       await closed;
     },
+    async stall() {
+      stalling = true;
+      if (!server.listening) await listen(listening);
+    },
+    stalled: () => [...stalled.values()].map(({ info }) => ({ ...info })),
     async resume() {
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(listening, listenHost, () => {
-          server.off("error", reject);
-          resolve();
-        });
-      });
+      stalling = false;
+      if (!server.listening) await listen(listening);
     },
     async close() {
       cut();
+      for (const { client } of stalled.values()) client.destroy();
       if (server.listening) await new Promise((resolve) => server.close(resolve));
     },
   };

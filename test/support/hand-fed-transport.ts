@@ -29,6 +29,8 @@ export class HandFedTransport implements Transport {
   readonly answers = new Map<string, unknown[]>();
   /** The operations requested, in order. */
   readonly calls: string[] = [];
+  /** The streams opened, in order, with the options each was opened with. */
+  readonly opened: { operation: string; options: StreamOptions }[] = [];
 
   feed(operation: string, events: unknown[]): void {
     const queue = this.#queues.get(operation) ?? [];
@@ -53,6 +55,7 @@ export class HandFedTransport implements Transport {
 
   async *stream(next: () => OperationCall, options: StreamOptions = {}): AsyncIterable<unknown> {
     const { operation } = next();
+    this.opened.push({ operation, options });
     for (;;) {
       const event = this.#queues.get(operation)?.shift();
       if (event !== undefined) {

@@ -10,6 +10,7 @@ import type { OpencodeClient } from "../../client/opencode-client.js";
 import { ConnectionError } from "../../errors.js";
 import type { SseConnectionChange as ConnectionChange } from "../../transport/sse-reader.js";
 import { silentLogger } from "../../util/logger.js";
+import type { BackendConnection } from "../backend.js";
 import { LegacyBackend } from "./legacy-backend.js";
 
 /** An event stream that says `server.connected`, then fails (the server went away) until told. */
@@ -41,17 +42,36 @@ function reconnectingClient() {
   return { client: client as unknown as OpencodeClient, comeBack: () => connectedAgain?.() };
 }
 
-/** An event stream whose every subscription says `server.connected` when told, then hangs. */
+/**
+ * An event stream whose every subscription, when told, connects (says so as the SSE reader
+ * does, then sends `server.connected`) or fails an attempt; it hangs otherwise.
+ */
 function subscriptionsClient() {
-  const subscriptions: { signal: AbortSignal; connect: () => void }[] = [];
+  const subscriptions: { signal: AbortSignal; connect: () => void; fail: () => void }[] = [];
   const client = {
     event: {
-      subscribe(options: { signal: AbortSignal }) {
+      subscribe(options: {
+        signal: AbortSignal;
+        onConnection?: (change: ConnectionChange) => void;
+      }) {
         let connect = () => {};
         const told = new Promise<void>((resolve) => {
           connect = resolve;
         });
-        subscriptions.push({ signal: options.signal, connect: () => connect() });
+        subscriptions.push({
+          signal: options.signal,
+          connect: () => {
+            options.onConnection?.({ state: "connected" });
+            connect();
+          },
+          fail: () =>
+            options.onConnection?.({
+              state: "reconnecting",
+              attempt: 1,
+              reason: "ECONNREFUSED",
+              retryInMs: 10_000,
+            }),
+        });
         return (async function* () {
           await Promise.race([
             told,
@@ -74,7 +94,10 @@ describe("legacy backend, a prompt while the event stream reconnects", () => {
     for (const backend of backends.splice(0)) await backend.close();
   });
 
-  function backendOn(client: OpencodeClient): LegacyBackend {
+  function backendOn(
+    client: OpencodeClient,
+    connection: (report: BackendConnection) => void = () => {},
+  ): LegacyBackend {
     const backend = new LegacyBackend(
       client,
       {
@@ -83,7 +106,7 @@ describe("legacy backend, a prompt while the event stream reconnects", () => {
         logger: silentLogger,
         sink: () => {},
         childSink: () => {},
-        connection: () => {},
+        connection,
       },
       { model: { providerID: "demo", modelID: "demo-1" } },
     );
@@ -146,5 +169,23 @@ describe("legacy backend, a prompt while the event stream reconnects", () => {
     subscriptions[1]?.connect();
     await readying;
     expect(ready).toBe(true);
+  });
+  it("a prompt while the stream is down has it try again at once; its connection ends the outage", async () => {
+    const reports: string[] = [];
+    const { client, subscriptions } = subscriptionsClient();
+    const backend = backendOn(client, (report) => reports.push(report.state));
+    await new Promise((resolve) => setImmediate(resolve));
+    subscriptions[0]?.connect();
+    await backend.ready();
+    // The server went away; the reader waits out its backoff (or an attempt a starting server
+    // took, which it never answers).
+    subscriptions[0]?.fail();
+    const readying = backend.ready();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(subscriptions).toHaveLength(2);
+    expect(subscriptions[0]?.signal.aborted).toBe(true);
+    subscriptions[1]?.connect();
+    await readying;
+    expect(reports).toEqual(["reconnecting", "connected"]);
   });
 });

@@ -32,7 +32,7 @@ import {
   type SessionBackend,
 } from "../backend.js";
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
-import { LiveReadiness } from "../live-readiness.js";
+import { LIVE_CONNECT_TIMEOUT_MS, LiveReadiness } from "../live-readiness.js";
 import { modelSwitchedEvent } from "../model-switched.js";
 import { DeltaCatchUp } from "../serve/delta-catch-up.js";
 import type { DeltaStats } from "../serve/delta-stats.js";
@@ -61,7 +61,13 @@ export class LegacyBackend implements SessionBackend {
   readonly #stop = new AbortController();
   /** The `/event` connection of now: aborted to open a new one (`serverRestarted`). */
   #connection = new AbortController();
-  readonly #live = new LiveReadiness();
+  /** A retry drops the connection (or its backoff): `#run` opens a new one at once. */
+  readonly #live = new LiveReadiness(() => this.#connection.abort());
+  /**
+   * One for the backend, not per connection: a connection opened anew (a retry, a restarted
+   * server) that connects must end the outage the one before it reported.
+   */
+  readonly #health: StreamHealth<"event">;
   #model: ModelRef;
   #state: LegacyNormalizerState;
   #pump: Promise<void>;
@@ -79,6 +85,7 @@ export class LegacyBackend implements SessionBackend {
     this.#client = client;
     this.#context = context;
     this.#model = options.model;
+    this.#health = new StreamHealth("event", context.connection);
     this.#state = initialLegacyState(context.sessionId);
     this.#deltas = new DeltaCatchUp(context.sink, {
       idleMs: 0,
@@ -270,7 +277,7 @@ export class LegacyBackend implements SessionBackend {
       });
       // Only a connection dropped on purpose (`serverRestarted`) is opened again.
       if (this.#stop.signal.aborted || !connection.signal.aborted) return;
-      this.#live.disconnected();
+      this.#live.reopened();
     }
   }
 
@@ -279,15 +286,15 @@ export class LegacyBackend implements SessionBackend {
     signal: AbortSignal,
     options: { idleTimeoutMs: number | undefined; connected: () => boolean },
   ): Promise<void> {
-    const health = new StreamHealth("event", this.#context.connection);
     const events = this.#client.event.subscribe({
       signal,
       directory: this.#context.directory,
       // The session must not go deaf because its server was away for a while.
       maxConsecutiveFailures: Number.POSITIVE_INFINITY,
+      connectTimeoutMs: LIVE_CONNECT_TIMEOUT_MS,
       onConnection: (change) => {
         if (change.state === "reconnecting") this.#live.disconnected();
-        health.change("event", change);
+        this.#health.change("event", change);
       },
       ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
     });

@@ -7,6 +7,7 @@
 import type { OpencodeClient } from "../../client/opencode-client.js";
 import { type ApiEvent, apiEventSessionId } from "../../protocol/api/events.js";
 import type { Logger } from "../../util/logger.js";
+import { LIVE_CONNECT_TIMEOUT_MS } from "../live-readiness.js";
 import { SharedStream } from "../shared-stream.js";
 
 /** Live-only event types taken from the global stream (the durable stream never has them). */
@@ -57,6 +58,7 @@ export function sharedLiveStream(
           onConnection,
           // The sessions must not go deaf because their server was away for a while.
           maxConsecutiveFailures: Number.POSITIVE_INFINITY,
+          connectTimeoutMs: LIVE_CONNECT_TIMEOUT_MS,
           ...(options.directory === undefined ? {} : { directory: options.directory }),
           ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
         }),

@@ -25,6 +25,7 @@ import type { Parsed } from "../../protocol/common.js";
 import type { StreamConnectionChange } from "../../transport/transport.js";
 import { AsyncQueue } from "../../util/async-queue.js";
 import { type Logger, silentLogger } from "../../util/logger.js";
+import type { SharedStream } from "../shared-stream.js";
 import { LIVE_ONLY_TYPES, sharedLiveStream } from "./live-stream.js";
 
 /** How long an idle session keeps its durable stream (late events of a turn come on it). */
@@ -75,6 +76,7 @@ export class MergedSessionStream {
   readonly #options: MergedStreamOptions;
   readonly #logger: Logger;
   readonly #queue = new AsyncQueue<MergedEvent | LiveSignal>();
+  readonly #live: SharedStream<ApiEvent>;
   readonly #leaveLive: () => void;
   /** The last durable seq queued: where the durable stream resumes. */
   #after: number;
@@ -89,12 +91,12 @@ export class MergedSessionStream {
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
     this.#after = options.after;
-    const live = sharedLiveStream(client, {
+    this.#live = sharedLiveStream(client, {
       directory: options.directory,
       idleTimeoutMs: options.idleTimeoutMs,
       logger: this.#logger,
     });
-    this.#leaveLive = live.join(options.sessionId, {
+    this.#leaveLive = this.#live.join(options.sessionId, {
       event: (parsed) => {
         // The durable events the live stream also carries come on the durable stream, in
         // order and resumable; here they only say it is needed.
@@ -148,6 +150,11 @@ export class MergedSessionStream {
     if (this.#durable === undefined || this.#options.signal.aborted) return;
     this.#closeDurable();
     this.wake();
+  }
+
+  /** The live stream, if it is down, tries again now (`SharedStream.retryNow`). */
+  retryLive(): void {
+    this.#live.retryNow();
   }
 
   /**

@@ -55,7 +55,7 @@ export class ServeBackend implements SessionBackend {
   readonly #client: OpencodeClient;
   readonly #context: BackendContext;
   readonly #stop = new AbortController();
-  readonly #live = new LiveReadiness();
+  readonly #live = new LiveReadiness(() => this.#streams.retryLive());
   #state: ApiNormalizerState;
   readonly #streams: MergedSessionStream;
   /** A prompt was admitted and its turn has not shown yet: the durable stream must stay. */
@@ -347,6 +347,11 @@ export class ServeBackend implements SessionBackend {
           return;
         }
         if (name === "live" && change.state === "reconnecting") this.#live.disconnected();
+        // The server answers again: a durable stream still down may be waiting on an attempt
+        // a starting server took and never answers (or on its backoff); it connects now.
+        if (name === "live" && change.state === "connected" && health.isDown("durable")) {
+          this.#streams.reconnectDurable();
+        }
         health.change(name, change);
       },
       ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
