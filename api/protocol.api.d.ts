@@ -996,6 +996,7 @@ type StreamConnectionChange = {
 interface StreamOptions {
     signal?: AbortSignal;
     idleTimeoutMs?: number;
+    connectTimeoutMs?: number;
     maxConsecutiveFailures?: number;
     onConnection?: (change: StreamConnectionChange) => void;
 }
