@@ -693,6 +693,7 @@ interface StartOpencodeOptions {
     directory?: string;
     config?: Record<string, unknown>;
     env?: Record<string, string>;
+    passEnv?: readonly string[];
     password?: string | false;
     port?: number;
     hostname?: string;

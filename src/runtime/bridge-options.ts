@@ -52,7 +52,7 @@ export interface BridgeOptions {
   model?: ModelRef;
   /** OpenCode config for a managed server. */
   config?: Record<string, unknown>;
-  /** Options for the managed server (ignored with `attach`; `binary`, `env` and `inheritUserConfig` also apply to `subprocess`). */
+  /** Options for the managed server (ignored with `attach`; `binary`, `env`, `passEnv` and `inheritUserConfig` also apply to `subprocess`). */
   server?: Omit<StartOpencodeOptions, "config" | "directory" | "logger">;
   /** Use a server someone else runs instead of starting one. */
   attach?: { url: string; password?: string };

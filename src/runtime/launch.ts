@@ -47,11 +47,12 @@ export async function launch(
   try {
     const config = managedConfig(options, model?.config);
     if (kind === "subprocess") {
-      const { binary, env, inheritUserConfig } = options.server ?? {};
+      const { binary, env, passEnv, inheritUserConfig } = options.server ?? {};
       const environment = await RunEnvironment.create({
         config,
         ...(binary === undefined ? {} : { binary }),
         ...(env === undefined ? {} : { env }),
+        ...(passEnv === undefined ? {} : { passEnv }),
         ...(inheritUserConfig === undefined ? {} : { inheritUserConfig }),
       });
       return { runner: { kind, environment }, model };

@@ -20,6 +20,8 @@ export interface PreparedEnv {
 export async function prepareOpencodeEnv(options: {
   inheritUserConfig?: boolean | undefined;
   env?: Record<string, string> | undefined;
+  /** Names of the bridge's environment to pass besides the allow-list (`passed-env.ts`). */
+  passEnv?: readonly string[] | undefined;
   password: string | undefined;
   config?: Record<string, unknown> | undefined;
   /** Isolated dirs to use again (a restarted server keeps its sessions); default fresh ones. */
@@ -38,6 +40,7 @@ export async function prepareOpencodeEnv(options: {
       baseEnv: process.env,
       isolatedEnv: dirs?.env,
       extraEnv: options.env,
+      passEnv: options.passEnv,
       password: options.password,
       config: options.config,
     });

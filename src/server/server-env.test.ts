@@ -44,6 +44,20 @@ describe("buildServerEnv", () => {
     expect(config(env)).toEqual({ autoupdate: false, share: "disabled", model: "demo/demo-1" });
   });
 
+  it("passes none of the bridge's own secrets, and what the caller names", () => {
+    const env = buildServerEnv({
+      baseEnv: { ...userEnv, OCB_TOKEN: "t", OCB_STORE: "postgres://u:pw@db/x", PGPASSWORD: "pw" },
+      isolatedEnv,
+      extraEnv: undefined,
+      passEnv: ["PGPASSWORD"],
+      password: "pw",
+      config: undefined,
+    });
+    expect(env.OCB_TOKEN).toBeUndefined();
+    expect(env.OCB_STORE).toBeUndefined();
+    expect(env.PGPASSWORD).toBe("pw");
+  });
+
   it("inheriting the user's config sets no XDG variable of its own", () => {
     const base = { PATH: "/usr/bin", HOME: "/home/me", OPENCODE_CONFIG: "/home/me/oc.json" };
     const env = buildServerEnv({

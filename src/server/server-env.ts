@@ -1,10 +1,12 @@
 /**
  * The environment a managed `opencode serve` runs with. Auth and config always come from
- * the launcher, never from whatever the parent process happened to have set, and an
- * isolated server sees none of the user's OpenCode settings.
+ * the launcher, never from whatever the parent process happened to have set; of the parent's
+ * other variables only those on the allow-list pass (`passed-env.ts`: not the bridge's
+ * secrets), and an isolated server sees none of the user's OpenCode settings.
  */
 import { UsageError } from "../errors.js";
 import { isRecord } from "../util/is-record.js";
+import { passedEnv } from "./passed-env.js";
 
 /** OpenCode's Basic auth user when `OPENCODE_SERVER_USERNAME` is not set. */
 export const DEFAULT_USERNAME = "opencode";
@@ -18,13 +20,14 @@ export const MANAGED_CONFIG_DEFAULTS: Readonly<Record<string, unknown>> = {
 // The launcher owns these: auth must match what the health probe sends, and config
 // arrives through the `config` option so that the defaults above are applied.
 const AUTH_VARS = ["OPENCODE_SERVER_PASSWORD", "OPENCODE_SERVER_USERNAME"];
-const XDG_ROOTS = ["XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"];
 
 export interface ServerEnvOptions {
   /** The parent's environment (normally `process.env`). */
   baseEnv: NodeJS.ProcessEnv;
   /** The isolated XDG roots, or `undefined` to run with the user's own config and credentials. */
   isolatedEnv: Readonly<Record<string, string>> | undefined;
+  /** Names of `baseEnv` to pass besides the allow-list (`passed-env.ts`); `NAME_*` for a prefix. */
+  passEnv?: readonly string[] | undefined;
   /** The caller's extra variables; they win over `baseEnv`. */
   extraEnv: Readonly<Record<string, string>> | undefined;
   password: string | undefined;
@@ -46,14 +49,10 @@ export function buildServerEnv(options: ServerEnvOptions): Record<string, string
   }
 
   const isolated = options.isolatedEnv !== undefined;
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(options.baseEnv)) {
-    if (value === undefined || AUTH_VARS.includes(name)) continue;
-    // Isolation drops every OPENCODE_* of the user (OPENCODE_CONFIG, OPENCODE_CONFIG_DIR,
-    // OPENCODE_DB, OPENCODE_AUTH_CONTENT, …): each would pull their setup back in.
-    if (isolated && (name.startsWith("OPENCODE_") || XDG_ROOTS.includes(name))) continue;
-    env[name] = value;
-  }
+  // Isolation passes no OPENCODE_* of the user (OPENCODE_CONFIG, OPENCODE_CONFIG_DIR,
+  // OPENCODE_DB, OPENCODE_AUTH_CONTENT, …) nor their XDG roots: each would pull their setup back in.
+  const env = passedEnv(options.baseEnv, { userSetup: !isolated, passEnv: options.passEnv });
+  for (const name of AUTH_VARS) delete env[name];
   Object.assign(env, options.isolatedEnv, extra);
 
   // With the user's config, an OPENCODE_CONFIG_CONTENT they set stays in effect underneath ours.

@@ -32,6 +32,12 @@ export interface StartOpencodeOptions {
   config?: Record<string, unknown>;
   /** Extra environment variables for the server. */
   env?: Record<string, string>;
+  /**
+   * Variables of this process's environment the server (and every tool it runs) also gets,
+   * besides the allow-list (system basics, locale, proxies, provider keys by their usual names:
+   * `passed-env.ts`); `NAME_*` passes a prefix. `OCB_*` never passes.
+   */
+  passEnv?: readonly string[];
   /** Basic auth password: default a random one; `false` runs the server without (anything on the host can drive it). */
   password?: string | false;
   /** Port to listen on; default 0 picks a free one. */
@@ -105,6 +111,7 @@ export async function launchOpencode(
     dataDir: options.dataDir,
     inheritUserConfig: options.inheritUserConfig,
     env: options.env,
+    passEnv: options.passEnv,
     password,
     config: options.config,
   });

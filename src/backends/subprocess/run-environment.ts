@@ -12,6 +12,8 @@ import { resolveOpencodeBinary } from "../../server/resolve-binary.js";
 export interface RunEnvironmentOptions {
   config?: Record<string, unknown>;
   env?: Record<string, string>;
+  /** Variables of this process's environment to pass besides the allow-list (`passed-env.ts`). */
+  passEnv?: readonly string[];
   /** Use the user's own OpenCode config, credentials and sessions (default false). */
   inheritUserConfig?: boolean;
   binary?: string;
@@ -34,6 +36,7 @@ export class RunEnvironment {
     const { env, dirs } = await prepareOpencodeEnv({
       inheritUserConfig: options.inheritUserConfig,
       env: options.env,
+      passEnv: options.passEnv,
       password: undefined,
       config: options.config,
     });

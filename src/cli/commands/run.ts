@@ -27,6 +27,7 @@ import { readConfigFile } from "../config-file.js";
 import { demoModelServer } from "../demo-model.js";
 import { followConnection } from "../follow-connection.js";
 import { handleInterrupts, INTERRUPTED_EXIT_CODE } from "../interrupts.js";
+import { addPassEnvOption } from "../pass-env.js";
 import { PhaseMarks } from "../phase-marks.js";
 import { STORE_OPTION_HELP, storeSpec } from "../store-access.js";
 import { TurnPrinter } from "../turn-printer.js";
@@ -43,6 +44,7 @@ interface RunOptions {
   permissions?: PermissionPreset;
   store?: string;
   file: string[];
+  passEnv: string[];
 }
 
 const EXIT = { completed: 0, failed: 1, interrupted: INTERRUPTED_EXIT_CODE } as const;
@@ -58,7 +60,7 @@ export const DEMO_PROMPT =
   "the bash tool call above was executed by OpenCode.]]";
 
 export function registerRunCommand(program: Command): void {
-  program
+  const command = program
     .command("run")
     .description("run one turn and stream it (text as it arrives, tool calls, usage)")
     .argument("[prompt]", "what to ask (with --demo, a scripted tool turn by default)")
@@ -99,10 +101,10 @@ export function registerRunCommand(program: Command): void {
         "project directory, or an http(s) or data: URL",
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
-    )
-    .action(async (prompt: string | undefined, options: RunOptions) => {
-      process.exitCode = await run(prompt ?? (options.demo ? DEMO_PROMPT : ""), options);
-    });
+    );
+  addPassEnvOption(command).action(async (prompt: string | undefined, options: RunOptions) => {
+    process.exitCode = await run(prompt ?? (options.demo ? DEMO_PROMPT : ""), options);
+  });
 }
 
 async function run(prompt: string, options: RunOptions): Promise<number> {
@@ -143,7 +145,7 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
       signal: stop.signal,
       logger: phases.logger(),
       // Nothing takes up the server of an `ocb run` killed outright: it stops at once.
-      server: { orphanTimeoutMs: 0 },
+      server: { orphanTimeoutMs: 0, passEnv: options.passEnv },
       ...(options.demo ? { modelServer: await demoModelServer() } : {}),
       ...(model === undefined ? {} : { model }),
       ...(config === undefined ? {} : { config }),

@@ -24,6 +24,7 @@ import { readConfigFile } from "../config-file.js";
 import { demoModelServer } from "../demo-model.js";
 import { handleInterrupts } from "../interrupts.js";
 import { OPENCODE_DATA_OPTION_HELP, opencodeDataDir } from "../opencode-data.js";
+import { addPassEnvOption } from "../pass-env.js";
 import {
   addClusterOptions,
   attachedServer,
@@ -42,6 +43,7 @@ interface ServeOptions extends ClusterServeOptions {
   host: string;
   demo?: boolean;
   allowOrigin: string[];
+  passEnv: string[];
   allowHost: string[];
   web: boolean;
   logFormat: LogFormat;
@@ -114,7 +116,9 @@ export function registerServeCommand(program: Command): void {
         "how long to wait for the OpenCode server to become ready",
       ).default("30000"),
     );
-  addClusterOptions(command).action(async (options: ServeOptions) => serve(options));
+  addClusterOptions(addPassEnvOption(command)).action(async (options: ServeOptions) =>
+    serve(options),
+  );
 }
 
 async function serve(options: ServeOptions): Promise<void> {
@@ -161,7 +165,11 @@ async function serve(options: ServeOptions): Promise<void> {
       store,
       logger,
       signal: stop.signal,
-      server: { startupTimeoutMs, ...(dataDir === undefined ? {} : { dataDir }) },
+      server: {
+        startupTimeoutMs,
+        passEnv: options.passEnv,
+        ...(dataDir === undefined ? {} : { dataDir }),
+      },
       ...(options.demo ? { modelServer: await demoModelServer() } : {}),
       ...(attach === undefined ? {} : { attach }),
       ...(model === undefined ? {} : { model }),
