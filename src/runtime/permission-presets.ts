@@ -7,11 +7,13 @@ import { UsageError } from "../errors.js";
 export type PermissionPreset = "ask" | "allow-all" | "read-only";
 
 export const PERMISSION_PRESETS: Readonly<Record<PermissionPreset, Record<string, string>>> = {
-  // File edits and shell commands wait for an answer; reading and fetching do not.
-  ask: { edit: "ask", bash: "ask", webfetch: "allow" },
+  // File edits, shell commands and fetches wait for an answer; reading does not. A fetch asks:
+  // a model the project's files talked round can send what it read to any address in its URL.
+  ask: { edit: "ask", bash: "ask", webfetch: "ask" },
   "allow-all": { edit: "allow", bash: "allow", webfetch: "allow" },
-  // Nothing that changes the project: edits and shell commands are refused without asking.
-  "read-only": { edit: "deny", bash: "deny", webfetch: "allow" },
+  // Nothing that changes the project: edits and shell commands are refused without asking; a
+  // fetch asks (it could carry what was read out).
+  "read-only": { edit: "deny", bash: "deny", webfetch: "ask" },
 };
 
 /** The `permission` config for a preset name or a ruleset; a name we do not know is refused. */

@@ -153,6 +153,19 @@ describe("security of every route", () => {
     expect((await app.inject({ url: "/metrics", headers: AUTH })).statusCode).toBe(200);
   });
 
+  it("/healthz checks the Host and Origin all the same (a rebinding page must not probe it)", async () => {
+    const { app } = harness();
+    const foreignHost = await app.inject({ url: "/healthz", headers: { host: "evil.example" } });
+    expect(foreignHost.statusCode).toBe(421);
+    expect(foreignHost.json().error.code).toBe("bad_host");
+    const foreignOrigin = await app.inject({
+      url: "/healthz",
+      headers: { origin: "http://evil.example" },
+    });
+    expect(foreignOrigin.statusCode).toBe(403);
+    expect(foreignOrigin.json().error.code).toBe("bad_origin");
+  });
+
   it("answers 503 unavailable once the sidecar is stopping", async () => {
     const made = harness();
     made.stop();

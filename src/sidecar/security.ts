@@ -1,8 +1,9 @@
 /**
- * The checks every request but `/healthz` passes before anything else runs: the `Host` is the
- * sidecar's own (DNS rebinding), an `Origin` is its own or an allowed one (cross-site requests
- * from a page the user visits), and the token is there (or, on a stream handshake, a ticket;
- * the web chat's page and assets need none).
+ * The checks every request passes before anything else runs: the `Host` is the sidecar's own
+ * (DNS rebinding), an `Origin` is its own or an allowed one (cross-site requests from a page the
+ * user visits), and the token is there (or, on a stream handshake, a ticket; `/healthz` and the
+ * web chat's page and assets need none, but their Host and Origin are checked all the same: a
+ * rebinding page must not probe the health check, which asks OpenCode each time).
  * OpenCode's own unauthenticated server was a remote code execution: nothing is open by default.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
@@ -41,7 +42,6 @@ export function securityHook(ctx: SidecarContext) {
       return;
     }
     const route = request.routeOptions.url;
-    if (route !== undefined && PUBLIC_ROUTES.has(route)) return;
     const origin = request.headers.origin;
     const allowed = origin !== undefined && isAllowedOrigin(origin, ctx);
     // Host first: a preflight from an allowed page through a rebound name is still refused.
@@ -77,8 +77,9 @@ function check(
         "start the sidecar with --allow-origin for it",
     );
   }
-  // The chat's page and assets hold no secret: the Host and Origin checks above suffice.
-  if (route !== undefined && WEB_ROUTES.has(route)) return undefined;
+  // The health check and the chat's page and assets hold no secret: the Host and Origin checks
+  // above suffice.
+  if (route !== undefined && (PUBLIC_ROUTES.has(route) || WEB_ROUTES.has(route))) return undefined;
   if (hasToken(request.headers.authorization, ctx.token)) return undefined;
   const ticket = ticketOf(request);
   if (ticket !== undefined && route !== undefined && TICKET_ROUTES.has(route)) {
