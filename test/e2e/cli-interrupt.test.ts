@@ -139,7 +139,8 @@ async function leftOver(watch: DescendantWatch): Promise<string[]> {
 describe("Ctrl-C at ocb run", () => {
   it("while the server starts: exits 130, the half-started server stopped", async () => {
     const pidFile = join(tempDir(), "fake.pid");
-    const { cli, watch } = runOcb(["--demo", "[[reply never]]"], {
+    // The fake server says where it wrote its pids through a variable passed to it by name.
+    const { cli, watch } = runOcb(["--demo", "--pass-env", "FAKE_PID_FILE", "[[reply never]]"], {
       env: { OPENCODE_BIN: join(FAKES, "never-listens.sh"), FAKE_PID_FILE: pidFile },
     });
     await until("the server start", cli, () => existsSync(pidFile));
@@ -207,7 +208,7 @@ describe("Ctrl-C at ocb run", () => {
 
   it("twice while a server ignores SIGTERM: exits 130 at once, its whole group killed", async () => {
     const pidFile = join(tempDir(), "fake.pid");
-    const { cli, watch } = runOcb(["--demo", "[[reply never]]"], {
+    const { cli, watch } = runOcb(["--demo", "--pass-env", "FAKE_PID_FILE", "[[reply never]]"], {
       env: { OPENCODE_BIN: join(FAKES, "never-listens-ignores-term.sh"), FAKE_PID_FILE: pidFile },
     });
     await until("the server start", cli, () => existsSync(pidFile));
@@ -245,7 +246,8 @@ describe("Ctrl-C at ocb serve", () => {
   it("twice while its server ignores SIGTERM: exits 130 at once, its whole group killed", async () => {
     const dir = tempDir();
     const pidFile = join(dir, "fake.pid");
-    const cli = startOcb(["serve", "--dir", dir, "--store", join(dir, "store.db")], {
+    const args = ["serve", "--dir", dir, "--store", join(dir, "store.db")];
+    const cli = startOcb([...args, "--pass-env", "FAKE_PID_FILE"], {
       env: { OPENCODE_BIN: join(FAKES, "never-listens-ignores-term.sh"), FAKE_PID_FILE: pidFile },
     });
     const watch = new DescendantWatch(cli.pid);
