@@ -292,7 +292,7 @@ interface DurableEventData {
         always?: string[];
         diff?: string;
         files?: string[];
-        diffOmitted?: "outside-directory";
+        diffOmitted?: "outside-directory" | "too-large" | "too-slow";
         childSessionId?: string;
     };
     "permission.replied": {

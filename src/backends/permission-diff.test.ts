@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { diffOfToolCall } from "./permission-diff.js";
+import { DIFF_MAX_BYTES, diffOfToolCall } from "./permission-diff.js";
 
 const directory = mkdtempSync(join(tmpdir(), "ocb-diff-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -96,5 +96,43 @@ describe("diffOfToolCall outside the session directory", () => {
       newString: "right",
     });
     expect(result?.diff).toContain("+right");
+  });
+});
+
+describe("diffOfToolCall's bounds (the model chooses the input)", () => {
+  const lines = (count: number, prefix: string) =>
+    Array.from({ length: count }, (_, index) => `${prefix} line ${index}`).join("\n");
+
+  it("reads no file over the bound, nor diffs a result over it: the ask says so", async () => {
+    writeFileSync(join(directory, "huge.txt"), "x".repeat(DIFF_MAX_BYTES + 1));
+    expect(
+      await diffOfToolCall(directory, "edit", { path: "huge.txt", oldString: "x", newString: "y" }),
+    ).toEqual({ files: [join(directory, "huge.txt")], diffOmitted: "too-large" });
+    expect(
+      await diffOfToolCall(directory, "write", {
+        path: "small.txt",
+        content: "y".repeat(DIFF_MAX_BYTES + 1),
+      }),
+    ).toEqual({ files: [join(directory, "small.txt")], diffOmitted: "too-large" });
+  });
+
+  it("gives up a whole rewrite of 10,000 lines (it froze the process for 15-36 s): too-slow", async () => {
+    writeFileSync(join(directory, "big.txt"), lines(10_000, "old"));
+    const result = await diffOfToolCall(directory, "write", {
+      path: "big.txt",
+      content: lines(10_000, "new"),
+    });
+    expect(result).toEqual({ files: [join(directory, "big.txt")], diffOmitted: "too-slow" });
+  });
+
+  it("still diffs a small edit of a 10,000-line file", async () => {
+    writeFileSync(join(directory, "long.txt"), lines(10_000, "same"));
+    const result = await diffOfToolCall(directory, "edit", {
+      path: "long.txt",
+      oldString: "same line 5000\n",
+      newString: "changed line 5000\n",
+    });
+    expect(result?.diff).toContain("-same line 5000");
+    expect(result?.diff).toContain("+changed line 5000");
   });
 });

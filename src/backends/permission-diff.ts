@@ -6,14 +6,25 @@
  * The file is read only when it lies inside the session directory, both resolved through
  * symlinks: a call naming `~/.ssh/id_rsa` (or a link pointing there) must not copy that file
  * into the transcript. Such an ask carries no diff and says why (`diffOmitted`).
+ *
+ * The model chooses the input, so the work is bounded: neither text may pass `DIFF_MAX_BYTES`,
+ * and the diff is computed in slices between which the event loop runs (a whole-file rewrite of
+ * 10,000 lines blocked every session and client for 15-36 s), given up after
+ * `DIFF_TIMEOUT_MS`. The ask still comes, without its diff, saying why.
  */
-import { readFile, realpath } from "node:fs/promises";
+import { readFile, realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { createTwoFilesPatch } from "diff";
 
 /** Why an ask carries no diff although its tool edits a file. */
-export type DiffOmitted = "outside-directory";
+export type DiffOmitted = "outside-directory" | "too-large" | "too-slow";
+
+/** The largest text (the file now, or after the call) a diff is computed for. */
+export const DIFF_MAX_BYTES = 1024 * 1024;
+
+/** How long a diff may take (in slices, the event loop running between them) before it is given up. */
+export const DIFF_TIMEOUT_MS = 500;
 
 /** What an ask about a file edit carries: the diff, or why there is none. */
 export interface AskDiff {
@@ -36,9 +47,27 @@ export async function diffOfToolCall(
   }
   const before = await readCurrent(file);
   if (before === undefined) return undefined;
+  if (before === TOO_LARGE) return { files: [file], diffOmitted: "too-large" };
   const after = contentAfter(tool, input, before);
   if (after === undefined) return undefined;
-  return { diff: createTwoFilesPatch(file, file, before, after), files: [file] };
+  if (Buffer.byteLength(after) > DIFF_MAX_BYTES) return { files: [file], diffOmitted: "too-large" };
+  const diff = await patchWithin(file, before, after, DIFF_TIMEOUT_MS);
+  return diff === undefined ? { files: [file], diffOmitted: "too-slow" } : { diff, files: [file] };
+}
+
+/** The unified diff, computed in slices (async mode); undefined past `timeoutMs`. */
+function patchWithin(
+  file: string,
+  before: string,
+  after: string,
+  timeoutMs: number,
+): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    createTwoFilesPatch(file, file, before, after, undefined, undefined, {
+      timeout: timeoutMs,
+      callback: resolve,
+    });
+  });
 }
 
 /** `target` made absolute: relative to the directory, `~/` to the user's home. */
@@ -82,9 +111,15 @@ function contentAfter(
   return before.slice(0, at) + newString + before.slice(at + oldString.length);
 }
 
-/** The file's text now: "" when it does not exist yet, undefined when it cannot be read. */
-async function readCurrent(file: string): Promise<string | undefined> {
+const TOO_LARGE = Symbol("too large");
+
+/**
+ * The file's text now: "" when it does not exist yet, undefined when it cannot be read,
+ * `TOO_LARGE` (not read) past `DIFF_MAX_BYTES`.
+ */
+async function readCurrent(file: string): Promise<string | typeof TOO_LARGE | undefined> {
   try {
+    if ((await stat(file)).size > DIFF_MAX_BYTES) return TOO_LARGE;
     return await readFile(file, "utf8");
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "ENOENT" ? "" : undefined;

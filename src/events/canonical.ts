@@ -73,8 +73,11 @@ export interface DurableEventData {
     always?: string[];
     diff?: string;
     files?: string[];
-    /** Why a file edit's ask has no `diff`: the bridge reads no file outside the session directory. */
-    diffOmitted?: "outside-directory";
+    /**
+     * Why a file edit's ask has no `diff`: the bridge reads no file outside the session
+     * directory, nor one (or an edit's result) over 1 MiB, and gives up a diff after 500 ms.
+     */
+    diffOmitted?: "outside-directory" | "too-large" | "too-slow";
     /** Set when a subagent's child session asks: the ask surfaces on the parent's turn. */
     childSessionId?: string;
   };

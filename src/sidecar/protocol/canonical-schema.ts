@@ -108,7 +108,7 @@ export const durableDataSchemas = {
     always: z.array(z.string()).exactOptional(),
     diff: optionalString(),
     files: z.array(z.string()).exactOptional(),
-    diffOmitted: z.literal("outside-directory").exactOptional(),
+    diffOmitted: z.enum(["outside-directory", "too-large", "too-slow"]).exactOptional(),
     childSessionId: optionalString(),
   }),
   "permission.replied": z.object({

@@ -8,6 +8,13 @@ import { useState } from "preact/hooks";
 import { useSessionActions } from "../session-actions.js";
 import { DiffView } from "./diff-view.js";
 
+/** Why an edit's ask shows no diff, as the bridge said. */
+const OMITTED: Record<NonNullable<PermissionPart["diffOmitted"]>, string> = {
+  "outside-directory": "No diff: the file is outside the session directory.",
+  "too-large": "No diff: the file, or the edit's result, is over 1 MiB.",
+  "too-slow": "No diff: it took too long to compute (a large rewrite).",
+};
+
 export function PermissionAsk(props: { part: PermissionPart }) {
   const { part } = props;
   const actions = useSessionActions();
@@ -47,9 +54,7 @@ export function PermissionAsk(props: { part: PermissionPart }) {
       {part.diff === undefined ? null : (
         <DiffView diff={part.diff} label={part.files?.join(", ")} />
       )}
-      {part.diffOmitted === "outside-directory" ? (
-        <p class="muted">No diff: the file is outside the session directory.</p>
-      ) : null}
+      {part.diffOmitted === undefined ? null : <p class="muted">{OMITTED[part.diffOmitted]}</p>}
       {part.always === undefined || part.always.length === 0 ? null : (
         <p class="muted">
           "Always" allows: <code>{part.always.join(", ")}</code>
