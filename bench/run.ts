@@ -17,12 +17,14 @@
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N and --store-concurrent N (e), --memory-sessions N (f), --sidecar-turns N and
  * --sidecar-clients N (g), --web-events N, --web-renders N and --web-deltas N (h),
- * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,j,p,q,r,s,t.
+ * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u.
  *   (p) the Postgres store against the SQLite store, the same appends and reads on each.
  *   (r), (t) three `ocb serve --cluster` processes: events/s to 100 clients over them, and
  *       failover time after SIGKILL of the driving one (bench/cluster.ts).
  *   (s) the latency a delta gains relayed across sidecars (--relay-turns N), against the
  *       driver's own client.
+ *   (u) an ask's diff of a 10,000-line file: the longest event-loop block while it is made or
+ *       given up, and how long that takes (bench/ask-diff.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -31,6 +33,7 @@ import { parseArgs } from "node:util";
 import type { BackendKind } from "../src/backends/backend.js";
 import { Bridge } from "../src/runtime/bridge.js";
 import { demoModelServer } from "../src/testing/demo-model-server.js";
+import { type AskDiffResult, askDiffLines, benchAskDiff } from "./ask-diff.js";
 import { type BackendResult, benchBackends, type TurnPhases, type WithBridge } from "./backends.js";
 import { benchCluster, type ClusterBenchResult, clusterLines } from "./cluster.js";
 import {
@@ -82,7 +85,7 @@ const { values } = parseArgs({
     "cold-runs": { type: "string", default: "5" },
     "pg-sessions": { type: "string", default: "1000" },
     "relay-turns": { type: "string", default: "5" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p,q,r,s,t" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -243,8 +246,10 @@ async function main(): Promise<string[]> {
   let clusterBlocks: ClusterBlocksResult | undefined;
   let cluster: ClusterBenchResult | undefined;
   let clusterRelay: ClusterRelayResult | undefined;
+  let askDiff: AskDiffResult | undefined;
 
   if (only.has("a")) normalizer = await benchNormalizer({ events, runs: 7, warmups: 2 });
+  if (only.has("u")) askDiff = await benchAskDiff({ runs: 5 });
 
   if (only.has("b") || only.has("c")) {
     // (b) and (c) compare with raw `/api` calls: the `serve` backend, whatever OCB_BACKEND says.
@@ -383,6 +388,7 @@ async function main(): Promise<string[]> {
   if (clusterBlocks !== undefined) lines.push(...clusterBlocksLines(clusterBlocks));
   if (cluster !== undefined) lines.push(...clusterLines(cluster));
   if (clusterRelay !== undefined) lines.push(...clusterRelayLines(clusterRelay));
+  if (askDiff !== undefined) lines.push(...askDiffLines(askDiff));
   lines.push(...goalTable());
   return lines;
 }

@@ -23,8 +23,12 @@ export type DiffOmitted = "outside-directory" | "too-large" | "too-slow";
 /** The largest text (the file now, or after the call) a diff is computed for. */
 export const DIFF_MAX_BYTES = 1024 * 1024;
 
-/** How long a diff may take (in slices, the event loop running between them) before it is given up. */
-export const DIFF_TIMEOUT_MS = 500;
+/**
+ * How long a diff may take (in slices, the event loop running between them) before it is given
+ * up: the ask is to be ready, or told it has no diff, within 500 ms, and reading the file and
+ * the last slice take their share of that.
+ */
+export const DIFF_TIMEOUT_MS = 400;
 
 /** What an ask about a file edit carries: the diff, or why there is none. */
 export interface AskDiff {

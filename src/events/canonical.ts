@@ -75,7 +75,7 @@ export interface DurableEventData {
     files?: string[];
     /**
      * Why a file edit's ask has no `diff`: the bridge reads no file outside the session
-     * directory, nor one (or an edit's result) over 1 MiB, and gives up a diff after 500 ms.
+     * directory, nor one (or an edit's result) over 1 MiB, and gives up a diff after 400 ms.
      */
     diffOmitted?: "outside-directory" | "too-large" | "too-slow";
     /** Set when a subagent's child session asks: the ask surfaces on the parent's turn. */
