@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DIFF_MAX_BYTES, diffOfToolCall } from "./permission-diff.js";
+import type { CanonicalEventOf } from "../events/canonical.js";
+import { DIFF_MAX_BYTES, diffOfToolCall, withCheckedDiff } from "./permission-diff.js";
 
 const directory = mkdtempSync(join(tmpdir(), "ocb-diff-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -134,5 +135,40 @@ describe("diffOfToolCall's bounds (the model chooses the input)", () => {
     });
     expect(result?.diff).toContain("-same line 5000");
     expect(result?.diff).toContain("+changed line 5000");
+  });
+});
+
+describe("withCheckedDiff: a diff the server sent", () => {
+  const outside = mkdtempSync(join(tmpdir(), "ocb-diff-outside-"));
+  const secret = join(outside, "secret.env");
+  writeFileSync(secret, "TOKEN=outside-secret\n");
+  afterAll(() => rmSync(outside, { recursive: true, force: true }));
+
+  const ask = (data: Partial<CanonicalEventOf<"permission.asked">["data"]>) =>
+    ({
+      type: "permission.asked",
+      data: { requestId: "per_1", permission: "edit", patterns: ["*"], ...data },
+    }) as unknown as CanonicalEventOf<"permission.asked">;
+
+  it("drops OpenCode's diff of a link inside the project that points outside it", () => {
+    const link = join(directory, "innocent.env");
+    symlinkSync(secret, link);
+    // What the legacy server sent: the link's path, and the outside file's contents in the diff.
+    const diff = `Index: ${link}\n--- ${link}\n+++ ${link}\n@@ -1,1 +1,1 @@\n-TOKEN=outside-secret\n+x\n`;
+    const checked = withCheckedDiff(directory, ask({ diff, files: [link] }));
+    expect(checked.data).toMatchObject({ files: [link], diffOmitted: "outside-directory" });
+    expect(JSON.stringify(checked)).not.toContain("outside-secret");
+    // Named only in the diff's own lines, it is found too.
+    expect(withCheckedDiff(directory, ask({ diff })).data).not.toHaveProperty("diff");
+  });
+
+  it("keeps a diff of files inside, and leaves other events be", () => {
+    const inside = join(directory, "inside.txt");
+    writeFileSync(inside, "a\n");
+    const diff = `--- ${inside}\n+++ ${inside}\n@@ -1 +1 @@\n-a\n+b\n`;
+    const event = ask({ diff, files: [inside] });
+    expect(withCheckedDiff(directory, event)).toBe(event);
+    const other = ask({});
+    expect(withCheckedDiff(directory, other)).toBe(other);
   });
 });

@@ -12,10 +12,12 @@
  * 10,000 lines blocked every session and client for 15-36 s), given up after
  * `DIFF_TIMEOUT_MS`. The ask still comes, without its diff, saying why.
  */
-import { readFile, realpath, stat } from "node:fs/promises";
+import { realpathSync } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { createTwoFilesPatch } from "diff";
+import type { CanonicalEvent } from "../events/canonical.js";
 
 /** Why an ask carries no diff although its tool edits a file. */
 export type DiffOmitted = "outside-directory" | "too-large" | "too-slow";
@@ -46,7 +48,7 @@ export async function diffOfToolCall(
   const target = stringField(input, "path") ?? stringField(input, "filePath");
   if (target === undefined || (tool !== "write" && tool !== "edit")) return undefined;
   const file = absolutePath(directory, target);
-  if (!(await liesInside(directory, file))) {
+  if (!liesInside(directory, file)) {
     return { files: [file], diffOmitted: "outside-directory" };
   }
   const before = await readCurrent(file);
@@ -74,6 +76,57 @@ function patchWithin(
   });
 }
 
+/**
+ * A permission ask as it goes to the session: its diff, whoever computed it (legacy asks carry
+ * OpenCode's own), kept only when every file it names (the ask's `files`, and the `---`/`+++`
+ * lines of the diff itself) lies inside the directory, resolved through symlinks. An edit of a
+ * link inside the project that points outside it put the outside file's contents into the ask,
+ * the store and the chat. Synchronous (a few `realpath` calls), so that the ask keeps its place
+ * among the events. Any other event is returned as it is.
+ */
+export function withCheckedDiff(directory: string, event: CanonicalEvent): CanonicalEvent {
+  if (event.type !== "permission.asked" || event.data.diff === undefined) return event;
+  const named = [...(event.data.files ?? []), ...filesOfPatch(event.data.diff)];
+  if (named.every((file) => liesInside(directory, absolutePath(directory, file)))) return event;
+  const { diff: _dropped, ...data } = event.data;
+  return { ...event, data: { ...data, diffOmitted: "outside-directory" } };
+}
+
+/** The paths a unified diff's `---` and `+++` lines name (a tab ends a path, then its date). */
+function filesOfPatch(patch: string): string[] {
+  const files: string[] = [];
+  for (const match of patch.matchAll(/^(?:---|\+\+\+) ([^\t\n]+)/gm)) {
+    const path = match[1]?.trim();
+    if (path !== undefined && path !== "/dev/null") files.push(path.replace(/^[ab]\//, ""));
+  }
+  return files;
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/** The real path of `file`; for a file not made yet, its nearest existing ancestor's, joined with the rest. */
+function realpathOfMaybeMissing(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch (error) {
+    const parent = dirname(file);
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT" || parent === file) return file;
+    return join(realpathOfMaybeMissing(parent), basename(file));
+  }
+}
+
+/** Whether the real path `real` lies in the real directory `root`. */
+function isInside(root: string, real: string): boolean {
+  const path = relative(root, real);
+  return path !== "" && path !== ".." && !path.startsWith(`..${sep}`) && !isAbsolute(path);
+}
+
 /** `target` made absolute: relative to the directory, `~/` to the user's home. */
 function absolutePath(directory: string, target: string): string {
   if (target === "~" || target.startsWith("~/")) return join(homedir(), target.slice(1));
@@ -81,22 +134,8 @@ function absolutePath(directory: string, target: string): string {
 }
 
 /** Whether `file`, resolved through symlinks (its nearest existing ancestor if it is new), is in `directory`. */
-async function liesInside(directory: string, file: string): Promise<boolean> {
-  const root = await realpath(directory).catch(() => resolve(directory));
-  const real = await realpathOfMaybeMissing(file);
-  const path = relative(root, real);
-  return path !== "" && path !== ".." && !path.startsWith(`..${sep}`) && !isAbsolute(path);
-}
-
-/** The real path of `file`; for a file not made yet, its nearest existing ancestor's, joined with the rest. */
-async function realpathOfMaybeMissing(file: string): Promise<string> {
-  try {
-    return await realpath(file);
-  } catch (error) {
-    const parent = dirname(file);
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT" || parent === file) return file;
-    return join(await realpathOfMaybeMissing(parent), basename(file));
-  }
+function liesInside(directory: string, file: string): boolean {
+  return isInside(realOrSelf(directory), realpathOfMaybeMissing(file));
 }
 
 function contentAfter(

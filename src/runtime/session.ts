@@ -11,8 +11,10 @@
  * (`session-turns.ts`), the turns the runtime ends itself (`runtime-ends.ts`), subagents'
  * child sessions (`child-sessions.ts`).
  */
+
 import type { BackendConnection, BackendKind, SessionBackend } from "../backends/backend.js";
 import type { Capabilities } from "../backends/capabilities.js";
+import { withCheckedDiff } from "../backends/permission-diff.js";
 import { UsageError } from "../errors.js";
 import type { CanonicalEvent, ConnectionState, ModelRef } from "../events/canonical.js";
 import type { ServerExit } from "../server/server-handle.js";
@@ -155,8 +157,10 @@ export class Session implements AsyncDisposable {
       sessionId: id,
       directory: options.directory,
       logger,
-      sink: (event) => this.#fromBackend(event),
-      childSink: (event) => this.#children.log(event.sessionId).append(event),
+      // Whoever computed an ask's diff, it shows no file outside the directory.
+      sink: (event) => this.#fromBackend(withCheckedDiff(options.directory, event)),
+      childSink: (event) =>
+        this.#children.log(event.sessionId).append(withCheckedDiff(options.directory, event)),
       connection: (connection) => this.#connectionChanged(connection),
       ...(resume === undefined ? {} : { resume }),
     });
