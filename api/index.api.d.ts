@@ -53,6 +53,7 @@ class Bridge implements AsyncDisposable {
     get client(): OpencodeClient;
     get server(): OpencodeServerHandle;
     static start(options: BridgeOptions): Promise<Bridge>;
+    get sandbox(): SandboxMode | "unknown";
     get directory(): string;
     get defaultModel(): ModelRef;
     createSession(options?: {
@@ -555,6 +556,20 @@ interface ReasoningPart {
     text: string;
 }
 
+// SandboxMode
+type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+// SandboxNetwork
+type SandboxNetwork = (typeof SANDBOX_NETWORKS)[number];
+
+// SandboxOptions
+interface SandboxOptions {
+    mode: SandboxMode;
+    network?: SandboxNetwork;
+    deny?: readonly string[];
+    writable?: readonly string[];
+}
+
 // SendOptions
 interface SendOptions {
     delivery: Delivery;
@@ -703,6 +718,7 @@ interface StartOpencodeOptions {
     inheritUserConfig?: boolean;
     dataDir?: string;
     binary?: string;
+    sandbox?: SandboxMode | SandboxOptions;
     orphanTimeoutMs?: number;
 }
 

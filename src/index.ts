@@ -62,6 +62,11 @@ export type {
 export type { Turn, TurnResult } from "./runtime/turn.js";
 export type { WatchdogBounds } from "./runtime/watchdog.js";
 export { type AttachOpencodeOptions, attachOpencode } from "./server/attach-opencode.js";
+export type {
+  SandboxMode,
+  SandboxNetwork,
+  SandboxOptions,
+} from "./server/sandbox/sandbox-options.js";
 export type { OpencodeServerHandle, ServerExit } from "./server/server-handle.js";
 export { type StartOpencodeOptions, startOpencode } from "./server/start-opencode.js";
 export {

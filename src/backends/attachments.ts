@@ -4,10 +4,11 @@
  * a short `ref` instead of the bytes.
  */
 import { readFile, realpath, stat } from "node:fs/promises";
-import { basename, extname, isAbsolute, relative, resolve, sep } from "node:path";
+import { basename, extname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { lookup } from "mime-types";
 import { UsageError } from "../errors.js";
+import { isWithin } from "../util/path-within.js";
 
 /**
  * A local path (absolute, or relative to the session directory), an http(s), file:// or data:
@@ -130,11 +131,11 @@ async function fromLocalPath(given: string, what: string, context: Context): Pro
   const path = resolve(dir.given, given);
   // Checked on the path as written too, so a path outside is refused without touching it and
   // the answer never reveals whether some file outside exists.
-  if (!isInside(path, dir.given) && !isInside(path, dir.real)) throw outside(what, path, dir);
+  if (!isWithin(path, dir.given) && !isWithin(path, dir.real)) throw outside(what, path, dir);
   const real = await realpath(path).catch((error: unknown) => {
     throw fsProblem(what, path, error);
   });
-  if (!isInside(real, dir.real)) throw outside(what, real, dir);
+  if (!isWithin(real, dir.real)) throw outside(what, real, dir);
   const info = await stat(real).catch((error: unknown) => {
     throw fsProblem(what, real, error);
   });
@@ -151,12 +152,6 @@ async function fromLocalPath(given: string, what: string, context: Context): Pro
   const mime = detectMime(bytes, name);
   // The real path, not the one given: it is the file that was checked and read.
   return { uri: dataUrl(mime, bytes), mime, name, ref: real, path: real };
-}
-
-/** True when `path` is `dir` or below it; `/a/bc` is not below `/a/b`. */
-function isInside(path: string, dir: string): boolean {
-  const rel = relative(dir, path);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 function outside(what: string, path: string, dir: SessionDir): UsageError {

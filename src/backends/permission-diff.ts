@@ -15,9 +15,10 @@
 import { realpathSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import type { CanonicalEvent } from "../events/canonical.js";
+import { isWithin } from "../util/path-within.js";
 
 /** Why an ask carries no diff although its tool edits a file. */
 export type DiffOmitted = "outside-directory" | "too-large" | "too-slow";
@@ -121,10 +122,9 @@ function realpathOfMaybeMissing(file: string): string {
   }
 }
 
-/** Whether the real path `real` lies in the real directory `root`. */
+/** Whether the real path `real` lies in the real directory `root` (not the directory itself). */
 function isInside(root: string, real: string): boolean {
-  const path = relative(root, real);
-  return path !== "" && path !== ".." && !path.startsWith(`..${sep}`) && !isAbsolute(path);
+  return real !== root && isWithin(real, root);
 }
 
 /** `target` made absolute: relative to the directory, `~/` to the user's home. */

@@ -52,7 +52,10 @@ export interface BridgeOptions {
   model?: ModelRef;
   /** OpenCode config for a managed server. */
   config?: Record<string, unknown>;
-  /** Options for the managed server (ignored with `attach`; `binary`, `env`, `passEnv` and `inheritUserConfig` also apply to `subprocess`). */
+  /**
+   * Options for the managed server (ignored with `attach`, but for `sandbox`, which it refuses;
+   * `binary`, `env`, `passEnv`, `inheritUserConfig` and `sandbox` also apply to `subprocess`).
+   */
   server?: Omit<StartOpencodeOptions, "config" | "directory" | "logger">;
   /** Use a server someone else runs instead of starting one. */
   attach?: { url: string; password?: string };

@@ -12,6 +12,7 @@ import { SubprocessBackend } from "../backends/subprocess/subprocess-backend.js"
 import type { OpencodeClient } from "../client/opencode-client.js";
 import { AbortError, UsageError } from "../errors.js";
 import type { CanonicalEvent, ModelRef } from "../events/canonical.js";
+import { type SandboxMode, sandboxSettings } from "../server/sandbox/sandbox-options.js";
 import type { OpencodeServerHandle } from "../server/server-handle.js";
 import { DEFAULT_ORPHAN_TIMEOUT_MS } from "../server/server-keeper.js";
 import { SupervisedServer } from "../server/supervised-server.js";
@@ -108,6 +109,15 @@ export class Bridge implements AsyncDisposable {
       if (store.owned) await store.store.close();
       throw error;
     }
+  }
+
+  /**
+   * The sandbox OpenCode's tools run in (`server.sandbox`); `unknown` for a server attached to,
+   * which runs as whoever started it chose.
+   */
+  get sandbox(): SandboxMode | "unknown" {
+    if (this.#options.attach !== undefined) return "unknown";
+    return sandboxSettings(this.#options.server?.sandbox).mode;
   }
 
   /** The directory new sessions work in unless told otherwise (`BridgeOptions.directory`). */

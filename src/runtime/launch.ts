@@ -8,6 +8,7 @@ import { RunEnvironment } from "../backends/subprocess/run-environment.js";
 import { OpencodeClient } from "../client/opencode-client.js";
 import { UsageError } from "../errors.js";
 import { attachOpencode } from "../server/attach-opencode.js";
+import { sandboxSettings } from "../server/sandbox/sandbox-options.js";
 import type { OpencodeServerHandle } from "../server/server-handle.js";
 import type { Store } from "../store/store.js";
 import { HttpTransport } from "../transport/http-transport.js";
@@ -47,9 +48,11 @@ export async function launch(
   try {
     const config = managedConfig(options, model?.config);
     if (kind === "subprocess") {
-      const { binary, env, passEnv, inheritUserConfig } = options.server ?? {};
+      const { binary, env, passEnv, inheritUserConfig, sandbox } = options.server ?? {};
       const environment = await RunEnvironment.create({
         config,
+        directory: options.directory,
+        ...(sandbox === undefined ? {} : { sandbox }),
         ...(binary === undefined ? {} : { binary }),
         ...(env === undefined ? {} : { env }),
         ...(passEnv === undefined ? {} : { passEnv }),
@@ -94,6 +97,11 @@ async function attach(
   if (options.permissions !== undefined) {
     throw new UsageError(
       "permissions cannot be set on an attached server (its config is its own); set them there",
+    );
+  }
+  if (sandboxSettings(options.server?.sandbox).mode !== "off") {
+    throw new UsageError(
+      "a sandbox applies to a server the bridge starts; an attached server runs as it was started: drop `attach` or the sandbox",
     );
   }
   if (options.modelServer !== undefined) {

@@ -66,6 +66,17 @@ describe("startConfigHash", () => {
     expect(startConfigHash({ ...start, binary: "opencode" })).not.toBe(startConfigHash(start));
     expect(startConfigHash({})).toBe(startConfigHash({ config: {}, env: {}, binary: "" }));
   });
+
+  it("differs with the sandbox, and is the one of a start without when the sandbox is off", () => {
+    const start = { config: { model: "a/b" } };
+    const writing = startConfigHash({ ...start, sandbox: "workspace-write" });
+    expect(writing).not.toBe(startConfigHash(start));
+    expect(startConfigHash({ ...start, sandbox: "read-only" })).not.toBe(writing);
+    expect(
+      startConfigHash({ ...start, sandbox: { mode: "workspace-write", network: "off" } }),
+    ).not.toBe(writing);
+    expect(startConfigHash({ ...start, sandbox: "off" })).toBe(startConfigHash(start));
+  });
 });
 
 describe("leftoverAction", () => {

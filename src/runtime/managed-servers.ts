@@ -9,6 +9,7 @@ import type { BackendKind } from "../backends/backend.js";
 import { AdoptedServer } from "../server/adopted-server.js";
 import { isolatedDirsAt } from "../server/isolated-dirs.js";
 import { isProcessGroupAlive } from "../server/process-group.js";
+import { sandboxSettings } from "../server/sandbox/sandbox-options.js";
 import type { StartOpencodeOptions } from "../server/start-opencode.js";
 import { SupervisedServer } from "../server/supervised-server.js";
 import type { ServerRecord, Store } from "../store/store.js";
@@ -22,11 +23,14 @@ export function managedServerKey(kind: BackendKind, directory: string): string {
 
 /** What a server was started with, as the record keeps it: a different one starts a new server. */
 export function startConfigHash(
-  options: Pick<StartOpencodeOptions, "config" | "env" | "binary">,
+  options: Pick<StartOpencodeOptions, "config" | "env" | "binary" | "sandbox">,
 ): string {
-  return createHash("sha256")
-    .update(JSON.stringify([options.config ?? {}, options.env ?? {}, options.binary ?? ""]))
-    .digest("hex");
+  const started: unknown[] = [options.config ?? {}, options.env ?? {}, options.binary ?? ""];
+  // A server in another sandbox (or none) is not this one. Without one, the hash of the
+  // versions before sandboxes: their servers are still taken up.
+  const sandbox = sandboxSettings(options.sandbox);
+  if (sandbox.mode !== "off") started.push(sandbox);
+  return createHash("sha256").update(JSON.stringify(started)).digest("hex");
 }
 
 /**

@@ -14,6 +14,13 @@ export {
   type ResolveBinaryOptions,
   resolveOpencodeBinary,
 } from "./resolve-binary.js";
+export {
+  SANDBOX_MODES,
+  SANDBOX_NETWORKS,
+  type SandboxMode,
+  type SandboxNetwork,
+  type SandboxOptions,
+} from "./sandbox/sandbox-options.js";
 export { DEFAULT_USERNAME, MANAGED_CONFIG_DEFAULTS } from "./server-env.js";
 export type { OpencodeServerHandle, ServerExit } from "./server-handle.js";
 export { DEFAULT_ORPHAN_TIMEOUT_MS } from "./server-keeper.js";

@@ -3,7 +3,7 @@
  * tail and forwarded to the logger), the URL from its listening line, and its end.
  * Readiness policy and the public handle live in `start-opencode.ts`.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
 import type { Logger } from "../util/logger.js";
 import { LineSplitter, type LogTail, type SecretRedactor } from "./log-tail.js";
@@ -14,6 +14,7 @@ import {
   terminateProcessGroup,
 } from "./process-group.js";
 import { type ServerKeeper, startKeeper } from "./server-keeper.js";
+import { spawnGroupLeader } from "./spawn-group.js";
 
 /** How the process ended, or why it never ran. */
 export interface ProcessEnd {
@@ -28,6 +29,8 @@ export interface SpawnOpencodeOptions {
   args: string[];
   cwd: string;
   env: Record<string, string>;
+  /** Written to the child's file descriptors 3, 4, … (the sandbox's offline shell script). */
+  inputs?: string[];
   redactor: SecretRedactor;
   tail: LogTail;
   logger: Logger;
@@ -96,14 +99,8 @@ export class OpencodeProcess {
 
   /** Spawns the binary as the leader of a new process group, with piped output. */
   static spawn(options: SpawnOpencodeOptions): OpencodeProcess {
-    const child = spawn(options.binary, options.args, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      windowsHide: true,
-    });
-    return new OpencodeProcess(child, options);
+    const { binary, args, inputs = [], cwd, env } = options;
+    return new OpencodeProcess(spawnGroupLeader({ binary, args, inputs }, { cwd, env }), options);
   }
 
   /** How it ended, once it has. */

@@ -3,6 +3,9 @@
  * dirs behind it: with isolation, fresh XDG roots whose global config file holds the config
  * (the `/api` catalog reads only that file, not `OPENCODE_CONFIG_CONTENT`).
  */
+import { mkdir } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import {
   createIsolatedDirs,
   type IsolatedDirs,
@@ -52,4 +55,25 @@ export async function prepareOpencodeEnv(options: {
     if (options.dirs === undefined) await dirs?.remove();
     throw error;
   }
+}
+
+/**
+ * Where OpenCode keeps its own config, data, cache and state (made when missing): the isolated
+ * root, or the user's own XDG dirs. A sandbox lets it write there, whatever else it forbids.
+ */
+export async function opencodeStateDirs(
+  dirs: IsolatedDirs | undefined,
+  env: Readonly<Record<string, string>>,
+): Promise<string[]> {
+  if (dirs !== undefined) return [dirs.root];
+  const home = env.HOME ?? homedir();
+  const roots = [
+    env.XDG_CONFIG_HOME ?? join(home, ".config"),
+    env.XDG_DATA_HOME ?? join(home, ".local", "share"),
+    env.XDG_CACHE_HOME ?? join(home, ".cache"),
+    env.XDG_STATE_HOME ?? join(home, ".local", "state"),
+  ];
+  const own = roots.map((root) => join(root, "opencode"));
+  await Promise.all(own.map((dir) => mkdir(dir, { recursive: true })));
+  return own;
 }

@@ -16,8 +16,10 @@ import type { IsolatedDirs } from "./isolated-dirs.js";
 import { LogTail, SecretRedactor } from "./log-tail.js";
 import { ManagedServer } from "./managed-server.js";
 import { OpencodeProcess, type ProcessEnd } from "./opencode-process.js";
-import { prepareOpencodeEnv } from "./prepared-env.js";
+import { opencodeStateDirs, prepareOpencodeEnv } from "./prepared-env.js";
 import { resolveOpencodeBinary } from "./resolve-binary.js";
+import { Sandbox } from "./sandbox/sandbox.js";
+import type { SandboxMode, SandboxOptions } from "./sandbox/sandbox-options.js";
 import { serverUsername } from "./server-env.js";
 import type { OpencodeServerHandle } from "./server-handle.js";
 import { DEFAULT_ORPHAN_TIMEOUT_MS } from "./server-keeper.js";
@@ -71,6 +73,13 @@ export interface StartOpencodeOptions {
   /** The `opencode` executable (default: `resolveOpencodeBinary()`). */
   binary?: string;
   /**
+   * Runs the server, and every tool it runs, inside a bubblewrap sandbox (docs/security.md):
+   * `read-only` lets it write only its own state, `workspace-write` the directory too; in both
+   * the user's credentials are not readable. Default `off`. Needs `bwrap` (Linux): without it,
+   * the start fails with a UsageError that says how to install it.
+   */
+  sandbox?: SandboxMode | SandboxOptions;
+  /**
    * How long the server outlives this process when it dies without stopping it (a SIGKILL, a
    * crash): a keeper stops the server's process group unless a successor bridge takes the
    * server up within this bound (default 5 minutes; 0 stops it at once).
@@ -119,6 +128,11 @@ export async function launchOpencode(
   // Dirs given by the caller stay theirs: neither a failed start nor close() removes them.
   const dirs = options.isolatedDirs === undefined ? prepared.dirs : undefined;
   try {
+    const sandbox = await Sandbox.prepare(options.sandbox, {
+      directory: settings.directory,
+      binary,
+      ownState: await opencodeStateDirs(prepared.dirs, env),
+    });
     const username = serverUsername(env);
     const redactor = new SecretRedactor(
       password === undefined ? [] : [{ value: password, username }],
@@ -133,9 +147,13 @@ export async function launchOpencode(
         // Without --print-logs the log goes only to a file; the tail needs it on stderr.
         args.push("--print-logs");
         logger.debug("spawning opencode", { binary, args, cwd: settings.directory });
-        const proc = spawnProcess({
+        const command = sandbox?.wrap(binary, args, settings.directory) ?? {
           binary,
           args,
+          inputs: [],
+        };
+        const proc = spawnProcess({
+          ...command,
           cwd: settings.directory,
           env,
           redactor,

@@ -6,8 +6,10 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { UsageError } from "../../errors.js";
 import type { IsolatedDirs } from "../../server/isolated-dirs.js";
-import { prepareOpencodeEnv } from "../../server/prepared-env.js";
+import { opencodeStateDirs, prepareOpencodeEnv } from "../../server/prepared-env.js";
 import { resolveOpencodeBinary } from "../../server/resolve-binary.js";
+import { Sandbox, type WrappedCommand } from "../../server/sandbox/sandbox.js";
+import type { SandboxMode, SandboxOptions } from "../../server/sandbox/sandbox-options.js";
 
 export interface RunEnvironmentOptions {
   config?: Record<string, unknown>;
@@ -17,17 +19,38 @@ export interface RunEnvironmentOptions {
   /** Use the user's own OpenCode config, credentials and sessions (default false). */
   inheritUserConfig?: boolean;
   binary?: string;
+  /** The sandbox every run runs in (`StartOpencodeOptions.sandbox`), made for this directory. */
+  sandbox?: SandboxMode | SandboxOptions;
+  /** The directory the sandbox lets the runs write in (`workspace-write`). */
+  directory?: string;
 }
 
 export class RunEnvironment {
   readonly binary: string;
   readonly env: Readonly<Record<string, string>>;
   readonly #dirs: IsolatedDirs | undefined;
+  readonly #sandbox: Sandbox | undefined;
 
-  private constructor(binary: string, env: Record<string, string>, dirs: IsolatedDirs | undefined) {
+  private constructor(
+    binary: string,
+    env: Record<string, string>,
+    dirs: IsolatedDirs | undefined,
+    sandbox: Sandbox | undefined,
+  ) {
     this.binary = binary;
     this.env = env;
     this.#dirs = dirs;
+    this.#sandbox = sandbox;
+  }
+
+  /** The sandbox mode the runs run in. */
+  get sandboxMode(): SandboxMode {
+    return this.#sandbox?.settings.mode ?? "off";
+  }
+
+  /** `opencode <args>` to spawn in `cwd`, inside the sandbox if there is one. */
+  command(args: string[], cwd: string): WrappedCommand {
+    return this.#sandbox?.wrap(this.binary, args, cwd) ?? { binary: this.binary, args, inputs: [] };
   }
 
   static async create(options: RunEnvironmentOptions = {}): Promise<RunEnvironment> {
@@ -40,7 +63,17 @@ export class RunEnvironment {
       password: undefined,
       config: options.config,
     });
-    return new RunEnvironment(binary, env, dirs);
+    try {
+      const sandbox = await Sandbox.prepare(options.sandbox, {
+        directory: options.directory ?? process.cwd(),
+        binary,
+        ownState: await opencodeStateDirs(dirs, env),
+      });
+      return new RunEnvironment(binary, env, dirs, sandbox);
+    } catch (error) {
+      await dirs?.remove();
+      throw error;
+    }
   }
 
   /** Removes the isolated dirs (the sessions in them go too). */

@@ -3,12 +3,14 @@
  * long), its stderr kept as a tail for errors, and a stop that takes its whole process
  * group (the shells of running tools too).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { LineSplitter, LogTail, SecretRedactor } from "../../server/log-tail.js";
 import { trackLiveGroup, untrackLiveGroup } from "../../server/opencode-process.js";
 import { isProcessGroupAlive, terminateProcessGroup } from "../../server/process-group.js";
+import type { WrappedCommand } from "../../server/sandbox/sandbox.js";
 import { startKeeper } from "../../server/server-keeper.js";
+import { spawnGroupLeader } from "../../server/spawn-group.js";
 import type { Logger } from "../../util/logger.js";
 
 export interface RunProcessEnd {
@@ -20,8 +22,8 @@ export interface RunProcessEnd {
 }
 
 export interface RunProcessOptions {
-  binary: string;
-  args: string[];
+  /** `opencode run …`, wrapped in the sandbox if there is one. */
+  command: WrappedCommand;
   cwd: string;
   env: Readonly<Record<string, string>>;
   logger: Logger;
@@ -36,13 +38,7 @@ export class RunProcess {
   readonly #exited: Promise<unknown>;
 
   constructor(options: RunProcessOptions) {
-    const child: ChildProcess = spawn(options.binary, options.args, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      windowsHide: true,
-    });
+    const child: ChildProcess = spawnGroupLeader(options.command, options);
     this.pid = child.pid;
     let reading = true;
     if (this.pid !== undefined) trackLiveGroup(this.pid);

@@ -153,8 +153,7 @@ export class SubprocessBackend implements SessionBackend {
     let process: RunProcess;
     try {
       process = new RunProcess({
-        binary: this.#environment.binary,
-        args,
+        command: this.#environment.command(args, this.#context.directory),
         cwd: this.#context.directory,
         env: this.#environment.env,
         logger: this.#context.logger,
