@@ -239,6 +239,7 @@ export class OpenSessions {
       const lastActivityAt = await this.#lastActivityAt(id);
       return {
         ...recordInfo(record),
+        sandbox: this.#bridge.sandbox,
         lastSeq: (await this.#store?.lastSeq(id)) ?? 0,
         ...(lastActivityAt === undefined ? {} : { lastActivityAt }),
       };
@@ -256,6 +257,7 @@ export class OpenSessions {
       lastSeq: session.lastSeq,
       ...(lastActivityAt === undefined ? {} : { lastActivityAt }),
       capabilities: { ...session.capabilities },
+      sandbox: this.#bridge.sandbox,
       ...(followed.model === undefined ? {} : { model: followed.model }),
       pendingAsks: session.pendingAsks.map((ask) => ({
         kind: ask.kind,

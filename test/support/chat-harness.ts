@@ -11,6 +11,7 @@ import { afterAll, beforeAll } from "vitest";
 import type { BackendKind } from "../../src/backends/backend.js";
 import type { ModelRef } from "../../src/events/canonical.js";
 import { Bridge } from "../../src/runtime/bridge.js";
+import type { SandboxMode } from "../../src/server/sandbox/sandbox-options.js";
 import { type Sidecar, startSidecar } from "../../src/sidecar/sidecar.js";
 import { BridgeClient } from "../../src/sidecar-client/index.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
@@ -45,6 +46,8 @@ export interface ChatHarnessOptions {
   storeFile?: string;
   /** The sessions' directory (kept on close); default a temp dir of its own, removed on close. */
   directory?: string;
+  /** The sandbox OpenCode runs in (default none). */
+  sandbox?: SandboxMode;
 }
 
 export async function startChatHarness(options: ChatHarnessOptions = {}): Promise<ChatHarness> {
@@ -69,6 +72,7 @@ export async function startChatHarness(options: ChatHarnessOptions = {}): Promis
       store,
       ...(options.backend === undefined ? {} : { backend: options.backend }),
       permissions: options.permissions ?? { edit: "ask", bash: "allow", webfetch: "allow" },
+      ...(options.sandbox === undefined ? {} : { server: { sandbox: options.sandbox } }),
     });
     trackProcess(started.bridge.server.pid, "opencode serve (web chat e2e)");
     started.sidecar = await startSidecar({ bridge: started.bridge, token: CHAT_TOKEN, store });

@@ -8,6 +8,7 @@ import { JoinedLateContext } from "./conversation/joined-late.js";
 import { describe, useLiveSession } from "./live-session.js";
 import { useModelCatalog } from "./model-catalog.js";
 import { type OpenTarget, putTargetInUrl, targetFromUrl } from "./open-session-url.js";
+import { SandboxBadge } from "./sandbox-badge.js";
 import { SessionActionsContext, sessionActions } from "./session-actions.js";
 import { SessionHeading } from "./session-heading.js";
 import { SessionList } from "./session-list.js";
@@ -114,6 +115,7 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
               }
             }}
           />
+          {parentId === undefined ? <SandboxBadge sandbox={info?.sandbox} /> : null}
           <ThemeToggle />
         </header>
         <ConnectionBanner socket={socket} live={live} />

@@ -29,11 +29,12 @@ import { followConnection } from "../follow-connection.js";
 import { handleInterrupts, INTERRUPTED_EXIT_CODE } from "../interrupts.js";
 import { addPassEnvOption } from "../pass-env.js";
 import { PhaseMarks } from "../phase-marks.js";
+import { addSandboxOptions, type SandboxFlags, sandboxOf } from "../sandbox-option.js";
 import { STORE_OPTION_HELP, storeSpec } from "../store-access.js";
 import { TurnPrinter } from "../turn-printer.js";
 
 /** As commander hands them over: the choice options are already checked. */
-interface RunOptions {
+interface RunOptions extends SandboxFlags {
   backend?: BackendKind;
   model?: string;
   dir?: string;
@@ -102,9 +103,11 @@ export function registerRunCommand(program: Command): void {
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     );
-  addPassEnvOption(command).action(async (prompt: string | undefined, options: RunOptions) => {
-    process.exitCode = await run(prompt ?? (options.demo ? DEMO_PROMPT : ""), options);
-  });
+  addSandboxOptions(addPassEnvOption(command)).action(
+    async (prompt: string | undefined, options: RunOptions) => {
+      process.exitCode = await run(prompt ?? (options.demo ? DEMO_PROMPT : ""), options);
+    },
+  );
 }
 
 async function run(prompt: string, options: RunOptions): Promise<number> {
@@ -134,6 +137,7 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
     ? mkdtempSync(join(tmpdir(), "ocb-demo-"))
     : resolve(options.dir ?? ".");
 
+  const sandbox = sandboxOf(options, { directory, store: storeSpec(options.store) });
   let bridge: Bridge | undefined;
   let asks: AskAnswerer | undefined;
   // Every phase takes this signal: the first Ctrl-C aborts the one under way.
@@ -145,7 +149,11 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
       signal: stop.signal,
       logger: phases.logger(),
       // Nothing takes up the server of an `ocb run` killed outright: it stops at once.
-      server: { orphanTimeoutMs: 0, passEnv: options.passEnv },
+      server: {
+        orphanTimeoutMs: 0,
+        passEnv: options.passEnv,
+        ...(sandbox === undefined ? {} : { sandbox }),
+      },
       ...(options.demo ? { modelServer: await demoModelServer() } : {}),
       ...(model === undefined ? {} : { model }),
       ...(config === undefined ? {} : { config }),

@@ -25,6 +25,7 @@ import { demoModelServer } from "../demo-model.js";
 import { handleInterrupts } from "../interrupts.js";
 import { OPENCODE_DATA_OPTION_HELP, opencodeDataDir } from "../opencode-data.js";
 import { addPassEnvOption } from "../pass-env.js";
+import { addSandboxOptions, type SandboxFlags, sandboxOf } from "../sandbox-option.js";
 import {
   addClusterOptions,
   attachedServer,
@@ -33,7 +34,7 @@ import {
 } from "../serve-cluster.js";
 import { STORE_OPTION_HELP, storeSpec } from "../store-access.js";
 
-interface ServeOptions extends ClusterServeOptions {
+interface ServeOptions extends ClusterServeOptions, SandboxFlags {
   dir?: string;
   model?: string;
   config?: string;
@@ -116,8 +117,8 @@ export function registerServeCommand(program: Command): void {
         "how long to wait for the OpenCode server to become ready",
       ).default("30000"),
     );
-  addClusterOptions(addPassEnvOption(command)).action(async (options: ServeOptions) =>
-    serve(options),
+  addClusterOptions(addSandboxOptions(addPassEnvOption(command))).action(
+    async (options: ServeOptions) => serve(options),
   );
 }
 
@@ -139,6 +140,7 @@ async function serve(options: ServeOptions): Promise<void> {
   const metrics: SidecarMetrics = new SidecarMetrics();
   const attach = attachedServer(options);
   const spec = storeSpec(options.store);
+  const sandbox = sandboxOf(options, { directory, store: spec });
   const dataDir = opencodeDataDir(options.opencodeData, spec);
   const opened = await openStore(spec);
   let cluster: Awaited<ReturnType<typeof joinClusterIfAsked>>;
@@ -168,6 +170,7 @@ async function serve(options: ServeOptions): Promise<void> {
       server: {
         startupTimeoutMs,
         passEnv: options.passEnv,
+        ...(sandbox === undefined ? {} : { sandbox }),
         ...(dataDir === undefined ? {} : { dataDir }),
       },
       ...(options.demo ? { modelServer: await demoModelServer() } : {}),

@@ -100,6 +100,11 @@ export const SessionInfoSchema = z.object({
   /** The seq of its last durable event (0 for none): subscribe with `after` to resume. */
   lastSeq: z.number().int(),
   capabilities: CapabilitiesSchema.optional(),
+  /**
+   * The sandbox its turns run in on this sidecar (docs/security.md): `off`, `read-only`,
+   * `workspace-write`, or `unknown` (a server attached to, run as its owner chose).
+   */
+  sandbox: z.enum(["off", "read-only", "workspace-write", "unknown"]).optional(),
   model: ModelRefSchema.optional(),
   pendingAsks: z.array(PendingAskSchema).optional(),
   createdAt: z.number().optional(),

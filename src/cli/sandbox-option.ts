@@ -1,0 +1,87 @@
+/**
+ * `--sandbox <mode>`, `--sandbox-network on|off` and `--sandbox-deny <path>` of `ocb run` and
+ * `ocb serve`: OpenCode and every tool it runs inside bubblewrap (docs/security.md). The
+ * bridge's own transcript store is hidden from the agent as well: it holds every session's
+ * transcript, and the agent has no business reading (or sending) other sessions'.
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { Command } from "commander";
+import { UsageError } from "../errors.js";
+import {
+  SANDBOX_MODES,
+  SANDBOX_NETWORKS,
+  type SandboxMode,
+  type SandboxNetwork,
+  type SandboxOptions,
+} from "../server/sandbox/sandbox-options.js";
+import { isWithin } from "../util/path-within.js";
+import { choiceOption } from "./choice-option.js";
+
+export interface SandboxFlags {
+  sandbox?: SandboxMode;
+  sandboxNetwork?: SandboxNetwork;
+  sandboxDeny: string[];
+}
+
+export function addSandboxOptions(command: Command): Command {
+  return command
+    .addOption(
+      choiceOption(
+        "--sandbox <mode>",
+        "run OpenCode and its tools in bubblewrap: read-only, or workspace-write (the directory only); secrets such as ~/.ssh unreadable (default: off)",
+        SANDBOX_MODES,
+      ),
+    )
+    .addOption(
+      choiceOption(
+        "--sandbox-network <on|off>",
+        "off: the commands of the bash tool have no network (OpenCode still reaches its model)",
+        SANDBOX_NETWORKS,
+      ),
+    )
+    .option(
+      "--sandbox-deny <path>",
+      "a path the sandboxed agent cannot read, besides ~/.ssh, ~/.aws, … (repeatable)",
+      (value: string, previous: string[]) => [...previous, resolve(value)],
+      [] as string[],
+    );
+}
+
+/**
+ * The library's `sandbox` for the flags (`undefined` when off); `store` is the SQLite file of
+ * the transcripts, if that is the store, hidden with the files beside it when its directory
+ * is not the session directory's.
+ */
+export function sandboxOf(
+  flags: SandboxFlags,
+  place: { directory: string; store: string | undefined },
+): SandboxOptions | undefined {
+  const mode = flags.sandbox ?? "off";
+  if (mode === "off") {
+    // Refused by the library too; said here in the flags' words.
+    if (flags.sandboxNetwork === "off" || flags.sandboxDeny.length > 0) {
+      throw new UsageError(
+        "--sandbox-network and --sandbox-deny need --sandbox read-only or workspace-write",
+      );
+    }
+    return undefined;
+  }
+  return {
+    mode,
+    ...(flags.sandboxNetwork === undefined ? {} : { network: flags.sandboxNetwork }),
+    deny: [...flags.sandboxDeny, ...storePaths(place)],
+  };
+}
+
+/** The store's folder (made now if missing: the store makes it anyway), or its files. */
+function storePaths(place: { directory: string; store: string | undefined }): string[] {
+  if (place.store === undefined || place.store.includes("://")) return [];
+  const store = resolve(place.store);
+  const folder = dirname(store);
+  if (!isWithin(place.directory, folder)) {
+    mkdirSync(folder, { recursive: true });
+    return [folder];
+  }
+  return [store, `${store}-wal`, `${store}-shm`].filter((path) => existsSync(path));
+}
