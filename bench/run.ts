@@ -17,7 +17,7 @@
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N and --store-concurrent N (e), --memory-sessions N (f), --sidecar-turns N and
  * --sidecar-clients N (g), --web-events N, --web-renders N and --web-deltas N (h),
- * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u.
+ * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u,v.
  *   (p) the Postgres store against the SQLite store, the same appends and reads on each.
  *   (r), (t) three `ocb serve --cluster` processes: events/s to 100 clients over them, and
  *       failover time after SIGKILL of the driving one (bench/cluster.ts).
@@ -25,6 +25,8 @@
  *       driver's own client.
  *   (u) an ask's diff of a 10,000-line file: the longest event-loop block while it is made or
  *       given up, and how long that takes (bench/ask-diff.ts).
+ *   (v) the sandbox's cost: a tool turn and a server start in bubblewrap against without
+ *       (--sandbox-turns N; bench/sandbox-cost.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -52,6 +54,7 @@ import {
   type PostgresStoreBenchResult,
   postgresStoreLines,
 } from "./postgres-store.js";
+import { benchSandboxCost, type SandboxCostResult, sandboxCostLines } from "./sandbox-cost.js";
 import {
   benchSessionMemory,
   type SessionMemoryResult,
@@ -85,7 +88,8 @@ const { values } = parseArgs({
     "cold-runs": { type: "string", default: "5" },
     "pg-sessions": { type: "string", default: "1000" },
     "relay-turns": { type: "string", default: "5" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u,v" },
+    "sandbox-turns": { type: "string", default: "20" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -247,9 +251,16 @@ async function main(): Promise<string[]> {
   let cluster: ClusterBenchResult | undefined;
   let clusterRelay: ClusterRelayResult | undefined;
   let askDiff: AskDiffResult | undefined;
+  let sandboxCost: SandboxCostResult | undefined;
 
   if (only.has("a")) normalizer = await benchNormalizer({ events, runs: 7, warmups: 2 });
   if (only.has("u")) askDiff = await benchAskDiff({ runs: 5 });
+  if (only.has("v")) {
+    sandboxCost = await benchSandboxCost({
+      turns: positive("sandbox-turns", values["sandbox-turns"]),
+      starts: 5,
+    });
+  }
 
   if (only.has("b") || only.has("c")) {
     // (b) and (c) compare with raw `/api` calls: the `serve` backend, whatever OCB_BACKEND says.
@@ -389,6 +400,7 @@ async function main(): Promise<string[]> {
   if (cluster !== undefined) lines.push(...clusterLines(cluster));
   if (clusterRelay !== undefined) lines.push(...clusterRelayLines(clusterRelay));
   if (askDiff !== undefined) lines.push(...askDiffLines(askDiff));
+  if (sandboxCost !== undefined) lines.push(...sandboxCostLines(sandboxCost));
   lines.push(...goalTable());
   return lines;
 }

@@ -26,8 +26,19 @@ const HOME_SECRETS = [
   ".password-store",
 ];
 
-/** The host's own: password hashes and the SSH host keys. */
-const HOST_SECRETS = ["/etc/shadow", "/etc/gshadow", "/etc/ssh"];
+/**
+ * The host's own: password hashes, the SSH host keys, and the sockets of container engines (a
+ * read-only mount does not stop a connection to a socket, and Docker's is root on the host).
+ */
+const HOST_SECRETS = [
+  "/etc/shadow",
+  "/etc/gshadow",
+  "/etc/ssh",
+  "/run/docker.sock",
+  "/var/run/docker.sock",
+  "/run/containerd/containerd.sock",
+  "/run/podman/podman.sock",
+];
 
 /**
  * The secret paths for a user whose home is `home`: those above, and every other user's home
