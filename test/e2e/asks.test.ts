@@ -3,7 +3,7 @@
  * binary and the scripted model, through the runtime (`Session.replyPermission`,
  * `answerQuestion`, `rejectQuestion`).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -123,6 +123,36 @@ for (const backend of ["serve", "serve-legacy"] as const) {
       expect(readFileSync(join(directory, "once.txt"), "utf8")).toBe("hello\n");
       expect(session.pendingAsks).toEqual([]);
       await session.close();
+    });
+
+    it("an edit through a symlink that leaves the directory: no ask carries the outside file", async () => {
+      // On serve-legacy OpenCode asks with a diff it computed itself, following the link: the
+      // outside file's content went into the ask, the store and the chat (issue 28, finding
+      // 3). On /api it refuses the write outright.
+      const outside = mkdtempSync(join(tmpdir(), "ocb-asks-outside-"));
+      try {
+        writeFileSync(join(outside, "secret.txt"), "OUTSIDE-SECRET-4f1a\n");
+        symlinkSync(join(outside, "secret.txt"), join(directory, "secret-link.txt"));
+        const session = await bridge.createSession();
+        const turn = await write(session, "secret-link.txt", "told no");
+        const asks: CanonicalEventOf<"permission.asked">[] = [];
+        for await (const event of turn.events()) {
+          if (event.type !== "permission.asked") continue;
+          asks.push(event);
+          await session.replyPermission(event.data.requestId, "reject");
+        }
+        if (backend === "serve-legacy") {
+          expect(asks).toHaveLength(1);
+          expect(asks[0]?.data.diff).toBeUndefined();
+          expect(asks[0]?.data.diffOmitted).toBe("outside-directory");
+        } else {
+          expect(asks).toEqual([]);
+        }
+        expect(JSON.stringify(await session.transcript())).not.toContain("OUTSIDE-SECRET-4f1a");
+        await session.close();
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
+      }
     });
 
     it("a rejected write fails the tool and leaves no file; the turn goes on", async () => {
