@@ -195,3 +195,36 @@ for (const mode of MODES) {
     );
   });
 }
+
+describe("sandbox workspace-write on the subprocess backend (`opencode run` per turn)", () => {
+  let bridge: Bridge;
+  let session: Session;
+  let directory: string;
+
+  beforeAll(async () => {
+    directory = mkdtempSync(join(tmpdir(), "ocb-sandbox-run-"));
+    bridge = await Bridge.start({
+      directory,
+      backend: "subprocess",
+      autoApprove: true,
+      modelServer: demoModelServer,
+      server: { sandbox: "workspace-write" },
+    });
+    session = await bridge.createSession({ title: "subprocess" });
+  });
+
+  afterAll(async () => {
+    await bridge?.close();
+    if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
+  });
+
+  it("a bash command writes inside but not outside, nor reads the SSH key", async () => {
+    const file = join(outside, "from-run.txt");
+    const command = `echo made > inside.txt; echo pwned > ${file}; cat ~/.ssh/id_rsa`;
+    const result = await toolCall(session, "bash", { command });
+    expect(result.text).toMatch(/Read-only file system/);
+    expect(result.text).not.toContain("planted-by-the-sandbox-test");
+    expect(existsSync(file)).toBe(false);
+    expect(existsSync(join(directory, "inside.txt"))).toBe(true);
+  });
+});
