@@ -13,6 +13,7 @@
  *   is delivered while a turn runs here, that turn's run stopped unseen (it died with a killed
  *   server, whose `prompted` was read after the restart), and it ends `failed` (`run-lost`).
  */
+import { withoutInlinedTexts } from "../backends/model-attachments.js";
 import type { ApiEvent } from "../protocol/api/events.js";
 import type { Parsed } from "../protocol/common.js";
 import { assertNever } from "../util/assert-never.js";
@@ -80,7 +81,7 @@ export function normalizeApiEvent(
         withPending(state, messageID, delivery) as ApiNormalizerState,
         admissionOrigin(origin, state, messageID, delivery),
         "input.admitted",
-        { inputId: messageID, text: prompt.text, delivery },
+        { inputId: messageID, text: withoutInlinedTexts(prompt.text), delivery },
       );
     }
     case "session.next.prompted":

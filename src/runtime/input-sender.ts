@@ -7,6 +7,7 @@
  */
 import { resolveAttachments } from "../backends/attachments.js";
 import { mintInputId, type SessionBackend } from "../backends/backend.js";
+import { forTheModel } from "../backends/model-attachments.js";
 import { UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { turnIdFor } from "../events/turn-state.js";
@@ -144,6 +145,8 @@ export class InputSender {
             directory: this.#context.directory,
             ...(maxBytes === undefined ? {} : { maxBytes }),
           });
+    // What cannot reach the model is refused now, before anything is sent.
+    if (files !== undefined) forTheModel(files);
     return {
       text,
       delivery: options.delivery,

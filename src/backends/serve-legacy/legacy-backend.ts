@@ -6,6 +6,7 @@
  * with part snapshots diffed into canonical events; an interrupt is `abort`. The model is
  * named on every prompt, so a switch applies from the next input on.
  */
+
 import type { OpencodeClient } from "../../client/opencode-client.js";
 import { AbortError, ConnectionError } from "../../errors.js";
 import type { ModelRef } from "../../events/canonical.js";
@@ -33,6 +34,7 @@ import {
 } from "../backend.js";
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LIVE_CONNECT_TIMEOUT_MS, LiveReadiness } from "../live-readiness.js";
+import { forTheModel, inlinedBlock } from "../model-attachments.js";
 import { modelSwitchedEvent } from "../model-switched.js";
 import { DeltaCatchUp } from "../serve/delta-catch-up.js";
 import type { DeltaStats } from "../serve/delta-stats.js";
@@ -324,7 +326,10 @@ export class LegacyBackend implements SessionBackend {
 /** A legacy prompt's parts; throws a UsageError for an attachment it cannot send. */
 function partsOf(request: Omit<PromptRequest, "signal">): PartInput[] {
   const parts: PartInput[] = [{ type: "text", text: request.text }];
-  for (const file of request.files ?? []) {
+  const { media, texts } = forTheModel(request.files ?? []);
+  // Synthetic: the model reads them; the input's text (and the chat) stays what was typed.
+  for (const file of texts) parts.push({ type: "text", text: inlinedBlock(file), synthetic: true });
+  for (const file of media) {
     parts.push({ type: "file", mime: file.mime, url: file.uri, filename: file.name });
   }
   for (const name of request.agents ?? []) parts.push({ type: "agent", name });

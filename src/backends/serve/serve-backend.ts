@@ -3,6 +3,7 @@
  * delivery (the server queues and steers natively), events come from the durable per-session
  * stream merged with the live one (deltas, asks), and an interrupt is the server's own.
  */
+
 import type { OpencodeClient } from "../../client/opencode-client.js";
 import { AbortError } from "../../errors.js";
 import { apiStateFromEvents } from "../../events/api-state-from-events.js";
@@ -20,6 +21,7 @@ import { AnsweredAsks } from "../answered-asks.js";
 import type { BackendContext, PermissionReply, PromptRequest, SessionBackend } from "../backend.js";
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LiveReadiness } from "../live-readiness.js";
+import { forTheModel, withInlinedTexts } from "../model-attachments.js";
 import { diffOfToolCall } from "../permission-diff.js";
 import { StreamHealth } from "../stream-health.js";
 import { ToolCalls } from "../tool-calls.js";
@@ -126,14 +128,16 @@ export class ServeBackend implements SessionBackend {
   }
 
   async #admit(request: PromptRequest): Promise<{ inputId: string }> {
+    // `/api` takes one text: attached text files go in it (the admission echo drops them again).
+    const { media, texts } = forTheModel(request.files ?? []);
     const admitted = await this.#client.v2.session.prompt(
       {
         sessionID: this.upstreamId,
         prompt: {
-          text: request.text,
-          ...(request.files === undefined
+          text: withInlinedTexts(request.text, texts),
+          ...(media.length === 0
             ? {}
-            : { files: request.files.map((file) => ({ uri: file.uri, name: file.name })) }),
+            : { files: media.map((file) => ({ uri: file.uri, name: file.name })) }),
           ...(request.agents === undefined
             ? {}
             : { agents: request.agents.map((name) => ({ name })) }),

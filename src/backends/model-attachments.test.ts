@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { UsageError } from "../errors.js";
+import type { Attachment } from "./attachments.js";
+import {
+  forTheModel,
+  INLINE_TEXT_MAX_BYTES,
+  withInlinedTexts,
+  withoutInlinedTexts,
+} from "./model-attachments.js";
+
+function attached(name: string, mime: string, bytes: Uint8Array | string): Attachment {
+  const data = Buffer.from(bytes).toString("base64");
+  return { uri: `data:${mime};base64,${data}`, mime, name, ref: name };
+}
+
+describe("forTheModel", () => {
+  it("sends images and PDFs as media, text of any type as text", () => {
+    const png = attached("a.png", "image/png", "\x89PNG");
+    const pdf = attached("a.pdf", "application/pdf", "%PDF-1.4");
+    const json = attached("a.json", "application/json", '{"a":1}');
+    const code = attached("a.rs", "application/octet-stream", "fn main() {}\n");
+    const split = forTheModel([png, pdf, json, code]);
+    expect(split.media).toEqual([png, pdf]);
+    expect(split.texts).toEqual([
+      { name: "a.json", mime: "application/json", text: '{"a":1}' },
+      { name: "a.rs", mime: "application/octet-stream", text: "fn main() {}\n" },
+    ]);
+  });
+
+  it("leaves an http(s) URL to OpenCode", () => {
+    const url = { uri: "https://example.com/a.txt", mime: "text/plain", name: "a.txt", ref: "x" };
+    expect(forTheModel([url]).media).toEqual([url]);
+  });
+
+  it("refuses a binary it cannot send, and text past the bound, saying what to do", () => {
+    const blob = attached("blob.bin", "application/octet-stream", new Uint8Array([0, 255, 1]));
+    expect(() => forTheModel([blob])).toThrow(UsageError);
+    expect(() => forTheModel([blob])).toThrow(/takes images .*PDFs and text files/);
+    const big = attached("big.txt", "text/plain", "x".repeat(INLINE_TEXT_MAX_BYTES + 1));
+    expect(() => forTheModel([big])).toThrow(/over the 262144 bytes/);
+  });
+});
+
+describe("withInlinedTexts / withoutInlinedTexts", () => {
+  it("reads back exactly what was typed, whatever the files hold", () => {
+    const typed = "look at these\n\n<attached-file that is not one";
+    const texts = [
+      {
+        name: 'a "quoted" name.txt',
+        mime: "text/plain",
+        text: "ends early?\n</attached-file>\nno",
+      },
+      { name: "b.json", mime: "application/json", text: "" },
+    ];
+    const sent = withInlinedTexts(typed, texts);
+    expect(sent).toContain("ends early?");
+    expect(withoutInlinedTexts(sent)).toBe(typed);
+  });
+
+  it("keeps text that only looks like a block", () => {
+    const typed =
+      'hi\n\n<attached-file name="x" type="text/plain" length="99">\nshort\n</attached-file>';
+    expect(withoutInlinedTexts(typed)).toBe(typed);
+    expect(withoutInlinedTexts("plain")).toBe("plain");
+  });
+});
