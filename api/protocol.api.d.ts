@@ -1164,6 +1164,7 @@ const ModelInfo: z.ZodObject<{
     providerID: z.ZodString;
     name: z.ZodString;
 }, z.core.$loose>;
+type ModelInfo = z.infer<typeof ModelInfo>;
 
 // api.ModelList
 const ModelList: z.ZodArray<z.ZodObject<{
@@ -3357,4 +3358,4 @@ const v2EventSchemas: {
 function waitForModel(client: OpencodeClient, model: {
     providerID: string;
     id: string;
-}, options?: WaitForModelOptions): Promise<void>;
+}, options?: WaitForModelOptions): Promise<ModelInfo>;

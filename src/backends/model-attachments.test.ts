@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { UsageError } from "../errors.js";
 import type { Attachment } from "./attachments.js";
 import {
+  checkModelTakes,
   forTheModel,
   INLINE_TEXT_MAX_BYTES,
   withInlinedTexts,
@@ -62,5 +63,25 @@ describe("withInlinedTexts / withoutInlinedTexts", () => {
       'hi\n\n<attached-file name="x" type="text/plain" length="99">\nshort\n</attached-file>';
     expect(withoutInlinedTexts(typed)).toBe(typed);
     expect(withoutInlinedTexts("plain")).toBe("plain");
+  });
+});
+
+describe("checkModelTakes", () => {
+  const model = { providerID: "demo", modelID: "demo-1" };
+  const pdf = attached("doc.pdf", "application/pdf", "%PDF-1.4");
+  const png = attached("a.png", "image/png", "\x89PNG");
+  const txt = attached("a.txt", "text/plain", "hello");
+
+  it("refuses a medium the catalog says the model does not take, naming what it takes", () => {
+    expect(() => checkModelTakes([pdf], model, ["text", "image"])).toThrow(
+      /doc\.pdf \(application\/pdf\) cannot be sent to demo\/demo-1: it takes text, image input/,
+    );
+    expect(() => checkModelTakes([png], model, ["text"])).toThrow(UsageError);
+  });
+
+  it("lets through what it takes, text always, and everything when the catalog does not say", () => {
+    checkModelTakes([png, txt], model, ["text", "image"]);
+    checkModelTakes([txt], model, ["text"]);
+    checkModelTakes([pdf], model, undefined);
   });
 });

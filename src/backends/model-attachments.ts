@@ -65,6 +65,33 @@ export function forTheModel(files: readonly Attachment[]): ModelAttachments {
   return { media, texts };
 }
 
+/** The kind of input a medium needs of the model (its catalog's `capabilities.input`). */
+function inputKindOf(mime: string): string | undefined {
+  if (mime.startsWith("image/")) return "image";
+  if (mime === "application/pdf") return "pdf";
+  return undefined;
+}
+
+/**
+ * Refuses (a UsageError) media the model does not take, when its catalog says what it takes
+ * (`inputs`); text files are text to every model.
+ */
+export function checkModelTakes(
+  files: readonly Attachment[],
+  model: { providerID: string; modelID: string },
+  inputs: readonly string[] | undefined,
+): void {
+  if (inputs === undefined) return;
+  for (const file of forTheModel(files).media) {
+    const kind = inputKindOf(file.mime.toLowerCase());
+    if (kind === undefined || inputs.includes(kind)) continue;
+    throw new UsageError(
+      `${file.name} (${file.mime}) cannot be sent to ${model.providerID}/${model.modelID}: it takes ${inputs.join(", ")} input; ` +
+        "switch to a model that takes it, or send it as text",
+    );
+  }
+}
+
 /** The bytes as text: by their type, or when they are UTF-8 with no NUL; else undefined. */
 function textOf(bytes: Uint8Array, mime: string): string | undefined {
   let text: string;

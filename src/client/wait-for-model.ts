@@ -20,6 +20,7 @@
  * asked for, it delayed the final catalog of a cold server by about a second.
  */
 import { OpencodeApiError, TimeoutError, UnknownModelError } from "../errors.js";
+import type { ModelInfo } from "../protocol/api/session.js";
 import { sleep, withDeadline } from "../util/abort.js";
 import { closestNames } from "../util/closest-names.js";
 import type { OpencodeClient } from "./opencode-client.js";
@@ -42,7 +43,7 @@ interface ConfiguredModels {
 }
 
 /**
- * Polls `v2.model.list` until it lists `model`. Throws UnknownModelError (a UsageError naming
+ * Polls `v2.model.list` until it lists `model`, and returns its entry. Throws UnknownModelError (a UsageError naming
  * the closest models) once the loaded catalog shows the model is not configured, and
  * TimeoutError (naming the models it did see) when the bound runs out first.
  */
@@ -50,7 +51,7 @@ export async function waitForModel(
   client: OpencodeClient,
   model: { providerID: string; id: string },
   options: WaitForModelOptions = {},
-): Promise<void> {
+): Promise<ModelInfo> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const wanted = `${model.providerID}/${model.id}`;
   const what = `waiting for model ${wanted} in the /api catalog`;
@@ -74,9 +75,10 @@ export async function waitForModel(
     for (;;) {
       const models = await client.v2.model.list({ signal: deadline.signal, ...location });
       seen = models.map((entry) => `${entry.providerID}/${entry.id}`);
-      if (models.some((entry) => entry.providerID === model.providerID && entry.id === model.id)) {
-        return;
-      }
+      const found = models.find(
+        (entry) => entry.providerID === model.providerID && entry.id === model.id,
+      );
+      if (found !== undefined) return found;
       if (configured !== undefined && !configured.models.has(wanted)) {
         const listed = new Set(models.map((entry) => entry.providerID));
         const caughtUp =

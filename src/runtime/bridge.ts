@@ -3,8 +3,10 @@
  * or `opencode run` processes), and the sessions on it. With a `modelServer` (the scripted demo
  * model, from `opencode-bridge/testing`) it also runs that, so it works offline.
  */
+
 import { randomUUID } from "node:crypto";
 import type { BackendKind } from "../backends/backend.js";
+import { checkModelTakes } from "../backends/model-attachments.js";
 import { reconnectLiveStreams } from "../backends/serve/live-stream.js";
 import { ServeBackend } from "../backends/serve/serve-backend.js";
 import { LegacyBackend } from "../backends/serve-legacy/legacy-backend.js";
@@ -312,8 +314,11 @@ export class Bridge implements AsyncDisposable {
       store: this.#store,
       ...(runner.kind === "serve"
         ? {
-            beforeSend: ({ reconnected, signal }) =>
-              this.#serverReady(runner, directory, model, reconnected, signal),
+            beforeSend: async ({ reconnected, signal, files }) => {
+              await this.#serverReady(runner, directory, model, reconnected, signal);
+              // `/api` sends media a model cannot take, failing that turn and every later one.
+              checkModelTakes(files, model, this.#readyModels.inputsOf(directory, model));
+            },
           }
         : {}),
       ...(resume === undefined ? {} : { resume }),

@@ -159,7 +159,7 @@ export class InputSender {
   async #sendNow(input: Input): Promise<Turn> {
     const context = this.#context;
     context.throwIfClosed(); // closed while an earlier send was under way
-    await this.#ready(input.signal);
+    await this.#ready(input);
     const backend = context.backend();
     const run = context.run();
     const busy = isRunning(run) || this.held.size > 0;
@@ -180,7 +180,7 @@ export class InputSender {
     try {
       ({ inputId } = await promptWithResend(backend, input, {
         // The server is back (and can take the prompt) before it is sent again.
-        ready: () => this.#ready(input.signal),
+        ready: () => this.#ready(input),
         admitted: (id) => context.turns.ofInput(id) !== undefined,
         signal: input.signal,
       }));
@@ -213,7 +213,9 @@ export class InputSender {
    * Waits for what a send needs (the server, the model, the live stream); `close()` ends it.
    * Resolves true when the streams had been away and came back (the server may have restarted).
    */
-  async #ready(callerSignal: AbortSignal | undefined): Promise<boolean> {
+  async #ready(input: Input): Promise<boolean> {
+    const callerSignal = input.signal;
+    const files = input.files ?? [];
     const { options, connection, throwIfClosed } = this.#context;
     const closing = new AbortController();
     this.#sendAbort = closing;
@@ -221,12 +223,12 @@ export class InputSender {
       callerSignal === undefined ? closing.signal : AbortSignal.any([callerSignal, closing.signal]);
     let reconnected = connection.takeReconnected();
     try {
-      await options.beforeSend?.({ reconnected, signal });
+      await options.beforeSend?.({ reconnected, signal, files });
       await this.#context.backend().ready(signal);
       // The streams came back during that wait: the server may have restarted meanwhile.
       if (connection.takeReconnected()) {
         reconnected = true;
-        await options.beforeSend?.({ reconnected: true, signal });
+        await options.beforeSend?.({ reconnected: true, signal, files });
       }
     } catch (error) {
       throwIfClosed();

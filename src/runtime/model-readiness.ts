@@ -6,17 +6,19 @@
 import type { OpencodeClient } from "../client/opencode-client.js";
 import { waitForModel } from "../client/wait-for-model.js";
 import type { ModelRef } from "../events/canonical.js";
+import { isRecord } from "../util/is-record.js";
 
-/** Waits until `client`'s catalog for `directory` lists `model`. */
+/** Waits until `client`'s catalog for `directory` lists `model`; resolves with its entry. */
 export type WaitForCatalog = (
   client: OpencodeClient,
   directory: string,
   model: ModelRef,
   signal: AbortSignal | undefined,
-) => Promise<void>;
+) => Promise<unknown>;
 
 export class ModelReadiness {
-  readonly #ready = new Set<string>();
+  /** Models seen in the catalog, with the kinds of input they take (when it says). */
+  readonly #ready = new Map<string, readonly string[] | undefined>();
   readonly #wait: WaitForCatalog;
 
   /** `timeoutMs` bounds one wait for the catalog (`BridgeOptions.modelReadyTimeoutMs`). */
@@ -40,8 +42,16 @@ export class ModelReadiness {
   ): Promise<void> {
     const key = modelKey(directory, model);
     if (this.#ready.has(key)) return;
-    await this.#wait(client, directory, model, signal);
-    this.#ready.add(key);
+    const entry = await this.#wait(client, directory, model, signal);
+    this.#ready.set(key, inputKinds(entry));
+  }
+
+  /**
+   * The kinds of input (`text`, `image`, `pdf`, …) the catalog says the model takes, once it was
+   * seen there; undefined when it does not say.
+   */
+  inputsOf(directory: string, model: ModelRef): readonly string[] | undefined {
+    return this.#ready.get(modelKey(directory, model));
   }
 
   /** The model is looked up again (the streams lost the server: it may have been restarted). */
@@ -53,6 +63,15 @@ export class ModelReadiness {
   clear(): void {
     this.#ready.clear();
   }
+}
+
+/** `capabilities.input` of a catalog entry (`["text", "image"]`). */
+function inputKinds(entry: unknown): readonly string[] | undefined {
+  if (!isRecord(entry) || !isRecord(entry.capabilities)) return undefined;
+  const input = entry.capabilities.input;
+  return Array.isArray(input) && input.every((kind) => typeof kind === "string")
+    ? input
+    : undefined;
 }
 
 /** One key per location and model. */

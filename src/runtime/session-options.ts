@@ -1,5 +1,5 @@
 /** What a `Session` is made with and what its methods take: its options and their parts. */
-import type { AttachmentSpec } from "../backends/attachments.js";
+import type { Attachment, AttachmentSpec } from "../backends/attachments.js";
 import type { BackendContext, SessionBackend } from "../backends/backend.js";
 import type { DeltaStats } from "../backends/serve/delta-stats.js";
 import type { CanonicalEvent } from "../events/canonical.js";
@@ -59,6 +59,8 @@ export interface BeforeSendContext {
   reconnected: boolean;
   /** The send's own signal: aborting it abandons the wait. */
   signal: AbortSignal | undefined;
+  /** The input's attachments: refused (a UsageError) when the model cannot take them. */
+  files: readonly Attachment[];
 }
 
 /** What a session could not hand out whole, since it started following its upstream session. */

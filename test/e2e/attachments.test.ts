@@ -103,23 +103,30 @@ for (const backend of ["serve", "serve-legacy", "subprocess"] as BackendKind[]) 
       },
     );
 
-    // On /api (`serve`) OpenCode 1.18.33 sends a PDF to a model that takes none, which fails the
-    // turn and every later one: not handled yet (the model's capabilities are not checked).
-    const legacyOnly = backend === "serve-legacy" ? it : it.skip;
-
-    legacyOnly(
-      "sends a PDF as a PDF; a model that takes none gets a note, and the session goes on",
+    // The scripted model takes text and images. On /api OpenCode 1.18.33 would send it the PDF
+    // anyway, failing that turn and every later one: the bridge refuses it, from the model's
+    // catalog entry. Legacy OpenCode puts a note in its place.
+    withData(
+      "a PDF to a model that takes none: refused on /api, a note on legacy; the session goes on",
       async () => {
         const session = await bridge.createSession();
+        const before = model.requests.length;
         const pdf = Buffer.concat([
           Buffer.from("%PDF-1.4\n"),
           Buffer.from([0xe2, 0xe3, 0xcf, 0xd3, 0, 1, 2]),
         ]);
-        const turn = await session.send(`[[reply pdf ${backend}]]`, {
+        const sent = session.send(`[[reply pdf ${backend}]]`, {
           delivery: "queue",
           files: [{ data: pdf, name: "doc.pdf" }],
         });
-        expect(await turn.done()).toMatchObject({ outcome: "completed" });
+        if (backend === "serve") {
+          await expect(sent).rejects.toThrow(
+            /doc\.pdf \(application\/pdf\) cannot be sent to demo\/demo-1: it takes text, image input/,
+          );
+          expect(model.requests.length).toBe(before);
+        } else {
+          expect(await (await sent).done()).toMatchObject({ outcome: "completed" });
+        }
         const next = await session.send(`[[reply after pdf ${backend}]]`, { delivery: "queue" });
         expect(await next.done()).toMatchObject({ outcome: "completed" });
         await session.close();

@@ -72,6 +72,7 @@ export const ModelInfo = z.looseObject({
   providerID: z.string(),
   name: z.string(),
 });
+export type ModelInfo = z.infer<typeof ModelInfo>;
 export const ModelList = z.array(ModelInfo);
 
 /** `GET /api/provider/{id}`: one provider of a location's catalog (without its models). */
