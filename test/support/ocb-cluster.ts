@@ -3,10 +3,12 @@
  * real `opencode serve` (with the scripted model), as users run them. Each process is in its
  * own group (the suite's leak check knows it); `stopOcbCluster` ends them all.
  */
+
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll } from "vitest";
 import { findFreePort } from "../../src/server/free-port.js";
 import { PostgresStore } from "../../src/store/postgres-store.js";
+import { CLUSTER_SECRET } from "./cluster-secret.js";
 import { type RunningOcb, startOcb } from "./ocb-cli.js";
 import { startTestPostgres, type TestPostgres } from "./postgres.js";
 import type { RawWsClient } from "./raw-ws.js";
@@ -66,7 +68,13 @@ export class OcbCluster {
         "demo/demo-1",
         "--no-web",
       ],
-      { env: { OCB_TOKEN: token, OCB_ATTACH_PASSWORD: real.server.password ?? "" } },
+      {
+        env: {
+          OCB_TOKEN: token,
+          OCB_ATTACH_PASSWORD: real.server.password ?? "",
+          OCB_CLUSTER_SECRET: CLUSTER_SECRET,
+        },
+      },
     );
     const member: OcbClusterMember = { id, cli, url: "" };
     this.members.push(member);
