@@ -42,15 +42,27 @@ export class OcbCluster {
   /**
    * Starts sidecar `id` and waits for its URL. `addressed`: on a free port of its own that is
    * its `--cluster-address` (other sidecars forward commands to it); otherwise on any port,
-   * without an address.
+   * without an address. `tls`: it serves https with these files (PEM) and trusts the CA for
+   * the others (its address is then `https://`).
    */
-  async start(id: string, options: { addressed?: boolean } = {}): Promise<OcbClusterMember> {
+  async start(
+    id: string,
+    options: { addressed?: boolean; tls?: { cert: string; key: string; ca: string } } = {},
+  ): Promise<OcbClusterMember> {
     const { real, storeUrl, token } = this.#options;
     const port = options.addressed === true ? await findFreePort("127.0.0.1") : undefined;
+    const scheme = options.tls === undefined ? "http" : "https";
     const addressing =
       port === undefined
         ? []
-        : ["--port", String(port), "--cluster-address", `http://127.0.0.1:${port}`];
+        : ["--port", String(port), "--cluster-address", `${scheme}://127.0.0.1:${port}`];
+    const tls =
+      options.tls === undefined
+        ? []
+        : [
+            ...["--tls-cert", options.tls.cert, "--tls-key", options.tls.key],
+            ...["--cluster-ca", options.tls.ca],
+          ];
     const cli = startOcb(
       [
         "serve",
@@ -62,6 +74,7 @@ export class OcbCluster {
         "--cluster-id",
         id,
         ...addressing,
+        ...tls,
         "--attach",
         real.server.url,
         "--model",
@@ -78,7 +91,7 @@ export class OcbCluster {
     );
     const member: OcbClusterMember = { id, cli, url: "" };
     this.members.push(member);
-    const listening = () => /listening on (http:\/\/\S+)/.exec(cli.stdout)?.[1];
+    const listening = () => /listening on (https?:\/\/\S+)/.exec(cli.stdout)?.[1];
     await this.until(`sidecar ${id}'s URL`, () => listening() !== undefined, member);
     member.url = listening() ?? "";
     return member;
