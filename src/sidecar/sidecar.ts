@@ -118,10 +118,11 @@ export function createSidecarContext(
       metrics,
       logger,
       options.store,
-      options.cluster === undefined
+      // `secret` is set whenever `cluster` is (clusterSecretOf throws otherwise).
+      options.cluster === undefined || secret === undefined
         ? undefined
         : new ClusterSessions(options.cluster, options.store ?? options.cluster.store, {
-            trust: new ClusterTrust({ ...options.clusterTrust, secret: secret ?? "" }, logger),
+            trust: new ClusterTrust({ ...options.clusterTrust, secret }, logger),
             logger,
           }),
     ),

@@ -20,6 +20,7 @@ import { selfSignedCertificate } from "../../../test/support/self-signed.js";
 import { TOKEN } from "../../../test/support/sidecar-harness.js";
 import { within } from "../../../test/support/within.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
+import { createSidecarContext } from "../sidecar.js";
 
 const cluster = useClusterSidecars();
 const { cleanups } = cluster;
@@ -120,6 +121,20 @@ describe("calls between sidecars", () => {
     );
     expect((await handshake({ ...unmarked, "x-ocb-forwarded": "another" })).statusCode).toBe(401);
     expect(a.backends.get(id)?.prompts.map((prompt) => prompt.text)).toEqual(["x"]);
+  });
+
+  it("a sidecar in a cluster needs a cluster secret, and not the clients' token", async () => {
+    const url = await cluster.freshDatabase();
+    const a = await cluster.sidecar(url, "a");
+    const options = { bridge: a.ctx.bridge, token: TOKEN, cluster: a.cluster };
+    const stopping = new AbortController().signal;
+    expect(() => createSidecarContext(options, stopping)).toThrow(/needs clusterTrust\.secret/);
+    expect(() =>
+      createSidecarContext({ ...options, clusterTrust: { secret: TOKEN } }, stopping),
+    ).toThrow(/must differ from the clients' token/);
+    expect(() =>
+      createSidecarContext({ ...options, clusterTrust: { secret: "short" } }, stopping),
+    ).toThrow(/at least 16 characters/);
   });
 
   it("never call an address from the leases the policy refuses: the attacker gets no token, no secret", async () => {
