@@ -28,6 +28,13 @@ interface ClusterOptions {
     logger?: Logger;
 }
 
+// ClusterTrustOptions
+interface ClusterTrustOptions {
+    secret: string;
+    ca?: string | undefined;
+    insecureHttp?: boolean | undefined;
+}
+
 // LogFormat
 type LogFormat = (typeof LOG_FORMATS)[number];
 
@@ -101,6 +108,14 @@ interface SidecarOptions {
     web?: boolean;
     webRoot?: string;
     cluster?: ClusterMember;
+    clusterTrust?: ClusterTrustOptions;
+    tls?: SidecarTls;
+}
+
+// SidecarTls
+interface SidecarTls {
+    cert: string;
+    key: string;
 }
 
 // StoppedDriving

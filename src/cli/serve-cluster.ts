@@ -4,22 +4,37 @@
  * others reach it, `--attach` names the OpenCode server this sidecar drives (its password in
  * `OCB_ATTACH_PASSWORD`, never on the command line). The cluster records which server serves
  * each directory: a sidecar whose `--dir` is recorded for another server is refused at start.
+ * The sidecars call each other with a secret of their own (`OCB_CLUSTER_SECRET` or
+ * `--cluster-secret-file`, not `OCB_TOKEN`), over https verified against `--cluster-ca`, or
+ * plain http on loopback (beyond it only with `--cluster-insecure-http`).
  */
 import type { Command } from "commander";
 import type { ClusterMember } from "../cluster/cluster-member.js";
+import { checkPeerAddress } from "../cluster/peer-address.js";
 import { UsageError } from "../errors.js";
+import type { ClusterTrustOptions } from "../sidecar/cluster/cluster-trust.js";
+import { weakSecretProblem } from "../sidecar/secret-rules.js";
 import type { Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";
+import { readOptionFile } from "./option-file.js";
 
 export interface ClusterServeOptions {
   cluster?: boolean;
   clusterAddress?: string;
   clusterId?: string;
   attach?: string;
+  clusterSecretFile?: string;
+  clusterCa?: string;
+  clusterInsecureHttp?: boolean;
+  /** The sidecar serves https (`--tls-cert`): its default cluster address is `https://`. */
+  tlsCert?: string;
 }
 
 /** The environment variable that holds the attached server's password. */
 export const ATTACH_PASSWORD_ENV = "OCB_ATTACH_PASSWORD";
+
+/** The environment variable that holds the cluster's secret (else `--cluster-secret-file`). */
+export const CLUSTER_SECRET_ENV = "OCB_CLUSTER_SECRET";
 
 export function addClusterOptions(command: Command): Command {
   return command
@@ -35,7 +50,66 @@ export function addClusterOptions(command: Command): Command {
       "--cluster-address <url>",
       "where the other sidecars and clients reach this one (default: http://<host>:<port> with --port)",
     )
-    .option("--cluster-id <id>", "this sidecar's id in the cluster (default: a new random one)");
+    .option("--cluster-id <id>", "this sidecar's id in the cluster (default: a new random one)")
+    .option(
+      "--cluster-secret-file <file>",
+      `file holding the secret the sidecars call each other with (else $${CLUSTER_SECRET_ENV}; not OCB_TOKEN)`,
+    )
+    .option(
+      "--cluster-ca <file>",
+      "CA certificate(s) (PEM) the other sidecars' https certificates must chain to",
+    )
+    .option(
+      "--cluster-insecure-http",
+      "send the cluster secret over plain http beyond loopback (only on a network nobody can listen on)",
+    );
+}
+
+/**
+ * How this sidecar trusts the others of its cluster, with `--cluster`: the secret (from
+ * `--cluster-secret-file`, else `OCB_CLUSTER_SECRET`; required, and not the clients' token),
+ * the CA file, the plain http opt-in. Undefined without `--cluster`.
+ */
+export function clusterTrustOf(
+  options: ClusterServeOptions,
+  token: string,
+  env: NodeJS.ProcessEnv = process.env,
+): ClusterTrustOptions | undefined {
+  if (options.cluster !== true) {
+    const given = [
+      options.clusterSecretFile === undefined ? [] : ["--cluster-secret-file"],
+      options.clusterCa === undefined ? [] : ["--cluster-ca"],
+      options.clusterInsecureHttp === true ? ["--cluster-insecure-http"] : [],
+    ].flat();
+    if (given.length > 0) throw new UsageError(`${given.join(", ")} need --cluster`);
+    return undefined;
+  }
+  const secret =
+    options.clusterSecretFile === undefined
+      ? env[CLUSTER_SECRET_ENV]
+      : readOptionFile("--cluster-secret-file", options.clusterSecretFile).trim();
+  if (secret === undefined || secret === "") {
+    throw new UsageError(
+      `--cluster needs the cluster's secret, which its sidecars call each other with: set ` +
+        `${CLUSTER_SECRET_ENV} or pass --cluster-secret-file <file>, the same on every sidecar ` +
+        "of the cluster and different from OCB_TOKEN (generate one: openssl rand -hex 32)",
+    );
+  }
+  const weak = weakSecretProblem("the cluster secret", secret);
+  if (weak !== undefined) throw new UsageError(weak);
+  if (secret === token) {
+    throw new UsageError(
+      `the cluster secret must differ from OCB_TOKEN: a client's token must not let it call as ` +
+        `a sidecar of the cluster; set ${CLUSTER_SECRET_ENV} to another secret (openssl rand -hex 32)`,
+    );
+  }
+  return {
+    secret,
+    ...(options.clusterCa === undefined
+      ? {}
+      : { ca: readOptionFile("--cluster-ca", options.clusterCa) }),
+    ...(options.clusterInsecureHttp === true ? { insecureHttp: true } : {}),
+  };
 }
 
 /** The attached server the options name, if any. */
@@ -83,6 +157,11 @@ export async function joinClusterIfAsked(
         "one stops with its sidecar, and no other sidecar could take its sessions over)",
     );
   }
+  const scheme = options.tlsCert === undefined ? "http" : "https";
+  const address =
+    options.clusterAddress ??
+    (options.port === 0 ? undefined : `${scheme}://${options.host}:${options.port}`);
+  if (address !== undefined) refuseAnAddressPeersRefuse(address, options);
   const [{ PostgresStore }, { ClusterMember }] = await Promise.all([
     import("../store/postgres-store.js"),
     import("../cluster/cluster-member.js"),
@@ -93,9 +172,6 @@ export async function joinClusterIfAsked(
         "the sidecars of a cluster share their sessions through it",
     );
   }
-  const address =
-    options.clusterAddress ??
-    (options.port === 0 ? undefined : `http://${options.host}:${options.port}`);
   const member = await ClusterMember.join(storeUrl, store, {
     logger,
     server: options.attach,
@@ -109,6 +185,20 @@ export async function joinClusterIfAsked(
     await member.close();
     throw error;
   }
+}
+
+/**
+ * The other sidecars would refuse to call this one at `address` (a path, or plain http beyond
+ * loopback without the opt-in): said at start, with what to do, rather than by every command.
+ */
+function refuseAnAddressPeersRefuse(address: string, options: ClusterServeOptions): void {
+  const check = checkPeerAddress(address, { insecureHttp: options.clusterInsecureHttp === true });
+  if (check.ok) return;
+  const flag =
+    options.clusterAddress === undefined ? "the default cluster address" : "--cluster-address";
+  throw new UsageError(
+    `${flag} ${address} is one the other sidecars would refuse to call: ${check.problem}`,
+  );
 }
 
 /**

@@ -1,8 +1,8 @@
 /** The access token of `ocb serve`: chosen by the user (`OCB_TOKEN`) or generated. */
 import { randomBytes } from "node:crypto";
 import { UsageError } from "../errors.js";
+import { weakSecretProblem } from "../sidecar/secret-rules.js";
 import { isLoopbackHost } from "../sidecar/security.js";
-import { MIN_TOKEN_LENGTH } from "../sidecar/sidecar.js";
 
 /** `OCB_TOKEN`, or a generated one (loopback only: on the network a token must be chosen). */
 export function chooseToken(
@@ -10,11 +10,8 @@ export function chooseToken(
   given: string | undefined,
 ): { value: string; generated: boolean } {
   if (given !== undefined && given !== "") {
-    if (given.length < MIN_TOKEN_LENGTH || /\s/.test(given)) {
-      throw new UsageError(
-        `OCB_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters without spaces; generate one with \`openssl rand -hex 32\``,
-      );
-    }
+    const weak = weakSecretProblem("OCB_TOKEN", given);
+    if (weak !== undefined) throw new UsageError(weak);
     return { value: given, generated: false };
   }
   if (!isLoopbackHost(host)) {

@@ -15,6 +15,7 @@ import { SupervisedServer } from "../server/supervised-server.js";
 import type { ServerRecord, Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";
 import { isProcessRunning } from "../util/process-liveness.js";
+import { serverRecordProblem } from "./server-record-check.js";
 
 /** Which managed server a store remembers: one per backend kind and directory. */
 export function managedServerKey(kind: BackendKind, directory: string): string {
@@ -63,7 +64,7 @@ export async function managedServer(
 ): Promise<SupervisedServer> {
   const key = managedServerKey(kind, options.directory ?? process.cwd());
   const configHash = startConfigHash(options);
-  const previous = await store.server(key);
+  const previous = await trustedRecord(await store.server(key), options, logger);
   const action = leftoverAction(previous, configHash);
   let server: SupervisedServer | undefined;
   if (previous !== undefined && action === "take-up") {
@@ -171,6 +172,30 @@ async function whileOurs(
   } catch (error) {
     logger.warn(failure, { error });
   }
+}
+
+/**
+ * The record, when it is one this bridge could have written (`serverRecordProblem`); else
+ * undefined, said at warn: it is neither taken up nor stopped, nothing of it is removed, and
+ * the server started instead overwrites it.
+ */
+async function trustedRecord(
+  record: ServerRecord | undefined,
+  options: StartOpencodeOptions,
+  logger: Logger,
+): Promise<ServerRecord | undefined> {
+  if (record === undefined) return undefined;
+  const problem = await serverRecordProblem(record, {
+    hostname: options.hostname,
+    dataDir: options.dataDir,
+  });
+  if (problem === undefined) return record;
+  logger.warn(
+    `ignored the store's record of a managed server left running: ${problem}. It is neither ` +
+      "taken up nor stopped, and nothing of it is removed; a new server is started (if the " +
+      "store is shared, check who else writes its servers table)",
+  );
+  return undefined;
 }
 
 /** A leftover server of a dead bridge that cannot be taken up: stop it and remove its dirs. */

@@ -14,6 +14,7 @@ const bridgeEnv: NodeJS.ProcessEnv = {
   GOOGLE_APPLICATION_CREDENTIALS: "/home/me/gcp.json",
   OCB_TOKEN: "the-sidecar-token",
   OCB_ATTACH_PASSWORD: "the-attached-servers-password",
+  OCB_CLUSTER_SECRET: "the-cluster-secret",
   OCB_STORE: "postgres://ocb:db-password@db/ocb",
   OCB_API_KEY: "looks-like-a-provider-key",
   PGPASSWORD: "db-password",

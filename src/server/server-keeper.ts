@@ -15,6 +15,12 @@ import { join } from "node:path";
 import { KEEPER_PROGRAM } from "./keeper-program.js";
 
 /** How long an orphaned managed server waits for a successor bridge by default (5 min). */
+/** Prefix of every keeper's socket directory (in the temp dir), so its record can be checked. */
+export const KEEPER_DIR_PREFIX = "ocb-keeper-";
+
+/** The keeper's socket, in its directory. */
+export const KEEPER_SOCKET_NAME = "keeper.sock";
+
 export const DEFAULT_ORPHAN_TIMEOUT_MS = 5 * 60_000;
 
 const LINK_TIMEOUT_MS = 2_000;
@@ -44,8 +50,8 @@ export function startKeeper(
 ): ServerKeeper | undefined {
   if (process.platform === "win32") return undefined;
   // A directory only the owner can enter: the socket answers with the password.
-  const dir = mkdtempSync(join(tmpdir(), `ocb-keeper-${pgid}-`));
-  const socket = join(dir, "keeper.sock");
+  const dir = mkdtempSync(join(tmpdir(), `${KEEPER_DIR_PREFIX}${pgid}-`));
+  const socket = join(dir, KEEPER_SOCKET_NAME);
   const child = spawn(
     process.execPath,
     ["-e", KEEPER_PROGRAM, String(pgid), String(orphanTimeoutMs), socket],

@@ -29,6 +29,8 @@ import { registerWebRoutes } from "./web/routes.js";
 /** Builds the app (not listening: `startSidecar` listens; tests call `app.inject()`). */
 export function buildApp(ctx: SidecarContext): SidecarApp {
   const app = Fastify({
+    // https when given a certificate; the instance is used the same way (SidecarApp).
+    ...(ctx.tls === undefined ? {} : { https: { cert: ctx.tls.cert, key: ctx.tls.key } }),
     logger: false, // the sidecar logs through ctx.logger, redacted (see onResponse below)
     bodyLimit: ctx.limits.jsonBodyBytes,
     // While stopping, the security hook answers 503 itself, in the API's error shape.

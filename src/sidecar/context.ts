@@ -14,6 +14,8 @@ export interface SidecarAddress {
   host: string;
   /** The port it listens on (known once listening; `startSidecar` sets it). */
   port: number;
+  /** It serves https (`tls`): its own origins are `https://`. */
+  secure?: boolean;
 }
 
 export interface SidecarContext {
@@ -35,6 +37,8 @@ export interface SidecarContext {
   /** The bridge's store, when the caller has it: kept sessions' seqs and renames. */
   readonly store: Store | undefined;
   readonly address: SidecarAddress;
+  /** The certificate and key it serves https with; undefined: plain http. */
+  readonly tls?: { readonly cert: string; readonly key: string };
   /** Where the built web chat is (`/`, `/assets/*`); undefined: the chat is not served. */
   readonly webRoot?: string;
   /**

@@ -9,7 +9,8 @@ export {
   type ClusterOptions,
   type StoppedDriving,
 } from "../cluster/cluster-member.js";
+export type { ClusterTrustOptions } from "./cluster/cluster-trust.js";
 export type { SidecarLimits } from "./limits.js";
 export type { LogFormat } from "./log-lines.js";
 export { SidecarMetrics } from "./metrics.js";
-export { type Sidecar, type SidecarOptions, startSidecar } from "./sidecar.js";
+export { type Sidecar, type SidecarOptions, type SidecarTls, startSidecar } from "./sidecar.js";

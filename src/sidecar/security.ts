@@ -5,11 +5,18 @@
  * web chat's page and assets need none, but their Host and Origin are checked all the same: a
  * rebinding page must not probe the health check, which asks OpenCode each time).
  * OpenCode's own unauthenticated server was a remote code execution: nothing is open by default.
+ *
+ * Calls from the other sidecars of a cluster (a forwarded command, a delta relay: marked by
+ * their header) are told apart from clients': they need the cluster's secret, which no client
+ * token replaces, and only reach the routes made for them (`PEER_ROUTE`); the secret is no
+ * client token anywhere else.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
 import { hostname } from "node:os";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { FORWARDED_HEADER } from "./cluster/driver-delivery.js";
+import { RELAY_HEADER } from "./cluster/relay-socket.js";
 import type { SidecarAddress, SidecarContext } from "./context.js";
 import { answerPreflight, corsHeaders } from "./cors.js";
 import { ApiError } from "./errors.js";
@@ -23,6 +30,23 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(["/healthz"]);
  * (EventSource): they take `?ticket=` from `POST /v1/tickets` instead.
  */
 export const TICKET_ROUTES: ReadonlySet<string> = new Set(["/v1/ws", "/v1/sessions/:id/events"]);
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** The mark (header) of the calls from other sidecars the route takes (`PEER_ROUTE`). */
+    peer?: string;
+  }
+}
+
+/**
+ * The route `config` of the routes other sidecars call, by what they call them for: commands
+ * forwarded to a session's driver, and the delta relay's socket. Each takes its own mark only
+ * (a forwarded mark on `/v1/ws` would make the secret a client's token for the streams).
+ */
+export const PEER_ROUTE = {
+  forwarded: { peer: FORWARDED_HEADER },
+  relay: { peer: RELAY_HEADER },
+} as const;
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
 const WILDCARDS = new Set(["0.0.0.0", "::", "[::]"]);
@@ -80,6 +104,8 @@ function check(
   // The health check and the chat's page and assets hold no secret: the Host and Origin checks
   // above suffice.
   if (route !== undefined && (PUBLIC_ROUTES.has(route) || WEB_ROUTES.has(route))) return undefined;
+  if (isPeerCall(request)) return peerCallProblem(ctx, request);
+  // The cluster secret differs from the token (createSidecarContext): it is no client token.
   if (hasToken(request.headers.authorization, ctx.token)) return undefined;
   const ticket = ticketOf(request);
   if (ticket !== undefined && route !== undefined && TICKET_ROUTES.has(route)) {
@@ -94,6 +120,46 @@ function check(
     request.headers.authorization === undefined
       ? "no token: send `Authorization: Bearer <token>` (ocb serve prints the token, or set OCB_TOKEN)"
       : "wrong token: send `Authorization: Bearer <token>` with the token ocb serve printed",
+  );
+}
+
+/** A request marked as another sidecar's: a forwarded command, or a delta relay's handshake. */
+function isPeerCall(request: FastifyRequest): boolean {
+  return peerMark(request) !== undefined;
+}
+
+function peerMark(request: FastifyRequest): string | undefined {
+  const marks = [FORWARDED_HEADER, RELAY_HEADER].filter(
+    (name) => request.headers[name] !== undefined,
+  );
+  // Both marks at once is no call a sidecar makes: refused as the wrong mark.
+  return marks.length === 0 ? undefined : marks.join(", ");
+}
+
+/** Why a call marked as another sidecar's is refused, if it is. */
+function peerCallProblem(ctx: SidecarContext, request: FastifyRequest): ApiError | undefined {
+  const trust = ctx.sessions.cluster?.trust;
+  if (trust === undefined) {
+    return new ApiError(
+      "unauthorized",
+      `this sidecar is in no cluster: requests with ${FORWARDED_HEADER} or ${RELAY_HEADER} ` +
+        "(calls between sidecars) are refused; a client sends neither header",
+    );
+  }
+  const taken = request.routeOptions.config.peer;
+  if (taken === undefined || taken !== peerMark(request)) {
+    return new ApiError(
+      "unauthorized",
+      `${request.method} ${request.routeOptions.url ?? request.url} takes no calls from other ` +
+        `sidecars: send it without ${FORWARDED_HEADER} or ${RELAY_HEADER}, with a client's token`,
+    );
+  }
+  if (hasToken(request.headers.authorization, trust.secret)) return undefined;
+  return new ApiError(
+    "unauthorized",
+    "a call from another sidecar of the cluster needs `Authorization: Bearer <cluster secret>` " +
+      "(OCB_CLUSTER_SECRET, the same on every sidecar of the cluster); a client's token is not " +
+      "accepted for it",
   );
 }
 
@@ -143,7 +209,7 @@ export function isOwnHost(header: string, address: SidecarAddress): boolean {
   return name === bound;
 }
 
-/** The sidecar's own origins (`http://<own host>:<port>`) and the allowed ones. */
+/** The sidecar's own origins (`http(s)://<own host>:<port>`) and the allowed ones. */
 export function isAllowedOrigin(origin: string, ctx: SidecarContext): boolean {
   let url: URL;
   try {
@@ -152,8 +218,9 @@ export function isAllowedOrigin(origin: string, ctx: SidecarContext): boolean {
     return false; // `null` (a sandboxed page, a file) and garbage
   }
   if (ctx.allowOrigins.some((allowed) => sameOrigin(allowed, url.origin))) return true;
-  const port = url.port === "" ? "80" : url.port;
-  return url.protocol === "http:" && isOwnHost(`${url.hostname}:${port}`, ctx.address);
+  const protocol = ctx.address.secure === true ? "https:" : "http:";
+  const port = url.port === "" ? (protocol === "https:" ? "443" : "80") : url.port;
+  return url.protocol === protocol && isOwnHost(`${url.hostname}:${port}`, ctx.address);
 }
 
 function sameOrigin(a: string, b: string): boolean {
@@ -175,7 +242,4 @@ function bracketed(host: string): string {
 }
 
 /** Whether binding to `host` exposes the sidecar beyond this machine. */
-export function isLoopbackHost(host: string): boolean {
-  const name = host.toLowerCase().replace(/^\[|\]$/g, "");
-  return name === "localhost" || name === "::1" || /^127\.\d+\.\d+\.\d+$/.test(name);
-}
+export { isLoopbackHost } from "../util/loopback-host.js";

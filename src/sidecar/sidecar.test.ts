@@ -1,12 +1,15 @@
 /**
  * `startSidecar` over a stand-in bridge (sessions on the in-process backend, no OpenCode):
  * it listens on loopback, logs JSON lines on stderr with `logFormat`, refuses a weak token,
- * and `close()` stops it (idempotent) without closing the caller's bridge.
+ * serves https with `tls` (its own https origin accepted), and `close()` stops it
+ * (idempotent) without closing the caller's bridge.
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { selfSignedCertificate } from "../../test/support/self-signed.js";
 import { standInBridge, TOKEN } from "../../test/support/sidecar-harness.js";
 import { SqliteStore } from "../store/sqlite-store.js";
 import { startSidecar } from "./sidecar.js";
@@ -59,6 +62,39 @@ describe("startSidecar", () => {
     expect(lines.join("")).not.toContain(TOKEN);
     // The caller's bridge and store are the caller's: still usable.
     expect(await store.sessions()).toEqual([]);
+  });
+
+  it("serves https with tls: the API for a client that trusts its certificate, its https origin its own", async () => {
+    const tls = selfSignedCertificate();
+    const { bridge: standIn, store } = bridge();
+    const sidecar = await startSidecar({ bridge: standIn, token: TOKEN, store, tls, web: false });
+    cleanups.push(() => sidecar.close());
+    expect(sidecar.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const get = (headers: Record<string, string>) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const outgoing = request(
+          `${sidecar.url}/v1/sessions`,
+          { ca: tls.cert, headers: { authorization: `Bearer ${TOKEN}`, ...headers } },
+          (incoming) => {
+            let body = "";
+            incoming.on("data", (chunk: Buffer) => {
+              body += chunk.toString("utf8");
+            });
+            incoming.on("end", () => resolve({ status: incoming.statusCode ?? 0, body }));
+          },
+        );
+        outgoing.on("error", reject);
+        outgoing.end();
+      });
+    expect(await get({})).toEqual({ status: 200, body: JSON.stringify({ sessions: [] }) });
+    // A page served by the sidecar itself calls it from its https origin; the http one is another.
+    expect((await get({ origin: sidecar.url })).status).toBe(200);
+    expect((await get({ origin: sidecar.url.replace(/^https/, "http") })).status).toBe(403);
+    // Plain http is not answered as the API.
+    const plain = fetch(`${sidecar.url.replace(/^https/, "http")}/v1/sessions`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    await expect(plain.then((answer) => answer.status)).rejects.toThrow();
   });
 
   it("refuses a token shorter than 16 characters", async () => {

@@ -9,6 +9,7 @@ import type { Store } from "../store/store.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { buildApp } from "./app.js";
 import { ClusterSessions } from "./cluster/cluster-sessions.js";
+import { ClusterTrust, type ClusterTrustOptions } from "./cluster/cluster-trust.js";
 import { SharedSends } from "./cluster/shared-sends.js";
 import { takeOverExpired } from "./cluster/takeover.js";
 import type { SidecarContext } from "./context.js";
@@ -19,6 +20,7 @@ import { type LogFormat, lineLogger } from "./log-lines.js";
 import { SidecarMetrics } from "./metrics.js";
 import { OpenSessions } from "./open-sessions.js";
 import { redactingLogger } from "./redact.js";
+import { weakSecretProblem } from "./secret-rules.js";
 import { isLoopbackHost } from "./security.js";
 import type { SidecarApp } from "./sidecar-app.js";
 import { Tickets } from "./tickets.js";
@@ -59,10 +61,23 @@ export interface SidecarOptions {
    * closes it, after the bridge.
    */
   cluster?: ClusterMember;
+  /**
+   * With `cluster`, required: the secret the sidecars of the cluster call each other with
+   * (not `token`), and how their https certificates are verified (docs/deployment.md).
+   */
+  clusterTrust?: ClusterTrustOptions;
+  /** Serve https with this certificate and key (PEM): the URL is then `https://`. */
+  tls?: SidecarTls;
+}
+
+/** The certificate (with its chain) and private key the sidecar serves https with, PEM. */
+export interface SidecarTls {
+  cert: string;
+  key: string;
 }
 
 export interface Sidecar {
-  /** `http://host:port`, without a trailing slash. */
+  /** `http://host:port` (`https://` with `tls`), without a trailing slash. */
   readonly url: string;
   readonly token: string;
   readonly metrics: SidecarMetrics;
@@ -73,22 +88,22 @@ export interface Sidecar {
   close(reason?: string): Promise<void>;
 }
 
-/** The smallest token accepted: shorter ones are guessable. */
-export const MIN_TOKEN_LENGTH = 16;
+export { MIN_TOKEN_LENGTH } from "./secret-rules.js";
 
 /** Builds the context of a sidecar (exported for tests that `inject()` without listening). */
 export function createSidecarContext(
   options: SidecarOptions,
   stopping: AbortSignal,
 ): SidecarContext {
-  if (options.token.length < MIN_TOKEN_LENGTH || /\s/.test(options.token)) {
-    throw new RangeError(
-      `the token must be at least ${MIN_TOKEN_LENGTH} characters without spaces; generate one (openssl rand -hex 32)`,
-    );
-  }
+  const weakToken = weakSecretProblem("the token", options.token);
+  if (weakToken !== undefined) throw new RangeError(weakToken);
+  const secret = clusterSecretOf(options);
   const limits = resolveLimits(options.limits);
   const metrics = options.metrics ?? new SidecarMetrics();
-  const logger = redactingLogger(chosenLogger(options), [options.token]);
+  const logger = redactingLogger(chosenLogger(options), [
+    options.token,
+    ...(secret === undefined ? [] : [secret]),
+  ]);
   return {
     bridge: options.bridge,
     token: options.token,
@@ -103,20 +118,50 @@ export function createSidecarContext(
       metrics,
       logger,
       options.store,
-      options.cluster === undefined
+      // `secret` is set whenever `cluster` is (clusterSecretOf throws otherwise).
+      options.cluster === undefined || secret === undefined
         ? undefined
         : new ClusterSessions(options.cluster, options.store ?? options.cluster.store, {
-            // Other sidecars' relays are answered with the same token: the cluster shares it.
-            token: options.token,
+            trust: new ClusterTrust({ ...options.clusterTrust, secret }, logger),
             logger,
           }),
     ),
     idempotency: sendKeys(options, limits, logger, stopping),
     store: options.store,
-    address: { host: options.host ?? "127.0.0.1", port: options.port ?? 0 },
+    address: {
+      host: options.host ?? "127.0.0.1",
+      port: options.port ?? 0,
+      ...(options.tls === undefined ? {} : { secure: true }),
+    },
+    ...(options.tls === undefined ? {} : { tls: options.tls }),
     ...(options.web === false ? {} : { webRoot: options.webRoot ?? defaultWebRoot() }),
     stopping,
   };
+}
+
+/**
+ * The cluster secret, checked (undefined outside a cluster). It must differ from the token: a
+ * client's token must not make it a sidecar of the cluster, nor the secret a client.
+ */
+function clusterSecretOf(options: SidecarOptions): string | undefined {
+  if (options.cluster === undefined) return undefined;
+  const secret = options.clusterTrust?.secret;
+  if (secret === undefined) {
+    throw new RangeError(
+      "a sidecar in a cluster needs clusterTrust.secret, the secret its sidecars call each " +
+        "other with (ocb serve: OCB_CLUSTER_SECRET or --cluster-secret-file); generate one " +
+        "(openssl rand -hex 32) and give every sidecar of the cluster the same",
+    );
+  }
+  const weak = weakSecretProblem("the cluster secret", secret);
+  if (weak !== undefined) throw new RangeError(weak);
+  if (secret === options.token) {
+    throw new RangeError(
+      "the cluster secret must differ from the clients' token (OCB_TOKEN): a client's token " +
+        "must not let it call as a sidecar; generate another (openssl rand -hex 32)",
+    );
+  }
+  return secret;
 }
 
 /**
@@ -175,7 +220,7 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   }
   const port = listeningPort(app);
   ctx.address.port = port;
-  const url = `http://${urlHost(ctx.address.host)}:${port}`;
+  const url = `${options.tls === undefined ? "http" : "https"}://${urlHost(ctx.address.host)}:${port}`;
   const takingOver = takeOverIn(ctx, options, stop.signal);
   ctx.logger.info("sidecar listening", {
     url,

@@ -8,9 +8,11 @@
  * cursor, and its client ends with the turn's durable events whole, no gap, no duplicate,
  * and one `turn.ended`.
  */
+
 import { setTimeout as delay } from "node:timers/promises";
 import { expect, it } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
+import { CLUSTER_SECRET } from "../support/cluster-secret.js";
 import { type OcbClusterMember, useOcbCluster } from "../support/ocb-cluster.js";
 import type { RawWsClient } from "../support/raw-ws.js";
 import { canonicalEventsOf } from "../support/sidecar-http.js";
@@ -104,12 +106,12 @@ it("a client on B follows a turn driven by A: the same durable events as a clien
     expect(part.deltasAfterEnd, part.key).toBe(0);
   }
 
-  // A command forwarded once already (as a sidecar forwards it) is not forwarded again: B
-  // does not drive A's session and says who does.
+  // A command forwarded once already (as a sidecar forwards it, with the cluster secret) is
+  // not forwarded again: B does not drive A's session and says who does.
   const refused = await fetch(`${b.url}/v1/sessions/${session.id}/inputs`, {
     method: "POST",
     headers: {
-      authorization: `Bearer ${TOKEN}`,
+      authorization: `Bearer ${CLUSTER_SECRET}`,
       "content-type": "application/json",
       "x-ocb-forwarded": "another",
     },

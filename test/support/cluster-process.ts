@@ -2,6 +2,7 @@
  * `ocb serve --cluster` as a process of its own, attached to a real `opencode serve`: the
  * sidecars of the cluster e2e tests and of the cluster bench (bench/cluster.ts).
  */
+import { CLUSTER_SECRET } from "./cluster-secret.js";
 import { type RunningOcb, startOcb, untilOcb } from "./ocb-cli.js";
 import type { RealServer } from "./real-server.js";
 
@@ -33,7 +34,13 @@ export async function startClusterProcess(options: {
       ...["--cluster", "--cluster-id", id, "--attach", real.server.url],
       ...["--model", "demo/demo-1", "--no-web"],
     ],
-    { env: { OCB_TOKEN: options.token, OCB_ATTACH_PASSWORD: real.server.password ?? "" } },
+    {
+      env: {
+        OCB_TOKEN: options.token,
+        OCB_ATTACH_PASSWORD: real.server.password ?? "",
+        OCB_CLUSTER_SECRET: CLUSTER_SECRET,
+      },
+    },
   );
   options.started.push(cli);
   const listening = () => /listening on (http:\/\/\S+)/.exec(cli.stdout)?.[1];

@@ -13,15 +13,29 @@ import { afterEach, expect } from "vitest";
 import { ClusterMember } from "../../src/cluster/cluster-member.js";
 import { findFreePort } from "../../src/server/free-port.js";
 import { buildApp } from "../../src/sidecar/app.js";
+import type { ClusterTrustOptions } from "../../src/sidecar/cluster/cluster-trust.js";
 import type { SidecarContext } from "../../src/sidecar/context.js";
 import { SessionInfoSchema } from "../../src/sidecar/protocol/http.js";
-import { createSidecarContext } from "../../src/sidecar/sidecar.js";
+import { createSidecarContext, type SidecarTls } from "../../src/sidecar/sidecar.js";
 import type { SidecarApp } from "../../src/sidecar/sidecar-app.js";
 import { PostgresStore } from "../../src/store/postgres-store.js";
+import { CLUSTER_SECRET } from "./cluster-secret.js";
 import type { InProcessBackend } from "./in-process-backend.js";
 import { type RecordingLogger, recordingLogger } from "./recording-logger.js";
 import { AUTH, JSON_HEADERS, standInBridge, TOKEN } from "./sidecar-harness.js";
 import { usePostgres } from "./use-postgres.js";
+
+export { CLUSTER_SECRET };
+
+/** What a sidecar sends with a command it forwards (`json`: with a JSON content type). */
+export function peerHeaders(host: string): Record<string, string> {
+  return {
+    authorization: `Bearer ${CLUSTER_SECRET}`,
+    "content-type": "application/json",
+    "x-ocb-forwarded": "another",
+    host,
+  };
+}
 
 export interface ClusterSidecar {
   holderId: string;
@@ -29,8 +43,15 @@ export interface ClusterSidecar {
   address: string;
   /** Its sessions' directory (the stand-in bridge's). */
   directory: string;
-  /** The token and a Host of its own: what `inject()` needs (`json`: with a JSON content type). */
-  headers: { auth: Record<string, string>; json: Record<string, string> };
+  /**
+   * The token and a Host of its own: what `inject()` needs (`json`: with a JSON content type;
+   * `forwarded`: as another sidecar forwards a JSON command, with the cluster secret).
+   */
+  headers: {
+    auth: Record<string, string>;
+    json: Record<string, string>;
+    forwarded: Record<string, string>;
+  };
   app: SidecarApp;
   ctx: SidecarContext;
   cluster: ClusterMember;
@@ -50,6 +71,10 @@ export interface ClusterSidecarOptions {
   directory?: string;
   /** Its lease timing (default: 1 s leases, a heartbeat every 200 ms). */
   lease?: { ttlMs: number; renewEveryMs: number };
+  /** Serve https (listening): its cluster address is then `https://127.0.0.1:<port>`. */
+  tls?: SidecarTls;
+  /** Its cluster trust beyond the secret (`CLUSTER_SECRET` unless given). */
+  trust?: Partial<ClusterTrustOptions>;
 }
 
 /**
@@ -84,8 +109,9 @@ export async function clusterSidecar(
   const owned = options.directory === undefined;
   const directory = options.directory ?? mkdtempSync(join(tmpdir(), `ocb-cluster-${holderId}-`));
   const port = options.listen === true ? await findFreePort("127.0.0.1") : 80;
+  const scheme = options.tls === undefined ? "http" : "https";
   const address =
-    options.listen === true ? `http://127.0.0.1:${port}` : `http://${holderId}.test:1`;
+    options.listen === true ? `${scheme}://127.0.0.1:${port}` : `http://${holderId}.test:1`;
   const store = await PostgresStore.open(url);
   const logger = recordingLogger();
   const cluster = await ClusterMember.join(url, store, {
@@ -98,7 +124,15 @@ export async function clusterSidecar(
   const { bridge, backends, open } = standInBridge(directory, cluster.store);
   const stopping = new AbortController();
   const ctx = createSidecarContext(
-    { bridge, token: TOKEN, store: cluster.store, cluster, logger },
+    {
+      bridge,
+      token: TOKEN,
+      store: cluster.store,
+      cluster,
+      clusterTrust: { secret: CLUSTER_SECRET, ...options.trust },
+      logger,
+      ...(options.tls === undefined ? {} : { tls: options.tls }),
+    },
     stopping.signal,
   );
   ctx.address.port = port;
@@ -119,7 +153,11 @@ export async function clusterSidecar(
   };
   cleanups.push(close);
   const auth = { ...AUTH, host: `127.0.0.1:${port}` };
-  const headers = { auth, json: { ...JSON_HEADERS, host: auth.host } };
+  const headers = {
+    auth,
+    json: { ...JSON_HEADERS, host: auth.host },
+    forwarded: peerHeaders(auth.host),
+  };
   return {
     holderId,
     address,

@@ -3,10 +3,12 @@
  * real `opencode serve` (with the scripted model), as users run them. Each process is in its
  * own group (the suite's leak check knows it); `stopOcbCluster` ends them all.
  */
+
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll } from "vitest";
 import { findFreePort } from "../../src/server/free-port.js";
 import { PostgresStore } from "../../src/store/postgres-store.js";
+import { CLUSTER_SECRET } from "./cluster-secret.js";
 import { type RunningOcb, startOcb } from "./ocb-cli.js";
 import { startTestPostgres, type TestPostgres } from "./postgres.js";
 import type { RawWsClient } from "./raw-ws.js";
@@ -40,15 +42,27 @@ export class OcbCluster {
   /**
    * Starts sidecar `id` and waits for its URL. `addressed`: on a free port of its own that is
    * its `--cluster-address` (other sidecars forward commands to it); otherwise on any port,
-   * without an address.
+   * without an address. `tls`: it serves https with these files (PEM) and trusts the CA for
+   * the others (its address is then `https://`).
    */
-  async start(id: string, options: { addressed?: boolean } = {}): Promise<OcbClusterMember> {
+  async start(
+    id: string,
+    options: { addressed?: boolean; tls?: { cert: string; key: string; ca: string } } = {},
+  ): Promise<OcbClusterMember> {
     const { real, storeUrl, token } = this.#options;
     const port = options.addressed === true ? await findFreePort("127.0.0.1") : undefined;
+    const scheme = options.tls === undefined ? "http" : "https";
     const addressing =
       port === undefined
         ? []
-        : ["--port", String(port), "--cluster-address", `http://127.0.0.1:${port}`];
+        : ["--port", String(port), "--cluster-address", `${scheme}://127.0.0.1:${port}`];
+    const tls =
+      options.tls === undefined
+        ? []
+        : [
+            ...["--tls-cert", options.tls.cert, "--tls-key", options.tls.key],
+            ...["--cluster-ca", options.tls.ca],
+          ];
     const cli = startOcb(
       [
         "serve",
@@ -60,17 +74,24 @@ export class OcbCluster {
         "--cluster-id",
         id,
         ...addressing,
+        ...tls,
         "--attach",
         real.server.url,
         "--model",
         "demo/demo-1",
         "--no-web",
       ],
-      { env: { OCB_TOKEN: token, OCB_ATTACH_PASSWORD: real.server.password ?? "" } },
+      {
+        env: {
+          OCB_TOKEN: token,
+          OCB_ATTACH_PASSWORD: real.server.password ?? "",
+          OCB_CLUSTER_SECRET: CLUSTER_SECRET,
+        },
+      },
     );
     const member: OcbClusterMember = { id, cli, url: "" };
     this.members.push(member);
-    const listening = () => /listening on (http:\/\/\S+)/.exec(cli.stdout)?.[1];
+    const listening = () => /listening on (https?:\/\/\S+)/.exec(cli.stdout)?.[1];
     await this.until(`sidecar ${id}'s URL`, () => listening() !== undefined, member);
     member.url = listening() ?? "";
     return member;

@@ -30,11 +30,13 @@ import {
   addClusterOptions,
   attachedServer,
   type ClusterServeOptions,
+  clusterTrustOf,
   joinClusterIfAsked,
 } from "../serve-cluster.js";
+import { addTlsOptions, type TlsServeOptions, tlsOf } from "../serve-tls.js";
 import { STORE_OPTION_HELP, storeSpec } from "../store-access.js";
 
-interface ServeOptions extends ClusterServeOptions, SandboxFlags {
+interface ServeOptions extends ClusterServeOptions, SandboxFlags, TlsServeOptions {
   dir?: string;
   model?: string;
   config?: string;
@@ -117,7 +119,7 @@ export function registerServeCommand(program: Command): void {
         "how long to wait for the OpenCode server to become ready",
       ).default("30000"),
     );
-  addClusterOptions(addSandboxOptions(addPassEnvOption(command))).action(
+  addClusterOptions(addTlsOptions(addSandboxOptions(addPassEnvOption(command)))).action(
     async (options: ServeOptions) => serve(options),
   );
 }
@@ -132,6 +134,8 @@ async function serve(options: ServeOptions): Promise<void> {
   const { startSidecar, SidecarMetrics, timedStore, isLoopbackHost, chooseToken } =
     await sidecarModules();
   const token = chooseToken(options.host, process.env.OCB_TOKEN);
+  const tls = tlsOf(options);
+  const clusterTrust = clusterTrustOf(options, token.value);
   const scratch = options.demo === true && options.dir === undefined;
   const directory = scratch
     ? mkdtempSync(join(tmpdir(), "ocb-serve-"))
@@ -190,7 +194,8 @@ async function serve(options: ServeOptions): Promise<void> {
       store,
       metrics,
       web: options.web,
-      ...(cluster === undefined ? {} : { cluster }),
+      ...(cluster === undefined || clusterTrust === undefined ? {} : { cluster, clusterTrust }),
+      ...(tls === undefined ? {} : { tls }),
     });
     if (!isLoopbackHost(options.host)) {
       console.error(

@@ -13,6 +13,7 @@ import type { LeaseHolder } from "../../cluster/lease-rows.js";
 import type { Store } from "../../store/store.js";
 import type { Logger } from "../../util/logger.js";
 import { ApiError } from "../errors.js";
+import type { ClusterTrust } from "./cluster-trust.js";
 import { DeltaRelay } from "./delta-relay.js";
 import { RemoteSource } from "./remote-source.js";
 
@@ -46,30 +47,30 @@ export class ClusterSessions {
   readonly member: ClusterMember;
   readonly #store: Pick<Store, "lastSeq">;
   readonly #remote = new Map<string, RemoteSource>();
-  /** Deltas of the sessions other sidecars drive, when relayed (the sidecar's token given). */
-  readonly #relay: DeltaRelay | undefined;
-  readonly #logger: Logger | undefined;
+  /** The secret and the TLS trust of calls between sidecars, and the addresses they may go to. */
+  readonly trust: ClusterTrust;
+  /** Deltas of the sessions other sidecars drive. */
+  readonly #relay: DeltaRelay;
+  readonly #logger: Logger;
 
   constructor(
     member: ClusterMember,
     store: Pick<Store, "lastSeq">,
-    relay?: { token: string; logger: Logger },
+    peers: { trust: ClusterTrust; logger: Logger },
   ) {
     this.member = member;
     this.#store = store;
-    this.#logger = relay?.logger;
-    this.#relay =
-      relay === undefined
-        ? undefined
-        : new DeltaRelay({
-            driverOf: (sessionId) => member.leases.holderOf(sessionId),
-            token: relay.token,
-            logger: relay.logger,
-          });
+    this.trust = peers.trust;
+    this.#logger = peers.logger;
+    this.#relay = new DeltaRelay({
+      driverOf: (sessionId) => member.leases.holderOf(sessionId),
+      trust: peers.trust,
+      logger: peers.logger,
+    });
   }
 
-  /** The relay of other sidecars' deltas (undefined: not relayed). */
-  get relay(): DeltaRelay | undefined {
+  /** The relay of other sidecars' deltas. */
+  get relay(): DeltaRelay {
     return this.#relay;
   }
 
@@ -136,12 +137,7 @@ export class ClusterSessions {
       () => {
         if (this.#remote.get(sessionId) === source) this.#remote.delete(sessionId);
       },
-      relay === undefined
-        ? undefined
-        : {
-            relay: (sink, signal) => relay.follow(sessionId, sink, signal),
-            ...(this.#logger === undefined ? {} : { logger: this.#logger }),
-          },
+      { relay: (sink, signal) => relay.follow(sessionId, sink, signal), logger: this.#logger },
     );
     this.#remote.set(sessionId, source);
     return source;

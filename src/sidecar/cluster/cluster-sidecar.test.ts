@@ -35,7 +35,7 @@ function forwardedSend(on: ClusterSidecar, id: string, text: string) {
   return on.app.inject({
     method: "POST",
     url: `/v1/sessions/${id}/inputs`,
-    headers: { ...on.headers.json, "x-ocb-forwarded": "another" },
+    headers: on.headers.forwarded,
     payload: { text, delivery: "queue" },
   });
 }

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import { silentLogger } from "../../util/logger.js";
+import { ClusterTrust } from "./cluster-trust.js";
 import { DeltaRelay } from "./delta-relay.js";
 
 beforeEach(() => {
@@ -21,7 +22,7 @@ it("looks a missing driver up with a growing backoff, and at once when nudged", 
       tries.push(Date.now());
       return undefined;
     },
-    token: "relay-test-token-0123456789",
+    trust: new ClusterTrust({ secret: "relay-test-secret-0123456789" }, silentLogger),
     logger: silentLogger,
   });
   const stop = new AbortController();

@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  CLUSTER_SECRET,
   type ClusterSidecar,
   clusterSidecar,
   createClusterSession,
@@ -188,7 +189,7 @@ describe("deltas across sidecars", () => {
     expect(released.statusCode, released.body).toBeLessThan(300);
     const drivenByB = await createSession(b);
     const relay = await RawWsClient.connect(`${a.address.replace(/^http/, "ws")}/v1/ws`, {
-      headers: { authorization: `Bearer ${TOKEN}`, [RELAY_HEADER]: "1" },
+      headers: { authorization: `Bearer ${CLUSTER_SECRET}`, [RELAY_HEADER]: "1" },
     });
     cleanups.push(async () => relay.close());
     for (const sessionId of [kept, drivenByB]) {

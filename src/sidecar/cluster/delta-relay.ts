@@ -2,7 +2,8 @@
  * Deltas of the sessions other sidecars drive, relayed to this one, best effort: ONE
  * WebSocket per driver sidecar (`RelaySocket`), shared by every session this sidecar relays
  * from it, opened with the first and closed with the last. The driver is whoever holds the
- * session's lease, at the address kept with it (`--cluster-address`).
+ * session's lease, at the address kept with it (`--cluster-address`), if `ClusterTrust`
+ * accepts that address (it comes from the database: the secret goes nowhere else).
  *
  * A session is relayed while someone here reads it (`follow`, until its signal aborts): when
  * its subscription ends (the driver stopped driving it, died, or the socket broke) the lease
@@ -12,6 +13,7 @@
  */
 import { describeError } from "../../util/describe-error.js";
 import type { Logger } from "../../util/logger.js";
+import type { ClusterTrust } from "./cluster-trust.js";
 import { type RelayedSession, RelaySocket } from "./relay-socket.js";
 
 /**
@@ -44,15 +46,15 @@ export interface RelayFollowing {
 
 export class DeltaRelay {
   readonly #driverOf: DriverOf;
-  readonly #token: string;
+  readonly #trust: ClusterTrust;
   readonly #logger: Logger;
   readonly #sockets = new Map<string, RelaySocket>();
   /** Addresses whose handshake was refused (said once at warn: a setting is wrong). */
   readonly #refusedOnce = new Set<string>();
 
-  constructor(options: { driverOf: DriverOf; token: string; logger: Logger }) {
+  constructor(options: { driverOf: DriverOf; trust: ClusterTrust; logger: Logger }) {
     this.#driverOf = options.driverOf;
-    this.#token = options.token;
+    this.#trust = options.trust;
     this.#logger = options.logger;
   }
 
@@ -101,7 +103,9 @@ export class DeltaRelay {
   async #relayOnce(sessionId: string, sink: RelaySink, signal: AbortSignal): Promise<boolean> {
     const driver = await this.#driverOf(sessionId);
     if (driver?.address === undefined) return false; // nobody drives it, or unreachable
-    const socket = this.#socketTo(driver.address);
+    const origin = this.#trust.peerOrigin(driver.address, driver.holder);
+    if (origin === undefined) return false; // refused (said once): looked up again later
+    const socket = this.#socketTo(origin);
     socket.acquire();
     let live = false;
     let session: RelayedSession | undefined;
@@ -134,12 +138,12 @@ export class DeltaRelay {
         driver: driver.holder,
         why,
       });
-      if (why.includes("refused the relay's handshake") && !this.#refusedOnce.has(driver.address)) {
-        this.#refusedOnce.add(driver.address);
+      if (why.includes("refused the relay's handshake") && !this.#refusedOnce.has(origin)) {
+        this.#refusedOnce.add(origin);
         this.#logger.warn(
           "another sidecar refused this one's delta relay: every sidecar of a cluster needs the " +
-            "same OCB_TOKEN, and a --cluster-address the driver answers to",
-          { address: driver.address },
+            "same OCB_CLUSTER_SECRET, and a --cluster-address the driver answers to",
+          { address: origin },
         );
       }
     }
@@ -150,7 +154,7 @@ export class DeltaRelay {
   #socketTo(address: string): RelaySocket {
     const current = this.#sockets.get(address);
     if (current !== undefined && !current.closed) return current;
-    const socket: RelaySocket = new RelaySocket(address, this.#token, this.#logger, () => {
+    const socket: RelaySocket = new RelaySocket(address, this.#trust, this.#logger, () => {
       if (this.#sockets.get(address) === socket) this.#sockets.delete(address);
     });
     this.#sockets.set(address, socket);

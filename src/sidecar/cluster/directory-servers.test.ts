@@ -38,8 +38,7 @@ function send(on: ClusterSidecar, id: string, options: { forwarded?: boolean } =
   return on.app.inject({
     method: "POST",
     url: `/v1/sessions/${id}/inputs`,
-    headers:
-      options.forwarded === true ? { ...JSON_HEADERS, "x-ocb-forwarded": "another" } : JSON_HEADERS,
+    headers: options.forwarded === true ? on.headers.forwarded : JSON_HEADERS,
     payload: { text: "hello", delivery: "queue" },
   });
 }

@@ -1,6 +1,7 @@
 /**
  * Delivering a command to whichever sidecar drives its session: look the lease's holder up,
- * call it (`callPeer`), and relay its answer. A holder that answers 409 `not_driver` (it lost
+ * call it (`callPeer`) with the cluster's secret, at its address only if `ClusterTrust`
+ * accepts it (the address comes from the database), and relay its answer. A holder that answers 409 `not_driver` (it lost
  * the session) or cannot be reached (it died) is looked up again, and the command tried
  * again, for a bounded time: one lease length and one expiry check, about what a failover
  * takes. When the lease expired meanwhile, this sidecar takes the session itself (the usual
@@ -32,8 +33,6 @@ export interface Command {
 
 export interface DeliveryDeps {
   cluster: ClusterSessions;
-  /** The sidecar's token: every sidecar of a cluster has the same. */
-  token: string;
   /** Takes the session here if nobody drives it; true when this sidecar drives it now. */
   driveHere: () => Promise<boolean>;
   /** Runs the command on this sidecar (it drives the session). */
@@ -78,19 +77,23 @@ export async function deliverToDriver(command: Command, deps: DeliveryDeps): Pro
       continue;
     }
     if (driver.address === undefined) throw noAddress(command, driver);
+    const { trust } = cluster;
+    const origin = trust.peerOrigin(driver.address, driver.holder);
+    if (origin === undefined) throw refusedAddress(command, driver);
     try {
       const answer = await callPeer({
-        url: `${driver.address.replace(/\/+$/, "")}${command.url}`,
+        url: `${origin}${command.url}`,
         method: command.method,
         headers: {
           ...command.headers,
-          authorization: `Bearer ${deps.token}`,
+          authorization: `Bearer ${trust.secret}`,
           [FORWARDED_HEADER]: cluster.member.holderId,
         },
         body: command.body,
         signal,
         connectTimeoutMs: CONNECT_TIMEOUT_MS,
         maxAnswerBytes: MAX_ANSWER_BYTES,
+        ca: trust.ca,
       });
       if (!isNotDriver(answer)) return answer;
       last = `sidecar ${driver.holder} no longer drives it`;
@@ -124,6 +127,16 @@ function noAddress(command: Command, driver: LeaseHolder): ApiError {
       "to forward commands to: start every sidecar of the cluster with --cluster-address " +
       "(or --port); its events can be followed from any sidecar",
     { details: { sessionId: command.sessionId, driver: driver.holder, address: null } },
+  );
+}
+
+function refusedAddress(command: Command, driver: LeaseHolder): ApiError {
+  return new ApiError(
+    "unavailable",
+    `session ${command.sessionId} is driven by sidecar ${driver.holder}, whose address in the ` +
+      "cluster's leases is refused (see this sidecar's log for why): the command was not " +
+      "forwarded; its events can be followed from any sidecar",
+    { details: { sessionId: command.sessionId, driver: driver.holder } },
   );
 }
 

@@ -125,7 +125,7 @@ describe("commands across sidecars", () => {
     const refused = await b.app.inject({
       method: "POST",
       url: `/v1/sessions/${id}/inputs`,
-      headers: { ...b.headers.json, "x-ocb-forwarded": "c" },
+      headers: { ...b.headers.forwarded, "x-ocb-forwarded": "c" },
       payload: { text: "hello", delivery: "queue" },
     });
     expect(refused.statusCode).toBe(409);

@@ -2,8 +2,9 @@
  * Commands for a session another sidecar of the cluster drives (send, interrupt, replies to
  * asks, a model switch, cancelling a queued input, kill) are forwarded to that driver: the
  * same request, its body's bytes as received (JSON or multipart) with their content type,
- * authenticated with this sidecar's token (every sidecar of a cluster has the same) and
- * marked `x-ocb-forwarded`. The driver's answer (status, body, and `idempotent-replayed`,
+ * authenticated with the cluster's secret (never the client's token) and marked
+ * `x-ocb-forwarded`: such a request is accepted only with that secret, only on these routes
+ * (`PEER_ROUTE`, security.ts). The driver's answer (status, body, and `idempotent-replayed`,
  * `retry-after`) is the client's. A forwarded command is never forwarded again: a sidecar that
  * receives one for a session it does not drive answers 409 `not_driver`, and the sender looks
  * the driver up again (driver-delivery.ts).
@@ -16,6 +17,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { callSignal } from "../call-bounds.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
+import { PEER_ROUTE } from "../security.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { type Command, deliverToDriver, FORWARDED_HEADER } from "./driver-delivery.js";
 import type { PeerAnswer } from "./peer-call.js";
@@ -31,8 +33,16 @@ export interface ForwardOptions {
   repeatable?: (body: Buffer, contentType: string | undefined) => boolean;
 }
 
+/**
+ * What a route whose commands go to the session's driver adds to its options: the
+ * `preParsing` hook that forwards them, and the mark that lets other sidecars call it.
+ */
+export function forwardedRoute(ctx: SidecarContext, app: SidecarApp, options: ForwardOptions = {}) {
+  return { preParsing: forwardToDriver(ctx, app, options), config: PEER_ROUTE.forwarded };
+}
+
 /** The `preParsing` hook of a route whose commands go to the session's driver. */
-export function forwardToDriver(
+function forwardToDriver(
   ctx: SidecarContext,
   app: SidecarApp,
   options: ForwardOptions = {},
@@ -58,9 +68,8 @@ export function forwardToDriver(
     };
     const answer = await deliverToDriver(command, {
       cluster,
-      token: ctx.token,
       driveHere,
-      runHere: (taken) => runHere(app, ctx, request, taken),
+      runHere: (taken) => runHere(app, ctx, request, taken, cluster.trust.secret),
       signal,
     });
     relay(reply, answer);
@@ -148,6 +157,7 @@ async function runHere(
   ctx: SidecarContext,
   request: FastifyRequest,
   command: Command,
+  clusterSecret: string,
 ): Promise<PeerAnswer> {
   const answer = await app.inject({
     method: request.method as "POST",
@@ -155,7 +165,7 @@ async function runHere(
     headers: {
       ...command.headers,
       host: request.headers.host ?? `127.0.0.1:${ctx.address.port}`,
-      authorization: `Bearer ${ctx.token}`,
+      authorization: `Bearer ${clusterSecret}`,
       [FORWARDED_HEADER]: "self",
     },
     payload: command.body,

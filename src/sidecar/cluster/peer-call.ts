@@ -1,9 +1,9 @@
 /**
  * One HTTP call from a sidecar to another of its cluster (a command forwarded to a session's
  * driver). node:http rather than fetch, for what the forwarder must tell apart: a peer that
- * could not be reached (no connection within `connectTimeoutMs`: the command surely never
- * arrived, so trying again is safe) from one that failed once the request was on its way
- * (it may have acted on it). A fresh connection each time: a kept-alive socket the peer had
+ * could not be reached (no connection or TLS handshake within `connectTimeoutMs`, or its
+ * certificate refused: the command surely never arrived, so trying again is safe) from one
+ * that failed once the request was on its way (it may have acted on it). A fresh connection each time: a kept-alive socket the peer had
  * closed would fail after "connecting", for nothing.
  */
 import http from "node:http";
@@ -20,6 +20,8 @@ export interface PeerRequest {
   connectTimeoutMs: number;
   /** Larger answers are refused (the API's answers to commands are small JSON). */
   maxAnswerBytes: number;
+  /** PEM CA certificate(s) an https peer's certificate must chain to (default: Node's CAs). */
+  ca?: string | undefined;
 }
 
 export interface PeerAnswer {
@@ -52,6 +54,7 @@ export function callPeer(request: PeerRequest): Promise<PeerAnswer> {
         headers: { ...request.headers, "content-length": String(request.body.length) },
         signal: request.signal,
         agent: false,
+        ...(request.ca === undefined ? {} : { ca: request.ca }),
       },
       (incoming) => {
         const chunks: Buffer[] = [];
@@ -83,7 +86,10 @@ export function callPeer(request: PeerRequest): Promise<PeerAnswer> {
         connected = true;
         clearTimeout(connecting);
       };
-      if (socket.connecting) socket.once("connect", onConnect);
+      // Over https the request goes out only after the handshake: a peer whose certificate
+      // is refused never got it (trying again is as safe as after no connection).
+      if (url.protocol === "https:") socket.once("secureConnect", onConnect);
+      else if (socket.connecting) socket.once("connect", onConnect);
       else onConnect();
     });
     outgoing.on("error", fail);

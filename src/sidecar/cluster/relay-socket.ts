@@ -1,7 +1,7 @@
 /**
  * One WebSocket from this sidecar to another sidecar's `/v1/ws`, marked as a cluster relay
- * (`RELAY_HEADER`) and authenticated with the sidecar's own token (every sidecar of a cluster
- * shares `OCB_TOKEN`): multiplexed over the sessions that sidecar drives, one subscription
+ * (`RELAY_HEADER`) and authenticated with the cluster's secret (`ClusterTrust`; over https,
+ * the driver's certificate verified against the cluster's CA when one is given): multiplexed over the sessions that sidecar drives, one subscription
  * each, of which only the ephemeral events (deltas) are taken. The driver answers a relay
  * subscription only from a session it drives itself (docs/deployment.md, "Deltas across
  * sidecars"), so a relay never opens, adopts or relays further.
@@ -16,6 +16,7 @@ import type { CanonicalEvent } from "../../events/canonical.js";
 import { describeError } from "../../util/describe-error.js";
 import type { Logger } from "../../util/logger.js";
 import { ServerMessageSchema } from "../protocol/ws.js";
+import type { ClusterTrust } from "./cluster-trust.js";
 
 /** The handshake header that marks a WebSocket as another sidecar's delta relay. */
 export const RELAY_HEADER = "x-ocb-cluster-relay";
@@ -46,7 +47,12 @@ interface WsClient {
 
 type WsClientClass = new (
   url: string,
-  options: { headers: Record<string, string>; handshakeTimeout: number; maxPayload: number },
+  options: {
+    headers: Record<string, string>;
+    handshakeTimeout: number;
+    maxPayload: number;
+    ca?: string;
+  },
 ) => WsClient;
 
 const { WebSocket } = createRequire(import.meta.url)("ws") as { WebSocket: WsClientClass };
@@ -76,16 +82,25 @@ export class RelaySocket {
   #users = 0;
   readonly #onClosed: () => void;
 
-  /** Opens a socket to `address` (an `http(s)://` sidecar address); `opened` says when it is up. */
-  constructor(address: string, token: string, logger: Logger, onClosed: () => void) {
+  /**
+   * Opens a socket to `address` (an `http(s)://` origin `trust` accepted); `opened` says when
+   * it is up.
+   */
+  constructor(
+    address: string,
+    trust: Pick<ClusterTrust, "secret" | "ca">,
+    logger: Logger,
+    onClosed: () => void,
+  ) {
     this.address = address;
     this.#logger = logger;
     this.#onClosed = onClosed;
     const url = `${address.replace(/^http/, "ws").replace(/\/$/, "")}/v1/ws`;
     this.#socket = new WebSocket(url, {
-      headers: { authorization: `Bearer ${token}`, [RELAY_HEADER]: "1" },
+      headers: { authorization: `Bearer ${trust.secret}`, [RELAY_HEADER]: "1" },
       handshakeTimeout: HANDSHAKE_MS,
       maxPayload: 64 * 1024 * 1024,
+      ...(trust.ca === undefined ? {} : { ca: trust.ca }),
     });
     this.#opened = new Promise<void>((resolve, reject) => {
       this.#socket.on("open", () => resolve());

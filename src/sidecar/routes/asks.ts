@@ -1,7 +1,7 @@
 /** Answers to asks: permission replies, question answers and rejections. */
 import type { PendingAsk, Session } from "../../runtime/session.js";
 import { callSignal } from "../call-bounds.js";
-import { forwardToDriver } from "../cluster/forward.js";
+import { forwardedRoute } from "../cluster/forward.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import {
@@ -18,7 +18,7 @@ const ASK_ERRORS = { ...ERROR_RESPONSES, 409: ErrorBodySchema, 502: ErrorBodySch
 
 export function registerAskRoutes(app: SidecarApp, ctx: SidecarContext): void {
   // In a cluster, answers for a session another sidecar drives go to it (cluster/forward.ts).
-  const forwarded = forwardToDriver(ctx, app);
+  const forwarded = forwardedRoute(ctx, app);
   app.post(
     "/v1/sessions/:id/permissions/:requestId",
     {
@@ -28,7 +28,7 @@ export function registerAskRoutes(app: SidecarApp, ctx: SidecarContext): void {
         body: PermissionReplyBodySchema,
         response: { 200: OkSchema, ...ASK_ERRORS },
       },
-      preParsing: forwarded,
+      ...forwarded,
     },
     async (request) => {
       const { id, requestId } = request.params;
@@ -51,7 +51,7 @@ export function registerAskRoutes(app: SidecarApp, ctx: SidecarContext): void {
         body: QuestionAnswerBodySchema,
         response: { 200: OkSchema, ...ASK_ERRORS },
       },
-      preParsing: forwarded,
+      ...forwarded,
     },
     async (request) => {
       const { id, requestId } = request.params;
@@ -69,7 +69,7 @@ export function registerAskRoutes(app: SidecarApp, ctx: SidecarContext): void {
         params: AskParamsSchema,
         response: { 200: OkSchema, ...ASK_ERRORS },
       },
-      preParsing: forwarded,
+      ...forwarded,
     },
     async (request) => {
       const { id, requestId } = request.params;

@@ -3,7 +3,7 @@ import type { ModelRef } from "../../events/canonical.js";
 import type { Session } from "../../runtime/session.js";
 import type { Turn } from "../../runtime/turn.js";
 import { callSignal } from "../call-bounds.js";
-import { carriesIdempotencyKey, forwardToDriver } from "../cluster/forward.js";
+import { carriesIdempotencyKey, forwardedRoute } from "../cluster/forward.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import {
@@ -45,7 +45,7 @@ async function refuseWithoutDirectory(ctx: SidecarContext, session: Session): Pr
 
 export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void {
   // In a cluster, commands for a session another sidecar drives go to it (cluster/forward.ts).
-  const forwarded = forwardToDriver(ctx, app);
+  const forwarded = forwardedRoute(ctx, app);
   app.post(
     "/v1/sessions/:id/inputs",
     {
@@ -56,7 +56,7 @@ export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void 
         body: SendInputBodySchema,
         response: { 202: SendInputResultSchema, ...INPUT_ERRORS },
       },
-      preParsing: forwardToDriver(ctx, app, { repeatable: carriesIdempotencyKey }),
+      ...forwardedRoute(ctx, app, { repeatable: carriesIdempotencyKey }),
       preValidation: async (request) => {
         // Multipart fields become the JSON body, so one schema checks both forms.
         if (!request.isMultipart()) return;
@@ -89,7 +89,7 @@ export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void 
         params: InputParamsSchema,
         response: { 200: OkSchema, ...INPUT_ERRORS },
       },
-      preParsing: forwarded,
+      ...forwarded,
     },
     async (request) => {
       const { id, inputId } = request.params;
@@ -107,7 +107,7 @@ export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void 
         params: SessionIdParamsSchema,
         response: { 200: OkSchema, ...INPUT_ERRORS },
       },
-      preParsing: forwarded,
+      ...forwarded,
     },
     async (request) => {
       const session = await ctx.sessions.open(request.params.id, { signal: callSignal(ctx) });
@@ -125,7 +125,7 @@ export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void 
         body: SwitchModelBodySchema,
         response: { 200: OkSchema, ...INPUT_ERRORS },
       },
-      preParsing: forwarded,
+      ...forwarded,
     },
     async (request) => {
       const { id } = request.params;

@@ -5,7 +5,7 @@ import type { CanonicalEvent } from "../../events/canonical.js";
 import { conversationOf } from "../../store/conversation.js";
 import { callSignal } from "../call-bounds.js";
 import { ServedElsewhereError } from "../cluster/cluster-sessions.js";
-import { forwardToDriver } from "../cluster/forward.js";
+import { forwardedRoute } from "../cluster/forward.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import {
@@ -148,7 +148,7 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
         response: { 200: OkSchema, ...WITH_UPSTREAM },
       },
       // In a cluster, a session another sidecar drives is killed by it (cluster/forward.ts).
-      preParsing: forwardToDriver(ctx, app),
+      ...forwardedRoute(ctx, app),
     },
     async (request) => {
       await sessions.kill(request.params.id, { signal: callSignal(ctx) });

@@ -12,6 +12,7 @@ import { RELAY_HEADER } from "../cluster/relay-socket.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { WS_CLOSE } from "../protocol/ws.js";
+import { PEER_ROUTE } from "../security.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { FeedRequestError, type FeedSource } from "./feed-types.js";
 import { SessionFeeds } from "./session-feeds.js";
@@ -83,7 +84,8 @@ export async function registerStreamRoutes(app: SidecarApp, ctx: SidecarContext)
   const openRelaySource = async (sessionId: string): Promise<FeedSource> =>
     relaySource(ctx.sessions.peek(sessionId), sessionId);
 
-  app.get("/v1/ws", { websocket: true }, (socket, request) => {
+  // Clients' streams, and other sidecars' delta relays (with the cluster's secret, security.ts).
+  app.get("/v1/ws", { websocket: true, config: PEER_ROUTE.relay }, (socket, request) => {
     handshakes.claim(request.raw.socket);
     const relay = request.headers[RELAY_HEADER] !== undefined;
     const connection: WsConnection = new WsConnection(socket as StreamSocket, {
