@@ -2,7 +2,8 @@
  * `--sandbox <mode>`, `--sandbox-network on|off` and `--sandbox-deny <path>` of `ocb run` and
  * `ocb serve`: OpenCode and every tool it runs inside bubblewrap (docs/security.md). The
  * bridge's own transcript store is hidden from the agent as well: it holds every session's
- * transcript, and the agent has no business reading (or sending) other sessions'.
+ * transcript, and the agent has no business reading (or sending) other sessions'; so are the
+ * files of its own secrets (`--tls-key`, `--cluster-secret-file`).
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -55,7 +56,12 @@ export function addSandboxOptions(command: Command): Command {
  */
 export function sandboxOf(
   flags: SandboxFlags,
-  place: { directory: string; store: string | undefined },
+  place: {
+    directory: string;
+    store: string | undefined;
+    /** Files of the bridge's own secrets (a TLS key, the cluster secret): never the agent's. */
+    secretFiles?: readonly (string | undefined)[];
+  },
 ): SandboxOptions | undefined {
   const mode = flags.sandbox ?? "off";
   if (mode === "off") {
@@ -70,8 +76,14 @@ export function sandboxOf(
   return {
     mode,
     ...(flags.sandboxNetwork === undefined ? {} : { network: flags.sandboxNetwork }),
-    deny: [...flags.sandboxDeny, ...storePaths(place)],
+    deny: [...flags.sandboxDeny, ...storePaths(place), ...existing(place.secretFiles ?? [])],
   };
+}
+
+function existing(files: readonly (string | undefined)[]): string[] {
+  return files.flatMap((file) =>
+    file === undefined || !existsSync(resolve(file)) ? [] : [resolve(file)],
+  );
 }
 
 /** The store's folder (made now if missing: the store makes it anyway), or its files. */

@@ -144,7 +144,11 @@ async function serve(options: ServeOptions): Promise<void> {
   const metrics: SidecarMetrics = new SidecarMetrics();
   const attach = attachedServer(options);
   const spec = storeSpec(options.store);
-  const sandbox = sandboxOf(options, { directory, store: spec });
+  const sandbox = sandboxOf(options, {
+    directory,
+    store: spec,
+    secretFiles: [options.tlsKey, options.clusterSecretFile],
+  });
   const dataDir = opencodeDataDir(options.opencodeData, spec);
   const opened = await openStore(spec);
   let cluster: Awaited<ReturnType<typeof joinClusterIfAsked>>;

@@ -1,0 +1,46 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { UsageError } from "../errors.js";
+import { sandboxOf } from "./sandbox-option.js";
+
+const root = mkdtempSync(join(tmpdir(), "ocb-sandbox-flags-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe("sandboxOf", () => {
+  it("is none without --sandbox, and refuses the other flags alone", () => {
+    const place = { directory: root, store: undefined };
+    expect(sandboxOf({ sandboxDeny: [] }, place)).toBeUndefined();
+    expect(() => sandboxOf({ sandboxNetwork: "off", sandboxDeny: [] }, place)).toThrow(UsageError);
+  });
+
+  it("hides the store's folder, the bridge's secret files and what --sandbox-deny names", () => {
+    const project = join(root, "project");
+    const state = join(root, "state");
+    mkdirSync(project);
+    writeFileSync(join(root, "tls.key"), "key");
+    const sandbox = sandboxOf(
+      { sandbox: "workspace-write", sandboxNetwork: "off", sandboxDeny: ["/srv/secrets"] },
+      {
+        directory: project,
+        store: join(state, "store.db"),
+        secretFiles: [join(root, "tls.key"), undefined, join(root, "missing")],
+      },
+    );
+    expect(sandbox).toEqual({
+      mode: "workspace-write",
+      network: "off",
+      deny: ["/srv/secrets", state, join(root, "tls.key")],
+    });
+  });
+
+  it("hides only the store's files when its folder holds the directory", () => {
+    writeFileSync(join(root, "store.db"), "");
+    const sandbox = sandboxOf(
+      { sandbox: "read-only", sandboxDeny: [] },
+      { directory: join(root, "project"), store: join(root, "store.db") },
+    );
+    expect(sandbox?.deny).toEqual([join(root, "store.db")]);
+  });
+});
