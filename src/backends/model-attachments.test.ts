@@ -28,9 +28,11 @@ describe("forTheModel", () => {
     ]);
   });
 
-  it("leaves an http(s) URL to OpenCode", () => {
-    const url = { uri: "https://example.com/a.txt", mime: "text/plain", name: "a.txt", ref: "x" };
+  it("leaves an http(s) URL to OpenCode, but for a text one (it would go as media)", () => {
+    const url = { uri: "https://example.com/a.png", mime: "image/png", name: "a.png", ref: "x" };
     expect(forTheModel([url]).media).toEqual([url]);
+    const text = { uri: "https://example.com/a.txt", mime: "text/plain", name: "a.txt", ref: "x" };
+    expect(() => forTheModel([text])).toThrow(/a\.txt is text \(text\/plain\) behind a URL/);
   });
 
   it("refuses a binary it cannot send, and text past the bound, saying what to do", () => {

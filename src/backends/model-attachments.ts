@@ -42,7 +42,14 @@ export function forTheModel(files: readonly Attachment[]): ModelAttachments {
   const texts: InlinedText[] = [];
   for (const file of files) {
     const bytes = dataUrlBytes(file.uri);
-    // An http(s) URL is fetched by OpenCode: its bytes are not known here.
+    if (bytes === undefined && TEXT_TYPE.test(file.mime)) {
+      // OpenCode fetches a URL and sends what it got as media: a text fails, as above.
+      throw new UsageError(
+        `${file.name} is text (${file.mime}) behind a URL, which OpenCode would send to the model as media, failing the turn; ` +
+          "attach its content instead (a local file, a data: URL or { data, name })",
+      );
+    }
+    // Else an http(s) URL is fetched by OpenCode: its bytes are not known here.
     if (bytes === undefined || MEDIA_TYPES.has(file.mime.toLowerCase())) {
       media.push(file);
       continue;

@@ -133,6 +133,20 @@ for (const backend of ["serve", "serve-legacy", "subprocess"] as BackendKind[]) 
       },
     );
 
+    it("refuses a text file behind a URL before any call: sent as media it failed every later turn", async () => {
+      const session = await bridge.createSession();
+      const before = model.requests.length;
+      const sent = session.send("[[reply no]]", {
+        delivery: "queue",
+        files: ["http://127.0.0.1:9/notes.txt"],
+      });
+      await expect(sent).rejects.toThrow(/notes\.txt is text \(text\/plain\) behind a URL/);
+      expect(model.requests.length).toBe(before);
+      const next = await session.send(`[[reply fine ${backend}]]`, { delivery: "queue" });
+      expect(await next.done()).toMatchObject({ outcome: "completed" });
+      await session.close();
+    });
+
     withData(
       "refuses a binary the model cannot take before any call, saying what it takes",
       async () => {
