@@ -369,6 +369,7 @@ interface UserMessage {
     text: string;
     files?: string[];
     cancelled?: string;
+    delivered?: true;
 }
 
 // WebSocketConstructor

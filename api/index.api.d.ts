@@ -824,6 +824,7 @@ interface UserMessage {
     text: string;
     files?: string[];
     cancelled?: string;
+    delivered?: true;
 }
 
 // WatchdogBounds

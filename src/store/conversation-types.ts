@@ -20,9 +20,14 @@ export interface UserMessage {
   files?: string[];
   /** Why it was dropped before it reached the model. */
   cancelled?: string;
+  /** The model has it (`input.delivered`). */
+  delivered?: true;
 }
 
-/** Everything one turn produced. */
+/**
+ * What one turn produced; a turn that took a steer has one such message before the steer's
+ * own and one after it (the parts after the steer answer it), the outcome on the last.
+ */
 export interface AssistantMessage {
   role: "assistant";
   turnId: string;

@@ -253,22 +253,31 @@ function expectedMessages(turns: readonly Turn[]): Message[] {
   turns.forEach((current, index) => {
     const turnId = `turn_in_${index}`;
     if (index === 0 || !current.queuedEarly) messages.push(user(current, index));
-    const parts = current.steps.flatMap((step, stepIndex) =>
-      step.items.flatMap((part, partIndex) =>
-        expectedParts(`${turnId}/step_${stepIndex}/${partIndex}`, part),
-      ),
-    );
-    const assistant: AssistantMessage = {
-      role: "assistant",
-      turnId,
-      parts,
+    const partsOf = (steps: readonly Step[], first: number) =>
+      steps.flatMap((step, offset) =>
+        step.items.flatMap((part, partIndex) =>
+          expectedParts(`${turnId}/step_${first + offset}/${partIndex}`, part),
+        ),
+      );
+    const ending = {
       outcome: current.outcome,
       usage: USAGE,
       ...(current.outcome === "failed" ? { error: { kind: "provider", message: "boom" } } : {}),
     };
-    messages.push(assistant);
-    if (current.steer !== undefined) {
-      messages.push({ role: "user", inputId: `steer_${index}`, turnId, text: current.steer });
+    if (current.steer === undefined) {
+      messages.push({ role: "assistant", turnId, parts: partsOf(current.steps, 0), ...ending });
+    } else {
+      // Steered after its first step: what follows answers the steer, drawn after it.
+      messages.push({ role: "assistant", turnId, parts: partsOf(current.steps.slice(0, 1), 0) });
+      const steer = `steer_${index}`;
+      messages.push({ role: "user", inputId: steer, turnId, text: current.steer, delivered: true });
+      const after: AssistantMessage = {
+        role: "assistant",
+        turnId,
+        parts: partsOf(current.steps.slice(1), 1),
+        ...ending,
+      };
+      messages.push(after);
     }
     if (current.cancelled !== undefined) {
       messages.push({

@@ -33,7 +33,7 @@ export function updateUser(
  */
 export function deliverTo(messages: Message[], inputId: string, turnId: string): Message[] {
   return updateUser(messages, inputId, (user) =>
-    user.turnId === turnId ? user : { ...user, turnId },
+    user.turnId === turnId && user.delivered ? user : { ...user, turnId, delivered: true },
   );
 }
 
@@ -44,7 +44,11 @@ export function joinTurn(messages: Message[], inputId: string, turnId: string): 
   );
 }
 
-/** Updates the turn's message, starting it when this is the first the turn is heard of. */
+/**
+ * Updates the turn's (latest) message, starting it when this is the first the turn is heard
+ * of. A steer delivered into the running turn starts the turn a message of its own, right after
+ * the steer's: what the model does next answers it, and is drawn after it.
+ */
 export function updateAssistant(
   messages: Message[],
   turnId: string | undefined,
@@ -53,11 +57,19 @@ export function updateAssistant(
   if (turnId === undefined) return messages;
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index];
+    if (message?.role === "user" && message.turnId === turnId && message.delivered) {
+      if (!hasAssistantBefore(messages, index, turnId)) continue; // the input that started it
+      return messages.toSpliced(index + 1, 0, update({ role: "assistant", turnId, parts: [] }));
+    }
     if (message?.role !== "assistant" || message.turnId !== turnId) continue;
     const updated = update(message);
     return updated === message ? messages : messages.with(index, updated);
   }
   return [...messages, update({ role: "assistant", turnId, parts: [] })];
+}
+
+function hasAssistantBefore(messages: readonly Message[], end: number, turnId: string): boolean {
+  return messages.slice(0, end).some((m) => m.role === "assistant" && m.turnId === turnId);
 }
 
 /** Where the part `is` picks sits, the newest message first. */

@@ -39,16 +39,32 @@ describe("the composer while a turn runs", () => {
     ]);
     expect(await waitForOutcomes(page, 3)).toEqual(["completed", "completed", "completed"]);
     expect(await byTestId(page, "queued-input").count()).toBe(0);
-    // The steer joined the first turn (its reply ends it); each queued input made a turn.
+    // The steer joined the first turn (its reply ends it); each queued input made a turn. The
+    // steered message is drawn inside its turn: after what came before it, before its reply and
+    // the turn's outcome (it was drawn after "Completed", like a message with no answer).
     const messages = assistantMessages(page);
-    expect(await messages.count()).toBe(3);
+    expect(await messages.count()).toBe(4);
     const turnIds = await Promise.all(
-      [0, 1, 2].map((index) => messages.nth(index).getAttribute("data-turn-id")),
+      [0, 1, 2, 3].map((index) => messages.nth(index).getAttribute("data-turn-id")),
     );
+    expect(turnIds[0]).toBe(turnIds[1]);
     expect(new Set(turnIds).size).toBe(3);
-    expect(await assistantText(page, 0)).toContain("steered");
-    expect(await assistantText(page, 1)).toBe("queued by button");
-    expect(await assistantText(page, 2)).toBe("queued by enter");
+    expect(await assistantText(page, 0)).toContain("tok60");
+    expect(await assistantText(page, 1)).toContain("steered");
+    expect(await assistantText(page, 2)).toBe("queued by button");
+    expect(await assistantText(page, 3)).toBe("queued by enter");
+    const drawn = await page
+      .locator(
+        '[data-testid="message-user"], [data-testid="message-assistant"], [data-testid="turn-outcome"]',
+      )
+      .evaluateAll((elements) =>
+        elements.map((element) => {
+          const id = element.getAttribute("data-testid");
+          if (id !== "message-user") return id === "turn-outcome" ? "outcome" : "assistant";
+          return (element.textContent ?? "").includes("steered") ? "steer" : "user";
+        }),
+      );
+    expect(drawn.slice(0, 5)).toEqual(["user", "assistant", "steer", "assistant", "outcome"]);
     const requests = harness.current.model.requests;
     const steered = requests.findIndex((r) => r.lastUserText.includes("[[reply steered]]"));
     const queued = requests.findIndex((r) => r.lastUserText.includes("queued by button"));

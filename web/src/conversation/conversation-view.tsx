@@ -2,7 +2,7 @@
  * The open session's conversation: its messages in order (inputs still queued are shown by the
  * composer, not here), kept scrolled to the end while the reader is there.
  */
-import type { LiveConversation } from "opencode-bridge/client";
+import type { LiveConversation, Message } from "opencode-bridge/client";
 import { useLayoutEffect, useRef } from "preact/hooks";
 import { AssistantMessageView } from "./assistant-message.js";
 import { neverRan, turnsWithInput } from "./never-ran.js";
@@ -50,23 +50,45 @@ export function ConversationView(props: {
         </p>
       )}
       {live === undefined && props.error === undefined ? <p class="muted">Loading…</p> : null}
-      {live?.conversation.messages.map((message) =>
+      {live?.conversation.messages.map((message, index, messages) =>
         message.role === "user" ? (
           queued.has(message.inputId) ? null : (
             <UserMessageView key={message.inputId} message={message} />
           )
         ) : neverRan(message, live.endReasons[message.turnId], withInput) ? null : (
           <AssistantMessageView
-            key={message.turnId}
+            key={segmentKey(messages, index)}
             message={message}
             streaming={live.streaming}
             pendingAsks={live.pendingAsks}
-            running={live.running === message.turnId}
+            running={live.running === message.turnId && isLastOfTurn(messages, index)}
             usage={live.running === message.turnId ? live.usage : undefined}
-            reason={live.endReasons[message.turnId]}
+            reason={isLastOfTurn(messages, index) ? live.endReasons[message.turnId] : undefined}
           />
         ),
       )}
     </div>
   );
+}
+
+/**
+ * A turn that took a steer has a message before the steer and one after it: keyed by the
+ * turn and their order, so that each keeps its own element.
+ */
+function segmentKey(messages: readonly Message[], index: number): string {
+  const message = messages[index];
+  const turnId = message?.role === "assistant" ? message.turnId : "";
+  const before = messages
+    .slice(0, index)
+    .filter((other) => other.role === "assistant" && other.turnId === turnId).length;
+  return before === 0 ? turnId : `${turnId}#${before}`;
+}
+
+/** Whether no later message of the turn follows (its outcome and running state show there). */
+function isLastOfTurn(messages: readonly Message[], index: number): boolean {
+  const message = messages[index];
+  const turnId = message?.role === "assistant" ? message.turnId : "";
+  return !messages
+    .slice(index + 1)
+    .some((other) => other.role === "assistant" && other.turnId === turnId);
 }
