@@ -22,18 +22,28 @@
  * installed (`markConfigDependenciesInstalled`): our plugin imports nothing. A user's own
  * config dir normally has that install already.
  *
- * What this does not stop: a tool that reads `/proc/<OpenCode's pid>/environ` (the process's
- * initial environment, readable by the same user) still finds both; see docs/sidecar.md.
+ * - `/proc/<OpenCode's pid>/environ` (readable by a tool of the same user) shows the block the
+ *   process started with, not `process.env`: the plugin overwrites the two values in that
+ *   block (through `bun:ffi`, at the addresses `/proc/self/stat` gives); OpenCode's copies in
+ *   `process.env` are unaffected.
+ *
+ * What this does not stop: the isolated config file (`writeGlobalConfig`), readable by a tool of
+ * the same user; and anything OpenCode starts before a plugin runs. See docs/sidecar.md.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
+/** The variables whose values the plugin hides. */
+export const HIDDEN_FROM_TOOLS = ["OPENCODE_SERVER_PASSWORD", "OPENCODE_CONFIG_CONTENT"] as const;
+
 /** The plugin's source: plain JavaScript that OpenCode (Bun) imports, no dependency. */
 export const HIDE_SECRETS_PLUGIN_SOURCE = `// Written by opencode-bridge (src/server/hide-secrets-plugin.ts) at every server start:
 // keeps the bridge's secrets out of the environment of every process OpenCode starts.
-function hideSecrets() {
+const HIDDEN = ${JSON.stringify(HIDDEN_FROM_TOOLS)};
+
+async function hideSecrets() {
   // Read once, when the server started.
   delete process.env.OPENCODE_SERVER_PASSWORD;
   // Read again for each project opened: kept readable by name, left out of every copy.
@@ -46,17 +56,47 @@ function hideSecrets() {
       configurable: true,
     });
   }
+  await blankInitialEnvironment();
+}
+
+// /proc/<pid>/environ shows the environment block the process started with, whatever
+// process.env became since; a tool of the same user can read it. The values in that block
+// are overwritten with "*" (the process.env values above are copies and stay as they are).
+async function blankInitialEnvironment() {
+  try {
+    const { readFileSync } = await import("node:fs");
+    const { toArrayBuffer } = await import("bun:ffi");
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    // Fields 50 and 51 (env_start, env_end); the second field may hold spaces, up to ")".
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const start = Number(fields[47]);
+    const end = Number(fields[48]);
+    if (!(start > 0 && end > start)) return;
+    const block = new Uint8Array(toArrayBuffer(start, 0, end - start));
+    for (let at = 0; at < block.length; ) {
+      let stop = block.indexOf(0, at);
+      if (stop === -1) stop = block.length;
+      for (const name of HIDDEN) {
+        const prefix = name + "=";
+        const head = String.fromCharCode(...block.subarray(at, Math.min(stop, at + prefix.length)));
+        if (head === prefix) block.fill(0x2a, at + prefix.length, stop);
+      }
+      at = stop + 1;
+    }
+  } catch {
+    // Not Linux, or no bun:ffi: the block stays as it was (see docs/sidecar.md).
+  }
 }
 
 export default {
   id: "opencode-bridge-hide-secrets",
   // The /api surface's plugins.
   setup: async () => {
-    hideSecrets();
+    await hideSecrets();
   },
   // The legacy surface's plugins.
   server: async () => {
-    hideSecrets();
+    await hideSecrets();
     return {};
   },
 };

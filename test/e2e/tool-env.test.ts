@@ -88,10 +88,17 @@ async function startBridge(
   return bridge;
 }
 
-/** Runs `env` in the `bash` tool; the turn must complete (the bridge authenticated, the config's model answered). */
+/**
+ * Has the `bash` tool print its environment, then OpenCode's initial one (what
+ * `/proc/<pid>/environ` shows, whatever `process.env` became), as a prompt injection would.
+ */
+const PRINT_ENVIRONMENTS = String.raw`env; echo ---environ---; tr '\000' '\n' < /proc/$OPENCODE_PID/environ`;
+
+/** Runs {@link PRINT_ENVIRONMENTS}; the turn must complete (the bridge authenticated, the config's model answered). */
 async function envSeenByTool(bridge: Bridge): Promise<{ printed: string; transcript: string }> {
   const session = await bridge.createSession({ title: "env" });
-  const turn = await session.send('[[tool bash {"command":"env"}]]', { delivery: "queue" });
+  const call = `[[tool bash ${JSON.stringify({ command: PRINT_ENVIRONMENTS })}]]`;
+  const turn = await session.send(call, { delivery: "queue" });
   const events = await collectTurn(turn);
   const ended = events.find((event) => event.type === "turn.ended");
   expect(ended?.data).toMatchObject({ outcome: "completed" });
@@ -116,10 +123,14 @@ async function expectAuthStillRequired(bridge: Bridge): Promise<void> {
 }
 
 function expectNoSecretOfTheLauncher(printed: string): void {
+  const [inherited = "", initial = ""] = printed.split("---environ---");
+  expect(inherited).not.toMatch(/^OPENCODE_SERVER_PASSWORD=/m);
+  expect(inherited).not.toMatch(/^OPENCODE_CONFIG_CONTENT=/m);
+  // OpenCode's initial environment was read (it names both), their values overwritten.
+  expect(initial).toMatch(/^OPENCODE_SERVER_PASSWORD=\*+$/m);
+  expect(initial).toMatch(/^OPENCODE_CONFIG_CONTENT=\*+$/m);
   expect(printed).not.toContain(SERVER_PASSWORD);
   expect(printed).not.toContain(CONFIG_KEY);
-  expect(printed).not.toMatch(/^OPENCODE_SERVER_PASSWORD=/m);
-  expect(printed).not.toMatch(/^OPENCODE_CONFIG_CONTENT=/m);
 }
 
 describe("an isolated server (the default), on /api", () => {
