@@ -57,6 +57,8 @@ interface SidecarLimits {
     idempotencyTtlMs: number;
     maxIdempotencyKeys: number;
     receiveTimeoutMs: number;
+    connectionsPerClient: number;
+    healthCacheMs: number;
     requestTimeoutMs: number;
     closeGraceMs: number;
     streamDropEphemeralBytes: number;

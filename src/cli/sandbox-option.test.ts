@@ -15,7 +15,7 @@ describe("sandboxOf", () => {
     expect(() => sandboxOf({ sandboxNetwork: "off", sandboxDeny: [] }, place)).toThrow(UsageError);
   });
 
-  it("hides the store's folder, the bridge's secret files and what --sandbox-deny names", () => {
+  it("hides the store's files, the bridge's secret files and what --sandbox-deny names", () => {
     const project = join(root, "project");
     const state = join(root, "state");
     mkdirSync(project);
@@ -31,16 +31,21 @@ describe("sandboxOf", () => {
     expect(sandbox).toEqual({
       mode: "workspace-write",
       network: "off",
-      deny: ["/srv/secrets", state, join(root, "tls.key")],
+      deny: [
+        "/srv/secrets",
+        join(state, "store.db"),
+        join(state, "store.db-wal"),
+        join(state, "store.db-shm"),
+        join(root, "tls.key"),
+      ],
     });
   });
 
-  it("hides only the store's files when its folder holds the directory", () => {
-    writeFileSync(join(root, "store.db"), "");
+  it("hides no Postgres store (it is not a file)", () => {
     const sandbox = sandboxOf(
       { sandbox: "read-only", sandboxDeny: [] },
-      { directory: join(root, "project"), store: join(root, "store.db") },
+      { directory: join(root, "project"), store: "postgres://ocb@db/ocb" },
     );
-    expect(sandbox?.deny).toEqual([join(root, "store.db")]);
+    expect(sandbox?.deny).toEqual([]);
   });
 });

@@ -1,12 +1,12 @@
 /**
  * `--sandbox <mode>`, `--sandbox-network on|off` and `--sandbox-deny <path>` of `ocb run` and
  * `ocb serve`: OpenCode and every tool it runs inside bubblewrap (docs/security.md). The
- * bridge's own transcript store is hidden from the agent as well: it holds every session's
+ * bridge's own transcript store (its files) is hidden from the agent as well: it holds every session's
  * transcript, and the agent has no business reading (or sending) other sessions'; so are the
  * files of its own secrets (`--tls-key`, `--cluster-secret-file`).
  */
-import { existsSync, mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { UsageError } from "../errors.js";
 import {
@@ -86,14 +86,12 @@ function existing(files: readonly (string | undefined)[]): string[] {
   );
 }
 
-/** The store's folder (made now if missing: the store makes it anyway), or its files. */
+/**
+ * The store's files (those not made yet are left out when the sandbox starts). Not its folder:
+ * the bridge keeps there what OpenCode must read (its plugin that hides secrets from tools).
+ */
 function storePaths(place: { directory: string; store: string | undefined }): string[] {
   if (place.store === undefined || place.store.includes("://")) return [];
   const store = resolve(place.store);
-  const folder = dirname(store);
-  if (!isWithin(place.directory, folder)) {
-    mkdirSync(folder, { recursive: true });
-    return [folder];
-  }
-  return [store, `${store}-wal`, `${store}-shm`].filter((path) => existsSync(path));
+  return [store, `${store}-wal`, `${store}-shm`];
 }

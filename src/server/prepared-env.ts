@@ -1,11 +1,14 @@
 /**
  * The environment an OpenCode process of ours runs with (`serve` or `run`), and the isolated
  * dirs behind it: with isolation, fresh XDG roots whose global config file holds the config
- * (the `/api` catalog reads only that file, not `OPENCODE_CONFIG_CONTENT`).
+ * (the `/api` catalog reads only that file, not `OPENCODE_CONFIG_CONTENT`). Either way the
+ * config loads the bridge's plugin that hides its secrets from tools (`hide-secrets-plugin.ts`).
  */
 import { mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { bridgeDataDir } from "../util/user-data-dir.js";
+import { markConfigDependenciesInstalled, writeHideSecretsPlugin } from "./hide-secrets-plugin.js";
 import {
   createIsolatedDirs,
   type IsolatedDirs,
@@ -39,6 +42,9 @@ export async function prepareOpencodeEnv(options: {
         ? await createIsolatedDirs()
         : await keptIsolatedDirs(options.dataDir)));
   try {
+    // In the bridge's own data dir, not the isolated roots: a server with the user's config
+    // has none, and the file holds no secret.
+    const plugin = await writeHideSecretsPlugin(join(bridgeDataDir(), "opencode-plugins"));
     const env = buildServerEnv({
       baseEnv: process.env,
       isolatedEnv: dirs?.env,
@@ -46,9 +52,13 @@ export async function prepareOpencodeEnv(options: {
       passEnv: options.passEnv,
       password: options.password,
       config: options.config,
+      plugins: [plugin],
     });
     if (dirs !== undefined && env.OPENCODE_CONFIG_CONTENT !== undefined) {
       await writeGlobalConfig(dirs, env.OPENCODE_CONFIG_CONTENT);
+    }
+    if (dirs?.env.XDG_CONFIG_HOME !== undefined) {
+      await markConfigDependenciesInstalled(join(dirs.env.XDG_CONFIG_HOME, "opencode"));
     }
     return { env, dirs };
   } catch (error) {

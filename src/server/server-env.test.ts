@@ -102,6 +102,37 @@ describe("buildServerEnv", () => {
     expect(config(env)).toEqual({ autoupdate: false, share: "manual" });
   });
 
+  it("adds the bridge's plugins after the config's own, inherited or given", () => {
+    const inherited = buildServerEnv({
+      baseEnv: { ...userEnv, OPENCODE_CONFIG_CONTENT: '{"plugin":["theirs"]}' },
+      isolatedEnv: undefined,
+      extraEnv: undefined,
+      password: undefined,
+      config: undefined,
+      plugins: ["file:///ocb/hide.js"],
+    });
+    expect(config(inherited)).toMatchObject({ plugin: ["theirs", "file:///ocb/hide.js"] });
+    const given = buildServerEnv({
+      baseEnv: userEnv,
+      isolatedEnv,
+      extraEnv: undefined,
+      password: undefined,
+      config: { plugin: [["mine", { a: 1 }]] },
+      plugins: ["file:///ocb/hide.js"],
+    });
+    expect(config(given)).toMatchObject({ plugin: [["mine", { a: 1 }], "file:///ocb/hide.js"] });
+    expect(() =>
+      buildServerEnv({
+        baseEnv: userEnv,
+        isolatedEnv,
+        extraEnv: undefined,
+        password: undefined,
+        config: { plugin: "mine" },
+        plugins: ["file:///ocb/hide.js"],
+      }),
+    ).toThrow(UsageError);
+  });
+
   it("refuses variables that have their own option", () => {
     const base = { baseEnv: {}, isolatedEnv, password: undefined, config: undefined };
     expect(() => buildServerEnv({ ...base, extraEnv: { OPENCODE_SERVER_PASSWORD: "x" } })).toThrow(

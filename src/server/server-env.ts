@@ -32,6 +32,8 @@ export interface ServerEnvOptions {
   extraEnv: Readonly<Record<string, string>> | undefined;
   password: string | undefined;
   config: Readonly<Record<string, unknown>> | undefined;
+  /** Plugins of the bridge (`file://` URLs), added to the config's `plugin` list. */
+  plugins?: readonly string[] | undefined;
 }
 
 /** Builds the child's environment; throws UsageError for variables that have their own option. */
@@ -58,6 +60,9 @@ export function buildServerEnv(options: ServerEnvOptions): Record<string, string
   // With the user's config, an OPENCODE_CONFIG_CONTENT they set stays in effect underneath ours.
   const inherited = isolated ? {} : parseConfigObject(options.baseEnv.OPENCODE_CONFIG_CONTENT);
   const config = { ...MANAGED_CONFIG_DEFAULTS, ...inherited, ...options.config };
+  if (options.plugins !== undefined && options.plugins.length > 0) {
+    config.plugin = [...configPlugins(config.plugin), ...options.plugins];
+  }
   env.OPENCODE_CONFIG_CONTENT = serializeConfig(config);
   if (options.password !== undefined) env.OPENCODE_SERVER_PASSWORD = options.password;
   return env;
@@ -66,6 +71,15 @@ export function buildServerEnv(options: ServerEnvOptions): Record<string, string
 /** The Basic auth user the server will expect, given the environment it runs with. */
 export function serverUsername(env: Readonly<Record<string, string>>): string {
   return env.OPENCODE_SERVER_USERNAME || DEFAULT_USERNAME;
+}
+
+/** The config's own `plugin` list, kept ahead of the bridge's. */
+function configPlugins(value: unknown): unknown[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    throw new UsageError("config.plugin must be a list of plugin names or paths");
+  }
+  return value;
 }
 
 function parseConfigObject(text: string | undefined): Record<string, unknown> {

@@ -89,12 +89,15 @@ describe("startOpencode with the real binary", () => {
       share: "disabled",
     });
 
-    // Isolated roots in a temp dir; the password only in the environment, never in argv.
+    // Isolated roots in a temp dir; the password given in the environment, never in argv (and
+    // starred out of the environment block once the bridge's plugin ran: hide-secrets-plugin.ts).
     const environ = environOf(pid);
     const dataDir = environ?.get("XDG_DATA_HOME");
     if (environ !== undefined) {
       expect(dataDir).toContain(join(tmpdir(), "ocb-opencode-"));
-      expect(environ.get("OPENCODE_SERVER_PASSWORD")).toBe(password);
+      expect([password, "*".repeat(password.length)]).toContain(
+        environ.get("OPENCODE_SERVER_PASSWORD"),
+      );
       expect(readFileSync(`/proc/${pid}/cmdline`, "utf8")).not.toContain(password);
     }
 

@@ -12,6 +12,7 @@ import {
   type ZodTypeProvider,
 } from "fastify-type-provider-zod";
 import { clientErrorHandler, receiveDeadline, receiveTimeoutError } from "./client-errors.js";
+import { ConnectionsPerClient } from "./connections-per-client.js";
 import type { SidecarContext } from "./context.js";
 import { ApiError, toApiError } from "./errors.js";
 import { streamSchemas } from "./openapi-components.js";
@@ -58,6 +59,16 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
+  const connections = new ConnectionsPerClient(ctx.limits.connectionsPerClient);
+  connections.watch(app.server);
+  app.addHook("onRequest", async (request, reply) => {
+    if (!connections.isOver(request.raw.socket)) return;
+    const refused = new ApiError(
+      "too_many_connections",
+      `this client holds ${ctx.limits.connectionsPerClient} connections to the sidecar already; close one (or reuse it) and try again`,
+    );
+    await reply.code(refused.status).header("connection", "close").send(refused.body());
+  });
   app.addHook("onRequest", securityHook(ctx));
   const deadline = receiveDeadline(ctx.limits.receiveTimeoutMs);
   app.addHook("onRequest", deadline.hook);

@@ -21,6 +21,13 @@ export interface SidecarLimits {
    * that sends slower is answered 408 `request_timeout` and its connection closed.
    */
   receiveTimeoutMs: number;
+  /**
+   * Connections (HTTP keep-alive and WebSocket) one client address may hold open at once
+   * (default 256); past it a request is answered 429 `too_many_connections`.
+   */
+  connectionsPerClient: number;
+  /** How long `/healthz` reuses OpenCode's answer (default 1 s): a flood of checks asks it once. */
+  healthCacheMs: number;
   /** Bound on one call into the bridge from a request (default 60 s). */
   requestTimeoutMs: number;
   /**
@@ -55,6 +62,8 @@ export const DEFAULT_LIMITS: SidecarLimits = {
   idempotencyTtlMs: 24 * 60 * 60 * 1000,
   maxIdempotencyKeys: 10_000,
   receiveTimeoutMs: 120_000,
+  connectionsPerClient: 256,
+  healthCacheMs: 1_000,
   requestTimeoutMs: 60_000,
   closeGraceMs: 5_000,
   streamDropEphemeralBytes: 4 * 1024 * 1024,

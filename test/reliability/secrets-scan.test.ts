@@ -18,8 +18,9 @@ describe("reliability: secrets scan (short variant)", () => {
       const context = scenarioContext(suite, "secrets-scan", { short: true, seed: 17 });
       const row = await secretsScanScenario.run(context);
       expect(row.notes.find((note) => note.startsWith("FOUND"))).toBeUndefined();
-      // The API key, the token, a wrong token, and both servers' passwords.
-      expect(suite.secrets.size).toBe(5);
+      // The API key, the token, a wrong token, an attach and a Postgres password in ocb serve's
+      // environment, and both servers' passwords: all in play while a tool ran `env`.
+      expect(suite.secrets.size).toBe(7);
       expect(row.turnsEndedOnce?.once).toBe(row.turnsEndedOnce?.started);
       expect(row).toMatchObject({ crashes: 0, leakedProcesses: 0, passed: true });
     } finally {

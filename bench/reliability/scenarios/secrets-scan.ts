@@ -34,7 +34,7 @@ export function secretsScanRow(
     notes: [
       `scanned ${scan.files} files (${scan.bytes.toLocaleString("en-US")} bytes) for ${scan.secrets} secrets in ${scan.forms} forms (raw, URL-encoded, JSON-escaped, Basic auth, base64 and base64url at each alignment)`,
       findings.length === 0 ? "no secret found" : `FOUND: ${findings.slice(0, 10).join("; ")}`,
-      `its workload: ocb serve (token, managed server password, API key in --config), ${done.sidecarTurns} turns over the typed client, a wrong-token client, ocb export; a library Bridge (password, API key, debug log), ${done.libraryTurns} turns, a RecordingTransport recording`,
+      `its workload: ocb serve (token, attach and Postgres passwords in its environment, managed server password, API key in --config), ${done.sidecarTurns} turns over the typed client (the first runs env in the bash tool), a wrong-token client, ocb export; a library Bridge (password, API key, debug log), ${done.libraryTurns} turns (the first runs env), a RecordingTransport recording`,
     ],
   };
 }

@@ -2,7 +2,8 @@
  * What a library user writes: a `Bridge` managing an OpenCode server with a password of its
  * caller's choosing, the provider's API key in its config, a SQLite store and a logger that
  * writes every line (debug included: a user's own logger may keep them) to a file; a turn
- * with a tool call; then a recording of the server's answers (`RecordingTransport`, the model
+ * with a tool call (the first runs `env`, as a prompt injection would ask: the server's password
+ * and the config's API key are in OpenCode's environment); then a recording of the server's answers (`RecordingTransport`, the model
  * catalog included, which echoes the API key) written to a file, as the recording docs show.
  */
 import { randomBytes } from "node:crypto";
@@ -59,7 +60,7 @@ export async function runLibraryWorkload(
     for (let turn = 0; turn < work.turns; turn++) {
       const text =
         turn % 2 === 0
-          ? `[[tool bash {"command":"echo lib ${turn}"}]]`
+          ? `[[tool bash {"command":"${turn === 0 ? "env" : `echo lib ${turn}`}"}]]`
           : "[[reasoning a thought]] [[reply ok]]";
       const result = await (await session.send(text, { delivery: "queue" })).done();
       if (result.outcome === "completed") ended++;

@@ -3,7 +3,10 @@
  * managed OpenCode server (its password random), a config file carrying the provider's API
  * key, a SQLite store and its logs in files; a typed client runs turns over the WebSocket; a
  * client with a wrong token is refused; then the sidecar is stopped and the session exported
- * with `ocb export`. Every secret is told to the suite.
+ * with `ocb export`. The first turn has the `bash` tool run `env` (as a prompt injection would
+ * ask): its output is in the store and the export, so every secret in `ocb serve`'s
+ * environment (the token, an attach password, a Postgres password) is looked for there too.
+ * Every secret is told to the suite.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
@@ -40,6 +43,11 @@ export async function runSidecarWorkload(work: SidecarWorkload): Promise<Sidecar
   const wrongToken = randomBytes(24).toString("base64url");
   work.secret(token, "the sidecar token");
   work.secret(wrongToken, "a wrong token a client presented"); // no log may keep it either
+  // Exported as an operator would: the password of an attached server, a Postgres password.
+  const attachPassword = randomBytes(24).toString("base64url");
+  const pgPassword = randomBytes(24).toString("base64url");
+  work.secret(attachPassword, "OCB_ATTACH_PASSWORD in ocb serve's environment");
+  work.secret(pgPassword, "PGPASSWORD in ocb serve's environment");
   const store = join(work.workDir, "sidecar.db");
   const project = join(work.workDir, "sidecar-project");
   mkdirSync(project, { recursive: true });
@@ -58,7 +66,7 @@ export async function runSidecarWorkload(work: SidecarWorkload): Promise<Sidecar
       work.configFile,
     ],
     // Its own log lines as JSON, the model and permissions as a deployment would set them.
-    env: { OCB_TOKEN: token },
+    env: { OCB_TOKEN: token, OCB_ATTACH_PASSWORD: attachPassword, PGPASSWORD: pgPassword },
     stderrFile: join(work.workDir, "sidecar.log"),
     stdoutFile: join(work.workDir, "sidecar.out.log"),
     onLine: (line) => {
@@ -114,7 +122,9 @@ async function driveTurns(
     })();
     for (let turn = 0; turn < turns; turn++) {
       const text =
-        turn % 2 === 0 ? `[[tool bash {"command":"echo turn ${turn}"}]]` : `[[slow 5 10]]`;
+        turn % 2 === 0
+          ? `[[tool bash {"command":"${turn === 0 ? "env" : `echo turn ${turn}`}"}]]`
+          : `[[slow 5 10]]`;
       await client.send(session.id, { text, delivery: "queue" });
     }
     await within(reading, `the sidecar's ${turns} turns`, WAIT_MS);

@@ -31,6 +31,8 @@ export const ERROR_STATUS = {
   not_driver: 409,
   too_large: 413,
   bad_host: 421,
+  /** The client holds too many connections open (`limits.connectionsPerClient`). */
+  too_many_connections: 429,
   unsupported: 422,
   upstream: 502,
   unavailable: 503,

@@ -7,6 +7,7 @@ import {
   ModelCatalogSchema,
   TicketSchema,
 } from "../protocol/http.js";
+import { RecentAnswer } from "../recent-answer.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { modelCatalog, opencodeIsUp } from "./models.js";
 
@@ -21,6 +22,8 @@ export const ERROR_RESPONSES = {
 } as const;
 
 export function registerMetaRoutes(app: SidecarApp, ctx: SidecarContext): void {
+  // It takes no token: without the reuse, each check anyone sends would ask OpenCode.
+  const opencodeHealth = new RecentAnswer(() => opencodeIsUp(ctx), ctx.limits.healthCacheMs);
   app.get(
     "/healthz",
     {
@@ -31,7 +34,7 @@ export function registerMetaRoutes(app: SidecarApp, ctx: SidecarContext): void {
       },
     },
     async (_request, reply) => {
-      const up = await opencodeIsUp(ctx);
+      const up = await opencodeHealth.get();
       return reply.code(up ? 200 : 503).send({ ok: up, opencode: up ? "up" : "down" });
     },
   );
