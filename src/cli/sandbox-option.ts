@@ -16,7 +16,6 @@ import {
   type SandboxNetwork,
   type SandboxOptions,
 } from "../server/sandbox/sandbox-options.js";
-import { isWithin } from "../util/path-within.js";
 import { choiceOption } from "./choice-option.js";
 
 export interface SandboxFlags {
