@@ -1,6 +1,7 @@
 /**
  * The open session's conversation: its messages in order (inputs still queued are shown by the
- * composer, not here), kept scrolled to the end while the reader is there.
+ * composer, not here), kept scrolled to the end while the reader is there, or what to do
+ * first when it has none yet.
  */
 import type { LiveConversation } from "opencode-bridge/client";
 import { useLayoutEffect, useRef } from "preact/hooks";
@@ -25,6 +26,7 @@ export function ConversationView(props: {
   const { live } = props;
   const queued = new Set(live?.queued.map((input) => input.inputId));
   const withInput = turnsWithInput(live?.conversation.messages ?? []);
+  const empty = live !== undefined && live.conversation.messages.length === 0;
   return (
     <div
       class="conversation"
@@ -50,6 +52,12 @@ export function ConversationView(props: {
         </p>
       )}
       {live === undefined && props.error === undefined ? <p class="muted">Loading…</p> : null}
+      {empty ? (
+        <div class="conversation-empty" data-testid="conversation-empty">
+          <p>No messages yet.</p>
+          <p class="muted">Write to the agent below: Enter sends, Shift+Enter starts a new line.</p>
+        </div>
+      ) : null}
       {live?.conversation.messages.map((message) =>
         message.role === "user" ? (
           queued.has(message.inputId) ? null : (
