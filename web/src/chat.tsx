@@ -24,6 +24,8 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
   const sessions = useSessions(client, onError);
   const [target, setTarget] = useState<OpenTarget | undefined>(() => targetFromUrl());
   const [sidebarOpen, setSidebarOpen] = useState(false);
+  // Counts the reader's sends: each takes the conversation to its end.
+  const [sends, setSends] = useState(0);
   const { live, error, joinedLate, retry } = useLiveSession(client, target);
   const catalog = useModelCatalog(client, live !== undefined || target === undefined);
   const socket = useClientConnection(client);
@@ -132,7 +134,13 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
         ) : (
           <SessionActionsContext.Provider value={actions}>
             <JoinedLateContext.Provider value={joinedLate}>
-              <ConversationView key={sessionId} live={live} error={error} onRetry={retry} />
+              <ConversationView
+                key={sessionId}
+                live={live}
+                error={error}
+                onRetry={retry}
+                followRequest={sends}
+              />
             </JoinedLateContext.Provider>
             {parentId !== undefined ? (
               <p class="child-note muted">
@@ -148,6 +156,7 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
                 sessionModel={info?.model}
                 canRemoveQueued={info?.capabilities?.cancelQueued === true}
                 onError={reportFor(sessionId)}
+                onSent={() => setSends((count) => count + 1)}
               />
             )}
           </SessionActionsContext.Provider>

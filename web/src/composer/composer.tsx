@@ -32,13 +32,15 @@ export interface ComposerProps {
   /** The session's backend takes back a queued input (`capabilities.cancelQueued`). */
   canRemoveQueued: boolean;
   onError: (error: unknown) => void;
+  /** A message left the box (the conversation goes to its end). */
+  onSent: () => void;
 }
 
 const SEND_BOUND_MS = 60_000;
 const CALL_BOUND_MS = 30_000;
 
 export function Composer(props: ComposerProps) {
-  const { client, sessionId, onError } = props;
+  const { client, sessionId, onError, onSent } = props;
   const [current, changeDraft] = useDraft(sessionId);
   const { text } = current;
   const setText = (update: (old: string) => string) =>
@@ -61,6 +63,7 @@ export function Composer(props: ComposerProps) {
     for (const image of images) rememberSentImage(message, nameOf(image), image.url);
     setText(() => "");
     draft.clear();
+    onSent();
     sends.current = sends.current.then(async () => {
       try {
         const attachments = await attachmentsToSend(images, paths);
