@@ -88,6 +88,15 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
           onNew={() => void newSession.create()}
         />
       </aside>
+      {sidebarOpen ? (
+        // A tap beside the drawer (on a phone) closes it; the keyboard has Escape and the toggle.
+        <div
+          class="sidebar-backdrop"
+          data-testid="sidebar-backdrop"
+          aria-hidden="true"
+          onClick={() => setSidebarOpen(false)}
+        />
+      ) : null}
       <main class="main">
         <header class="topbar">
           <button

@@ -69,49 +69,53 @@ export function PermissionAsk(props: { part: PermissionPart }) {
         </p>
       )}
       <div class="ask-actions">
-        <button
-          ref={primary}
-          type="button"
-          class="primary"
-          data-testid="allow-once"
-          disabled={busy}
-          onClick={() => void reply("once")}
-        >
-          Allow once
-        </button>
-        <button
-          type="button"
-          data-testid="allow-always"
-          disabled={busy}
-          onClick={() => void reply("always")}
-        >
-          Always
-        </button>
-        <label for={messageId} class="visually-hidden">
-          Why reject (optional, told to the model)
-        </label>
-        <input
-          id={messageId}
-          data-testid="reject-message"
-          placeholder="Reason (optional)"
-          value={message}
-          onInput={(event) => setMessage(event.currentTarget.value)}
-          onKeyDown={(event) => {
-            if (event.key === "Enter") {
-              event.preventDefault();
-              void reply("reject");
-            }
-          }}
-        />
-        <button
-          type="button"
-          class="danger"
-          data-testid="reject"
-          disabled={busy}
-          onClick={() => void reply("reject")}
-        >
-          Reject
-        </button>
+        <span class="ask-approve">
+          <button
+            ref={primary}
+            type="button"
+            class="primary"
+            data-testid="allow-once"
+            disabled={busy}
+            onClick={() => void reply("once")}
+          >
+            Allow once
+          </button>
+          <button
+            type="button"
+            data-testid="allow-always"
+            disabled={busy}
+            onClick={() => void reply("always")}
+          >
+            Always
+          </button>
+        </span>
+        <span class="ask-reject">
+          <label for={messageId} class="visually-hidden">
+            Why reject (optional, told to the model)
+          </label>
+          <input
+            id={messageId}
+            data-testid="reject-message"
+            placeholder="Reason (optional)"
+            value={message}
+            onInput={(event) => setMessage(event.currentTarget.value)}
+            onKeyDown={(event) => {
+              if (event.key === "Enter") {
+                event.preventDefault();
+                void reply("reject");
+              }
+            }}
+          />
+          <button
+            type="button"
+            class="danger"
+            data-testid="reject"
+            disabled={busy}
+            onClick={() => void reply("reject")}
+          >
+            Reject
+          </button>
+        </span>
       </div>
     </section>
   );

@@ -135,7 +135,7 @@ export function QuestionRecord(props: { part: QuestionPart }) {
         ? "declined"
         : "not answered";
   return (
-    <p class="ask-record muted">
+    <p class="ask-record muted" data-testid="question-record">
       Question "{asked}": {outcome}
     </p>
   );
