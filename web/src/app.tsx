@@ -45,7 +45,7 @@ function ClientChat(props: { token: string; onRefused: (why: string) => void }) 
   const onError = useCallback(
     (error: unknown) => {
       if (error instanceof BridgeApiError && error.status === 401) {
-        onRefused("The sidecar refused that token. Paste the one `ocb serve` printed.");
+        onRefused("The sidecar refused that token.");
       }
     },
     [onRefused],

@@ -5,13 +5,15 @@ import { Composer } from "./composer/composer.js";
 import { ConnectionBanner, useClientConnection } from "./connection-banner.js";
 import { ConversationView } from "./conversation/conversation-view.js";
 import { JoinedLateContext } from "./conversation/joined-late.js";
-import { describe, useLiveSession } from "./live-session.js";
+import { useLiveSession } from "./live-session.js";
 import { useModelCatalog } from "./model-catalog.js";
+import { useNewSession } from "./new-session.js";
 import { type OpenTarget, putTargetInUrl, targetFromUrl } from "./open-session-url.js";
 import { SandboxBadge } from "./sandbox-badge.js";
 import { SessionActionsContext, sessionActions } from "./session-actions.js";
 import { SessionHeading } from "./session-heading.js";
 import { SessionList } from "./session-list.js";
+import { useSessionProblems } from "./session-problems.js";
 import { useSessions } from "./sessions.js";
 import { ThemeToggle } from "./theme-toggle.js";
 
@@ -19,17 +21,11 @@ const CALL_BOUND_MS = 30_000;
 
 export function Chat(props: { client: BridgeClient; onError: (error: unknown) => void }) {
   const { client, onError } = props;
-  const [problem, setProblem] = useState<string | undefined>(undefined);
-  const report = useCallback(
-    (error: unknown) => {
-      setProblem(describe(error));
-      onError(error);
-    },
-    [onError],
-  );
   const sessions = useSessions(client, onError);
   const [target, setTarget] = useState<OpenTarget | undefined>(() => targetFromUrl());
   const [sidebarOpen, setSidebarOpen] = useState(false);
+  // Counts the reader's sends: each takes the conversation to its end.
+  const [sends, setSends] = useState(0);
   const { live, error, joinedLate, retry } = useLiveSession(client, target);
   const catalog = useModelCatalog(client, live !== undefined || target === undefined);
   const socket = useClientConnection(client);
@@ -53,6 +49,17 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
   }, [sidebarOpen]);
   const sessionId = target?.sessionId;
   const parentId = target?.parentId;
+  const problems = useSessionProblems(sessionId, onError);
+  const { reportFor } = problems;
+  const newSession = useNewSession(
+    client,
+    (createdId) => {
+      // Open it at once; the list shows it after its refresh.
+      go({ sessionId: createdId });
+      void sessions.refresh();
+    },
+    reportFor(undefined),
+  );
   // The list's entry of what is open: a child conversation is its parent's.
   const listedId = parentId ?? sessionId;
   const info = sessions.list?.find((session) => session.id === sessionId);
@@ -64,9 +71,9 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
             client,
             sessionId,
             (childId) => go({ sessionId: childId, parentId: sessionId }),
-            report,
+            reportFor(sessionId),
           ),
-    [client, sessionId, go, report],
+    [client, sessionId, go, reportFor],
   );
 
   return (
@@ -77,17 +84,19 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
           openId={listedId}
           live={parentId === undefined ? live : undefined}
           onOpen={(id) => go({ sessionId: id })}
-          onNew={async () => {
-            try {
-              const created = await client.createSession({}, { timeoutMs: CALL_BOUND_MS });
-              await sessions.refresh();
-              go({ sessionId: created.id });
-            } catch (failure) {
-              report(failure);
-            }
-          }}
+          creating={newSession.creating}
+          onNew={() => void newSession.create()}
         />
       </aside>
+      {sidebarOpen ? (
+        // A tap beside the drawer (on a phone) closes it; the keyboard has Escape and the toggle.
+        <div
+          class="sidebar-backdrop"
+          data-testid="sidebar-backdrop"
+          aria-hidden="true"
+          onClick={() => setSidebarOpen(false)}
+        />
+      ) : null}
       <main class="main">
         <header class="topbar">
           <button
@@ -111,7 +120,7 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
                 await client.renameSession(sessionId, title, { timeoutMs: CALL_BOUND_MS });
                 await sessions.refresh();
               } catch (failure) {
-                report(failure);
+                reportFor(sessionId)(failure);
               }
             }}
           />
@@ -119,10 +128,10 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
           <ThemeToggle />
         </header>
         <ConnectionBanner socket={socket} live={live} />
-        {problem === undefined ? null : (
+        {problems.shown === undefined ? null : (
           <div class="problem" role="alert">
-            {problem}
-            <button type="button" aria-label="Dismiss" onClick={() => setProblem(undefined)}>
+            {problems.shown}
+            <button type="button" aria-label="Dismiss" onClick={problems.dismiss}>
               ×
             </button>
           </div>
@@ -134,7 +143,13 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
         ) : (
           <SessionActionsContext.Provider value={actions}>
             <JoinedLateContext.Provider value={joinedLate}>
-              <ConversationView key={sessionId} live={live} error={error} onRetry={retry} />
+              <ConversationView
+                key={sessionId}
+                live={live}
+                error={error}
+                onRetry={retry}
+                followRequest={sends}
+              />
             </JoinedLateContext.Provider>
             {parentId !== undefined ? (
               <p class="child-note muted">
@@ -149,7 +164,8 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
                 catalog={catalog}
                 sessionModel={info?.model}
                 canRemoveQueued={info?.capabilities?.cancelQueued === true}
-                onError={report}
+                onError={reportFor(sessionId)}
+                onSent={() => setSends((count) => count + 1)}
               />
             )}
           </SessionActionsContext.Provider>

@@ -10,13 +10,22 @@ export interface SessionListProps {
   live: LiveConversation | undefined;
   onOpen: (sessionId: string) => void;
   onNew: () => void;
+  /** A new session is being created (the button waits). */
+  creating: boolean;
 }
 
 export function SessionList(props: SessionListProps) {
   return (
     <nav class="sessions" aria-label="Sessions">
-      <button type="button" class="new-session" data-testid="new-session" onClick={props.onNew}>
-        + New session
+      <button
+        type="button"
+        class="new-session"
+        data-testid="new-session"
+        disabled={props.creating}
+        aria-busy={props.creating}
+        onClick={props.onNew}
+      >
+        {props.creating ? "Creating session…" : "+ New session"}
       </button>
       {props.sessions === undefined ? <p class="muted">Loading sessions…</p> : null}
       <ul data-testid="session-list">

@@ -24,7 +24,7 @@ export function TokenForm(props: {
         </p>
         {props.problem === undefined ? null : (
           <p class="problem" role="alert">
-            {props.problem}
+            {props.problem} Paste the one <code>ocb serve</code> printed.
           </p>
         )}
         <label for="token-input">Access token</label>

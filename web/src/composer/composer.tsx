@@ -4,7 +4,9 @@
  * Images are pasted, dropped or picked; files are attached by path.
  *
  * The box is cleared as soon as a message leaves it, and sends go out one after another in
- * the order they were made, so quick successive sends neither lose text nor swap places.
+ * the order they were made, so quick successive sends neither lose text nor swap places. What
+ * is typed and attached is the session's draft (draft-store): opening another session and
+ * coming back finds it again.
  */
 import type {
   BridgeClient,
@@ -14,7 +16,8 @@ import type {
 } from "opencode-bridge/client";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { AttachmentTray } from "./attachment-tray.js";
-import { attachmentsToSend, nameOf, useDraftAttachments } from "./draft-attachments.js";
+import { attachmentsToSend, draftAttachments, nameOf } from "./draft-attachments.js";
+import { useDraft } from "./draft-store.js";
 import { ModelPicker } from "./model-picker.js";
 import { QueuedInputs } from "./queued-inputs.js";
 import { rememberSentImage } from "./sent-images.js";
@@ -29,16 +32,21 @@ export interface ComposerProps {
   /** The session's backend takes back a queued input (`capabilities.cancelQueued`). */
   canRemoveQueued: boolean;
   onError: (error: unknown) => void;
+  /** A message left the box (the conversation goes to its end). */
+  onSent: () => void;
 }
 
 const SEND_BOUND_MS = 60_000;
 const CALL_BOUND_MS = 30_000;
 
 export function Composer(props: ComposerProps) {
-  const { client, sessionId, onError } = props;
-  const [text, setText] = useState("");
+  const { client, sessionId, onError, onSent } = props;
+  const [current, changeDraft] = useDraft(sessionId);
+  const { text } = current;
+  const setText = (update: (old: string) => string) =>
+    changeDraft((old) => ({ ...old, text: update(old.text) }));
+  const draft = draftAttachments(current, changeDraft);
   const [picked, setPicked] = useState<ModelRef | undefined>(undefined);
-  const draft = useDraftAttachments();
   const box = useRef<HTMLTextAreaElement>(null);
   const sends = useRef<Promise<void>>(Promise.resolve());
   const running = props.live?.running !== undefined;
@@ -53,8 +61,9 @@ export function Composer(props: ComposerProps) {
     const { images, paths } = draft;
     if (message === "" && images.length === 0 && paths.length === 0) return;
     for (const image of images) rememberSentImage(message, nameOf(image), image.url);
-    setText("");
+    setText(() => "");
     draft.clear();
+    onSent();
     sends.current = sends.current.then(async () => {
       try {
         const attachments = await attachmentsToSend(images, paths);
@@ -104,7 +113,10 @@ export function Composer(props: ComposerProps) {
         }
         rows={3}
         value={text}
-        onInput={(event) => setText(event.currentTarget.value)}
+        onInput={(event) => {
+          const typed = event.currentTarget.value;
+          setText(() => typed);
+        }}
         onKeyDown={(event) => {
           if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
             event.preventDefault();

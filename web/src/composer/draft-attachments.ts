@@ -1,20 +1,16 @@
 /**
  * The attachments of the message being written: images (pasted, dropped or picked, each with
- * a preview) and files by path inside the session directory.
+ * a preview) and files by path inside the session directory. They are part of the session's
+ * draft (draft-store), kept when another session is opened.
  */
 import type { InputAttachment } from "opencode-bridge/client";
-import { useState } from "preact/hooks";
+import type { Draft, DraftImage } from "./draft-store.js";
 
-export interface DraftImage {
-  id: number;
-  file: File;
-  /** An object URL of the file, for its preview (and the sent message's). */
-  url: string;
-}
+export type { DraftImage } from "./draft-store.js";
 
 export interface DraftAttachments {
-  images: DraftImage[];
-  paths: string[];
+  images: readonly DraftImage[];
+  paths: readonly string[];
   addFiles(files: Iterable<File>): void;
   removeImage(id: number): void;
   addPath(path: string): void;
@@ -27,9 +23,16 @@ export interface DraftAttachments {
 
 let nextId = 0;
 
-export function useDraftAttachments(): DraftAttachments {
-  const [images, setImages] = useState<DraftImage[]>([]);
-  const [paths, setPaths] = useState<string[]>([]);
+/** The attachments of `draft`, changed through `change` (the session's draft's). */
+export function draftAttachments(
+  draft: Draft,
+  change: (update: (old: Draft) => Draft) => void,
+): DraftAttachments {
+  const { images, paths } = draft;
+  const setImages = (update: (old: readonly DraftImage[]) => readonly DraftImage[]) =>
+    change((old) => ({ ...old, images: update(old.images) }));
+  const setPaths = (update: (old: readonly string[]) => readonly string[]) =>
+    change((old) => ({ ...old, paths: update(old.paths) }));
   return {
     images,
     paths,
@@ -52,8 +55,8 @@ export function useDraftAttachments(): DraftAttachments {
       setPaths((old) => old.filter((kept) => kept !== path));
     },
     clear() {
-      setImages([]);
-      setPaths([]);
+      setImages(() => []);
+      setPaths(() => []);
     },
     restore(lostImages, lostPaths) {
       setImages((old) => [...lostImages, ...old]);

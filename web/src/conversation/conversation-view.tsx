@@ -1,72 +1,86 @@
 /**
  * The open session's conversation: its messages in order (inputs still queued are shown by the
- * composer, not here), kept scrolled to the end while the reader is there.
+ * composer, not here), kept scrolled to the end while the reader is there (see follow-scroll),
+ * or what to do first when it has none yet.
  */
 import type { LiveConversation, Message } from "opencode-bridge/client";
-import { useLayoutEffect, useRef } from "preact/hooks";
 import { AssistantMessageView } from "./assistant-message.js";
+import { useFollowScroll } from "./follow-scroll.js";
 import { neverRan, turnsWithInput } from "./never-ran.js";
 import { UserMessageView } from "./user-message.js";
-
-/** How close to the end (px) still counts as "at the end" for following new output. */
-const FOLLOW_SLACK_PX = 80;
 
 export function ConversationView(props: {
   live: LiveConversation | undefined;
   error: string | undefined;
   onRetry: () => void;
+  /** Changes when the reader sends: the view goes to the end. */
+  followRequest: number;
 }) {
-  const scroller = useRef<HTMLDivElement>(null);
-  const following = useRef(true);
-  useLayoutEffect(() => {
-    const element = scroller.current;
-    if (element !== null && following.current) element.scrollTop = element.scrollHeight;
-  });
   const { live } = props;
+  const follow = useFollowScroll(live, props.followRequest);
   const queued = new Set(live?.queued.map((input) => input.inputId));
   const withInput = turnsWithInput(live?.conversation.messages ?? []);
+  const empty = live !== undefined && live.conversation.messages.length === 0;
   return (
-    <div
-      class="conversation"
-      data-testid="conversation"
-      ref={scroller}
-      role="log"
-      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scroll container the keyboard must reach to scroll
-      tabIndex={0}
-      aria-label="Conversation"
-      aria-busy={live === undefined}
-      onScroll={(event) => {
-        const element = event.currentTarget;
-        following.current =
-          element.scrollHeight - element.scrollTop - element.clientHeight < FOLLOW_SLACK_PX;
-      }}
-    >
-      {props.error === undefined ? null : (
-        <p class="problem" role="alert">
-          {props.error}{" "}
-          <button type="button" onClick={props.onRetry}>
-            Try again
-          </button>
-        </p>
-      )}
-      {live === undefined && props.error === undefined ? <p class="muted">Loading…</p> : null}
-      {live?.conversation.messages.map((message, index, messages) =>
-        message.role === "user" ? (
-          queued.has(message.inputId) ? null : (
-            <UserMessageView key={message.inputId} message={message} />
-          )
-        ) : neverRan(message, live.endReasons[message.turnId], withInput) ? null : (
-          <AssistantMessageView
-            key={segmentKey(messages, index)}
-            message={message}
-            streaming={live.streaming}
-            pendingAsks={live.pendingAsks}
-            running={live.running === message.turnId && isLastOfTurn(messages, index)}
-            usage={live.running === message.turnId ? live.usage : undefined}
-            reason={isLastOfTurn(messages, index) ? live.endReasons[message.turnId] : undefined}
-          />
-        ),
-      )}
+    <div class="conversation-frame">
+      <div
+        class="conversation"
+        data-testid="conversation"
+        ref={follow.scroller}
+        role="log"
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scroll container the keyboard must reach to scroll
+        tabIndex={0}
+        aria-label="Conversation"
+        aria-busy={live === undefined}
+        onScroll={follow.onScroll}
+      >
+        <div class="conversation-content" ref={follow.content}>
+          {props.error === undefined ? null : (
+            <p class="problem" role="alert">
+              {props.error}{" "}
+              <button type="button" onClick={props.onRetry}>
+                Try again
+              </button>
+            </p>
+          )}
+          {live === undefined && props.error === undefined ? <p class="muted">Loading…</p> : null}
+          {empty ? (
+            <div class="conversation-empty" data-testid="conversation-empty">
+              <p>No messages yet.</p>
+              <p class="muted">
+                Write to the agent below: Enter sends, Shift+Enter starts a new line.
+              </p>
+            </div>
+          ) : null}
+          {live?.conversation.messages.map((message, index, messages) =>
+            message.role === "user" ? (
+              queued.has(message.inputId) ? null : (
+                <UserMessageView key={message.inputId} message={message} />
+              )
+            ) : neverRan(message, live.endReasons[message.turnId], withInput) ? null : (
+              <AssistantMessageView
+                key={segmentKey(messages, index)}
+                message={message}
+                streaming={live.streaming}
+                pendingAsks={live.pendingAsks}
+                running={live.running === message.turnId && isLastOfTurn(messages, index)}
+                usage={live.running === message.turnId ? live.usage : undefined}
+                reason={isLastOfTurn(messages, index) ? live.endReasons[message.turnId] : undefined}
+              />
+            ),
+          )}
+        </div>
+      </div>
+      {follow.behind ? (
+        <button
+          type="button"
+          class="jump-to-latest"
+          data-testid="jump-to-latest"
+          onClick={follow.jumpToLatest}
+        >
+          ↓ Jump to latest
+        </button>
+      ) : null}
     </div>
   );
 }

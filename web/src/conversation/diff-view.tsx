@@ -1,6 +1,8 @@
 /**
  * A unified diff as a readable +/- view: file headers, hunk headers, added and removed lines
  * marked by colour and by their sign (so it reads without colour too). Text only, no HTML.
+ * A diff that was not applied (its ask rejected, its edit failed) is drawn dimmed and struck
+ * through, without the colours of a change made.
  */
 import { memo } from "preact/compat";
 
@@ -17,7 +19,10 @@ function kindOf(line: string): LineKind {
 export const DiffView = memo(function DiffView(props: {
   diff: string;
   label?: string | undefined;
+  /** Default true; false for a change that did not happen. */
+  applied?: boolean;
 }) {
+  const applied = props.applied !== false;
   // `Index:` and `===` lines repeat the file name the `---`/`+++` lines give.
   const lines = props.diff
     .replace(/\n$/, "")
@@ -26,10 +31,15 @@ export const DiffView = memo(function DiffView(props: {
   const added = lines.filter((line) => kindOf(line) === "add").length;
   const removed = lines.filter((line) => kindOf(line) === "del").length;
   return (
-    <figure class="part-diff" data-testid="part-diff">
+    <figure
+      class={applied ? "part-diff" : "part-diff not-applied"}
+      data-testid="part-diff"
+      data-applied={String(applied)}
+    >
       <figcaption>
         {props.label ?? "Changes"} <span class="diff-count add">+{added}</span>{" "}
         <span class="diff-count del">−{removed}</span>
+        {applied ? null : <span class="diff-not-applied"> (not applied)</span>}
       </figcaption>
       <pre class="diff-lines">
         {lines.map((line, index) => (

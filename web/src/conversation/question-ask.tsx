@@ -3,7 +3,7 @@
  * when it allows several), an optional answer of one's own, submit or decline.
  */
 import type { QuestionPart } from "opencode-bridge/client";
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { useSessionActions } from "../session-actions.js";
 import { type Question, questionsOf } from "./question-shape.js";
 
@@ -14,6 +14,9 @@ export function QuestionAsk(props: { part: QuestionPart }) {
   const [chosen, setChosen] = useState<string[][]>(() => questions.map(() => []));
   const [own, setOwn] = useState<string[]>(() => questions.map(() => ""));
   const [busy, setBusy] = useState(false);
+  // The turn waits for this: the focus comes to it (its first option), not left in the composer.
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => form.current?.querySelector<HTMLButtonElement>(".question-option")?.focus(), []);
   const act = async (call: () => Promise<void>) => {
     setBusy(true);
     try {
@@ -29,6 +32,7 @@ export function QuestionAsk(props: { part: QuestionPart }) {
     });
   return (
     <form
+      ref={form}
       class="ask ask-question"
       data-testid="ask-question"
       data-request-id={part.requestId}
@@ -49,12 +53,12 @@ export function QuestionAsk(props: { part: QuestionPart }) {
         />
       ))}
       <div class="ask-actions">
-        <button type="submit" data-testid="question-submit" disabled={busy}>
+        <button type="submit" class="primary" data-testid="question-submit" disabled={busy}>
           Answer
         </button>
         <button
           type="button"
-          class="reject"
+          class="danger"
           data-testid="question-reject"
           disabled={busy}
           onClick={() => void act(() => actions.rejectQuestion(part.requestId))}
@@ -131,7 +135,7 @@ export function QuestionRecord(props: { part: QuestionPart }) {
         ? "declined"
         : "not answered";
   return (
-    <p class="ask-record muted">
+    <p class="ask-record muted" data-testid="question-record">
       Question "{asked}": {outcome}
     </p>
   );

@@ -40,7 +40,9 @@ export function ToolCard(props: {
           {input}
         </pre>
       </details>
-      {diff === undefined ? null : <DiffView diff={diff} label={part.title} />}
+      {diff === undefined ? null : (
+        <DiffView diff={diff} label={part.title} applied={part.state !== "failed"} />
+      )}
       {part.output === undefined ? null : <ToolOutput output={part.output} />}
       {props.children}
       {part.error === undefined ? null : (
