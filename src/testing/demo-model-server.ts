@@ -15,7 +15,9 @@ export const demoModelServer: ModelServerFactory = async ({ logger }): Promise<M
   // Nobody reads a demo's requests: keep a few, or a long `npm start` grows with every turn.
   const model = await startScriptedModel({ logger, keepRequests: DEMO_KEPT_REQUESTS });
   return {
-    config: { ...demoProviderConfig(model.url) },
+    // Offline by design: OpenCode's own free models (provider `opencode`) need the internet, and
+    // a demo that offered them failed with "HTTP transport failed" once one was picked.
+    config: { ...demoProviderConfig(model.url), disabled_providers: ["opencode"] },
     defaultModel: { providerID: demoProviderId, modelID: scriptedModelId },
     close: () => model.close(),
   };
