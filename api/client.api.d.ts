@@ -60,6 +60,7 @@ class BridgeClient {
     send(sessionId: string, input: SendInput, options?: CallOptions): Promise<SendResult>;
     cancelInput(sessionId: string, inputId: string, options?: CallOptions): Promise<void>;
     interrupt(sessionId: string, options?: CallOptions): Promise<void>;
+    revert(sessionId: string, inputId: string, options?: CallOptions): Promise<void>;
     switchModel(sessionId: string, model: {
         providerID: string;
         modelID: string;

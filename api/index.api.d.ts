@@ -142,6 +142,7 @@ interface Capabilities {
     images: boolean;
     subagents: boolean;
     interruptKeepsSession: boolean;
+    revert: boolean;
 }
 
 // ChildSession
@@ -204,6 +205,9 @@ interface DurableEventData {
     };
     "session.error": {
         error: ErrorInfo;
+    };
+    "session.reverted": {
+        inputId: string;
     };
     "input.admitted": {
         inputId: string;
@@ -649,6 +653,9 @@ class Session implements AsyncDisposable {
         signal?: AbortSignal;
     }): Promise<void>;
     interrupt(options?: {
+        signal?: AbortSignal;
+    }): Promise<void>;
+    revert(inputId: string, options?: {
         signal?: AbortSignal;
     }): Promise<void>;
     switchModel(model: ModelRef, options?: {

@@ -701,6 +701,34 @@ class OpencodeClient {
             interrupt: (input: {
                 sessionID: string;
             }, options?: ClientCallOptions) => Promise<undefined>;
+            messages: (input: {
+                sessionID: string;
+                limit?: number;
+                order?: "asc" | "desc";
+                cursor?: string;
+            }, options?: ClientCallOptions) => Promise<{
+                [x: string]: unknown;
+                data: {
+                    [x: string]: unknown;
+                    id: string;
+                    type: string;
+                }[];
+                cursor?: {
+                    [x: string]: unknown;
+                    next?: string | null | undefined;
+                } | undefined;
+            }>;
+            revert: {
+                stage: (input: {
+                    sessionID: string;
+                } & z.input<typeof api.RevertStageRequest>, options?: ClientCallOptions) => Promise<{
+                    [x: string]: unknown;
+                    messageID: string;
+                }>;
+                commit: (input: {
+                    sessionID: string;
+                }, options?: ClientCallOptions) => Promise<undefined>;
+            };
             switchModel: (input: {
                 sessionID: string;
             } & z.input<typeof api.SwitchModelRequest>, options?: ClientCallOptions) => Promise<undefined>;
@@ -1158,6 +1186,18 @@ const Health: z.ZodObject<{
     healthy: z.ZodLiteral<true>;
 }, z.core.$loose>;
 
+// api.MessagePage
+const MessagePage: z.ZodObject<{
+    data: z.ZodArray<z.ZodObject<{
+        id: z.ZodString;
+        type: z.ZodString;
+    }, z.core.$loose>>;
+    cursor: z.ZodOptional<z.ZodObject<{
+        next: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    }, z.core.$loose>>;
+}, z.core.$loose>;
+type MessagePage = z.infer<typeof MessagePage>;
+
 // api.ModelInfo
 const ModelInfo: z.ZodObject<{
     id: z.ZodString;
@@ -1251,6 +1291,17 @@ const ProviderInfo: z.ZodObject<{
 const QuestionReplyRequest: z.ZodObject<{
     answers: z.ZodArray<z.ZodArray<z.ZodString>>;
 }, z.core.$strict>;
+
+// api.RevertStageRequest
+const RevertStageRequest: z.ZodObject<{
+    messageID: z.ZodString;
+    files: z.ZodBoolean;
+}, z.core.$strict>;
+
+// api.RevertStaged
+const RevertStaged: z.ZodObject<{
+    messageID: z.ZodString;
+}, z.core.$loose>;
 
 // api.SessionCreateRequest
 const SessionCreateRequest: z.ZodObject<{
@@ -2756,6 +2807,8 @@ const operations: {
     readonly "v2.session.interrupt": OperationRoute;
     readonly "v2.session.switchModel": OperationRoute;
     readonly "v2.session.messages": OperationRoute;
+    readonly "v2.session.revert.stage": OperationRoute;
+    readonly "v2.session.revert.commit": OperationRoute;
     readonly "v2.session.events": OperationRoute;
     readonly "v2.event.subscribe": OperationRoute;
     readonly "v2.session.permission.list": OperationRoute;

@@ -20,6 +20,7 @@ export const CAPABILITY_DESCRIPTIONS: Readonly<Record<keyof Capabilities, string
   images: "images",
   subagents: "subagents",
   interruptKeepsSession: "interrupt keeps the session",
+  revert: "revert to before an input",
 };
 
 /** A Markdown table of the capabilities of every backend (the README shows it). */

@@ -68,6 +68,12 @@ export interface SessionBackend {
   /** The model of the following steps (or turns). */
   switchModel(model: ModelRef, signal?: AbortSignal): Promise<void>;
   /**
+   * Reverts the session to before `inputId` (capabilities.revert): the server forgets that
+   * input and everything after it and undoes their file changes; then the backend publishes
+   * `session.reverted`. Only while nothing runs (the runtime checks).
+   */
+  revert?(inputId: string, signal?: AbortSignal): Promise<void>;
+  /**
    * The runtime ended the running turn itself (the watchdog fired): forget it, so that late
    * native events do not end it twice, and stop the upstream run. Resolves once it is stopped.
    */

@@ -31,6 +31,8 @@ export interface Capabilities {
   subagents: boolean;
   /** After an interrupt the same upstream session takes the next input. */
   interruptKeepsSession: boolean;
+  /** The session can be reverted to before one of its inputs (`Session.revert`). */
+  revert: boolean;
 }
 
 export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> = {
@@ -49,6 +51,8 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     // 1.18.33's /api runtime has no `task` tool ("Unknown tool: task").
     subagents: false,
     interruptKeepsSession: true,
+    // /api revert/stage + commit (but not to before the first message: see revert-input.ts).
+    revert: true,
   },
   "serve-legacy": {
     streamingDeltas: true,
@@ -65,6 +69,8 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     // Child sessions come on the same `/event` stream; their asks surface on the parent's turn.
     subagents: true,
     interruptKeepsSession: true,
+    // Not built yet: the legacy `/session/{id}/revert` hides messages until the next prompt.
+    revert: false,
   },
   subprocess: {
     // `opencode run --format json` prints each part once it is whole.
@@ -80,5 +86,7 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     images: true,
     subagents: false,
     interruptKeepsSession: true,
+    // `opencode run` has no revert.
+    revert: false,
   },
 };

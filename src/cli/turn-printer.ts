@@ -129,6 +129,7 @@ export class TurnPrinter {
       case "subagent.ended":
       case "file.edited":
       case "model.switched":
+      case "session.reverted":
       case "compaction.started":
       case "compaction.ended":
       case "native.unknown":

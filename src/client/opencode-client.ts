@@ -184,6 +184,27 @@ export class OpencodeClient {
         ),
       interrupt: (input: { sessionID: string }, options?: ClientCallOptions) =>
         this.#call("v2.session.interrupt", input, z.undefined(), options),
+      /** One page of messages; `cursor` is the previous page's `cursor.next`. */
+      messages: (
+        input: { sessionID: string; limit?: number; order?: "asc" | "desc"; cursor?: string },
+        options?: ClientCallOptions,
+      ) => this.#call("v2.session.messages", input, api.MessagePage, options),
+      revert: {
+        /** What reverting to `messageID` would undo; changes nothing by itself. */
+        stage: (
+          input: { sessionID: string } & z.input<typeof api.RevertStageRequest>,
+          options?: ClientCallOptions,
+        ) =>
+          this.#call(
+            "v2.session.revert.stage",
+            () => this.#withBody(input, api.RevertStageRequest, "v2.session.revert.stage"),
+            api.RevertStaged,
+            options,
+          ),
+        /** Applies the staged revert. */
+        commit: (input: { sessionID: string }, options?: ClientCallOptions) =>
+          this.#call("v2.session.revert.commit", input, z.undefined(), options),
+      },
       switchModel: (
         input: { sessionID: string } & z.input<typeof api.SwitchModelRequest>,
         options?: ClientCallOptions,

@@ -82,6 +82,7 @@ export function apiStateFromEvents(
       case "subagent.ended":
       case "file.edited":
       case "model.switched":
+      case "session.reverted":
       case "retry":
       case "compaction.started":
       case "compaction.ended":

@@ -37,6 +37,11 @@ export interface DurableEventData {
   "session.created": { title?: string; directory?: string; parentSessionId?: string };
   "session.updated": { title?: string };
   "session.error": { error: ErrorInfo };
+  /**
+   * The session was reverted to before this input: OpenCode forgot it and everything after it
+   * (their file changes undone), so a conversation drops them too.
+   */
+  "session.reverted": { inputId: string };
   "input.admitted": {
     inputId: string;
     text: string;
@@ -170,6 +175,7 @@ const DURABLE_TYPES: readonly DurableType[] = [
   "session.created",
   "session.updated",
   "session.error",
+  "session.reverted",
   "input.admitted",
   "input.delivered",
   "input.cancelled",

@@ -79,7 +79,11 @@ export const operations = {
   "v2.session.switchModel": api("POST", "/api/session/{sessionID}/model"),
   "v2.session.messages": api("GET", "/api/session/{sessionID}/message", {
     query: ["limit", "order", "cursor"],
+    // The page's cursor sits beside `data`: the whole body is read.
+    wrapped: false,
   }),
+  "v2.session.revert.stage": api("POST", "/api/session/{sessionID}/revert/stage"),
+  "v2.session.revert.commit": api("POST", "/api/session/{sessionID}/revert/commit"),
   "v2.session.events": api("GET", "/api/session/{sessionID}/event", {
     query: ["after"],
     stream: true,

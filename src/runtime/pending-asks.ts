@@ -128,6 +128,7 @@ export class PendingAsks {
       case "subagent.ended":
       case "file.edited":
       case "model.switched":
+      case "session.reverted":
       case "retry":
       case "compaction.started":
       case "compaction.ended":

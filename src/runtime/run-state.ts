@@ -87,6 +87,7 @@ export function reduceRunState(state: RunState, event: CanonicalEvent): RunState
     case "subagent.ended":
     case "file.edited":
     case "model.switched":
+    case "session.reverted":
     case "retry":
     case "compaction.started":
     case "compaction.ended":

@@ -210,8 +210,11 @@ export class Session implements AsyncDisposable {
 
   /** Since when nothing has run or waited (ms since the epoch); undefined while busy. */
   get idleSince(): number | undefined {
-    const busy = this.#sender.busy || isRunning(this.#run) || this.#asks.size > 0;
-    return busy ? undefined : this.#lastActivity;
+    return this.#busy ? undefined : this.#lastActivity;
+  }
+
+  get #busy(): boolean {
+    return this.#sender.busy || isRunning(this.#run) || this.#asks.size > 0;
   }
 
   /**
@@ -317,6 +320,27 @@ export class Session implements AsyncDisposable {
   /** Interrupts the running turn; it ends `interrupted` and the session stays usable. */
   async interrupt(options: { signal?: AbortSignal } = {}): Promise<void> {
     await this.#backend.interrupt(options.signal);
+  }
+
+  /**
+   * Reverts the session to before `inputId` (`capabilities.revert`): OpenCode forgets that
+   * input and everything after it, their file changes are undone, and `session.reverted`
+   * drops them from the conversation. A way out of a turn that fails every turn after it.
+   * Only while nothing runs or waits.
+   */
+  async revert(inputId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    this.#throwIfClosed();
+    throwIfAborted(options.signal, "reverting the session");
+    const backend = this.#backend;
+    if (!backend.capabilities.revert || backend.revert === undefined) {
+      throw new UsageError(`the ${backend.kind} backend cannot revert a session`);
+    }
+    if (this.#busy) {
+      throw new UsageError(
+        `session ${this.id} is busy (a turn runs, an input waits or an ask is open): revert once it has ended, or interrupt it first`,
+      );
+    }
+    await backend.revert(inputId, options.signal);
   }
 
   /** Switches the model for the next steps. */

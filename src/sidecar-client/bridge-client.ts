@@ -260,6 +260,14 @@ export class BridgeClient {
     await this.#ok("POST", `${sessionPath(sessionId)}/interrupt`, undefined, options);
   }
 
+  /**
+   * `POST /v1/sessions/:id/revert`: OpenCode forgets the input and everything after it, their
+   * file changes undone (`capabilities.revert`; 409 while the session is busy).
+   */
+  async revert(sessionId: string, inputId: string, options?: CallOptions): Promise<void> {
+    await this.#ok("POST", `${sessionPath(sessionId)}/revert`, { inputId }, options);
+  }
+
   /** `POST /v1/sessions/:id/model`: the model of the next steps. */
   async switchModel(
     sessionId: string,

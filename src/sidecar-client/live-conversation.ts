@@ -179,6 +179,7 @@ function foldLive(state: LiveConversation, event: CanonicalEvent): LiveConversat
     case "subagent.started":
     case "subagent.ended":
     case "file.edited":
+    case "session.reverted":
     case "retry":
     case "compaction.started":
     case "compaction.ended":

@@ -108,6 +108,8 @@ const USAGE_CODES: ReadonlyArray<readonly [RegExp, ErrorCode]> = [
   [/^no session .* in the store/, "not_found"],
   [/^no (permission|question) ask .* is waiting/, "not_found"],
   [/^no queued input /, "not_found"],
+  [/^no input \S+ in OpenCode's session/, "not_found"],
+  [/^session \S+ is busy/, "conflict"],
   [/^input \S+ was sent already/, "conflict"],
   [/was killed; it cannot be opened|^session \S+ is closed/, "conflict"],
   [/ is \d+ bytes, over the limit of \d+ bytes/, "too_large"],

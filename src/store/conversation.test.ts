@@ -509,6 +509,31 @@ describe("conversationOf (examples)", () => {
     expect(reduceConversation(conversation, foreign)).toBe(conversation);
   });
 
+  it("drops a reverted input and everything after it; an unknown one changes nothing", () => {
+    const out = new Transcript();
+    const turn = (inputId: string, turnId: string, text: string) => {
+      out.add("input.admitted", { inputId, text, delivery: "queue" }, turnId);
+      out.add("turn.started", { inputId }, turnId);
+      out.add("turn.ended", { outcome: "completed", text }, turnId);
+    };
+    turn("in_1", "turn_1", "kept");
+    turn("in_2", "turn_2", "poisoned");
+    turn("in_3", "turn_3", "after");
+    out.add("session.reverted", { inputId: "in_2" });
+    const reverted = conversationOf(out.events);
+    expect(reverted.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(reverted.messages[0]).toMatchObject({ inputId: "in_1" });
+    expect(reverted.lastSeq).toBe(10);
+    out.add("session.reverted", { inputId: "in_unknown" });
+    turn("in_4", "turn_4", "next");
+    expect(conversationOf(out.events).messages.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+  });
+
   it("needs a session id when there are no events", () => {
     expect(() => conversationOf([])).toThrow(/pass it/);
     expect(conversationOf([], SESSION)).toStrictEqual(emptyConversation(SESSION));

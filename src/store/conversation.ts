@@ -192,6 +192,11 @@ function foldMessages(messages: Message[], event: CanonicalEvent): Message[] {
         ...(result === undefined ? {} : { result }),
       }));
     }
+    case "session.reverted": {
+      // OpenCode forgot the input and all that came after it: so does the conversation.
+      const index = findUser(messages, event.data.inputId);
+      return index === undefined ? messages : messages.slice(0, index);
+    }
     // The transcript keeps these; the conversation has no place for them.
     case "tool.input.ended":
     case "session.created":

@@ -19,6 +19,7 @@ import { normalizeSafely } from "../../events/safe-normalize.js";
 import { endingOf } from "../../events/turn-state.js";
 import { AnsweredAsks } from "../answered-asks.js";
 import type { BackendContext, PermissionReply, PromptRequest, SessionBackend } from "../backend.js";
+import { backendEvent } from "../backend-event.js";
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LiveReadiness } from "../live-readiness.js";
 import { forTheModel, withInlinedTexts } from "../model-attachments.js";
@@ -31,6 +32,7 @@ import { DeltaCatchUp } from "./delta-catch-up.js";
 import type { DeltaStats } from "./delta-stats.js";
 import { MergedSessionStream, type MergedStreamName } from "./merged-stream.js";
 import { isMessageId, mintMessageId } from "./message-id.js";
+import { revertToBefore } from "./revert-input.js";
 
 /** How long an ask waits for its tool call's input (it comes on the other connection). */
 const TOOL_INPUT_WAIT_MS = 2_000;
@@ -169,6 +171,14 @@ export class ServeBackend implements SessionBackend {
     await this.#client.v2.session.switchModel(
       { sessionID: this.upstreamId, model: { providerID: model.providerID, id: model.modelID } },
       this.#callOptions(signal),
+    );
+  }
+
+  async revert(inputId: string, signal?: AbortSignal): Promise<void> {
+    await revertToBefore(this.#client, this.upstreamId, inputId, this.#callOptions(signal));
+    // OpenCode's own `revert.committed` names the message kept, not the input: said here.
+    this.#context.sink(
+      backendEvent(this.upstreamId, this.kind, "session.revert", "session.reverted", { inputId }),
     );
   }
 

@@ -61,6 +61,25 @@ export const PromptAdmitted = z.looseObject({
 });
 export type PromptAdmitted = z.infer<typeof PromptAdmitted>;
 
+/**
+ * `GET /api/session/{id}/message`: one page of the session's messages (newest first unless
+ * `order=asc`) and the cursors to the pages either side. Unwrapped by hand: the cursor sits
+ * beside `data`.
+ */
+export const MessagePage = z.looseObject({
+  data: z.array(z.looseObject({ id: z.string(), type: z.string() })),
+  cursor: z.looseObject({ next: z.string().nullable().optional() }).optional(),
+});
+export type MessagePage = z.infer<typeof MessagePage>;
+
+/**
+ * `POST /api/session/{id}/revert/stage` body: the message to revert to (it is kept, what
+ * follows it goes) and whether the files changed since are restored too. Staging alone
+ * changes nothing; `revert/commit` applies it (verified on 1.18.33).
+ */
+export const RevertStageRequest = z.strictObject({ messageID: z.string(), files: z.boolean() });
+export const RevertStaged = z.looseObject({ messageID: z.string() });
+
 /** `POST /api/session/{id}/model` body. */
 export const SwitchModelRequest = z.strictObject({ model: ModelChoice });
 

@@ -137,6 +137,7 @@ export const durableDataSchemas = {
     childSessionId: z.string(),
     result: optionalString(),
   }),
+  "session.reverted": z.object({ inputId: z.string() }),
   "file.edited": z.object({ file: z.string() }),
   "model.switched": z.object({ model: ModelRefSchema }),
   retry: z.object({ attempt: z.number(), error: ErrorInfoSchema }),

@@ -69,6 +69,7 @@ export const CapabilitiesSchema = z.object({
   images: z.boolean(),
   subagents: z.boolean(),
   interruptKeepsSession: z.boolean(),
+  revert: z.boolean(),
 });
 assertType<Equals<z.infer<typeof CapabilitiesSchema>, Capabilities>>(true);
 
@@ -174,6 +175,9 @@ export const SwitchModelBodySchema = z.strictObject({
   providerID: text(200),
   modelID: text(200),
 });
+
+/** Reverts the session to before this input (`capabilities.revert`). */
+export const RevertBodySchema = z.strictObject({ inputId: text(200) });
 
 export const PermissionReplyBodySchema = z.strictObject({
   reply: z.enum(["once", "always", "reject"]),

@@ -1,4 +1,4 @@
-/** Inputs, interrupts and model switches: what drives a session's turns. */
+/** Inputs, interrupts, reverts and model switches: what drives a session's turns. */
 import type { ModelRef } from "../../events/canonical.js";
 import type { Session } from "../../runtime/session.js";
 import type { Turn } from "../../runtime/turn.js";
@@ -10,6 +10,7 @@ import {
   ErrorBodySchema,
   InputParamsSchema,
   OkSchema,
+  RevertBodySchema,
   type SendInputBody,
   SendInputBodySchema,
   type SendInputResult,
@@ -112,6 +113,26 @@ export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void 
     async (request) => {
       const session = await ctx.sessions.open(request.params.id, { signal: callSignal(ctx) });
       await session.interrupt({ signal: callSignal(ctx) });
+      return { ok: true as const };
+    },
+  );
+
+  app.post(
+    "/v1/sessions/:id/revert",
+    {
+      schema: {
+        summary:
+          "Reverts the session to before an input (capabilities.revert): OpenCode forgets it and everything after it, their file changes undone; session.reverted follows. 409 while a turn runs",
+        params: SessionIdParamsSchema,
+        body: RevertBodySchema,
+        response: { 200: OkSchema, ...INPUT_ERRORS },
+      },
+      ...forwarded,
+    },
+    async (request) => {
+      const session = await ctx.sessions.open(request.params.id, { signal: callSignal(ctx) });
+      await refuseWithoutDirectory(ctx, session);
+      await session.revert(request.body.inputId, { signal: callSignal(ctx) });
       return { ok: true as const };
     },
   );

@@ -1,0 +1,19 @@
+/**
+ * A durable event a backend says itself, where the server says nothing the bridge can map
+ * (the model of a backend that names it on each prompt; a revert the runtime asked for).
+ */
+import { randomUUID } from "node:crypto";
+import { canonical } from "../events/build.js";
+import type { CanonicalEvent, CanonicalEventOf, DurableType } from "../events/canonical.js";
+import type { BackendKind } from "./backend.js";
+
+export function backendEvent<T extends DurableType>(
+  sessionId: string,
+  backend: BackendKind,
+  action: string,
+  type: T,
+  data: CanonicalEventOf<T>["data"],
+): CanonicalEvent {
+  const native = { backend, type: action, id: `${action}_${randomUUID()}` };
+  return canonical({ sessionId, turnId: undefined, at: Date.now(), native }, 0, type, data);
+}
