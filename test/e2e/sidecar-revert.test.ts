@@ -15,6 +15,7 @@ import { type Sidecar, startSidecar } from "../../src/sidecar/sidecar.js";
 import { BridgeApiError, BridgeClient } from "../../src/sidecar-client/index.js";
 import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
+import { sendPoisonedPrompt } from "../support/poisoned-prompt.js";
 import { trackProcess } from "../support/process-tracker.js";
 import { readUntil } from "../support/sidecar-reading.js";
 import { NodeWebSocket } from "../support/ws.js";
@@ -58,29 +59,9 @@ async function turn(sessionId: string, text: string): Promise<CanonicalEvent> {
   return events.at(-1) as CanonicalEvent;
 }
 
-/** A prompt with a text file as media, straight to OpenCode: what poisoned sessions. */
+/** Poisons the session (test/support/poisoned-prompt.ts) and waits for the failure. */
 async function poison(sessionId: string): Promise<string> {
-  const { url, username, password } = bridge.server;
-  const response = await fetch(
-    `${url}/api/session/${sessionId}/prompt?directory=${encodeURIComponent(directory)}`,
-    {
-      method: "POST",
-      headers: {
-        authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`,
-        "content-type": "application/json",
-      },
-      body: JSON.stringify({
-        prompt: {
-          text: "[[reply poisoned]]",
-          files: [{ uri: `data:text/plain;base64,${btoa("hello\n")}`, name: "hello.txt" }],
-        },
-        delivery: "queue",
-      }),
-      signal: AbortSignal.timeout(10_000),
-    },
-  );
-  expect(response.status).toBe(200);
-  const admitted = (await response.json()) as { data: { id: string } };
+  const inputId = await sendPoisonedPrompt(bridge.server, directory, sessionId);
   const events = await readUntil(
     client,
     sessionId,
@@ -88,7 +69,7 @@ async function poison(sessionId: string): Promise<string> {
     { what: "the poisoned turn's failure" },
   );
   expect(JSON.stringify(events.at(-1))).toMatch(/does not support media type text\/plain/);
-  return admitted.data.id;
+  return inputId;
 }
 
 describe("reverting a session to before an input", () => {

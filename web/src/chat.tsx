@@ -63,6 +63,7 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
   // The list's entry of what is open: a child conversation is its parent's.
   const listedId = parentId ?? sessionId;
   const info = sessions.list?.find((session) => session.id === sessionId);
+  const canRevert = info?.capabilities?.revert === true;
   const actions = useMemo(
     () =>
       sessionId === undefined
@@ -72,8 +73,9 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
             sessionId,
             (childId) => go({ sessionId: childId, parentId: sessionId }),
             reportFor(sessionId),
+            parentId === undefined && canRevert,
           ),
-    [client, sessionId, go, reportFor],
+    [client, sessionId, parentId, go, reportFor, canRevert],
   );
 
   return (

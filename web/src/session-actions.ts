@@ -16,6 +16,10 @@ export interface SessionActions {
   openChild(childSessionId: string): void;
   /** The address of a child conversation (for a link's href). */
   childHref(childSessionId: string): string;
+  /** Whether the session can be reverted to before an input (`capabilities.revert`). */
+  canRevert: boolean;
+  /** Reverts the session to before `inputId`: it and all after it are forgotten. */
+  revert(inputId: string): Promise<void>;
 }
 
 export function sessionActions(
@@ -23,6 +27,7 @@ export function sessionActions(
   sessionId: string,
   openChild: (childSessionId: string) => void,
   onError: (error: unknown) => void,
+  canRevert: boolean,
 ): SessionActions {
   const reported = async (call: Promise<void>) => {
     try {
@@ -48,6 +53,9 @@ export function sessionActions(
     openChild,
     childHref: (childSessionId) =>
       `#${new URLSearchParams({ session: childSessionId, parent: sessionId }).toString()}`,
+    canRevert,
+    revert: (inputId) =>
+      reported(client.revert(sessionId, inputId, { timeoutMs: ACTION_BOUND_MS })),
   };
 }
 

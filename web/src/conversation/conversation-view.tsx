@@ -20,6 +20,7 @@ export function ConversationView(props: {
   const follow = useFollowScroll(live, props.followRequest);
   const queued = new Set(live?.queued.map((input) => input.inputId));
   const withInput = turnsWithInput(live?.conversation.messages ?? []);
+  const revertable = revertableInputs(live);
   const empty = live !== undefined && live.conversation.messages.length === 0;
   return (
     <div class="conversation-frame">
@@ -55,7 +56,11 @@ export function ConversationView(props: {
           {live?.conversation.messages.map((message, index, messages) =>
             message.role === "user" ? (
               queued.has(message.inputId) ? null : (
-                <UserMessageView key={message.inputId} message={message} />
+                <UserMessageView
+                  key={message.inputId}
+                  message={message}
+                  revertable={revertable.has(message.inputId)}
+                />
               )
             ) : neverRan(message, live.endReasons[message.turnId], withInput) ? null : (
               <AssistantMessageView
@@ -82,6 +87,29 @@ export function ConversationView(props: {
         </button>
       ) : null}
     </div>
+  );
+}
+
+/**
+ * The inputs whose turn failed, while nothing runs: reverting to before one is the way out of
+ * a turn that fails every turn after it. Not the first input: OpenCode cannot revert to
+ * before it (the sidecar answers 422); a new session is the way out there.
+ */
+function revertableInputs(live: LiveConversation | undefined): ReadonlySet<string> {
+  if (live === undefined || live.running !== undefined) return new Set();
+  const messages = live.conversation.messages;
+  const failed = new Set(
+    messages.flatMap((message) =>
+      message.role === "assistant" && message.outcome === "failed" ? [message.turnId] : [],
+    ),
+  );
+  const users = messages.filter((message) => message.role === "user");
+  return new Set(
+    users
+      .slice(1)
+      .flatMap((user) =>
+        user.turnId !== undefined && failed.has(user.turnId) ? [user.inputId] : [],
+      ),
   );
 }
 

@@ -1,8 +1,13 @@
 import type { UserMessage } from "opencode-bridge/client";
 import { memo } from "preact/compat";
 import { Attachment } from "./attachment.js";
+import { RevertOffer } from "./revert-offer.js";
 
-export const UserMessageView = memo(function UserMessageView(props: { message: UserMessage }) {
+export const UserMessageView = memo(function UserMessageView(props: {
+  message: UserMessage;
+  /** Its turn failed and nothing runs: reverting to before it is offered. */
+  revertable: boolean;
+}) {
   const { message } = props;
   return (
     <article class="message user" data-testid="message-user" aria-label="Your message">
@@ -19,6 +24,7 @@ export const UserMessageView = memo(function UserMessageView(props: { message: U
       {message.cancelled === undefined ? null : (
         <p class="muted">Not delivered: {message.cancelled}</p>
       )}
+      {props.revertable ? <RevertOffer inputId={message.inputId} /> : null}
     </article>
   );
 });

@@ -1,0 +1,53 @@
+/**
+ * Reverting a poisoned session from the web chat, in a real Chromium against the real opencode
+ * (issue 29, item 1): a session where every turn fails because an earlier message carried a
+ * text file as media (sent straight to OpenCode, as an older bridge did) offers "Revert to
+ * before this message" under each failed input but the first; confirmed, the poisoned input
+ * and all after it leave the conversation and the next message gets an answer.
+ */
+import { describe, expect, it } from "vitest";
+import { screenshot, useBrowser } from "../support/browser.js";
+import { useChatHarness } from "../support/chat-harness.js";
+import {
+  byTestId,
+  eventually,
+  openNewSession,
+  send,
+  textsOf,
+  waitForOutcomes,
+} from "../support/chat-page.js";
+import { sendPoisonedPrompt } from "../support/poisoned-prompt.js";
+
+const chromium = useBrowser();
+const harness = useChatHarness();
+
+describe("reverting a session from the chat", () => {
+  it("offers a revert under failed inputs, and the session answers again after it", async () => {
+    const { page } = await chromium.open({ viewport: { width: 1280, height: 800 } });
+    const { bridge, directory } = harness.current;
+    const sessionId = await openNewSession(page, harness.current, "poisoned");
+    await send(page, "[[reply zero]]");
+    expect(await waitForOutcomes(page, 1)).toEqual(["completed"]);
+    await sendPoisonedPrompt(bridge.server, directory, sessionId);
+    expect(await waitForOutcomes(page, 2)).toEqual(["completed", "failed"]);
+    await send(page, "[[reply still]]");
+    expect(await waitForOutcomes(page, 3)).toEqual(["completed", "failed", "failed"]);
+
+    const users = byTestId(page, "message-user");
+    // Under the two failed inputs, not under the first (nothing is before it to revert to).
+    const offers = page.getByRole("button", { name: "Revert to before this message" });
+    await eventually(() => offers.count()).toBe(2);
+    expect(await users.nth(0).getByRole("button").count()).toBe(0);
+    await users.nth(1).getByRole("button", { name: "Revert to before this message" }).click();
+    const confirm = page.getByRole("group", { name: "Revert the session" });
+    await confirm.waitFor();
+    await screenshot(page, "chat-revert-confirm");
+    await confirm.getByRole("button", { name: "Revert", exact: true }).click();
+
+    await eventually(() => textsOf(users.locator(".user-text"))).toEqual(["[[reply zero]]"]);
+    await eventually(() => offers.count()).toBe(0);
+    await send(page, "[[reply recovered]]");
+    expect(await waitForOutcomes(page, 2)).toEqual(["completed", "completed"]);
+    await screenshot(page, "chat-revert-after");
+  });
+});
