@@ -3,7 +3,7 @@
  * `request()` and `stream()`, and the orderings, failures and timers the replay promises.
  */
 import { setTimeout as delay } from "node:timers/promises";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type TimerTracker, trackTimers } from "../../../test/support/timer-tracker.js";
 import { AbortError, OpencodeApiError, TimeoutError } from "../../errors.js";
 import type { StreamOptions } from "../transport.js";
@@ -376,7 +376,11 @@ describe("ReplayTransport", { timeout: 5_000 }, () => {
         log.push(`answer ${String(body)}`);
       });
       expect(await settledWithin(answer, 40)).toBe(false);
-      expect(timers.live()).toBeGreaterThan(0); // the stall watch runs while the call waits
+      // The stall watch runs while the call waits (set after the replay's setImmediate).
+      await vi.waitFor(() => expect(timers.live()).toBeGreaterThan(0), {
+        timeout: 2000,
+        interval: 5,
+      });
       log.push(`read ${JSON.stringify(await stream.read())}`);
       await answer;
       expect(log).toEqual(['read {"type":"one"}', 'read {"type":"two"}', "answer answer"]);
@@ -763,8 +767,10 @@ describe("ReplayTransport", { timeout: 5_000 }, () => {
       const stream = open(replay);
       await stream.read();
       const answer = replay.request({ operation: "a" });
-      await delay(5);
-      expect(timers.live()).toBe(1);
+      // The watch is set once the replay's setImmediate after "one" has run: waited for, since
+      // on a loaded machine a short sleep can end first (a late event loop runs due timers
+      // before immediates), which once failed this test.
+      await vi.waitFor(() => expect(timers.live()).toBe(1), { timeout: 2000, interval: 5 });
       await stream.read();
       await expect(answer).resolves.toBe(1);
       await timers.settled();
