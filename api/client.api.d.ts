@@ -264,12 +264,7 @@ interface ReasoningPart {
 }
 
 // ReconnectBackoff
-interface ReconnectBackoff {
-    initialMs?: number;
-    maxMs?: number;
-    jitter?: number;
-    random?: () => number;
-}
+type ReconnectBackoff = BackoffOptions;
 
 // SendInput
 interface SendInput {

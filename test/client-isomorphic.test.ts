@@ -27,6 +27,7 @@ const SHARED_FILES = [
   "src/store/message-updates.ts",
   "src/events/canonical.ts",
   "src/util/assert-never.ts",
+  "src/util/backoff.ts",
   "src/errors.ts",
 ].map((file) => join(ROOT, file));
 const PACKAGES_ALLOWED = new Set(["zod"]);

@@ -61,12 +61,11 @@ export {
   reduceLive,
 } from "./live-conversation.js";
 export type { InputAttachment, UploadAttachment } from "./send-input.js";
-export type { ReconnectBackoff } from "./socket/backoff.js";
 export type {
   ClientConnectionState,
   ConnectionListener,
   ConnectionObservable,
   SocketState,
 } from "./socket/connection-state.js";
-export type { SocketOptions } from "./socket/shared-socket.js";
+export type { ReconnectBackoff, SocketOptions } from "./socket/shared-socket.js";
 export type { WebSocketConstructor, WebSocketLike } from "./socket/websocket-like.js";

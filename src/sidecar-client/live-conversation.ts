@@ -14,7 +14,7 @@
 import type { CanonicalEvent, ConnectionState, ModelRef, Usage } from "../events/canonical.js";
 import type { Conversation } from "../store/conversation.js";
 import { emptyConversation, reduceConversation } from "../store/conversation.js";
-import { assertNever } from "./assert-never.js";
+import { assertNever } from "../util/assert-never.js";
 
 /** An input the session admitted and has not delivered to the model (nor cancelled) yet. */
 export interface QueuedInput {

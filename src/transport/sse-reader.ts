@@ -7,10 +7,10 @@
 import { createParser, type ParseError } from "eventsource-parser";
 import { AbortError, ConnectionError, ProtocolError, TimeoutError, UsageError } from "../errors.js";
 import { sleep, throwIfAborted } from "../util/abort.js";
+import { Backoff, type BackoffOptions } from "../util/backoff.js";
 import { describeError } from "../util/describe-error.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { apiErrorFrom } from "./api-error.js";
-import { Backoff, type BackoffOptions } from "./backoff.js";
 import type { StreamConnectionChange } from "./transport.js";
 
 /** One event as the server framed it; `event` and `id` are `undefined` when the frame had none. */

@@ -11,7 +11,7 @@
  * ones first, and the events in between would be skipped.
  */
 import type { CanonicalEvent } from "../../events/canonical.js";
-import { assertNever } from "../assert-never.js";
+import { assertNever } from "../../util/assert-never.js";
 import type { EventSubscription } from "./event-subscription.js";
 
 /** What the feed sends; the socket fills in the wire format. */

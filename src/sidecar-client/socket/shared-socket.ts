@@ -8,15 +8,18 @@
  * is how a browser learns of a connection that died without a close.
  */
 import type { CanonicalEvent } from "../../events/canonical.js";
-import { assertNever } from "../assert-never.js";
+import { assertNever } from "../../util/assert-never.js";
+import { Backoff, type BackoffOptions } from "../../util/backoff.js";
 import { sleep, unrefTimer } from "../deadline.js";
 import { BridgeApiError, BridgeClientError, BridgeProtocolError, statusOfCode } from "../errors.js";
-import { Backoff, type ReconnectBackoff } from "./backoff.js";
 import { type ConnectionObservable, ConnectionStateCell } from "./connection-state.js";
 import { EventSubscription } from "./event-subscription.js";
 import { type ClientMessage, parseServerMessage } from "./messages.js";
 import { type FeedWire, SessionFeed } from "./session-feed.js";
 import { OPEN, type WebSocketConstructor, type WebSocketLike } from "./websocket-like.js";
+
+/** Delays between reconnect attempts (the client's default jitter is ±50 %). */
+export type ReconnectBackoff = BackoffOptions;
 
 export interface SocketOptions {
   /** Delays between reconnect attempts. */
@@ -149,7 +152,9 @@ export class SharedSocket {
   }
 
   async #run(): Promise<void> {
-    const backoff = new Backoff(this.#deps.options.backoff);
+    // Wider jitter than the library's: a hundred clients cut by one sidecar restart must not
+    // all come back in the same millisecond.
+    const backoff = new Backoff({ jitter: 0.5, ...this.#deps.options.backoff });
     let reason: string | undefined;
     while (!this.#lifetime.signal.aborted && this.#hasSubscribers()) {
       // Aborted when the subscriptions ran out during the last wait; some came back since.
