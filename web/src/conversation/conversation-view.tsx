@@ -64,6 +64,8 @@ export function ConversationView(props: {
                 streaming={live.streaming}
                 pendingAsks={live.pendingAsks}
                 running={live.running === message.turnId && isLastOfTurn(messages, index)}
+                turnRunning={live.running === message.turnId}
+                runningSince={live.running === message.turnId ? live.runningSince : undefined}
                 usage={live.running === message.turnId ? live.usage : undefined}
                 reason={isLastOfTurn(messages, index) ? live.endReasons[message.turnId] : undefined}
               />
