@@ -198,11 +198,13 @@ interface LiveConversation {
     conversation: Conversation;
     streaming: Readonly<Record<string, string>>;
     running?: string;
+    runningSince?: number;
     queued: QueuedInput[];
     pendingAsks: PendingAsk[];
     usage?: Usage;
     connection: ConnectionState;
     model?: ModelRef;
+    modelSwitches: ModelSwitch[];
     endReasons: Readonly<Record<string, string>>;
 }
 
@@ -216,6 +218,14 @@ type ModelCatalog = z.output<typeof ModelCatalogSchema>;
 interface ModelRef {
     providerID: string;
     modelID: string;
+}
+
+// ModelSwitch
+interface ModelSwitch {
+    from?: ModelRef;
+    to: ModelRef;
+    afterInputs: number;
+    at: number;
 }
 
 // Outcome

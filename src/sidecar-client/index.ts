@@ -56,6 +56,7 @@ export {
   emptyLiveConversation,
   type LiveConversation,
   liveConversationOf,
+  type ModelSwitch,
   type PendingAsk,
   type QueuedInput,
   reduceLive,

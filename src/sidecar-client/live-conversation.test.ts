@@ -160,6 +160,37 @@ describe("reduceLive: the running turn, its usage and the connection", () => {
     expect(stream.state().model).toEqual(other);
   });
 
+  it("says when the running turn started, from its turn.started, until it ends", () => {
+    const stream = new Stream().add("turn.started", {}, "turn_1");
+    const started = stream.events[0]?.at;
+    stream.add("step.started", { stepId: "s1" }, "turn_1");
+    expect(stream.state().runningSince).toBe(started);
+    stream.add("turn.ended", { outcome: "completed" }, "turn_1");
+    expect(stream.state().runningSince).toBeUndefined();
+  });
+
+  it("marks each switch to another model where the conversation stood, from the model before", () => {
+    const demo = { providerID: "demo", modelID: "demo-1" };
+    const other = { providerID: "demo", modelID: "demo-2" };
+    const stream = new Stream()
+      .add("model.switched", { model: demo })
+      .add("input.admitted", { inputId: "in_1", text: "hi", delivery: "queue" }, "turn_1")
+      .add("turn.started", { inputId: "in_1" }, "turn_1")
+      .add("step.started", { stepId: "s1", model: demo }, "turn_1")
+      .add("turn.ended", { outcome: "completed" }, "turn_1")
+      // The same model again is no switch.
+      .add("model.switched", { model: demo })
+      .add("model.switched", { model: other });
+    const at = (index: number) => stream.events[index]?.at;
+    expect(stream.state().modelSwitches).toEqual([
+      { to: demo, afterInputs: 0, at: at(0) },
+      { from: demo, to: other, afterInputs: 1, at: at(6) },
+    ]);
+    // The input reverted, the switch after it stays, at the conversation's (new) end.
+    stream.add("session.reverted", { inputId: "in_1" });
+    expect(stream.state().modelSwitches.map((mark) => mark.afterInputs)).toEqual([0, 0]);
+  });
+
   it("takes the session's connection from connection.changed", () => {
     const lost = { state: "reconnecting" as const, since: 5, attempt: 2, reason: "refused" };
     const stream = new Stream().add("connection.changed", lost);

@@ -26,6 +26,20 @@ export interface QueuedInput {
   at: number;
 }
 
+/**
+ * A switch of the session's model, where the conversation stood when it came: a chat draws it
+ * before the first user message after it (`afterInputs` user messages come before it).
+ */
+export interface ModelSwitch {
+  /** The model of the latest step, or the one switched to before (absent if none was seen). */
+  from?: ModelRef;
+  to: ModelRef;
+  /** How many user messages the conversation had when the switch came. */
+  afterInputs: number;
+  /** Milliseconds since the epoch. */
+  at: number;
+}
+
 /** An ask waiting for its answer. */
 export interface PendingAsk {
   kind: "permission" | "question";
@@ -43,6 +57,11 @@ export interface LiveConversation {
   streaming: Readonly<Record<string, string>>;
   /** The turn running now, if any. */
   running?: string;
+  /**
+   * When the running turn started (milliseconds since the epoch, from its `turn.started`): a
+   * page opened mid-turn measures its elapsed time from the start, not from the page's load.
+   */
+  runningSince?: number;
   /** Admitted, not yet delivered, in admission order. */
   queued: QueuedInput[];
   /** Asked, not yet answered (an ask of a turn that ended is moot: it goes with the turn). */
@@ -53,6 +72,8 @@ export interface LiveConversation {
   connection: ConnectionState;
   /** The model of the latest step, or the one switched to since (absent until either is seen). */
   model?: ModelRef;
+  /** Each switch to another model, in order (a switch to the model already in use is none). */
+  modelSwitches: ModelSwitch[];
   /** Why each ended turn that gave a reason ended (`step-failed`, `connection-lost`, …), by turn id. */
   endReasons: Readonly<Record<string, string>>;
 }
@@ -64,6 +85,7 @@ export function emptyLiveConversation(sessionId: string): LiveConversation {
     queued: [],
     pendingAsks: [],
     connection: { state: "connected", since: 0, attempt: 0 },
+    modelSwitches: [],
     endReasons: {},
   };
 }
@@ -126,13 +148,18 @@ function foldLive(state: LiveConversation, event: CanonicalEvent): LiveConversat
     case "turn.started": {
       const started =
         event.data.inputId === undefined ? state : withoutQueued(state, event.data.inputId);
-      const { usage: _previous, ...rest } = started;
-      return event.turnId === undefined ? rest : { ...rest, running: event.turnId };
+      const { usage: _previous, runningSince: _before, ...rest } = started;
+      return event.turnId === undefined
+        ? rest
+        : { ...rest, running: event.turnId, runningSince: event.at };
     }
     case "turn.ended": {
-      const { running, usage: _final, ...rest } = state;
+      const { running, runningSince, usage: _final, ...rest } = state;
       const pendingAsks = state.pendingAsks.filter((ask) => ask.turnId !== event.turnId);
-      const stillRunning = running !== undefined && running !== event.turnId ? { running } : {};
+      const stillRunning =
+        running !== undefined && running !== event.turnId
+          ? { running, ...(runningSince === undefined ? {} : { runningSince }) }
+          : {};
       const { reason } = event.data;
       const endReasons =
         reason === undefined || event.turnId === undefined
@@ -162,7 +189,7 @@ function foldLive(state: LiveConversation, event: CanonicalEvent): LiveConversat
     case "usage.updated":
       return { ...state, usage: event.data.usage };
     case "model.switched":
-      return { ...state, model: event.data.model };
+      return { ...switchedTo(state, event.data.model, event.at), model: event.data.model };
     case "step.started":
       return event.data.model === undefined ? state : { ...state, model: event.data.model };
     case "connection.changed":
@@ -178,8 +205,9 @@ function foldLive(state: LiveConversation, event: CanonicalEvent): LiveConversat
     case "tool.progress":
     case "subagent.started":
     case "subagent.ended":
-    case "file.edited":
     case "session.reverted":
+      return withSwitchesWithin(state);
+    case "file.edited":
     case "retry":
     case "compaction.started":
     case "compaction.ended":
@@ -198,6 +226,34 @@ function dropStreaming(state: LiveConversation, id: string): LiveConversation {
   if (!(id in state.streaming)) return state;
   const { [id]: _ended, ...streaming } = state.streaming;
   return { ...state, streaming };
+}
+
+/** `state` with a mark of the switch to `to`, unless that model is already the one in use. */
+function switchedTo(state: LiveConversation, to: ModelRef, at: number): LiveConversation {
+  const from = state.model;
+  if (from !== undefined && from.providerID === to.providerID && from.modelID === to.modelID) {
+    return state;
+  }
+  const afterInputs = userMessages(state);
+  const mark: ModelSwitch = { ...(from === undefined ? {} : { from }), to, afterInputs, at };
+  return { ...state, modelSwitches: [...state.modelSwitches, mark] };
+}
+
+/**
+ * After a revert dropped messages: a switch that came after them stays (the model is still the
+ * one switched to) and now sits at the conversation's end.
+ */
+function withSwitchesWithin(state: LiveConversation): LiveConversation {
+  const users = userMessages(state);
+  if (state.modelSwitches.every((mark) => mark.afterInputs <= users)) return state;
+  const modelSwitches = state.modelSwitches.map((mark) =>
+    mark.afterInputs <= users ? mark : { ...mark, afterInputs: users },
+  );
+  return { ...state, modelSwitches };
+}
+
+function userMessages(state: LiveConversation): number {
+  return state.conversation.messages.filter((message) => message.role === "user").length;
 }
 
 function withoutQueued(state: LiveConversation, inputId: string): LiveConversation {

@@ -89,3 +89,17 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path, fullPage: true });
   return path;
 }
+
+/**
+ * Writes `NAME.png` of the page as it is (a desktop, light), then `NAME-phone-dark.png` at a
+ * phone's width (390×844) in the dark theme; leaves the page as it found it.
+ */
+export async function screenshotsWideAndPhone(page: Page, name: string): Promise<void> {
+  await screenshot(page, name);
+  const wide = page.viewportSize();
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await screenshot(page, `${name}-phone-dark`);
+  await page.emulateMedia({ colorScheme: null });
+  if (wide !== null) await page.setViewportSize(wide);
+}

@@ -7,6 +7,7 @@ import { applyStoredTheme } from "./theme.js";
 import "./styles/base.css";
 import "./styles/layout.css";
 import "./styles/conversation.css";
+import "./styles/working.css";
 import "./styles/asks.css";
 import "./styles/composer.css";
 

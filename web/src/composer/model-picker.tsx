@@ -1,5 +1,13 @@
-/** The session's model, from the sidecar's catalog; a change applies to the next steps. */
+/**
+ * The session's model, from the sidecar's catalog; a change applies to the next steps.
+ *
+ * A native `<select>` (its list, keyboard and phone picker come free) that draws nothing
+ * itself: over it sits a label with the model's name alone, cut with an ellipsis when the
+ * row is narrow, and the full "name (provider/model)" in its tooltip. A select clips its
+ * text without an ellipsis, which left the name cut off mid-word.
+ */
 import type { ModelCatalog, ModelRef } from "opencode-bridge/client";
+import { parseRef, refOf } from "../model-ref.js";
 
 export function ModelPicker(props: {
   catalog: ModelCatalog | undefined;
@@ -10,31 +18,34 @@ export function ModelPicker(props: {
   if (catalog === undefined || catalog.models.length === 0) return null;
   const current = props.current ?? catalog.default;
   const value = current === undefined ? "" : refOf(current);
-  const known = catalog.models.some((model) => refOf(model) === value);
+  const known = catalog.models.find((model) => refOf(model) === value);
+  const full = known === undefined ? value : describe(known);
   return (
-    <select
-      class="model-picker"
-      data-testid="model-picker"
-      aria-label="Model"
-      value={value}
-      onChange={(event) => {
-        const [providerID, ...rest] = event.currentTarget.value.split("/");
-        const modelID = rest.join("/");
-        if (providerID !== undefined && providerID !== "" && modelID !== "") {
-          props.onPick({ providerID, modelID });
-        }
-      }}
-    >
-      {known || value === "" ? null : <option value={value}>{value}</option>}
-      {catalog.models.map((model) => (
-        <option key={refOf(model)} value={refOf(model)}>
-          {model.name === undefined ? refOf(model) : `${model.name} (${refOf(model)})`}
-        </option>
-      ))}
-    </select>
+    <label class="model-picker" data-testid="model-picker-box" title={`Model: ${full}`}>
+      <span class="model-picker-label" data-testid="model-picker-label" aria-hidden="true">
+        {known?.name ?? value}
+      </span>
+      <select
+        data-testid="model-picker"
+        aria-label="Model"
+        value={value}
+        onChange={(event) => {
+          const picked = parseRef(event.currentTarget.value);
+          if (picked !== undefined) props.onPick(picked);
+        }}
+      >
+        {known !== undefined || value === "" ? null : <option value={value}>{value}</option>}
+        {catalog.models.map((model) => (
+          <option key={refOf(model)} value={refOf(model)}>
+            {describe(model)}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 
-function refOf(model: ModelRef): string {
-  return `${model.providerID}/${model.modelID}`;
+/** A model as the list offers it: its name and its reference. */
+function describe(model: ModelCatalog["models"][number]): string {
+  return model.name === undefined ? refOf(model) : `${model.name} (${refOf(model)})`;
 }

@@ -1,5 +1,6 @@
 /**
- * One turn's output: its parts in order, then its outcome and usage. Memoised: a message is
+ * One turn's output: its parts in order, then what it is doing while it runs, or its outcome
+ * and usage once it ended. Memoised: a message is
  * drawn again only when it, the asks waiting, or the streamed text of one of its own parts
  * changed.
  */
@@ -9,12 +10,19 @@ import { messageLayout } from "./message-layout.js";
 import { partKey } from "./part-key.js";
 import { PartView } from "./part-view.js";
 import { TurnOutcome, TurnUsage } from "./turn-outcome.js";
+import { workingActivity } from "./working-activity.js";
+import { WorkingRow } from "./working-row.js";
 
 export interface AssistantMessageProps {
   message: AssistantMessage;
   streaming: Readonly<Record<string, string>>;
   pendingAsks: readonly PendingAsk[];
+  /** Whether this is the running turn's last message (its working row shows here). */
   running: boolean;
+  /** Whether its turn runs (a steered turn's earlier message too). */
+  turnRunning: boolean;
+  /** When the running turn started (milliseconds since the epoch), while it runs. */
+  runningSince: number | undefined;
   usage: Usage | undefined;
   reason: string | undefined;
 }
@@ -46,10 +54,16 @@ function AssistantMessageBody(props: AssistantMessageProps) {
             pending={pending}
             diffShownElsewhere={part.type === "tool" && layout.askedDiffs.has(part.callId)}
             subagent={part.type === "tool" ? layout.subagents.get(part.callId) : undefined}
+            turnRunning={props.turnRunning}
           />
         );
       })}
-      {props.running && message.parts.length === 0 ? <p class="muted working">Working…</p> : null}
+      {props.running ? (
+        <WorkingRow
+          activity={workingActivity(message, props.streaming, props.pendingAsks)}
+          since={props.runningSince}
+        />
+      ) : null}
       {message.outcome === undefined ? null : (
         <TurnOutcome message={message} reason={props.reason} />
       )}
@@ -64,6 +78,8 @@ export const AssistantMessageView = memo(AssistantMessageBody, (before, after) =
   if (
     before.message !== after.message ||
     before.running !== after.running ||
+    before.turnRunning !== after.turnRunning ||
+    before.runningSince !== after.runningSince ||
     before.usage !== after.usage ||
     before.reason !== after.reason ||
     before.pendingAsks !== after.pendingAsks

@@ -3,9 +3,11 @@
  * composer, not here), kept scrolled to the end while the reader is there (see follow-scroll),
  * or what to do first when it has none yet.
  */
-import type { LiveConversation, Message } from "opencode-bridge/client";
+import type { LiveConversation, Message, ModelSwitch } from "opencode-bridge/client";
+import { Fragment } from "preact";
 import { AssistantMessageView } from "./assistant-message.js";
 import { useFollowScroll } from "./follow-scroll.js";
+import { ModelSwitchMark } from "./model-switch-mark.js";
 import { neverRan, turnsWithInput } from "./never-ran.js";
 import { UserMessageView } from "./user-message.js";
 
@@ -22,6 +24,8 @@ export function ConversationView(props: {
   const withInput = turnsWithInput(live?.conversation.messages ?? []);
   const revertable = revertableInputs(live);
   const empty = live !== undefined && live.conversation.messages.length === 0;
+  const switches = live?.modelSwitches ?? [];
+  let users = 0;
   return (
     <div class="conversation-frame">
       <div
@@ -55,13 +59,12 @@ export function ConversationView(props: {
           ) : null}
           {live?.conversation.messages.map((message, index, messages) =>
             message.role === "user" ? (
-              queued.has(message.inputId) ? null : (
-                <UserMessageView
-                  key={message.inputId}
-                  message={message}
-                  revertable={revertable.has(message.inputId)}
-                />
-              )
+              <Fragment key={message.inputId}>
+                <SwitchMarks switches={switches} afterInputs={users++} />
+                {queued.has(message.inputId) ? null : (
+                  <UserMessageView message={message} revertable={revertable.has(message.inputId)} />
+                )}
+              </Fragment>
             ) : neverRan(message, live.endReasons[message.turnId], withInput) ? null : (
               <AssistantMessageView
                 key={segmentKey(messages, index)}
@@ -69,11 +72,14 @@ export function ConversationView(props: {
                 streaming={live.streaming}
                 pendingAsks={live.pendingAsks}
                 running={live.running === message.turnId && isLastOfTurn(messages, index)}
+                turnRunning={live.running === message.turnId}
+                runningSince={live.running === message.turnId ? live.runningSince : undefined}
                 usage={live.running === message.turnId ? live.usage : undefined}
                 reason={isLastOfTurn(messages, index) ? live.endReasons[message.turnId] : undefined}
               />
             ),
           )}
+          <SwitchMarks switches={switches} afterInputs={users} />
         </div>
       </div>
       {follow.behind ? (
@@ -87,6 +93,20 @@ export function ConversationView(props: {
         </button>
       ) : null}
     </div>
+  );
+}
+
+/** The model switches that came after `afterInputs` user messages and before the next. */
+function SwitchMarks(props: { switches: readonly ModelSwitch[]; afterInputs: number }) {
+  return (
+    <>
+      {props.switches.map((mark, index) =>
+        mark.afterInputs === props.afterInputs ? (
+          // Switches are only ever appended: the index is stable.
+          <ModelSwitchMark key={index} mark={mark} />
+        ) : null,
+      )}
+    </>
   );
 }
 

@@ -19,6 +19,8 @@ export interface PartViewProps {
   diffShownElsewhere: boolean;
   /** The subagent a tool call started, drawn inside its card. */
   subagent: SubagentPart | undefined;
+  /** Whether the part's turn still runs. */
+  turnRunning: boolean;
 }
 
 export const PartView = memo(function PartView(props: PartViewProps) {
@@ -47,7 +49,12 @@ export const PartView = memo(function PartView(props: PartViewProps) {
     }
     case "tool":
       return (
-        <ToolCard part={part} streamedInput={streamed} showDiff={!props.diffShownElsewhere}>
+        <ToolCard
+          part={part}
+          streamedInput={streamed}
+          showDiff={!props.diffShownElsewhere}
+          turnRunning={props.turnRunning}
+        >
           {props.subagent === undefined ? null : <SubagentCard part={props.subagent} />}
         </ToolCard>
       );

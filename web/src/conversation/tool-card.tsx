@@ -1,7 +1,12 @@
-/** A tool call: its tool, input, state and output (long output folded); a file edit's diff. */
+/**
+ * A tool call: its tool, input, state and output (long output folded); a file edit's diff; a
+ * shell command as `$ command`, its JSON input folded. While the call runs, it says so where
+ * the output will come: OpenCode 1.18 sends a command's output only when it ends.
+ */
 import type { ToolPart } from "opencode-bridge/client";
 import type { ComponentChildren } from "preact";
 import { DiffView } from "./diff-view.js";
+import { commandOf } from "./tool-command.js";
 import { toolDiff } from "./tool-diff.js";
 
 /** Output longer than this (characters or lines) starts folded. */
@@ -12,6 +17,8 @@ export function ToolCard(props: {
   part: ToolPart;
   streamedInput: string | undefined;
   showDiff: boolean;
+  /** Whether its turn still runs (a call cut off by an interrupt runs no more). */
+  turnRunning: boolean;
   /** Drawn inside the card, after its output: the subagent a `task` call started. */
   children?: ComponentChildren;
 }) {
@@ -21,6 +28,8 @@ export function ToolCard(props: {
       ? props.streamedInput
       : JSON.stringify(part.input, null, 2);
   const diff = props.showDiff ? toolDiff(part.tool, part.input) : undefined;
+  const command = commandOf(part.tool, part.input);
+  const running = part.state === "running" && props.turnRunning;
   return (
     <section
       class={`part-tool ${part.state}`}
@@ -28,13 +37,22 @@ export function ToolCard(props: {
       data-tool={part.tool}
       data-state={part.state}
       aria-label={`Tool ${part.tool}, ${part.state}`}
+      aria-busy={running}
     >
       <header class="tool-header">
         <span class="tool-name">{part.tool}</span>
         {part.title === undefined ? null : <span class="tool-title">{part.title}</span>}
         <span class={`tool-state ${part.state}`}>{part.state}</span>
       </header>
-      <details class="tool-input-folded" open={diff === undefined}>
+      {command === undefined ? null : (
+        <pre class="tool-command" data-testid="tool-command">
+          <span class="prompt" aria-hidden="true">
+            {"$ "}
+          </span>
+          {command}
+        </pre>
+      )}
+      <details class="tool-input-folded" open={diff === undefined && command === undefined}>
         <summary>Input</summary>
         <pre class="tool-input" data-testid="tool-input">
           {input}
@@ -43,6 +61,12 @@ export function ToolCard(props: {
       {diff === undefined ? null : (
         <DiffView diff={diff} label={part.title} applied={part.state !== "failed"} />
       )}
+      {running && part.output === undefined ? (
+        <p class="tool-running muted" data-testid="tool-running">
+          <span class="working-spinner" aria-hidden="true" />
+          {Object.keys(part.input).length === 0 ? "Receiving its input…" : "Running…"}
+        </p>
+      ) : null}
       {part.output === undefined ? null : <ToolOutput output={part.output} />}
       {props.children}
       {part.error === undefined ? null : (
