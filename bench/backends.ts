@@ -4,7 +4,7 @@
  * `session.send` to `turn.done()` (creating the session is not timed). `serve` is the baseline
  * the other backends' medians are divided by, measured in the same process. Each run also
  * notes when the turn's milestones were handed out (admitted, started, each step's start and
- * end, ended), so that the README can say where the time goes on each backend.
+ * end, ended), so that docs/performance.md can say where the time goes on each backend.
  */
 import { BACKEND_KINDS, type BackendKind } from "../src/backends/backend.js";
 import type { Bridge } from "../src/runtime/bridge.js";

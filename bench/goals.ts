@@ -1,7 +1,7 @@
 /**
  * The issues' goals, each beside the figure the bench measured for it: every figure function
  * records its goals here as it prints its lines, and `npm run bench` ends with one table of
- * them all (the README shows it), so that "which goals are met" is read in one place.
+ * them all (docs/performance.md shows it), so that "which goals are met" is read in one place.
  */
 
 export interface GoalRecord {
@@ -33,7 +33,7 @@ export function metText(met: boolean): string {
   return met ? "met" : "NOT met";
 }
 
-/** The goals recorded so far, as a table (Markdown, so the README can show it as printed). */
+/** The goals recorded so far, as a table (Markdown: docs/performance.md shows it as printed). */
 export function goalTable(): string[] {
   if (records.length === 0) return [];
   const rows = records.map(

@@ -8,7 +8,7 @@
  * awaiting that commit before its next append, as a session's event log does; a session that is
  * done makes room for the next. The store groups what is issued together into one transaction
  * (group commit). Before group commit, the same appends (round-robin, a transaction each)
- * ran at about 24k ev/s on the 2-core machine of the README.
+ * ran at about 24k ev/s on the 2-core machine of docs/performance.md.
  * Replay reads each session whole. Memory is the RSS and heap growth each side keeps after
  * appending (after a GC). Runs alone too:
  * `npx tsx bench/store.ts [--sessions N] [--events N] [--batch N] [--concurrent N]`.

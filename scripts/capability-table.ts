@@ -1,11 +1,14 @@
 /**
- * The README's capability table: generated from `BACKEND_CAPABILITIES` (`npm run
- * docs:capabilities`), kept between markers, and read back by a test that fails when the
- * README and the code disagree. Documentation tooling: nothing at run time reads it.
+ * The backend capability table of the library guide: generated from `BACKEND_CAPABILITIES`
+ * (`npm run docs:capabilities`), kept between markers, and read back by a test that fails when
+ * the guide and the code disagree. Documentation tooling: nothing at run time reads it.
  */
 import type { BackendKind } from "../src/backends/backend.js";
 import { BACKEND_CAPABILITIES, type Capabilities } from "../src/backends/capabilities.js";
 import { UsageError } from "../src/errors.js";
+
+/** The page that shows the table, from the repository's root: where backends are explained. */
+export const CAPABILITY_TABLE_PAGE = "docs/library.md";
 
 /** Every capability's name and what it means, in table order. */
 export const CAPABILITY_DESCRIPTIONS: Readonly<Record<keyof Capabilities, string>> = {
@@ -23,7 +26,7 @@ export const CAPABILITY_DESCRIPTIONS: Readonly<Record<keyof Capabilities, string
   revert: "revert to before an input",
 };
 
-/** A Markdown table of the capabilities of every backend (the README shows it). */
+/** A Markdown table of the capabilities of every backend (the library guide shows it). */
 export function capabilityTable(): string {
   const kinds = Object.keys(BACKEND_CAPABILITIES) as BackendKind[];
   const rows = (Object.keys(CAPABILITY_DESCRIPTIONS) as (keyof Capabilities)[]).map(

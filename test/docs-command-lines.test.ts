@@ -10,7 +10,9 @@ import { expect, it } from "vitest";
 const ROOT = join(import.meta.dirname, "..");
 const PAGES = [
   "README.md",
-  ...readdirSync(join(ROOT, "docs"))
+  "CONTRIBUTING.md",
+  "CHANGELOG.md",
+  ...readdirSync(join(ROOT, "docs"), { recursive: true, encoding: "utf8" })
     .filter((name) => name.endsWith(".md"))
     .map((name) => join("docs", name)),
 ];

@@ -1,10 +1,10 @@
 /**
- * The README's ```ts examples compile against the real API: each one is written to a temp
- * directory as a module importing `opencode-bridge` (mapped to `src/` by `paths`) and the lot
- * is type-checked with the repository's own compiler settings.
+ * The ```ts examples of the README and of every page under docs/ compile against the real API:
+ * each one is written to a temp directory as a module importing `opencode-bridge` (mapped to
+ * `src/` by `paths`) and the lot is type-checked with the repository's own compiler settings.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,9 +12,18 @@ import { afterAll, describe, expect, it } from "vitest";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
+/** The pages whose examples are checked, from the repository's root. */
+const PAGES = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"), { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => join("docs", name)),
+];
+
 /**
  * Names the examples leave to the reader (their own values and functions), declared once
- * here rather than in every example.
+ * here rather than in every example. The `ws` package ships no types: the examples take its
+ * WebSocket to be what the client asks for (as test/support/ws.ts does with the real one).
  */
 const READER_PROVIDES = `
 declare const url: string;
@@ -22,11 +31,18 @@ declare const password: string;
 declare const apiKey: string;
 declare const projectDir: string;
 declare const sidecarToken: string;
+declare const token: string;
+declare const directory: string;
 declare function showStatus(status: string): void;
 declare function showText(text: string): void;
 declare function runMyFeature(
   client: import("opencode-bridge/protocol").OpencodeClient,
 ): Promise<void>;
+declare module "ws" {
+  const WebSocket: import("opencode-bridge/client").WebSocketConstructor;
+  export { WebSocket };
+  export default WebSocket;
+}
 `;
 
 /** The ```ts blocks of `markdown`, with the line each starts at. */
@@ -44,19 +60,24 @@ function tsBlocks(markdown: string): { line: number; code: string }[] {
   return blocks;
 }
 
-describe("the README's examples", () => {
+describe("the examples of the README and docs/", () => {
   const dir = mkdtempSync(join(tmpdir(), "ocb-readme-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("type-check against the package's entry points", { timeout: 120_000 }, () => {
-    const blocks = tsBlocks(readFileSync(join(ROOT, "README.md"), "utf8"));
-    expect(blocks.length).toBeGreaterThanOrEqual(4);
-    const files = blocks.map(({ line, code }) => {
-      const name = `readme-line-${line}.mts`;
-      // `export {}` keeps an example without imports a module (its own scope, top-level await).
-      writeFileSync(join(dir, name), `${code}\nexport {};\n`);
-      return name;
-    });
+    const files = PAGES.flatMap((page) =>
+      tsBlocks(readFileSync(join(ROOT, page), "utf8")).map(({ line, code }) => {
+        const name = `${page.replace(/\W+/g, "-")}-line-${line}.mts`;
+        // `export {}` keeps an example without imports a module (its own scope, top-level await).
+        writeFileSync(join(dir, name), `${code}\nexport {};\n`);
+        return name;
+      }),
+    );
+    // The README's and the library guide's examples, at least: a page lost would show here.
+    expect(files.filter((name) => name.startsWith("README-md-")).length).toBeGreaterThanOrEqual(2);
+    expect(
+      files.filter((name) => name.startsWith("docs-library-md-")).length,
+    ).toBeGreaterThanOrEqual(4);
     writeFileSync(join(dir, "reader-provides.d.ts"), READER_PROVIDES);
     writeFileSync(
       join(dir, "tsconfig.json"),
@@ -88,7 +109,7 @@ describe("the README's examples", () => {
       const failed = error as { stdout?: string; stderr?: string };
       output = `${failed.stdout ?? ""}${failed.stderr ?? ""}`;
     }
-    // Each file is named after the README line its example starts at.
-    expect(output, "README examples that do not compile (file name = README line)").toBe("");
+    // Each file is named after the page and the line its example starts at.
+    expect(output, "examples that do not compile (file name = page and line)").toBe("");
   });
 });

@@ -1,4 +1,4 @@
-/** The suite's table, in Markdown (the README shows it as printed), and the notes under it. */
+/** The suite's table, in Markdown (docs/reliability.md shows it as printed), and its notes. */
 import { isPlanned, type ScenarioRow, type SuiteEntry } from "./scenario.js";
 
 /** A scenario's outcome: its row, or not built. */

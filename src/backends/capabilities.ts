@@ -1,6 +1,6 @@
 /**
  * What each backend can do, in one object per backend. The runtime reads it to decide what to
- * emulate (a queue) and what to refuse; clients read it instead of guessing; the README's
+ * emulate (a queue) and what to refuse; clients read it instead of guessing; the library guide's
  * table is generated from it (`npm run docs:capabilities`, scripts/capability-table.ts).
  */
 import type { BackendKind } from "./backend.js";

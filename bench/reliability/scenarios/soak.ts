@@ -21,9 +21,9 @@ import { RESOURCE_TOLERANCE, SLOPE_LIMITS, slopeNote, soakFigures } from "../soa
 /**
  * Without `--jit`, interpreting only. Production runs with V8's optimising compilers, but what
  * they compile takes longer than the suite's 20-minute budget to level off: a 30-minute soak
- * with them (README) grew its objects ~20 KiB/min and its RSS in steps for 20 minutes, flat
- * in its last 10 only. So the suite's 13 minutes judge the bridge's objects with the JIT off,
- * and `--jit on --minutes 30` judges production's configuration by its end.
+ * with them (docs/reliability.md) grew its objects ~20 KiB/min and its RSS in steps for 20
+ * minutes, flat in its last 10 only. So the suite's 13 minutes judge the bridge's objects with
+ * the JIT off, and `--jit on --minutes 30` judges production's configuration by its end.
  */
 export const DEFAULT_JIT = false;
 

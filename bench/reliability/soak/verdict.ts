@@ -53,9 +53,9 @@ export interface SlopeLimits {
  * set for and resolve (interpreting only, 10-minute fits of the objects read −1.8 to +4.5
  * KiB/min run after run against a bar of 16). A longer run judges its end, not its whole
  * measured span: growth that levels off (V8's optimising compilers still compiling functions
- * that tier up for the first time, README) is steep at first and flat by the end, and the
- * question is what a bridge that runs for weeks keeps growing by; a leak is as steep in the
- * last 10 minutes as in the first, so it fails the same bar there.
+ * that tier up for the first time, docs/reliability.md) is steep at first and flat by the end,
+ * and the question is what a bridge that runs for weeks keeps growing by; a leak is as steep in
+ * the last 10 minutes as in the first, so it fails the same bar there.
  */
 export const SLOPE_LIMITS: Readonly<Record<"full" | "short", SlopeLimits>> = {
   full: { heapKiBPerMinute: 16, rssKiBPerMinute: 64, warmUpMs: 180_000, judgedMs: 600_000 },
