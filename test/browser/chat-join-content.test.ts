@@ -1,6 +1,7 @@
 /**
  * What a page that joins a session later shows (a reload, a second tab), in a real Chromium
- * against the real opencode: the text a running part has already streamed is there at once,
+ * against the real opencode: a sent image is the same image as in the tab that sent it, not
+ * a chip with its name; and the text a running part has already streamed is there at once,
  * then grows with the rest, with no gap and nothing doubled.
  */
 import type { Page } from "playwright-core";
@@ -21,6 +22,28 @@ import {
 
 const chromium = useBrowser();
 const harness = useChatHarness();
+
+// A 48x32 PNG (four coloured squares): its size tells it from any other image on the page.
+const PNG_48X32 =
+  "iVBORw0KGgoAAAANSUhEUgAAADAAAAAgCAIAAADbtmxLAAAAPklEQVR42u3PMQ0AMAwDwcAJpmIKxM7FURJWppN+ts7VcyO905EKCAgICAgICGgZlBpKHQMCAgICAgICWgZ9axXoeR6X2NIAAAAASUVORK5CYII=";
+
+/** The images of the user messages' attachments, with their natural size once loaded. */
+function sentImages(page: Page): Promise<{ alt: string; width: number; height: number }[]> {
+  return byTestId(page, "user-attachment")
+    .locator("img")
+    .evaluateAll((images) =>
+      images.map((element) => {
+        const image = element as unknown as {
+          alt: string;
+          naturalWidth: number;
+          naturalHeight: number;
+        };
+        return { alt: image.alt, width: image.naturalWidth, height: image.naturalHeight };
+      }),
+    );
+}
+
+const SHOWN = [{ alt: "squares.png", width: 48, height: 32 }];
 
 /**
  * The running turn's text, read while the turn runs: `undefined` once it has ended (a
@@ -48,10 +71,37 @@ async function followWhileRunning(page: Page, whole: string): Promise<string[]> 
 }
 
 describe("a page that joins a session later", () => {
+  it("shows a sent image after a reload and in a second tab, as the sending tab does", async () => {
+    const { page } = await chromium.open();
+    const id = await openNewSession(page, harness.current, "image for later");
+    await byTestId(page, "attach-image").setInputFiles({
+      name: "squares.png",
+      mimeType: "image/png",
+      buffer: Buffer.from(PNG_48X32, "base64"),
+    });
+    await send(page, "[[reply seen it]]");
+    expect(await waitForOutcomes(page, 1)).toEqual(["completed"]);
+    await eventually(() => sentImages(page)).toEqual(SHOWN);
+
+    const second = await chromium.open({ viewport: { width: 1280, height: 800 } });
+    await openNewSession(second.page, harness.current, "unused");
+    await openSession(second.page, id);
+    await eventually(() => sentImages(second.page), "the image in a second tab").toEqual(SHOWN);
+    await second.page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(second.page, "join-image-second-tab-390");
+
+    await page.reload();
+    await byTestId(page, "session-list").waitFor({ state: "attached" });
+    await openSession(page, id);
+    await eventually(() => sentImages(page), "the image after a reload").toEqual(SHOWN);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await screenshot(page, "join-image-reloaded-1280");
+  });
+
   it("shows a running part's text from its start in a second tab and after a reload", async () => {
     const count = 150;
     const whole = slowText(count);
-    const { page } = await chromium.open();
+    const { page } = await chromium.open({ viewport: { width: 1280, height: 800 } });
     const id = await openNewSession(page, harness.current, "join mid-stream");
     await send(page, `[[slow ${count} 60]]`);
     await eventually(
@@ -63,11 +113,13 @@ describe("a page that joins a session later", () => {
     await openNewSession(second.page, harness.current, "unused");
     await openSession(second.page, id);
     const inSecond = followWhileRunning(second.page, whole);
+    await second.page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(second.page, "join-stream-second-tab-390");
 
     await page.reload();
     await byTestId(page, "session-list").waitFor({ state: "attached" });
     await openSession(page, id);
-    await screenshot(page, "join-stream-reloaded");
+    await screenshot(page, "join-stream-reloaded-1280");
     const reloaded = await followWhileRunning(page, whole);
     const seconds = await inSecond;
     for (const readings of [reloaded, seconds]) {

@@ -16,6 +16,8 @@ export interface SessionActions {
   openChild(childSessionId: string): void;
   /** The address of a child conversation (for a link's href). */
   childHref(childSessionId: string): string;
+  /** An image an input carried, as the sidecar keeps it (rejects when it does not). */
+  sentImage(inputId: string, index: number, signal: AbortSignal): Promise<Blob>;
 }
 
 export function sessionActions(
@@ -48,6 +50,8 @@ export function sessionActions(
     openChild,
     childHref: (childSessionId) =>
       `#${new URLSearchParams({ session: childSessionId, parent: sessionId }).toString()}`,
+    sentImage: (inputId, index, signal) =>
+      client.inputImage(sessionId, inputId, index, { signal, timeoutMs: ACTION_BOUND_MS }),
   };
 }
 
