@@ -46,6 +46,7 @@ class BridgeClient {
     listSessions(options?: CallOptions): Promise<SessionInfo[]>;
     createSession(body?: CreateSessionBody, options?: CallOptions): Promise<SessionInfo>;
     getSession(sessionId: string, options?: CallOptions): Promise<SessionInfo>;
+    inputImage(sessionId: string, inputId: string, index: number, options?: CallOptions): Promise<Blob>;
     renameSession(sessionId: string, title: string, options?: CallOptions): Promise<SessionInfo>;
     releaseSession(sessionId: string, options?: CallOptions): Promise<SessionInfo>;
     killSession(sessionId: string, options?: CallOptions): Promise<void>;
@@ -275,6 +276,9 @@ interface ReasoningPart {
 
 // ReconnectBackoff
 type ReconnectBackoff = BackoffOptions;
+
+// SENT_IMAGE_TYPES
+const SENT_IMAGE_TYPES: readonly string[];
 
 // SendInput
 interface SendInput {

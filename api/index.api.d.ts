@@ -359,14 +359,17 @@ interface EphemeralEventData {
     "text.delta": {
         partId: string;
         delta: string;
+        catchUp?: true;
     };
     "reasoning.delta": {
         partId: string;
         delta: string;
+        catchUp?: true;
     };
     "tool.input.delta": {
         callId: string;
         delta: string;
+        catchUp?: true;
     };
     "tool.progress": {
         callId: string;

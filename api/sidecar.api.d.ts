@@ -52,6 +52,7 @@ interface SidecarLimits {
     multipartBodyBytes: number;
     attachmentBytes: number;
     attachmentsPerInput: number;
+    sentImageBytes: number;
     ticketTtlMs: number;
     maxTickets: number;
     idempotencyTtlMs: number;

@@ -26,6 +26,7 @@ const SHARED_FILES = [
   "src/store/conversation.ts",
   "src/store/message-updates.ts",
   "src/events/canonical.ts",
+  "src/events/streamed-so-far.ts",
   "src/util/assert-never.ts",
   "src/util/backoff.ts",
   "src/errors.ts",

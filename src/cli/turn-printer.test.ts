@@ -92,3 +92,16 @@ describe("TurnPrinter connection changes", () => {
     );
   });
 });
+
+describe("TurnPrinter text", () => {
+  it("prints of a catch-up delta (a follow that resumed mid-part) only what it had not printed", () => {
+    expect(
+      printed([
+        event("text.delta", { partId: "p1", delta: "Hel" }),
+        event("text.delta", { partId: "p1", delta: "Hello", catchUp: true }),
+        event("text.delta", { partId: "p1", delta: ", world" }),
+        event("text.delta", { partId: "p2", delta: "Other so far", catchUp: true }),
+      ]),
+    ).toBe("Hello, worldOther so far");
+  });
+});

@@ -9,6 +9,7 @@ import {
   type ConnectionState,
   type Usage,
 } from "../events/canonical.js";
+import { streamedText } from "../events/streamed-so-far.js";
 import { paint } from "./ansi.js";
 
 export interface Output {
@@ -33,9 +34,12 @@ export class TurnPrinter {
   print(event: CanonicalEvent): void {
     switch (event.type) {
       case "text.delta": {
+        // A catch-up delta (a follow that joined or resumed mid-part) is the whole text so
+        // far: only what was not printed yet is.
         const before = this.#printed.get(event.data.partId) ?? "";
-        this.#printed.set(event.data.partId, before + event.data.delta);
-        this.#text(event.data.delta);
+        const text = streamedText(before, event);
+        this.#printed.set(event.data.partId, text);
+        this.#text(text.startsWith(before) ? text.slice(before.length) : `\n${text}`);
         return;
       }
       case "text.ended": {

@@ -112,11 +112,16 @@ export interface DurableEventData {
   "native.unknown": { nativeType: string; raw: unknown; error?: string };
 }
 
-/** Payloads of the ephemeral (live-only) events, by type. */
+/**
+ * Payloads of the ephemeral (live-only) events, by type. A delta with `catchUp` is the first a
+ * reader that joined mid-part is given: `delta` is everything the part has streamed so far,
+ * which replaces what the reader has of it (one that resumed mid-part has some already). See
+ * docs/events.md, "Deltas".
+ */
 export interface EphemeralEventData {
-  "text.delta": { partId: string; delta: string };
-  "reasoning.delta": { partId: string; delta: string };
-  "tool.input.delta": { callId: string; delta: string };
+  "text.delta": { partId: string; delta: string; catchUp?: true };
+  "reasoning.delta": { partId: string; delta: string; catchUp?: true };
+  "tool.input.delta": { callId: string; delta: string; catchUp?: true };
   "tool.progress": { callId: string; metadata?: Record<string, unknown> };
   "usage.updated": { usage: Usage };
   /** The session's native streams lost the server or reached it again (`Session.connection`). */

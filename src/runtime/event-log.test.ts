@@ -15,8 +15,11 @@ const SESSION = "ocb_log";
 
 let made = 0;
 
-/** A fresh durable (`text.ended`) or ephemeral (`text.delta`) event of turn `turn`. */
-function event(durable: boolean, turn = "turn_1"): CanonicalEvent {
+/**
+ * A fresh durable (`text.ended`) or ephemeral (`text.delta`) event of turn `turn`, of part
+ * `part` (default: a part of its own, so a delta is of a part that never ends).
+ */
+function event(durable: boolean, turn = "turn_1", part?: string): CanonicalEvent {
   const n = ++made;
   const origin = {
     sessionId: SESSION,
@@ -24,10 +27,15 @@ function event(durable: boolean, turn = "turn_1"): CanonicalEvent {
     at: n,
     native: { backend: "serve" as const, type: "test", id: `evt_${n}` },
   };
+  const partId = part ?? `part_${n}`;
   return durable
-    ? canonical(origin, 0, "text.ended", { partId: `part_${n}`, text: `text ${n}` })
-    : canonical(origin, 0, "text.delta", { partId: `part_${n}`, delta: `d${n}` });
+    ? canonical(origin, 0, "text.ended", { partId, text: `text ${n}` })
+    : canonical(origin, 0, "text.delta", { partId, delta: `d${n}` });
 }
+
+/** The `delta` of a text delta (undefined for any other event). */
+const deltaOf = (e: CanonicalEvent | undefined) =>
+  e?.type === "text.delta" ? e.data.delta : undefined;
 
 /** Reads `count` events from `events`, then stops (the read is returned, not left hanging). */
 async function take(events: AsyncIterable<CanonicalEvent>, count: number) {
@@ -81,7 +89,9 @@ describe("EventLog", () => {
 
   it("replays kept events after a seq, then live ones; old deltas are not replayed", async () => {
     const log = new EventLog();
-    const before = [event(true), event(false), event(true), event(true)];
+    // The delta's part has ended: its end carries the text, the delta is not given again.
+    const before = [event(false, "turn_1", "p"), event(true, "turn_1", "p"), event(true)];
+    before.splice(2, 0, event(true));
     for (const e of before) log.append(e);
     const reading = drain(log.read(1));
     await Promise.resolve();
@@ -96,7 +106,8 @@ describe("EventLog", () => {
   it("pages a long replay from the store, then goes live with no gap and no duplicate", async () => {
     const flaky = new FlakyStore();
     const log = new EventLog({ store: { store: flaky.store, sessionId: SESSION }, pageSize: 7 });
-    for (let i = 0; i < 100; i++) await log.appended(event(i % 3 !== 0));
+    // The deltas' part ends with the last of them, before the read.
+    for (let i = 0; i < 100; i++) await log.appended(event(i % 3 !== 0 || i === 99, "t", "p"));
     const kept = log.lastSeq;
     const reader = log.read(10);
     const first = await reader[Symbol.asyncIterator]().next();
@@ -110,6 +121,88 @@ describe("EventLog", () => {
       ...Array.from({ length: kept - 10 }, (_, i) => 11 + i),
       kept + 1,
       undefined,
+    ]);
+  });
+
+  it("gives a read that joins mid-part the part's text so far as one delta, then its next deltas", async () => {
+    const log = new EventLog();
+    const started = canonical(
+      {
+        sessionId: SESSION,
+        turnId: "t",
+        at: 1,
+        native: { backend: "serve", type: "test", id: "s" },
+      },
+      0,
+      "text.started",
+      { partId: "p" },
+    );
+    log.append(started);
+    const first = [event(false, "t", "p"), event(false, "t", "p")];
+    for (const e of first) log.append(e);
+    log.append(event(false, "t", "ended")); // a part that ends before the read: none of it
+    log.append(event(true, "t", "ended"));
+    const reading = drain(log.read(0));
+    await Promise.resolve();
+    const next = event(false, "t", "p");
+    const end = event(true, "t", "p");
+    log.append(next);
+    log.append(end);
+    log.append(event(false, "t", "late")); // of a part after the read began: as it comes
+    log.close();
+    const read = await reading;
+    expect(read.map((e) => e.type)).toEqual([
+      "text.started",
+      "text.ended",
+      "text.delta",
+      "text.delta",
+      "text.ended",
+      "text.delta",
+    ]);
+    expect(deltaOf(read[2])).toBe(`${deltaOf(first[0])}${deltaOf(first[1])}`);
+    expect(read[2]?.native?.type).toBe("runtime.catch-up");
+    expect(read[2]?.turnId).toBe("t");
+    expect(ids(read.slice(3, 5))).toEqual(ids([next, end]));
+  });
+
+  it("forgets a part's text at its turn's end, and gives a read past what was handed out none", async () => {
+    const turnEnded = (n: number) =>
+      canonical(
+        {
+          sessionId: SESSION,
+          turnId: "t",
+          at: n,
+          native: { backend: "serve", type: "test", id: `e${n}` },
+        },
+        0,
+        "turn.ended",
+        { outcome: "interrupted" },
+      );
+    const log = new EventLog();
+    log.append(event(false, "t", "cut"));
+    log.append(event(true, "t", "other"));
+    // A reader that says it has seq 5 of a log at 1 read a commit this log has not handed out.
+    const past = drain(log.read(5));
+    log.append(turnEnded(1));
+    const after = drain(log.read(0));
+    await log.close();
+    expect((await past).map((e) => e.type)).toEqual(["turn.ended"]);
+    expect((await after).map((e) => e.type)).toEqual(["text.ended", "turn.ended"]);
+  });
+
+  it("a read that begins before the store said its last seq gets a delta linked meanwhile once", async () => {
+    const flaky = new FlakyStore();
+    const log = new EventLog({ store: { store: flaky.store, sessionId: SESSION } });
+    const reading = drain(log.read(0));
+    const delta = event(false, "t", "p");
+    log.append(delta); // handed out at once: nothing waits for a commit
+    const end = event(true, "t", "p");
+    await log.appended(end);
+    await log.close();
+    const read = await reading;
+    expect(read.map((e) => [e.type, deltaOf(e)])).toEqual([
+      ["text.delta", deltaOf(delta)],
+      ["text.ended", undefined],
     ]);
   });
 
@@ -239,16 +332,17 @@ describe("EventLog", () => {
 });
 
 type Op =
-  | { kind: "durable" }
-  | { kind: "ephemeral" }
+  | { kind: "durable"; part: number }
+  | { kind: "ephemeral"; part: number }
   | { kind: "again"; back: number }
   | { kind: "fail"; times: number }
   | { kind: "read"; after: number }
   | { kind: "consume"; reader: number; count: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.constant({ kind: "durable" as const }) },
-  { weight: 4, arbitrary: fc.constant({ kind: "ephemeral" as const }) },
+  // Parts 0 to 3: a durable event ends its part, an ephemeral one is a delta of it.
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant("durable" as const), part: fc.nat(3) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("ephemeral" as const), part: fc.nat(3) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("again" as const), back: fc.nat(8) }) },
   {
     weight: 1,
@@ -287,6 +381,26 @@ async function pull(reader: Reader): Promise<void> {
   reader.next = reader.iterator.next();
 }
 
+/**
+ * What a read that begins after `appended` is given for the parts under way, by its own
+ * model: per part with deltas since its last end, in the order of their first such delta,
+ * one delta with the last one's envelope and all their text.
+ */
+function streamedSoFar(appended: readonly CanonicalEvent[]): CanonicalEvent[] {
+  const open = new Map<string, { last: CanonicalEvent; text: string }>();
+  for (const e of appended) {
+    if (e.type === "text.ended") open.delete(e.data.partId);
+    if (e.type !== "text.delta") continue;
+    const text = (open.get(e.data.partId)?.text ?? "") + e.data.delta;
+    open.set(e.data.partId, { last: e, text });
+  }
+  return [...open.values()].map(({ last, text }) => ({
+    ...last,
+    id: `${last.id}~so-far`,
+    data: { ...last.data, delta: text },
+  })) as CanonicalEvent[];
+}
+
 describe("EventLog, the switch from kept to live events (property)", () => {
   it("every read gets the kept events after its seq, then every live one: no gap, no duplicate, seqs unique", async () => {
     await fc.assert(
@@ -296,6 +410,9 @@ describe("EventLog, the switch from kept to live events (property)", () => {
         async (ops, pageSize) => {
           const flaky = new FlakyStore();
           const log = new EventLog({ store: { store: flaky.store, sessionId: SESSION }, pageSize });
+          // The store has said its last seq: a read's switch is where the model puts it (a read
+          // that begins earlier switches once it has: its own test below).
+          await log.durable();
           const appended: CanonicalEvent[] = [];
           const durableSent: CanonicalEvent[] = [];
           const readers: Reader[] = [];
@@ -307,7 +424,7 @@ describe("EventLog, the switch from kept to live events (property)", () => {
                 const e =
                   step.kind === "again"
                     ? durableSent.at(-1 - Math.min(step.back, durableSent.length - 1))
-                    : event(step.kind === "durable");
+                    : event(step.kind === "durable", "turn_1", `part_${step.part}`);
                 if (e === undefined) break;
                 if (e.durable && step.kind !== "again") durableSent.push(e);
                 const stored = await log.appended(e);
@@ -322,8 +439,13 @@ describe("EventLog, the switch from kept to live events (property)", () => {
                 break;
               case "read": {
                 const iterator = log.read(step.after)[Symbol.asyncIterator]();
-                // The read begins now: what is kept so far is replayed, what comes next is live.
-                const expected = appended.filter((e) => e.durable && (e.seq ?? 0) > step.after);
+                // The read begins now: what is kept so far is replayed, then what the parts under
+                // way streamed (unless it claims more than was handed out), what comes next is live.
+                const lastSeq = appended.filter((e) => e.durable).length;
+                const expected = [
+                  ...appended.filter((e) => e.durable && (e.seq ?? 0) > step.after),
+                  ...(step.after <= lastSeq ? streamedSoFar(appended) : []),
+                ];
                 readers.push({ iterator, next: iterator.next(), read: [], expected, done: false });
                 break;
               }
@@ -347,7 +469,10 @@ describe("EventLog, the switch from kept to live events (property)", () => {
           flaky.failures = 0;
           await log.close();
           for (const reader of readers) while (!reader.done) await pull(reader);
-          for (const reader of readers) expect(ids(reader.read)).toEqual(ids(reader.expected));
+          for (const reader of readers) {
+            expect(ids(reader.read)).toEqual(ids(reader.expected));
+            expect(reader.read.map(deltaOf)).toEqual(reader.expected.map(deltaOf));
+          }
           const durable = appended.filter((e) => e.durable);
           expect(seqs(durable)).toEqual(durable.map((_, i) => i + 1));
           // The store ends with every durable event under the seq the live stream gave it.

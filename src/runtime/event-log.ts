@@ -15,9 +15,13 @@
  * held only while some reader has yet to pass it (or, with a store, while its commit is under
  * way). Reading from a seq pages the kept events with `seq` up to the last one handed out when
  * the read began, then follows the links from there: no gap and no duplicate at the switch.
+ * Deltas are not kept, but a reader that switches to live while a part streams is handed
+ * what that part has streamed so far as one delta first (`StreamedSoFar`), so that its deltas
+ * still join to the part's value: the log holds the text of the parts under way, no more.
  */
 import { AbortError, UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
+import { isDelta, StreamedSoFar } from "../events/streamed-so-far.js";
 import type { Store } from "../store/store.js";
 import { ChangeNotifier } from "../util/change-notifier.js";
 import { type Logger, silentLogger } from "../util/logger.js";
@@ -58,6 +62,8 @@ export class EventLog {
   /** The last event handed out (an empty link before the first). */
   #last: Link = {};
   #seq = 0;
+  /** The text of the parts under way, up to the last link. */
+  readonly #streamed = new StreamedSoFar();
   readonly #changes = new ChangeNotifier();
   #closed = false;
   #closing: Promise<void> | undefined;
@@ -165,6 +171,7 @@ export class EventLog {
 
   #handOut(event: CanonicalEvent): void {
     if (event.seq !== undefined) this.#seq = Math.max(this.#seq, event.seq);
+    this.#streamed.fold(event);
     const link: Link = { event };
     this.#last.next = link;
     this.#last = link;
@@ -282,8 +289,9 @@ export class EventLog {
   }
 
   /**
-   * Durable events with `seq > after` already kept, then every new event as it arrives
-   * (ephemeral ones too). Ends when the log closes; aborting rejects with AbortError.
+   * Durable events with `seq > after` already kept, then, for each part streaming at the
+   * switch, its text so far as one delta, then every new event as it arrives (ephemeral ones
+   * too). Ends when the log closes; aborting rejects with AbortError.
    */
   async *read(after = 0, signal?: AbortSignal): AsyncIterable<CanonicalEvent> {
     const what = "reading session events";
@@ -292,7 +300,15 @@ export class EventLog {
     // ephemeral ones do not): a durable one linked meanwhile is read from the store instead.
     let link = this.#last;
     if (this.#ready !== undefined) await this.#ready;
+    // What streamed up to `caughtUp` goes out whole, after the kept events (the parts' starts
+    // are among them, or the reader has them) and before the deltas linked after it. The
+    // deltas linked between `link` and it are in it, or of a part whose end was kept: skipped.
+    // A reader past what was handed out (it read a commit not handed out yet) is given none:
+    // a part's end it has would come before them.
+    const caughtUp = this.#last;
     const upTo = this.#seq;
+    const whole = after <= upTo;
+    const soFar = whole ? this.#streamed.catchUp() : [];
     let seen = after;
     while (seen < upTo) {
       if (signal?.aborted) throw new AbortError(what);
@@ -303,11 +319,17 @@ export class EventLog {
         yield event;
       }
     }
+    yield* soFar;
+    let inCatchUp = whole && link !== caughtUp;
     for (;;) {
       while (link.next !== undefined) {
         link = link.next;
         const event = link.event;
-        if (event !== undefined && (event.seq === undefined || event.seq > upTo)) yield event;
+        const before = inCatchUp;
+        if (link === caughtUp) inCatchUp = false;
+        if (event === undefined || (event.seq !== undefined && event.seq <= upTo)) continue;
+        if (before && isDelta(event)) continue;
+        yield event;
       }
       if (this.#closed) return;
       await this.#changes.wait(signal, what);

@@ -170,6 +170,21 @@ export class BridgeClient {
     );
   }
 
+  /**
+   * `GET /v1/sessions/:id/inputs/:inputId/attachments/:index`: an image an input carried (its
+   * `index`-th attachment, from 0), while the sidecar keeps it (sent through it, recently); a
+   * `BridgeApiError` 404 otherwise (show the attachment by its name then).
+   */
+  inputImage(
+    sessionId: string,
+    inputId: string,
+    index: number,
+    options?: CallOptions,
+  ): Promise<Blob> {
+    const path = `${sessionPath(sessionId)}/inputs/${encodeURIComponent(inputId)}/attachments/${index}`;
+    return this.#http.blob(path, options);
+  }
+
   /** `PATCH /v1/sessions/:id`. */
   renameSession(sessionId: string, title: string, options?: CallOptions): Promise<SessionInfo> {
     return this.#http.call(

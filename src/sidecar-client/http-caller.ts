@@ -47,6 +47,33 @@ export class HttpCaller {
     request: HttpRequest<S>,
     options: CallOptions = {},
   ): Promise<Answer<S>> {
+    const { response, body: text } = await this.#exchange(request, options, (answer) =>
+      answer.text(),
+    );
+    if (!response.ok && !request.answerStatuses?.includes(response.status)) {
+      throw apiErrorOf(response, text);
+    }
+    if (request.schema === undefined) return text as Answer<S>;
+    return parseAnswer(request.schema, text, `${request.method} ${request.path}`) as Answer<S>;
+  }
+
+  /** A `GET` whose 2xx answer is bytes (an image): the body as a `Blob`, typed as served. */
+  async blob(path: string, options: CallOptions = {}): Promise<Blob> {
+    const { response, body } = await this.#exchange(
+      { method: "GET", path },
+      options,
+      (answer): Promise<Blob | string> => (answer.ok ? answer.blob() : answer.text()),
+    );
+    if (typeof body === "string") throw apiErrorOf(response, body);
+    return body;
+  }
+
+  /** Sends `request` with the token and a bound; the answer and its body, read within it. */
+  async #exchange<B>(
+    request: Pick<HttpRequest<undefined>, "method" | "path" | "body">,
+    options: CallOptions,
+    readBody: (response: Response) => Promise<B>,
+  ): Promise<{ response: Response; body: B }> {
     const url = this.url(request.path);
     const what = `${request.method} ${request.path}`;
     const deadline = deadlineOf(what, options.timeoutMs ?? this.#timeoutMs, options.signal);
@@ -58,29 +85,20 @@ export class HttpCaller {
         headers["content-type"] = "application/json";
         body = JSON.stringify(request.body);
       }
-      let response: Response;
-      let text: string;
-      try {
-        response = await this.#fetch(url, {
-          method: request.method,
-          headers,
-          signal: deadline.signal,
-          ...(body !== undefined && { body }),
-        });
-        text = await response.text();
-      } catch (error) {
-        if (deadline.signal.aborted) throw deadline.classify(error);
-        throw new BridgeConnectionError(
-          `${what}: the sidecar at ${this.#base.origin} could not be reached or cut the ` +
-            `connection (${error instanceof Error ? error.message : String(error)})`,
-          { cause: error },
-        );
-      }
-      if (!response.ok && !request.answerStatuses?.includes(response.status)) {
-        throw apiErrorOf(response, text);
-      }
-      if (request.schema === undefined) return text as Answer<S>;
-      return parseAnswer(request.schema, text, what) as Answer<S>;
+      const response = await this.#fetch(url, {
+        method: request.method,
+        headers,
+        signal: deadline.signal,
+        ...(body !== undefined && { body }),
+      });
+      return { response, body: await readBody(response) };
+    } catch (error) {
+      if (deadline.signal.aborted) throw deadline.classify(error);
+      throw new BridgeConnectionError(
+        `${what}: the sidecar at ${this.#base.origin} could not be reached or cut the ` +
+          `connection (${error instanceof Error ? error.message : String(error)})`,
+        { cause: error },
+      );
     } finally {
       deadline.dispose();
     }

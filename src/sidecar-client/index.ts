@@ -15,7 +15,7 @@ export type {
   Outcome,
   Usage,
 } from "../events/canonical.js";
-export type { CreateSessionBody } from "../sidecar/protocol/http.js";
+export { type CreateSessionBody, SENT_IMAGE_TYPES } from "../sidecar/protocol/http.js";
 export type {
   AssistantMessage,
   Conversation,

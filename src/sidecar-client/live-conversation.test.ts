@@ -122,6 +122,17 @@ describe("reduceLive: streamed parts", () => {
     expect(stream.state().streaming).toEqual({});
   });
 
+  it("takes a catch-up delta as the part's whole text so far (a subscription that resumed mid-part)", () => {
+    const stream = new Stream()
+      .add("turn.started", {}, "turn_1")
+      .add("text.started", { partId: "prt_1" }, "turn_1")
+      .add("text.delta", { partId: "prt_1", delta: "Hel" }, "turn_1")
+      .add("text.delta", { partId: "prt_1", delta: "lo, wor", catchUp: true }, "turn_1")
+      .add("text.delta", { partId: "prt_1", delta: "ld" }, "turn_1")
+      .add("tool.input.delta", { callId: "call_1", delta: "{}", catchUp: true }, "turn_1");
+    expect(stream.state().streaming).toEqual({ prt_1: "lo, world", call_1: "{}" });
+  });
+
   it("keeps what a part streamed when an interrupt ends the turn before the part", () => {
     const stream = new Stream()
       .add("turn.started", {}, "turn_1")

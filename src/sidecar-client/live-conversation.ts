@@ -12,6 +12,7 @@
  * resumed subscription that overlaps never doubles anything.
  */
 import type { CanonicalEvent, ConnectionState, ModelRef, Usage } from "../events/canonical.js";
+import { streamedText } from "../events/streamed-so-far.js";
 import type { Conversation } from "../store/conversation.js";
 import { emptyConversation, reduceConversation } from "../store/conversation.js";
 import { assertNever } from "../util/assert-never.js";
@@ -52,7 +53,8 @@ export interface LiveConversation {
   /**
    * The deltas streamed so far into text and reasoning parts (by `partId`) and tool inputs
    * (by `callId`) that have not ended. The part's end carries the whole value and removes it.
-   * A part cut off by an interrupt keeps what it streamed.
+   * A part cut off by an interrupt keeps what it streamed. A subscription that joins mid-part
+   * is given the part's text so far first (a `catchUp` delta): it replaces what was there.
    */
   streaming: Readonly<Record<string, string>>;
   /** The turn running now, if any. */
@@ -118,10 +120,14 @@ export function liveConversationOf(
 function foldLive(state: LiveConversation, event: CanonicalEvent): LiveConversation {
   switch (event.type) {
     case "text.delta":
-    case "reasoning.delta":
-      return appendStreaming(state, event.data.partId, event.data.delta);
-    case "tool.input.delta":
-      return appendStreaming(state, event.data.callId, event.data.delta);
+    case "reasoning.delta": {
+      const id = event.data.partId;
+      return withStreaming(state, id, streamedText(state.streaming[id], event));
+    }
+    case "tool.input.delta": {
+      const id = event.data.callId;
+      return withStreaming(state, id, streamedText(state.streaming[id], event));
+    }
     case "text.ended":
     case "reasoning.ended":
       return dropStreaming(state, event.data.partId);
@@ -218,8 +224,8 @@ function foldLive(state: LiveConversation, event: CanonicalEvent): LiveConversat
   }
 }
 
-function appendStreaming(state: LiveConversation, id: string, delta: string): LiveConversation {
-  return { ...state, streaming: { ...state.streaming, [id]: (state.streaming[id] ?? "") + delta } };
+function withStreaming(state: LiveConversation, id: string, text: string): LiveConversation {
+  return { ...state, streaming: { ...state.streaming, [id]: text } };
 }
 
 function dropStreaming(state: LiveConversation, id: string): LiveConversation {

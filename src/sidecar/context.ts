@@ -6,6 +6,7 @@ import type { IdempotentSends } from "./idempotency.js";
 import type { SidecarLimits } from "./limits.js";
 import type { SidecarMetrics } from "./metrics.js";
 import type { OpenSessions } from "./open-sessions.js";
+import type { SentImages } from "./sent-images.js";
 import type { Tickets } from "./tickets.js";
 
 /** Where the sidecar listens: its own `Host` and origin are checked against it. */
@@ -34,6 +35,8 @@ export interface SidecarContext {
   readonly sessions: OpenSessions;
   /** Answers of inputs by idempotency key (in memory; in Postgres in a cluster). */
   readonly idempotency: IdempotentSends;
+  /** The images of inputs sent here, to show again (in memory, bounded). */
+  readonly sentImages: SentImages;
   /** The bridge's store, when the caller has it: kept sessions' seqs and renames. */
   readonly store: Store | undefined;
   readonly address: SidecarAddress;

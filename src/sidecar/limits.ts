@@ -8,6 +8,11 @@ export interface SidecarLimits {
   attachmentBytes: number;
   /** Most attachments in one input (default 16). */
   attachmentsPerInput: number;
+  /**
+   * Bytes of sent images kept in memory to show again (a reload, a second tab; default
+   * 64 MiB, least recently used dropped first: see `sent-images.ts`).
+   */
+  sentImageBytes: number;
   /** How long a ticket stays valid (default 30 s). */
   ticketTtlMs: number;
   /** Most tickets outstanding at once (default 1000; older ones are dropped first). */
@@ -57,6 +62,7 @@ export const DEFAULT_LIMITS: SidecarLimits = {
   multipartBodyBytes: 20 * 1024 * 1024,
   attachmentBytes: 10 * 1024 * 1024,
   attachmentsPerInput: 16,
+  sentImageBytes: 64 * 1024 * 1024,
   ticketTtlMs: 30_000,
   maxTickets: 1000,
   idempotencyTtlMs: 24 * 60 * 60 * 1000,

@@ -184,6 +184,35 @@ describe("inputs", () => {
     expect(files[1]?.ref).toBe(join(directory, "notes.txt"));
   });
 
+  it("serves an image an input carried again, and says when it does not keep one", async () => {
+    const { app, id, post } = await withSession();
+    const png = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex");
+    const sent = await post("/inputs", {
+      text: "look",
+      delivery: "queue",
+      attachments: [
+        { name: "a.txt", dataUrl: "data:text/plain;base64,aGVsbG8=" },
+        { name: "pixel.png", dataUrl: `data:image/png;base64,${png.toString("base64")}` },
+      ],
+    });
+    expect(sent.statusCode).toBe(202);
+    const { inputId } = sent.json() as { inputId: string };
+    const url = (index: number) => `/v1/sessions/${id}/inputs/${inputId}/attachments/${index}`;
+    const image = await app.inject({ url: url(1), headers: AUTH });
+    expect(image.statusCode).toBe(200);
+    expect(image.headers["content-type"]).toBe("image/png");
+    expect(image.headers["content-security-policy"]).toBe("default-src 'none'; sandbox");
+    expect(image.rawPayload).toEqual(png);
+    // A text file is no image to draw; an index past the input's, or another input's: none.
+    for (const other of [url(0), url(2), `/v1/sessions/${id}/inputs/in_other/attachments/1`]) {
+      const missing = await app.inject({ url: other, headers: AUTH });
+      expect(missing.statusCode).toBe(404);
+      expect(missing.json().error.message).toMatch(/is not kept here/);
+    }
+    expect((await app.inject({ url: url(1) })).statusCode).toBe(401);
+    expect((await app.inject({ url: url(99), headers: AUTH })).statusCode).toBe(400);
+  });
+
   it("takes a percent-encoded data URL as its bytes", async () => {
     const { backend, post } = await withSession();
     const sent = await post("/inputs", {

@@ -22,6 +22,7 @@ import { OpenSessions } from "./open-sessions.js";
 import { redactingLogger } from "./redact.js";
 import { weakSecretProblem } from "./secret-rules.js";
 import { isLoopbackHost } from "./security.js";
+import { SentImages } from "./sent-images.js";
 import type { SidecarApp } from "./sidecar-app.js";
 import { Tickets } from "./tickets.js";
 import { defaultWebRoot } from "./web/assets-root.js";
@@ -127,6 +128,7 @@ export function createSidecarContext(
           }),
     ),
     idempotency: sendKeys(options, limits, logger, stopping),
+    sentImages: new SentImages(limits.sentImageBytes),
     store: options.store,
     address: {
       host: options.host ?? "127.0.0.1",

@@ -7,9 +7,13 @@ import type { FeedSource } from "../../src/sidecar/streams/feed-types.js";
 export const SESSION = "ses_feed";
 let made = 0;
 
-/** A fresh durable (`text.ended`) or ephemeral (`text.delta`) event. */
-export function event(durable: boolean, padding = 0): CanonicalEvent {
+/**
+ * A fresh durable (`text.ended`) or ephemeral (`text.delta`) event of part `part` (default: a
+ * part of its own, so a delta is of a part that never ends).
+ */
+export function event(durable: boolean, padding = 0, part?: string): CanonicalEvent {
   const n = ++made;
+  const partId = part ?? `part_${n}`;
   const origin = {
     sessionId: SESSION,
     turnId: "turn_1",
@@ -18,11 +22,11 @@ export function event(durable: boolean, padding = 0): CanonicalEvent {
   };
   return durable
     ? canonical(origin, 0, "text.ended", {
-        partId: `part_${n}`,
+        partId,
         text: `text ${n}${"x".repeat(padding)}`,
       })
     : canonical(origin, 0, "text.delta", {
-        partId: `part_${n}`,
+        partId,
         delta: `d${n}${"x".repeat(padding)}`,
       });
 }
@@ -51,11 +55,14 @@ export class LogSource implements FeedSource {
     return this.log.lastSeq;
   }
 
-  /** Appends a fresh event (`padding` more characters of text, to make it large). */
-  append(durable: boolean, padding = 0): CanonicalEvent {
+  /**
+   * Appends a fresh event (`padding` more characters of text, to make it large) of part `part`
+   * (default: a part of its own).
+   */
+  append(durable: boolean, padding = 0, part?: string): CanonicalEvent {
     // An in-memory log hands the event out at once.
     let stored: CanonicalEvent | undefined;
-    this.log.append(event(durable, padding), undefined, (kept) => {
+    this.log.append(event(durable, padding, part), undefined, (kept) => {
       stored = kept;
     });
     if (stored === undefined) throw new Error("not appended");

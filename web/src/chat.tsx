@@ -4,7 +4,6 @@ import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { Composer } from "./composer/composer.js";
 import { ConnectionBanner, useClientConnection } from "./connection-banner.js";
 import { ConversationView } from "./conversation/conversation-view.js";
-import { JoinedLateContext } from "./conversation/joined-late.js";
 import { useLiveSession } from "./live-session.js";
 import { useModelCatalog } from "./model-catalog.js";
 import { useNewSession } from "./new-session.js";
@@ -26,7 +25,7 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
   const [sidebarOpen, setSidebarOpen] = useState(false);
   // Counts the reader's sends: each takes the conversation to its end.
   const [sends, setSends] = useState(0);
-  const { live, error, joinedLate, retry } = useLiveSession(client, target);
+  const { live, error, retry } = useLiveSession(client, target);
   const catalog = useModelCatalog(client, live !== undefined || target === undefined);
   const socket = useClientConnection(client);
   const go = useCallback((next: OpenTarget) => {
@@ -144,15 +143,13 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
           </section>
         ) : (
           <SessionActionsContext.Provider value={actions}>
-            <JoinedLateContext.Provider value={joinedLate}>
-              <ConversationView
-                key={sessionId}
-                live={live}
-                error={error}
-                onRetry={retry}
-                followRequest={sends}
-              />
-            </JoinedLateContext.Provider>
+            <ConversationView
+              key={sessionId}
+              live={live}
+              error={error}
+              onRetry={retry}
+              followRequest={sends}
+            />
             {parentId !== undefined ? (
               <p class="child-note muted">
                 A subagent's conversation: its parent's turn drives it.

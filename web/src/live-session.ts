@@ -1,6 +1,8 @@
 /**
  * One open session, live: its transcript folded into a `LiveConversation`, then the events
- * after the transcript's last seq as they come, so nothing is lost or doubled across a reload.
+ * after the transcript's last seq as they come, so nothing is lost or doubled across a reload
+ * (the sidecar gives a subscription that joins mid-part what the part has streamed so far,
+ * as one delta, before the part's next ones).
  * Events are folded as they arrive but drawn at most once per animation frame: a burst of
  * deltas costs one render, not one per delta.
  */
@@ -21,24 +23,16 @@ export interface LiveSession {
   live: LiveConversation | undefined;
   /** Why the session could not be read (shown instead of the conversation). */
   error: string | undefined;
-  /**
-   * Parts that were streaming when the page joined (a reload mid-turn): the deltas before it
-   * are gone (live-only), so their streamed text starts part-way until the part's end brings
-   * the whole of it.
-   */
-  joinedLate: ReadonlySet<string>;
   /** Reads the session again from its transcript (after an error). */
   retry: () => void;
 }
-
-const NONE: ReadonlySet<string> = new Set();
 
 /** What the hook keeps: a session's state, with the id of the session it is of. */
 interface Shown extends Omit<LiveSession, "retry"> {
   of: string | undefined;
 }
 
-const NOTHING: Shown = { of: undefined, live: undefined, error: undefined, joinedLate: NONE };
+const NOTHING: Shown = { of: undefined, live: undefined, error: undefined };
 
 export function useLiveSession(client: BridgeClient, target: OpenTarget | undefined): LiveSession {
   const [state, setState] = useState<Shown>(NOTHING);
@@ -50,10 +44,8 @@ export function useLiveSession(client: BridgeClient, target: OpenTarget | undefi
     setState({ ...NOTHING, of: sessionId });
     if (sessionId === undefined) return;
     const abort = new AbortController();
-    let joinedLate = NONE;
     const feed = new FrameBatcher((live) => {
-      if (joinedLate === NONE) joinedLate = streamingParts(live);
-      setState({ of: sessionId, live, error: undefined, joinedLate });
+      setState({ of: sessionId, live, error: undefined });
     });
     follow(
       client,
@@ -94,19 +86,6 @@ async function follow(
   feed.start(live);
   const events = client.subscribe(sessionId, { after: live.conversation.lastSeq, signal });
   for await (const event of events) feed.push(event);
-}
-
-/** The text and reasoning parts of the running turn that have not ended. */
-function streamingParts(live: LiveConversation): ReadonlySet<string> {
-  const running = live.conversation.messages.find(
-    (message) => message.role === "assistant" && message.turnId === live.running,
-  );
-  if (running?.role !== "assistant") return new Set();
-  return new Set(
-    running.parts.flatMap((part) =>
-      (part.type === "text" || part.type === "reasoning") && part.text === "" ? [part.partId] : [],
-    ),
-  );
 }
 
 /** Folds events at once, draws the latest state once per frame. */

@@ -20,6 +20,8 @@ export interface SessionActions {
   canRevert: boolean;
   /** Reverts the session to before `inputId`: it and all after it are forgotten. */
   revert(inputId: string): Promise<void>;
+  /** An image an input carried, as the sidecar keeps it (rejects when it does not). */
+  sentImage(inputId: string, index: number, signal: AbortSignal): Promise<Blob>;
 }
 
 export function sessionActions(
@@ -56,6 +58,8 @@ export function sessionActions(
     canRevert,
     revert: (inputId) =>
       reported(client.revert(sessionId, inputId, { timeoutMs: ACTION_BOUND_MS })),
+    sentImage: (inputId, index, signal) =>
+      client.inputImage(sessionId, inputId, index, { signal, timeoutMs: ACTION_BOUND_MS }),
   };
 }
 

@@ -148,9 +148,21 @@ export const durableDataSchemas = {
 
 /** The payload schema of each ephemeral event type. */
 export const ephemeralDataSchemas = {
-  "text.delta": z.object({ partId: z.string(), delta: z.string() }),
-  "reasoning.delta": z.object({ partId: z.string(), delta: z.string() }),
-  "tool.input.delta": z.object({ callId: z.string(), delta: z.string() }),
+  "text.delta": z.object({
+    partId: z.string(),
+    delta: z.string(),
+    catchUp: z.literal(true).exactOptional(),
+  }),
+  "reasoning.delta": z.object({
+    partId: z.string(),
+    delta: z.string(),
+    catchUp: z.literal(true).exactOptional(),
+  }),
+  "tool.input.delta": z.object({
+    callId: z.string(),
+    delta: z.string(),
+    catchUp: z.literal(true).exactOptional(),
+  }),
   "tool.progress": z.object({
     callId: z.string(),
     metadata: z.record(z.string(), z.unknown()).exactOptional(),

@@ -79,6 +79,23 @@ const text = (max: number) => z.string().min(1).max(max);
 export const SessionIdParamsSchema = z.object({ id: text(200) });
 export const ChildParamsSchema = z.object({ id: text(200), childId: text(200) });
 export const InputParamsSchema = z.object({ id: text(200), inputId: text(200) });
+/**
+ * The image types the sidecar keeps of the inputs sent through it, to serve again
+ * (`GET /v1/sessions/:id/inputs/:inputId/attachments/:index`): raster formats a browser
+ * draws, nothing that can run (no SVG).
+ */
+export const SENT_IMAGE_TYPES: readonly string[] = [
+  "image/png",
+  "image/jpeg",
+  "image/gif",
+  "image/webp",
+  "image/avif",
+];
+
+/** The `index`-th attachment (from 0) of an input. */
+export const InputAttachmentParamsSchema = InputParamsSchema.extend({
+  index: z.coerce.number().int().min(0).max(31),
+});
 export const AskParamsSchema = z.object({ id: text(200), requestId: text(200) });
 
 // --- sessions ---

@@ -1,4 +1,5 @@
 /** Inputs, interrupts, reverts and model switches: what drives a session's turns. */
+import type { AttachmentSpec } from "../../backends/attachments.js";
 import type { ModelRef } from "../../events/canonical.js";
 import type { Session } from "../../runtime/session.js";
 import type { Turn } from "../../runtime/turn.js";
@@ -8,9 +9,11 @@ import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import {
   ErrorBodySchema,
+  InputAttachmentParamsSchema,
   InputParamsSchema,
   OkSchema,
   RevertBodySchema,
+  SENT_IMAGE_TYPES,
   type SendInputBody,
   SendInputBodySchema,
   type SendInputResult,
@@ -78,6 +81,34 @@ export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void 
         void reply.header("idempotent-replayed", "true");
       }
       return reply.code(202).send(answer);
+    },
+  );
+
+  app.get(
+    "/v1/sessions/:id/inputs/:inputId/attachments/:index",
+    {
+      schema: {
+        summary:
+          "An image an input carried (the `index`-th attachment, from 0), while this sidecar keeps it: sent through it, and recently",
+        params: InputAttachmentParamsSchema,
+        produces: [...SENT_IMAGE_TYPES],
+      },
+    },
+    async (request, reply) => {
+      const { id, inputId, index } = request.params;
+      const image = ctx.sentImages.get(id, inputId, index);
+      if (image === undefined) {
+        throw new ApiError(
+          "not_found",
+          `attachment ${index} of input ${inputId} of session ${id} is not kept here: only images sent through this sidecar are, the most recent ${ctx.limits.sentImageBytes} bytes of them`,
+        );
+      }
+      // The bytes never change; whoever has the token may read them (as the transcript).
+      return reply
+        .header("content-type", image.mime)
+        .header("cache-control", "private, max-age=86400, immutable")
+        .header("content-security-policy", "default-src 'none'; sandbox")
+        .send(Buffer.from(image.bytes.buffer, image.bytes.byteOffset, image.bytes.byteLength));
     },
   );
 
@@ -204,7 +235,22 @@ async function sendInput(
     signal: callSignal(ctx),
   });
   const inputId = await admittedInput(session, turn, body.text);
+  if (inputId !== undefined) keepImages(ctx, session.id, inputId, files ?? []);
   return { turnId: turn.id, ...(inputId === undefined ? {} : { inputId }) };
+}
+
+/** The images among an input's attachments, to show again (`SentImages`: bounded, in memory). */
+function keepImages(
+  ctx: SidecarContext,
+  sessionId: string,
+  inputId: string,
+  files: readonly AttachmentSpec[],
+): void {
+  for (const [index, file] of files.entries()) {
+    if (typeof file === "string" || file.mime === undefined) continue;
+    const bytes = typeof file.data === "string" ? Buffer.from(file.data, "base64") : file.data;
+    ctx.sentImages.keep(sessionId, inputId, index, { mime: file.mime, bytes });
+  }
 }
 
 /**

@@ -11,14 +11,27 @@
  *   stored before the feed ever sees them) and handed out as they are read;
  * - once that read is done and the feed has passed `target = max(after, position)`, the buffer
  *   up to and including the durable event numbered `target` is dropped (the subscriber has it
- *   already: it came with `after`), `caughtUp(target)` goes out, then the rest of the buffer,
- *   and from then on every event the feed hands out.
+ *   already: it came with `after`), `caughtUp(target)` goes out, then the rest of the buffer
+ *   but its deltas, then what the parts under way have streamed so far, as one delta each
+ *   (the feed's `StreamedSoFar`, which has the buffer's deltas: a page opened mid-part shows
+ *   the part's text at once, and the deltas it gets still join to the part's value), and from
+ *   then on every event the feed hands out. The buffer's deltas of a part that has ended are
+ *   not needed: its end carries the whole text.
  */
 import type { CanonicalEvent } from "../../events/canonical.js";
+import { isDelta } from "../../events/streamed-so-far.js";
 import type { Logger } from "../../util/logger.js";
 import type { FeedEnd, FeedSource, FeedSubscriber } from "./feed-types.js";
 
 type MemberState = "joining" | "live" | "gone";
+
+/** What a joining member reads of its feed, at each step. */
+export interface FeedNow {
+  /** The last durable seq the feed handed out. */
+  position(): number;
+  /** One delta per part under way with its text so far (`StreamedSoFar.catchUp`). */
+  streamedSoFar(): CanonicalEvent[];
+}
 
 export class FeedMember {
   readonly #subscriber: FeedSubscriber;
@@ -28,6 +41,7 @@ export class FeedMember {
   #buffer: CanonicalEvent[] = [];
   readonly #target: number;
   #backlogRead = false;
+  #feed: FeedNow | undefined;
   readonly #stopBacklog = new AbortController();
   readonly #gone: (member: FeedMember) => void;
 
@@ -51,9 +65,10 @@ export class FeedMember {
 
   /**
    * Hands out the kept durable events in `(after, upTo]`, then joins the live stream as soon as
-   * the feed has passed the target (`position` is the feed's, read at each step).
+   * the feed has passed the target (`feed` is read at each step).
    */
-  async readBacklog(source: FeedSource, after: number, upTo: number, position: () => number) {
+  async readBacklog(source: FeedSource, after: number, upTo: number, feed: FeedNow) {
+    this.#feed = feed;
     // Never a call back from inside `join`: the subscriber sets itself up (an SSE response
     // writes its headers) after joining, before its first event.
     await Promise.resolve();
@@ -75,7 +90,7 @@ export class FeedMember {
       return;
     }
     this.#backlogRead = true;
-    this.#joinIfReady(position());
+    this.#joinIfReady(feed.position());
   }
 
   /** An event the feed hands out (`position`: the feed's last durable seq, this one included). */
@@ -101,7 +116,8 @@ export class FeedMember {
     });
     this.#state = "live";
     this.#call(() => this.#subscriber.caughtUp(this.#target));
-    for (const event of buffered.slice(start)) {
+    const soFar = this.#feed?.streamedSoFar() ?? [];
+    for (const event of [...buffered.slice(start).filter((e) => !isDelta(e)), ...soFar]) {
       if (this.#state !== "live") return;
       this.#call(() => this.#subscriber.event(event));
     }

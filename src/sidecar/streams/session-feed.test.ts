@@ -49,6 +49,32 @@ class Recorder implements FeedSubscriber {
 const range = (from: number, to: number) =>
   Array.from({ length: Math.max(0, to - from + 1) }, (_, index) => from + index);
 
+const isDelta = (event: CanonicalEvent) => event.type === "text.delta";
+const deltaOf = (event: CanonicalEvent) => (event.type === "text.delta" ? event.data.delta : "");
+const partOf = (event: CanonicalEvent) =>
+  event.type === "text.delta" || event.type === "text.ended" ? event.data.partId : undefined;
+
+/**
+ * The text each life of each part streamed, by `part#life` (a life ends with the part's
+ * `text.ended`; `ends` counts the ends before `events`), and the lives that ended.
+ */
+function streamedByLife(events: readonly CanonicalEvent[], ends = new Map<string, number>()) {
+  const texts = new Map<string, string>();
+  const ended = new Set<string>();
+  for (const event of events) {
+    const part = partOf(event);
+    if (part === undefined) continue;
+    const life = `${part}#${ends.get(part) ?? 0}`;
+    if (event.type === "text.ended") {
+      ended.add(life);
+      ends.set(part, (ends.get(part) ?? 0) + 1);
+    } else {
+      texts.set(life, (texts.get(life) ?? "") + deltaOf(event));
+    }
+  }
+  return { texts, ended };
+}
+
 /** Asserts the invariants of one subscriber's stream once its session has closed. */
 function expectWhole(recorder: Recorder, source: LogSource, after: number): void {
   const all = source.appended;
@@ -61,14 +87,32 @@ function expectWhole(recorder: Recorder, source: LogSource, after: number): void
   for (const item of recorder.heard.slice(0, marker)) {
     expect(item.kind === "event" && item.event.durable).toBe(true);
   }
-  // After it: a run of the session's own order, starting after the marker's durable event
-  // with nothing left out but ephemeral events from before the subscriber joined.
-  const live = recorder.live;
-  const markerIndex = all.findIndex((item) => item.seq === caughtUp);
-  const start = live[0] === undefined ? all.length : all.indexOf(live[0]);
+  // After it, but for deltas: a run of the session's own order, starting after the marker's
+  // durable event with nothing left out but ephemeral events from before the subscriber joined.
+  const live = recorder.live.filter((event) => !isDelta(event));
+  const order = all.filter((event) => !isDelta(event));
+  const markerIndex = order.findIndex((item) => item.seq === caughtUp);
+  const start = live[0] === undefined ? order.length : order.indexOf(live[0]);
   expect(start).toBeGreaterThan(markerIndex);
-  expect(live).toEqual(all.slice(start));
-  for (const skipped of all.slice(markerIndex + 1, start)) expect(skipped.durable).toBe(false);
+  expect(live).toEqual(order.slice(start));
+  for (const skipped of order.slice(markerIndex + 1, start)) expect(skipped.durable).toBe(false);
+  // Deltas: each life of a part that had not ended when the subscriber joined is streamed
+  // whole (what came before as one delta), none before it ends (the end carries it all), and
+  // none of a life that ended before it.
+  const endsBefore = new Map<string, number>();
+  for (const event of all) {
+    const part = partOf(event);
+    if (event.type === "text.ended" && part !== undefined && (event.seq ?? 0) <= after) {
+      endsBefore.set(part, (endsBefore.get(part) ?? 0) + 1);
+    }
+  }
+  const session = streamedByLife(all);
+  const heard = streamedByLife(recorder.events, endsBefore);
+  for (const [life, text] of heard.texts)
+    expect([life, text]).toEqual([life, session.texts.get(life)]);
+  for (const [life, text] of session.texts) {
+    if (!session.ended.has(life)) expect([life, heard.texts.get(life)]).toEqual([life, text]);
+  }
   expect(recorder.heard.at(-1)).toEqual({ kind: "ended", end: { reason: "session-closed" } });
 }
 
@@ -135,8 +179,11 @@ describe("SessionFeed", () => {
     await tick();
     expectWhole(early, source, 6);
     expectWhole(joiner, source, 1);
-    // The joiner's live part is the tail of what the early subscriber saw, in the same order.
-    expect(early.events.slice(-joiner.live.length)).toEqual(joiner.live);
+    // The joiner's live part is the tail of what the early subscriber saw, in the same order
+    // (but for the deltas: what streamed before it joined came to it as one per part).
+    const joinerLive = joiner.live.filter((event) => !isDelta(event));
+    const earlyAll = early.events.filter((event) => !isDelta(event));
+    expect(earlyAll.slice(-joinerLive.length)).toEqual(joinerLive);
   });
 
   it("waits for its reader to pass a subscriber's seq before saying it is caught up", async () => {
@@ -146,20 +193,57 @@ describe("SessionFeed", () => {
     feed.join(first, 0);
     // Appended at once: the feed's reader has not read them yet when the second one joins.
     source.append(true);
-    source.append(false);
+    const streaming = source.append(false);
     source.append(true);
     const behind = new Recorder();
     feed.join(behind, 2);
     expect(behind.heard).toEqual([]);
     const next = source.append(false);
     await tick();
+    // The part that streamed before it joined, whose delta it could not be given as it came,
+    // comes as what it has streamed so far, then what came after.
     expect(behind.heard).toEqual([
       { kind: "caught-up", seq: 2 },
+      {
+        kind: "event",
+        event: {
+          ...streaming,
+          id: `${streaming.id}~so-far`,
+          data: { ...streaming.data, catchUp: true },
+          native: expect.anything(),
+        },
+      },
       { kind: "event", event: next },
     ]);
     source.log.close();
     await tick();
     expectWhole(behind, source, 2);
+  });
+
+  it("hands a subscriber that joins mid-part what it streamed so far, then its next deltas", async () => {
+    const source = new LogSource();
+    source.append(true);
+    const first = source.append(false, 0, "p");
+    const feeds = new SessionFeeds();
+    // A feed made mid-part (its first subscriber: a page reloaded with no other open) ...
+    const opener = new Recorder();
+    feeds.join(source, opener, 1);
+    await tick();
+    const second = source.append(false, 0, "p");
+    await tick();
+    // ... and one who joins a feed that has run through the part (a second tab).
+    const later = new Recorder();
+    feeds.join(source, later, 1);
+    await tick();
+    const third = source.append(false, 0, "p");
+    const end = source.append(true, 0, "p");
+    await tick();
+    const texts = (recorder: Recorder) =>
+      recorder.live.map((event) => (isDelta(event) ? deltaOf(event) : event.type));
+    const [a, b, c] = [first, second, third].map(deltaOf);
+    expect(texts(opener)).toEqual([a, b, c, "text.ended"]);
+    expect(texts(later)).toEqual([`${a}${b}`, c, "text.ended"]);
+    expect(later.live.at(-1)).toEqual(end);
   });
 
   it("reads the session once however many subscribe, and ends them all when it closes", async () => {
@@ -234,12 +318,17 @@ describe("SessionFeed", () => {
   });
 
   it("keeps every subscriber whole under random interleavings of events and joins", async () => {
-    type Step = { kind: "durable" } | { kind: "ephemeral" } | { kind: "join"; back: number };
+    // Events of parts 0 to 2: a durable one ends its part, an ephemeral one is a delta of it.
+    type Step =
+      | { kind: "durable"; part: number }
+      | { kind: "ephemeral"; part: number }
+      | { kind: "join"; back: number };
+    const part = fc.nat({ max: 2 });
     const step = fc.oneof(
-      fc.constant<Step>({ kind: "durable" }),
-      fc.constant<Step>({ kind: "ephemeral" }),
+      part.map((n): Step => ({ kind: "durable", part: n })),
+      part.map((n): Step => ({ kind: "ephemeral", part: n })),
       fc.nat({ max: 8 }).map((back): Step => ({ kind: "join", back })),
-      fc.constant<Step>({ kind: "durable" }),
+      part.map((n): Step => ({ kind: "durable", part: n })),
     );
     const plan = fc.record({
       steps: fc.array(fc.tuple(step, fc.nat({ max: 2 })), { minLength: 1, maxLength: 40 }),
@@ -256,7 +345,8 @@ describe("SessionFeed", () => {
         feeds.join(source, anchor, 0);
         let during = 0;
         source.duringKeptRead = () => {
-          if (during++ % 3 < appendsDuringRead) source.append(during % 2 === 0);
+          if (during++ % 3 < appendsDuringRead)
+            source.append(during % 2 === 0, 0, `p${during % 3}`);
         };
         for (const [item, ticks] of steps) {
           if (item.kind === "join") {
@@ -265,7 +355,7 @@ describe("SessionFeed", () => {
             feeds.join(source, recorder, after);
             joined.push({ recorder, after });
           } else {
-            source.append(item.kind === "durable");
+            source.append(item.kind === "durable", 0, `p${item.part}`);
           }
           for (let n = 0; n < ticks; n++) await tick();
         }

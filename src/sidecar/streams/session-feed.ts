@@ -4,11 +4,13 @@
  * member is handed each event in the same synchronous pass, so all see the same order.
  *
  * The reader starts live, after the session's last seq when the feed is made; each member
- * catches up on what it missed from the kept events (see `feed-member.ts` for the join). The
+ * catches up on what it missed from the kept events, and on what the parts under way have
+ * streamed so far (see `feed-member.ts` for the join). The
  * feed ends when the session closes (its members are told), when reading fails, or when its
  * last member leaves.
  */
 import type { CanonicalEvent } from "../../events/canonical.js";
+import { StreamedSoFar } from "../../events/streamed-so-far.js";
 import { type Logger, silentLogger } from "../../util/logger.js";
 import { FeedMember } from "./feed-member.js";
 import {
@@ -33,6 +35,11 @@ export class SessionFeed {
   readonly #stopReader = new AbortController();
   /** The last durable seq the reader handed out (or the session's last seq when it started). */
   #position: number;
+  /**
+   * The text of the parts under way, from the deltas handed out (the session's own read gives
+   * the feed's reader what streamed before it started, so this is whole).
+   */
+  readonly #streamed = new StreamedSoFar();
   #stopped = false;
 
   constructor(source: FeedSource, options: SessionFeedOptions = {}) {
@@ -77,7 +84,10 @@ export class SessionFeed {
       gone: (gone) => this.#forget(gone),
     });
     this.#members.add(member);
-    void member.readBacklog(this.source, after, position, () => this.#position);
+    void member.readBacklog(this.source, after, position, {
+      position: () => this.#position,
+      streamedSoFar: () => this.#streamed.catchUp(),
+    });
     return { leave: () => member.leave() };
   }
 
@@ -112,6 +122,7 @@ export class SessionFeed {
 
   #handOut(event: CanonicalEvent): void {
     if (event.durable && event.seq !== undefined) this.#position = event.seq;
+    this.#streamed.fold(event);
     // A snapshot: a member may leave (or be ended) while it is handed the event.
     for (const member of [...this.#members]) member.push(event, this.#position);
   }

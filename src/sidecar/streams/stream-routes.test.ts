@@ -17,6 +17,7 @@ import { Idempotency } from "../idempotency.js";
 import { resolveLimits } from "../limits.js";
 import { SidecarMetrics } from "../metrics.js";
 import type { OpenSessions } from "../open-sessions.js";
+import { SentImages } from "../sent-images.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { Tickets } from "../tickets.js";
 
@@ -51,6 +52,7 @@ async function listen(sources: LogSource[]) {
     limits,
     sessions,
     idempotency: new Idempotency({ ttlMs: 1000, max: 10 }),
+    sentImages: new SentImages(limits.sentImageBytes),
     store: undefined,
     address: { host: "127.0.0.1", port: 0 },
     stopping: stop.signal,

@@ -1,8 +1,9 @@
 /**
  * Previews of the images this tab sent, by the input's text and the file's name: the
  * transcript keeps only a byte-free reference of an attachment, so a user message shows its
- * image from here (and a chip with the name where the tab has none: after a reload, in another
- * tab). Recorded before the send, so the message finds it however early its admission arrives.
+ * image from here at once (elsewhere, after a reload or in another tab, from the sidecar:
+ * `kept-image.ts`). Recorded before the send, so the message finds it however early its
+ * admission arrives.
  */
 const previews = new Map<string, string>();
 

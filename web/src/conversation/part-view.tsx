@@ -1,10 +1,8 @@
 /** One part of a turn, by its type. Memoised on the part, its streamed text and its ask state. */
 import type { Part, SubagentPart } from "opencode-bridge/client";
 import { memo } from "preact/compat";
-import { useContext } from "preact/hooks";
 import { assertNever } from "../assert-never.js";
 import { Markdown, StreamingMarkdown } from "../markdown/markdown-view.js";
-import { JoinedLateContext } from "./joined-late.js";
 import { PermissionAsk, PermissionRecord } from "./permission-ask.js";
 import { QuestionAsk, QuestionRecord } from "./question-ask.js";
 import { SubagentCard } from "./subagent-card.js";
@@ -24,13 +22,7 @@ export interface PartViewProps {
 }
 
 export const PartView = memo(function PartView(props: PartViewProps) {
-  const { part } = props;
-  const joinedLate = useContext(JoinedLateContext);
-  // What streamed before the page joined is gone: say the text starts part-way.
-  const streamed =
-    props.streamed !== undefined && "partId" in part && joinedLate.has(part.partId)
-      ? `…${props.streamed}`
-      : props.streamed;
+  const { part, streamed } = props;
   switch (part.type) {
     case "text":
       return streamed !== undefined && part.text === "" ? (

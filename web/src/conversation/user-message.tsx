@@ -14,9 +14,14 @@ export const UserMessageView = memo(function UserMessageView(props: {
       <p class="user-text">{message.text}</p>
       {message.files === undefined || message.files.length === 0 ? null : (
         <ul class="attachments">
-          {message.files.map((ref) => (
-            <li key={ref} data-testid="user-attachment">
-              <Attachment text={message.text} fileRef={ref} />
+          {message.files.map((ref, index) => (
+            <li key={`${index}:${ref}`} data-testid="user-attachment">
+              <Attachment
+                text={message.text}
+                fileRef={ref}
+                inputId={message.inputId}
+                index={index}
+              />
             </li>
           ))}
         </ul>

@@ -51,6 +51,7 @@ describe("describeRef", () => {
     expect(describeRef("data:image/png;name=pixel%20one.png;bytes=68")).toEqual({
       name: "pixel one.png",
       detail: "image/png, 68 bytes",
+      mime: "image/png",
     });
     expect(describeRef("/work/dir/notes.md").name).toBe("notes.md");
     expect(describeRef("https://example.com/a/b.png").name).toBe("b.png");
