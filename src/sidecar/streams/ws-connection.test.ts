@@ -188,6 +188,24 @@ describe("WsConnection", () => {
     expect(answering.socket.readyState).toBe(1);
   });
 
+  it("keeps a client that answers when this process's event loop was held up past the timeout", async () => {
+    const limits = { streamHeartbeatMs: 20, streamHeartbeatTimeoutMs: 100 };
+    const { url } = await serve([], limits);
+    const answering = await RawWsClient.connect(url);
+    answering.send({ type: "ping" });
+    await answering.waitFor("pong", messageWith({ type: "pong" }));
+    // The sidecar's process is busy (a load spike, a long GC): its heartbeat timer fires late,
+    // ahead of the pongs that wait unread. It once terminated a live client so.
+    const until = Date.now() + 300;
+    while (Date.now() < until) {
+      // busy: nothing else runs
+    }
+    const pongs = answering.received.length;
+    answering.send({ type: "ping" });
+    await answering.waitFor("a pong after the stall", messageWith({ type: "pong" }), pongs);
+    expect(answering.socket.readyState).toBe(1);
+  });
+
   it("drops ephemeral events for a client that stops reading, never durable ones, then closes it 4008", async () => {
     const source = new LogSource(256, "ses_one");
     const limits = { streamDropEphemeralBytes: 64 * 1024, streamDisconnectBytes: 2 * 1024 * 1024 };

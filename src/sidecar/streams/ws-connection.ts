@@ -78,6 +78,7 @@ export class WsConnection {
   readonly #invalid: InvalidMessages;
   readonly #heartbeat: NodeJS.Timeout;
   #lastHeard = Date.now();
+  #lastBeat = Date.now();
   /** close() was called: messages that still arrive are ignored. */
   #closing = false;
   #closed = false;
@@ -118,9 +119,16 @@ export class WsConnection {
     this.#lastHeard = Date.now();
   }
 
-  /** Pings, or gives up on a client that has said nothing (no pong either) for too long. */
+  /**
+   * Pings, or gives up on a client that has said nothing (no pong either) for too long. A beat
+   * that comes late (this process's event loop was held up) does not judge: the client's pongs
+   * may be waiting, unread, behind this very timer; the next beat, on time, does.
+   */
   #beat(): void {
-    if (Date.now() - this.#lastHeard > this.#deps.limits.heartbeatTimeoutMs) {
+    const now = Date.now();
+    const late = now - this.#lastBeat > 2 * this.#deps.limits.heartbeatMs;
+    this.#lastBeat = now;
+    if (!late && now - this.#lastHeard > this.#deps.limits.heartbeatTimeoutMs) {
       this.#deps.logger.info("a stream WebSocket missed its heartbeats; terminating it", {
         silentMs: Date.now() - this.#lastHeard,
       });
