@@ -94,6 +94,8 @@ describe("the client entry (opencode-bridge/client)", () => {
       "BridgeConnectionError",
       "BridgeProtocolError",
       "BridgeTimeoutError",
+      // The image types the sidecar keeps and serves again (a UI asks for those only).
+      "SENT_IMAGE_TYPES",
       "emptyLiveConversation",
       "liveConversationOf",
       "reduceLive",

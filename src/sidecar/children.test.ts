@@ -124,8 +124,14 @@ describe("a subagent's child session over the sidecar", () => {
       "turn.started",
       "text.started",
       "text.delta",
+      "text.delta",
       "text.ended",
       "turn.ended",
+    ]);
+    // Joined mid-part: the text so far comes first, as one catch-up delta, then the rest.
+    expect(seen.filter((event) => event.type === "text.delta").map((event) => event.data)).toEqual([
+      { partId: "p1", delta: "from the ", catchUp: true },
+      { partId: "p1", delta: "child" },
     ]);
     expect(seen.every((event) => event.sessionId === CHILD)).toBe(true);
   });
