@@ -12,6 +12,7 @@ import type { Logger } from "../util/logger.js";
 import { type ClusterSessions, ServedElsewhereError } from "./cluster/cluster-sessions.js";
 import type { RemoteSource } from "./cluster/remote-source.js";
 import { ApiError } from "./errors.js";
+import { DirectoryGoneError, directoryGone } from "./local-directories.js";
 import type { SidecarMetrics } from "./metrics.js";
 import type { SessionInfo } from "./protocol/http.js";
 import { childOf, recordInfo } from "./session-records.js";
@@ -104,13 +105,15 @@ export class OpenSessions {
 
   /**
    * Opens a kept session on the bridge; in a cluster, once its lease is this sidecar's (and
-   * its directory this sidecar's server's).
+   * its directory this sidecar's server's). One whose directory is gone is not opened: its
+   * streams would only meet OpenCode's 500s, reconnecting for ever (`DirectoryGoneError`).
    */
   async #adopt(record: SessionRecord, signal: AbortSignal | undefined): Promise<Session> {
     const { id, directory } = record;
     const cluster = this.#cluster;
     await cluster?.lead(id, { directory, ...(signal === undefined ? {} : { signal }) });
     try {
+      if (await directoryGone(this.#bridge, directory)) throw new DirectoryGoneError(id, directory);
       const session = await this.#bridge.openSession(id, signal === undefined ? {} : { signal });
       return this.#follow(session, undefined);
     } catch (error) {
@@ -242,6 +245,7 @@ export class OpenSessions {
         sandbox: this.#bridge.sandbox,
         lastSeq: (await this.#store?.lastSeq(id)) ?? 0,
         ...(lastActivityAt === undefined ? {} : { lastActivityAt }),
+        ...((await directoryGone(this.#bridge, record.directory)) && { directoryMissing: true }),
       };
     }
     const { session } = followed;
@@ -256,6 +260,7 @@ export class OpenSessions {
       running: session.runningTurn !== undefined,
       lastSeq: session.lastSeq,
       ...(lastActivityAt === undefined ? {} : { lastActivityAt }),
+      ...((await directoryGone(this.#bridge, session.directory)) && { directoryMissing: true }),
       capabilities: { ...session.capabilities },
       sandbox: this.#bridge.sandbox,
       ...(followed.model === undefined ? {} : { model: followed.model }),

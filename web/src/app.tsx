@@ -1,10 +1,12 @@
 /**
  * The app: the token first (from the URL's fragment, the tab's storage, or pasted), then the
- * chat on a `BridgeClient` of this page's own origin.
+ * chat on a `BridgeClient` of this page's own origin; where to go when that sidecar is gone.
  */
 import { BridgeApiError, BridgeClient } from "opencode-bridge/client";
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { Chat } from "./chat.js";
+import { SidecarGone } from "./sidecar-gone.js";
+import { useLookForReturn } from "./sidecar-reach.js";
 import { forgetToken, saveToken, takeToken } from "./token.js";
 import { TokenForm } from "./token-form.js";
 
@@ -36,19 +38,32 @@ export function App() {
 }
 
 function ClientChat(props: { token: string; onRefused: (why: string) => void }) {
+  // A new client per try: "Try again" after the sidecar went starts from a clean socket.
+  const [tries, setTries] = useState(0);
+  const [gone, setGone] = useState(false);
+  // `tries` is a dependency so that each try makes a new client.
   const client = useMemo(
     () => new BridgeClient({ url: location.origin, token: props.token }),
-    [props.token],
+    [props.token, tries],
   );
   useEffect(() => () => client.close(), [client]);
   const { onRefused } = props;
   const onError = useCallback(
     (error: unknown) => {
       if (error instanceof BridgeApiError && error.status === 401) {
-        onRefused("The sidecar refused that token.");
+        // Most often a tab from before a restart: each start makes a new token.
+        onRefused("The sidecar refused this page's token.");
       }
     },
     [onRefused],
   );
-  return <Chat client={client} onError={onError} />;
+  const onGone = useCallback(() => setGone(true), []);
+  const retry = useCallback(() => {
+    setGone(false);
+    setTries((count) => count + 1);
+  }, []);
+  useLookForReturn(client, gone, retry);
+  if (gone) return <SidecarGone onRetry={retry} />;
+  // Unmounted while gone: its polls and its session's socket stop.
+  return <Chat client={client} onError={onError} onGone={onGone} />;
 }

@@ -2,6 +2,7 @@
 import type { BridgeClient } from "opencode-bridge/client";
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { Composer } from "./composer/composer.js";
+import { DirectoryGone } from "./composer/directory-gone.js";
 import { ConnectionBanner, useClientConnection } from "./connection-banner.js";
 import { ConversationView } from "./conversation/conversation-view.js";
 import { useLiveSession } from "./live-session.js";
@@ -18,9 +19,17 @@ import { ThemeToggle } from "./theme-toggle.js";
 
 const CALL_BOUND_MS = 30_000;
 
-export function Chat(props: { client: BridgeClient; onError: (error: unknown) => void }) {
-  const { client, onError } = props;
+export function Chat(props: {
+  client: BridgeClient;
+  onError: (error: unknown) => void;
+  /** Nothing answers at the sidecar's address any more (sessions.ts). */
+  onGone: () => void;
+}) {
+  const { client, onError, onGone } = props;
   const sessions = useSessions(client, onError);
+  useEffect(() => {
+    if (sessions.gone) onGone();
+  }, [sessions.gone, onGone]);
   const [target, setTarget] = useState<OpenTarget | undefined>(() => targetFromUrl());
   const [sidebarOpen, setSidebarOpen] = useState(false);
   // Counts the reader's sends: each takes the conversation to its end.
@@ -128,7 +137,10 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
           {parentId === undefined ? <SandboxBadge sandbox={info?.sandbox} /> : null}
           <ThemeToggle />
         </header>
-        <ConnectionBanner socket={socket} live={live} />
+        <ConnectionBanner
+          socket={socket}
+          live={info?.directoryMissing === true ? undefined : live}
+        />
         {problems.shown === undefined ? null : (
           <div class="problem" role="alert">
             {problems.shown}
@@ -154,6 +166,12 @@ export function Chat(props: { client: BridgeClient; onError: (error: unknown) =>
               <p class="child-note muted">
                 A subagent's conversation: its parent's turn drives it.
               </p>
+            ) : info?.directoryMissing === true ? (
+              <DirectoryGone
+                directory={info.directory}
+                creating={newSession.creating}
+                onContinue={() => void newSession.create()}
+              />
             ) : (
               <Composer
                 key={sessionId}

@@ -1,7 +1,8 @@
 /**
  * "Reconnecting…": shown while the page's socket to the sidecar is down (the client retries by
  * itself and resumes each session after its last seq), or while the open session's own
- * streams to its OpenCode server are (`connection.changed`). Absent otherwise.
+ * streams from its OpenCode server are (`connection.changed`, with why). Absent otherwise, and
+ * for a session whose directory is gone (the chat says that instead).
  */
 import type { BridgeClient, ClientConnectionState, LiveConversation } from "opencode-bridge/client";
 import { useEffect, useState } from "preact/hooks";
@@ -24,7 +25,7 @@ export function ConnectionBanner(props: {
     socket.state === "reconnecting"
       ? `Connection to the sidecar lost; reconnecting (attempt ${socket.attempt})…`
       : live?.connection.state === "reconnecting"
-        ? `The sidecar lost its OpenCode server; reconnecting (attempt ${live.connection.attempt})…`
+        ? `This session's stream from OpenCode broke${because(live.connection.reason)}; the sidecar is reconnecting (attempt ${live.connection.attempt})…`
         : undefined;
   if (message === undefined) return null;
   return (
@@ -32,4 +33,8 @@ export function ConnectionBanner(props: {
       {message}
     </div>
   );
+}
+
+function because(reason: string | undefined): string {
+  return reason === undefined || reason === "" ? "" : ` (${reason})`;
 }

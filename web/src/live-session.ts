@@ -76,7 +76,7 @@ async function follow(
   // A kept session (after a restart) is opened on demand before its stream is asked for (the
   // store answers its transcript meanwhile); a subagent's child is read through its parent,
   // its live events come on its own id.
-  const [kept] = await Promise.all([
+  const [kept, info] = await Promise.all([
     parentId === undefined
       ? client.transcript(sessionId, { signal })
       : client.childTranscript(parentId, sessionId, { signal }),
@@ -84,6 +84,8 @@ async function follow(
   ]);
   const live = liveConversationOf(sessionId, kept);
   feed.start(live);
+  // Its directory is gone: the sidecar does not open it, there is nothing live to follow.
+  if (info?.directoryMissing === true) return;
   const events = client.subscribe(sessionId, { after: live.conversation.lastSeq, signal });
   for await (const event of events) feed.push(event);
 }

@@ -44,6 +44,7 @@ export function SessionList(props: SessionListProps) {
               data-session-id={session.id}
               data-running={String(running)}
               data-waiting={String(waiting)}
+              data-directory-missing={String(session.directoryMissing === true)}
               class={open ? "session open" : "session"}
             >
               <button
@@ -55,6 +56,11 @@ export function SessionList(props: SessionListProps) {
                 <span class="badges">
                   {running ? <span class="badge running">running</span> : null}
                   {waiting ? <span class="badge waiting">waiting for you</span> : null}
+                  {session.directoryMissing === true ? (
+                    <span class="badge gone" title="Its directory no longer exists: read only">
+                      directory gone
+                    </span>
+                  ) : null}
                 </span>
                 <span class="session-dir">{session.directory}</span>
                 <span class="session-when">{timeAgo(lastActivity(session))}</span>

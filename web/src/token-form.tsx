@@ -24,7 +24,8 @@ export function TokenForm(props: {
         </p>
         {props.problem === undefined ? null : (
           <p class="problem" role="alert">
-            {props.problem} Paste the one <code>ocb serve</code> printed.
+            {props.problem} Open the link <code>ocb serve</code> printed last (a new start makes a
+            new token), or paste its token.
           </p>
         )}
         <label for="token-input">Access token</label>

@@ -6,9 +6,7 @@
  * same store to adopt; with none, the server stops too. A second one kills the server's
  * process group and exits 130 at once.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { BACKEND_KINDS, type BackendKind } from "../../backends/backend.js";
 import { UsageError } from "../../errors.js";
@@ -21,6 +19,7 @@ import type { Sidecar } from "../../sidecar/sidecar.js";
 import { openStore } from "../../store/open-store.js";
 import { choiceOption } from "../choice-option.js";
 import { readConfigFile } from "../config-file.js";
+import { type DemoDirectory, demoDirectory } from "../demo-directory.js";
 import { demoModelServer } from "../demo-model.js";
 import { handleInterrupts } from "../interrupts.js";
 import { OPENCODE_DATA_OPTION_HELP, opencodeDataDir } from "../opencode-data.js";
@@ -63,7 +62,7 @@ export function registerServeCommand(program: Command): void {
     )
     .option(
       "--dir <directory>",
-      "default project directory of sessions (default: the current one; a temp dir with --demo)",
+      "default project directory of sessions (default: the current one; with --demo, demo-project/ beside the store file)",
     )
     .option(
       "--model <provider/model>",
@@ -136,14 +135,13 @@ async function serve(options: ServeOptions): Promise<void> {
   const token = chooseToken(options.host, process.env.OCB_TOKEN);
   const tls = tlsOf(options);
   const clusterTrust = clusterTrustOf(options, token.value);
-  const scratch = options.demo === true && options.dir === undefined;
-  const directory = scratch
-    ? mkdtempSync(join(tmpdir(), "ocb-serve-"))
-    : resolve(options.dir ?? ".");
+  const spec = storeSpec(options.store);
+  const demo: DemoDirectory | undefined =
+    options.demo === true && options.dir === undefined ? demoDirectory(spec) : undefined;
+  const directory = demo?.path ?? resolve(options.dir ?? ".");
   const logger = lineLogger(options.logFormat, (line) => process.stderr.write(line));
   const metrics: SidecarMetrics = new SidecarMetrics();
   const attach = attachedServer(options);
-  const spec = storeSpec(options.store);
   const sandbox = sandboxOf(options, {
     directory,
     store: spec,
@@ -227,7 +225,7 @@ async function serve(options: ServeOptions): Promise<void> {
     await cluster?.close({ release: (left?.turns.length ?? 0) === 0 });
     await store.close();
     stop.dispose();
-    if (scratch) rmSync(directory, { recursive: true, force: true });
+    demo?.dispose();
   }
 }
 

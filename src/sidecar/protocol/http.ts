@@ -132,6 +132,12 @@ export const SessionInfoSchema = z.object({
   updatedAt: z.number().optional(),
   /** When its last durable event happened (ms since the epoch): a session list's "last activity". */
   lastActivityAt: z.number().optional(),
+  /**
+   * Its directory is gone from this machine (removed since): it can be read, not continued, and
+   * a kept one is not opened (`409 conflict`). Absent when the directory is there or cannot be
+   * checked (a server attached to).
+   */
+  directoryMissing: z.literal(true).optional(),
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 

@@ -7,6 +7,7 @@ import { callSignal } from "../call-bounds.js";
 import { carriesIdempotencyKey, forwardedRoute } from "../cluster/forward.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
+import { DirectoryGoneError, directoryGone } from "../local-directories.js";
 import {
   ErrorBodySchema,
   InputAttachmentParamsSchema,
@@ -23,7 +24,6 @@ import {
 } from "../protocol/http.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { attachmentSpecs, multipartInput } from "./input-attachments.js";
-import { directoriesAreLocal, isDirectory } from "./local-directories.js";
 import { ERROR_RESPONSES } from "./meta.js";
 import { modelCatalog } from "./models.js";
 
@@ -36,15 +36,13 @@ const INPUT_ERRORS = {
 } as const;
 
 /**
- * A kept session whose directory was deleted since (a `--demo` scratch dir, a checkout
- * removed) can be read, not continued: said so, rather than OpenCode's opaque 500.
+ * A session followed since before its directory was deleted can be read, not continued: said
+ * so, rather than OpenCode's opaque 500. (A kept one is not opened at all: `OpenSessions.open`.)
  */
 async function refuseWithoutDirectory(ctx: SidecarContext, session: Session): Promise<void> {
-  if (!directoriesAreLocal(ctx) || (await isDirectory(session.directory))) return;
-  throw new ApiError(
-    "conflict",
-    `session ${session.id}'s directory ${session.directory} no longer exists, so it cannot take turns (its transcript can still be read): start a new session, or create the directory again`,
-  );
+  if (await directoryGone(ctx.bridge, session.directory)) {
+    throw new DirectoryGoneError(session.id, session.directory);
+  }
 }
 
 export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void {

@@ -8,6 +8,7 @@ import { ServedElsewhereError } from "../cluster/cluster-sessions.js";
 import { forwardedRoute } from "../cluster/forward.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
+import { DirectoryGoneError, directoriesAreLocal, isDirectory } from "../local-directories.js";
 import {
   ConversationSchema,
   CreateSessionBodySchema,
@@ -20,7 +21,6 @@ import {
   TranscriptQuerySchema,
 } from "../protocol/http.js";
 import type { SidecarApp } from "../sidecar-app.js";
-import { directoriesAreLocal, isDirectory } from "./local-directories.js";
 import { ERROR_RESPONSES } from "./meta.js";
 
 const WITH_UPSTREAM = { ...ERROR_RESPONSES, 409: ErrorBodySchema, 502: ErrorBodySchema } as const;
@@ -63,7 +63,11 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
         );
       }
       // OpenCode answers a directory that is not there with a 500 of its own.
-      if (directory !== undefined && directoriesAreLocal(ctx) && !(await isDirectory(directory))) {
+      if (
+        directory !== undefined &&
+        directoriesAreLocal(ctx.bridge) &&
+        !(await isDirectory(directory))
+      ) {
         throw new ApiError(
           "invalid_request",
           `directory ${JSON.stringify(directory)} does not exist or is not a directory; create it first`,
@@ -83,7 +87,8 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
     "/v1/sessions/:id",
     {
       schema: {
-        summary: "One session; a kept one is opened (adopted) on demand",
+        summary:
+          "One session; a kept one is opened (adopted) on demand, unless its directory is gone (directoryMissing)",
         params: SessionIdParamsSchema,
         response: { 200: SessionInfoSchema, ...WITH_UPSTREAM },
       },
@@ -93,12 +98,12 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
       try {
         await sessions.open(id, { signal: callSignal(ctx) });
       } catch (error) {
-        // In a cluster, another sidecar drives it, or its directory is another server's: what
-        // the store says is still an answer.
+        // In a cluster, another sidecar drives it, or its directory is another server's; or its
+        // directory is gone (it is read, not opened): what the store says is still an answer.
         const elsewhere =
           error instanceof ServedElsewhereError ||
           (error instanceof ApiError && error.code === "not_driver");
-        if (!elsewhere) throw error;
+        if (!elsewhere && !(error instanceof DirectoryGoneError)) throw error;
       }
       return await sessions.info(id);
     },
