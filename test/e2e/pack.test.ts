@@ -1,5 +1,7 @@
 /**
- * End to end: the package as a user gets it. `npm pack` in this checkout, then `npm install` of
+ * End to end: the package as a user gets it. `npm pack` in a copy of this checkout (its
+ * `prepack` empties and rebuilds `dist/`: in place it pulled `dist/web` from under the browser
+ * tests running beside it, which failed a clean clone's CI once), then `npm install` of
  * the tarball into an empty project; there `npx ocb run --demo "hi"` completes a turn, and
  * `import { Bridge } from "opencode-bridge"` works from ESM (node) and from TypeScript (tsc,
  * against the installed package's own types).
@@ -9,9 +11,20 @@
  * own prebuilt path (see sqlite-prebuild.ts) instead of compiling again; where that cannot be
  * offered it compiles (minutes), hence the generous bounds, which are not speed checks.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CommandRun, runCommand } from "../support/run-command.js";
@@ -61,6 +74,33 @@ function projectEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
+/**
+ * The checkout's files (tracked, and untracked but not ignored: a change not yet committed is
+ * packed too) copied to `into`, its node_modules linked: a place where `prepack` may build.
+ */
+function copyOfCheckout(into: string): string {
+  const listed = execFileSync(
+    "git",
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+    { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 },
+  );
+  for (const file of listed.toString("utf8").split("\0")) {
+    if (file === "" || !existsSync(join(repoRoot, file))) continue; // deleted, not yet committed
+    mkdirSync(dirname(join(into, file)), { recursive: true });
+    cpSync(join(repoRoot, file), join(into, file));
+  }
+  symlinkSync(join(repoRoot, "node_modules"), join(into, "node_modules"), "dir");
+  return into;
+}
+
+/** Identifies the built chat's page, to tell whether anything rebuilt it. */
+function builtChat(): string | undefined {
+  const index = join(repoRoot, "dist", "web", "index.html");
+  if (!existsSync(index)) return undefined;
+  const { ino, mtimeMs } = statSync(index);
+  return `${ino}@${mtimeMs}`;
+}
+
 describe("the packed package, installed into an empty project", () => {
   let work: string;
   let project: string;
@@ -74,12 +114,16 @@ describe("the packed package, installed into an empty project", () => {
     mkdirSync(project);
     mkdirSync(prebuilds);
 
-    // `npm pack` runs `prepack`, which builds dist/ afresh (its logs go to stderr).
+    // `npm pack` runs `prepack`, which builds dist/ afresh (its logs go to stderr): in a copy,
+    // so that this checkout's dist/web, which the browser tests serve meanwhile, stays.
+    const chatBefore = builtChat();
+    const checkout = copyOfCheckout(join(work, "checkout"));
     const pack = await runCommand("npm", ["pack", "--json", "--pack-destination", work], {
-      cwd: repoRoot,
+      cwd: checkout,
       boundMs: INSTALL_BOUND_MS,
     });
     expect(pack.code, transcript(pack)).toBe(0);
+    expect(builtChat(), "the checkout's dist/web was rebuilt under the tests").toBe(chatBefore);
     const [result] = JSON.parse(pack.stdout) as PackResult[];
     if (result === undefined) throw new Error(`npm pack reported no package:\n${pack.stdout}`);
     packed = result;
