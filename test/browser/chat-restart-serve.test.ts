@@ -6,12 +6,10 @@
  * from before is told to open the new link instead of reconnecting for ever: a new start
  * listens on another port, or on the same one with another token.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { screenshot, useBrowser } from "../support/browser.js";
 import {
   assistantText,
@@ -24,37 +22,19 @@ import {
   textsOf,
   waitForOutcomes,
 } from "../support/chat-page.js";
-import { DescendantWatch } from "../support/descendants.js";
-import { type RunningOcb, startOcb, untilOcb } from "../support/ocb-cli.js";
+import { untilOcb } from "../support/ocb-cli.js";
+import { CHAT_LINE, ctrlC, type StartedScript, useStartScript } from "../support/start-script.js";
 
 const chromium = useBrowser();
 
 /** Safety nets, not what is tested. */
 const START_BOUND_MS = 90_000;
-const EXIT_BOUND_MS = 15_000;
 const TEST_BOUND_MS = 300_000;
 const FIRST_TURN_BOUND_MS = 120_000;
 
-const CHAT_LINE = /^chat: (http:\/\/127\.0\.0\.1:\d+)\/#token=(\S+)$/m;
+const scripts = useStartScript();
 
-const dirs: string[] = [];
-const started: { cli: RunningOcb; watch: DescendantWatch }[] = [];
-afterEach(() => {
-  for (const { cli, watch } of started.splice(0)) {
-    try {
-      process.kill(-cli.pid, "SIGKILL"); // only does anything when the test failed
-    } catch {
-      // gone, as it should be
-    }
-    watch.stop();
-    watch.killLeft();
-  }
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-interface Started {
-  cli: RunningOcb;
-  watch: DescendantWatch;
+interface Started extends StartedScript {
   /** The chat's link as printed (token in the fragment). */
   link: string;
   origin: string;
@@ -62,26 +42,10 @@ interface Started {
 
 /** `npm start -- --store <store> …` (a token of its own each start); waits for its link. */
 async function npmStart(store: string, ...args: string[]): Promise<Started> {
-  const cli = startOcb(["--store", store, ...args], {
-    entry: "scripts/start.ts",
-    env: { OCB_TOKEN: "" },
-  });
-  const watch = new DescendantWatch(cli.pid);
-  started.push({ cli, watch });
+  const { cli, watch } = scripts.start(["--store", store, ...args]);
   await untilOcb("the chat link", cli, () => CHAT_LINE.test(cli.stdout), START_BOUND_MS);
   const [link = "", origin = ""] = CHAT_LINE.exec(cli.stdout) ?? [];
   return { cli, watch, link: link.slice("chat: ".length), origin };
-}
-
-/** Ctrl-C (the terminal's to the group, npm's copy to the script); waits until all is gone. */
-async function ctrlC({ cli, watch }: Started): Promise<void> {
-  process.kill(-cli.pid, "SIGINT");
-  process.kill(cli.pid, "SIGINT");
-  const code = await Promise.race([cli.exited, delay(EXIT_BOUND_MS, "still running" as const)]);
-  expect(code, `${cli.stdout}\n${cli.stderr}`).toBe(0);
-  const deadline = Date.now() + EXIT_BOUND_MS;
-  while (watch.running().length > 0 && Date.now() < deadline) await delay(100);
-  expect(watch.running()).toEqual([]);
 }
 
 /** A port free now (for a start that names its port). */
@@ -95,9 +59,7 @@ async function freePort(): Promise<number> {
 }
 
 function tempRoot(): string {
-  const root = mkdtempSync(join(tmpdir(), "ocb-npm-restart-"));
-  dirs.push(root);
-  return root;
+  return scripts.tempDir("ocb-npm-restart-");
 }
 
 /** The open session's id, from the page's fragment. */
