@@ -11,7 +11,7 @@ import { ApiError } from "./errors.js";
  * Whether sessions' directories are on this machine: with a managed server or `opencode run`
  * they are; an attached server's may be on another.
  */
-export function directoriesAreLocal(bridge: Bridge): boolean {
+function directoriesAreLocal(bridge: Bridge): boolean {
   if (bridge.backend === "subprocess") return true;
   try {
     return bridge.server.pid !== undefined;
@@ -20,7 +20,7 @@ export function directoriesAreLocal(bridge: Bridge): boolean {
   }
 }
 
-export async function isDirectory(path: string): Promise<boolean> {
+async function isDirectory(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isDirectory();
   } catch {

@@ -8,7 +8,7 @@ import { ServedElsewhereError } from "../cluster/cluster-sessions.js";
 import { forwardedRoute } from "../cluster/forward.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
-import { DirectoryGoneError, directoriesAreLocal, isDirectory } from "../local-directories.js";
+import { DirectoryGoneError, directoryGone } from "../local-directories.js";
 import {
   ConversationSchema,
   CreateSessionBodySchema,
@@ -63,11 +63,7 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
         );
       }
       // OpenCode answers a directory that is not there with a 500 of its own.
-      if (
-        directory !== undefined &&
-        directoriesAreLocal(ctx.bridge) &&
-        !(await isDirectory(directory))
-      ) {
+      if (directory !== undefined && (await directoryGone(ctx.bridge, directory))) {
         throw new ApiError(
           "invalid_request",
           `directory ${JSON.stringify(directory)} does not exist or is not a directory; create it first`,
