@@ -62,6 +62,41 @@ async function withKeptPlace(
   }
 }
 
+/**
+ * A session made in a checkout of its own, with one turn ("[[reply REPLY]]"); then the sidecar
+ * stops, the checkout is removed, and a sidecar starts again on the same store: `use` gets it.
+ */
+async function withRemovedCheckout(
+  session: { title?: string; reply: string },
+  use: (
+    after: ChatHarness,
+    kept: { id: string; removed: string; directory: string },
+  ) => Promise<void>,
+): Promise<void> {
+  await withKeptPlace(async ({ storeFile, directory, root }) => {
+    const removed = join(root, "removed-checkout");
+    mkdirSync(removed);
+    const before = await startChatHarness({ storeFile, directory });
+    let id: string;
+    try {
+      ({ id } = await before.client.createSession({
+        ...(session.title === undefined ? {} : { title: session.title }),
+        directory: removed,
+      }));
+      await runTurn(before, id, `[[reply ${session.reply}]]`);
+    } finally {
+      await before.close();
+    }
+    rmSync(removed, { recursive: true });
+    const after = await startChatHarness({ storeFile, directory });
+    try {
+      await use(after, { id, removed, directory });
+    } finally {
+      await after.close();
+    }
+  });
+}
+
 /** Two opencode starts and a few turns on a loaded machine: a safety net, not a speed check. */
 const TWO_STARTS_MS = 300_000;
 
@@ -105,23 +140,9 @@ describe("after a restart of the sidecar", () => {
   it(
     "a session whose directory was removed is marked, read only, and offers a new session",
     async () => {
-      await withKeptPlace(async ({ storeFile, directory, root }) => {
-        const removed = join(root, "removed-checkout");
-        mkdirSync(removed);
-        const before = await startChatHarness({ storeFile, directory });
-        let id: string;
-        try {
-          ({ id } = await before.client.createSession({
-            title: "in a removed checkout",
-            directory: removed,
-          }));
-          await runTurn(before, id, "[[reply from the removed checkout]]");
-        } finally {
-          await before.close();
-        }
-        rmSync(removed, { recursive: true });
-        const after = await startChatHarness({ storeFile, directory });
-        try {
+      await withRemovedCheckout(
+        { title: "in a removed checkout", reply: "from the removed checkout" },
+        async (after, { id, removed, directory }) => {
           const { page, context } = await chromium.open({ viewport: { width: 1280, height: 800 } });
           await openChat(page, after.chatUrl);
           const item = sessionItem(page, id);
@@ -151,10 +172,8 @@ describe("after a restart of the sidecar", () => {
           await send(page, "[[reply continued here]]");
           await eventually(() => assistantText(page)).toBe("continued here");
           await context.close();
-        } finally {
-          await after.close();
-        }
-      });
+        },
+      );
     },
     TWO_STARTS_MS,
   );
@@ -162,43 +181,27 @@ describe("after a restart of the sidecar", () => {
   it(
     "a session whose directory was removed is not opened: no 'lost its server' banner",
     async () => {
-      await withKeptPlace(async ({ storeFile, directory, root }) => {
-        const removed = join(root, "removed-checkout");
-        mkdirSync(removed);
-        const before = await startChatHarness({ storeFile, directory });
-        let id: string;
-        try {
-          ({ id } = await before.client.createSession({ directory: removed }));
-          await runTurn(before, id, "[[reply kept]]");
-        } finally {
-          await before.close();
-        }
-        rmSync(removed, { recursive: true });
-        const after = await startChatHarness({ storeFile, directory });
-        try {
-          const { page, context } = await chromium.open();
-          await openChat(page, after.chatUrl);
-          await sessionItem(page, id).click();
-          await eventually(() => assistantText(page)).toBe("kept");
-          await byTestId(page, "composer-closed").waitFor();
-          // Its streams would only meet OpenCode's 500s ("reconnecting" for ever, shown as a lost
-          // server although the server is fine): the sidecar does not open it, the page does
-          // not subscribe, and a send is refused by what it says rather than tried.
-          const listed = (await after.client.listSessions()).find((session) => session.id === id);
-          expect(listed).toMatchObject({ open: false, directoryMissing: true });
-          expect(await byTestId(page, "connection-banner").count()).toBe(0);
-          await expect(after.client.getSession(id)).resolves.toMatchObject({
-            open: false,
-            directoryMissing: true,
-          });
-          await expect(after.client.send(id, { text: "more", delivery: "queue" })).rejects.toThrow(
-            /no longer exists/,
-          );
-          expect(await byTestId(page, "connection-banner").count()).toBe(0);
-          await context.close();
-        } finally {
-          await after.close();
-        }
+      await withRemovedCheckout({ reply: "kept" }, async (after, { id }) => {
+        const { page, context } = await chromium.open();
+        await openChat(page, after.chatUrl);
+        await sessionItem(page, id).click();
+        await eventually(() => assistantText(page)).toBe("kept");
+        await byTestId(page, "composer-closed").waitFor();
+        // Its streams would only meet OpenCode's 500s ("reconnecting" for ever, shown as a lost
+        // server although the server is fine): the sidecar does not open it, the page does
+        // not subscribe, and a send is refused by what it says rather than tried.
+        const listed = (await after.client.listSessions()).find((session) => session.id === id);
+        expect(listed).toMatchObject({ open: false, directoryMissing: true });
+        expect(await byTestId(page, "connection-banner").count()).toBe(0);
+        await expect(after.client.getSession(id)).resolves.toMatchObject({
+          open: false,
+          directoryMissing: true,
+        });
+        await expect(after.client.send(id, { text: "more", delivery: "queue" })).rejects.toThrow(
+          /no longer exists/,
+        );
+        expect(await byTestId(page, "connection-banner").count()).toBe(0);
+        await context.close();
       });
     },
     TWO_STARTS_MS,
