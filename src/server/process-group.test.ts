@@ -86,4 +86,12 @@ describe("terminateProcessGroup", () => {
     expect(isRunning(child)).toBe(false);
     expect(isProcessGroupAlive(leader)).toBe(false);
   });
+
+  it("also stops what left the group for a session of its own (a tool's shell)", async () => {
+    const { pids, exited } = await startFixture("detaches-a-tool.sh");
+    const [leader = 0, detached = 0] = pids;
+    expect(isProcessGroupAlive(detached)).toBe(true);
+    expect(await terminateProcessGroup(leader, exited)).toEqual({ forced: false, gone: true });
+    expect(isRunning(detached)).toBe(false);
+  });
 });

@@ -2,10 +2,12 @@
  * Stopping a managed server together with everything it started. The server is spawned
  * as the leader of its own process group, so one signal to `-pid` reaches its children
  * (language servers, shells of running tools) too, and "stopped" means the whole group
- * is gone, not just the leader.
+ * is gone, not just the leader. What left the group (OpenCode runs a tool's shell detached,
+ * in a session of its own) is found by parent pid before the first signal and stopped too.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { isProcessGroupRunning } from "../util/process-liveness.js";
+import { detachedGroupsBelow } from "./detached-groups.js";
 
 /** How long the group gets after SIGTERM before SIGKILL. */
 export const DEFAULT_GRACE_MS = 3_000;
@@ -53,13 +55,31 @@ export async function terminateProcessGroup(
   leaderExited: Promise<unknown>,
   options: TerminateOptions = {},
 ): Promise<TerminateResult> {
-  signalProcessGroup(pid, "SIGTERM");
-  if (await waitUntilGone(pid, leaderExited, options.graceMs ?? DEFAULT_GRACE_MS)) {
-    return { forced: false, gone: true };
-  }
-  signalProcessGroup(pid, "SIGKILL");
-  const gone = await waitUntilGone(pid, leaderExited, options.killWaitMs ?? DEFAULT_KILL_WAIT_MS);
+  // Found now, while their parents live: once the leader is gone they belong to init.
+  const detached = detachedGroupsBelow(pid);
+  const groups = [pid, ...detached];
+  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+  for (const group of groups) signalProcessGroup(group, "SIGTERM");
+  const calm =
+    (await waitUntilGone(pid, leaderExited, graceMs)) && (await othersGone(detached, graceMs));
+  if (calm) return { forced: false, gone: true };
+  for (const group of groups) signalProcessGroup(group, "SIGKILL");
+  const killWaitMs = options.killWaitMs ?? DEFAULT_KILL_WAIT_MS;
+  const gone =
+    (await waitUntilGone(pid, leaderExited, killWaitMs)) &&
+    (await othersGone(detached, killWaitMs));
   return { forced: true, gone };
+}
+
+/** Waits (bounded) until none of `groups` has a running member. */
+async function othersGone(groups: number[], timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (groups.some(isProcessGroupAlive)) {
+    const left = until - Date.now();
+    if (left <= 0) return false;
+    await delay(Math.min(POLL_MS, left));
+  }
+  return true;
 }
 
 async function waitUntilGone(
