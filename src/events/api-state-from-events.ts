@@ -3,7 +3,6 @@
  * adopted session resumes the durable stream from its cursor instead of from the start: which
  * inputs wait, which turn runs, and what that turn has used and said so far.
  */
-import { assertNever } from "../util/assert-never.js";
 import type { CanonicalEvent } from "./canonical.js";
 import { type ApiNormalizerState, initialApiState } from "./normalize-api.js";
 import {
@@ -60,42 +59,8 @@ export function apiStateFromEvents(
           : { ...state, turn: undefined };
         break;
       // The rest say nothing about a turn's progress or what waits upstream.
-      case "session.created":
-      case "session.updated":
-      case "session.error":
-      case "input.cancelled":
-      case "step.started":
-      case "step.failed":
-      case "text.started":
-      case "reasoning.started":
-      case "reasoning.ended":
-      case "tool.input.started":
-      case "tool.input.ended":
-      case "tool.called":
-      case "tool.succeeded":
-      case "permission.asked":
-      case "permission.replied":
-      case "question.asked":
-      case "question.replied":
-      case "question.rejected":
-      case "subagent.started":
-      case "subagent.ended":
-      case "file.edited":
-      case "model.switched":
-      case "session.reverted":
-      case "retry":
-      case "compaction.started":
-      case "compaction.ended":
-      case "native.unknown":
-      case "text.delta":
-      case "reasoning.delta":
-      case "tool.input.delta":
-      case "tool.progress":
-      case "usage.updated":
-      case "connection.changed":
-        break;
       default:
-        return assertNever(event, "canonical event");
+        break;
     }
   }
   return { ...state, sessionId };

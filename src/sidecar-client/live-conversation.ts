@@ -15,7 +15,6 @@ import type { CanonicalEvent, ConnectionState, ModelRef, Usage } from "../events
 import { streamedText } from "../events/streamed-so-far.js";
 import type { Conversation } from "../store/conversation.js";
 import { emptyConversation, reduceConversation } from "../store/conversation.js";
-import { assertNever } from "../util/assert-never.js";
 
 /** An input the session admitted and has not delivered to the model (nor cancelled) yet. */
 export interface QueuedInput {
@@ -213,14 +212,9 @@ function foldLive(state: LiveConversation, event: CanonicalEvent): LiveConversat
     case "subagent.ended":
     case "session.reverted":
       return withSwitchesWithin(state);
-    case "file.edited":
-    case "retry":
-    case "compaction.started":
-    case "compaction.ended":
-    case "native.unknown":
-      return state;
+    // The rest change nothing that a live view keeps beside the conversation.
     default:
-      return assertNever(event);
+      return state;
   }
 }
 
