@@ -9,7 +9,6 @@
 export type { AttachmentSpec } from "./backends/attachments.js";
 export type { BackendKind } from "./backends/backend.js";
 export type { Capabilities } from "./backends/capabilities.js";
-export type { DeltaStats } from "./backends/serve/delta-stats.js";
 export {
   AbortError,
   type BridgeErrorOptions,
@@ -43,6 +42,7 @@ export {
   type Outcome,
   type Usage,
 } from "./events/canonical.js";
+export type { DeltaStats } from "./events/delta-stats.js";
 export {
   Bridge,
   type BridgeOptions,

@@ -6,10 +6,10 @@
  */
 import { randomUUID } from "node:crypto";
 import type { CanonicalEvent, ModelRef } from "../events/canonical.js";
+import type { DeltaStats } from "../events/delta-stats.js";
 import type { Logger } from "../util/logger.js";
 import type { Attachment } from "./attachments.js";
 import type { Capabilities } from "./capabilities.js";
-import type { DeltaStats } from "./serve/delta-stats.js";
 
 export type BackendKind = "serve" | "serve-legacy" | "subprocess";
 

@@ -1,8 +1,8 @@
 /** What a `Session` is made with and what its methods take: its options and their parts. */
 import type { Attachment, AttachmentSpec } from "../backends/attachments.js";
 import type { BackendContext, SessionBackend } from "../backends/backend.js";
-import type { DeltaStats } from "../backends/serve/delta-stats.js";
 import type { CanonicalEvent } from "../events/canonical.js";
+import type { DeltaStats } from "../events/delta-stats.js";
 import type { Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";
 import type { Delivery } from "./input.js";

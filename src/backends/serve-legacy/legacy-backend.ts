@@ -10,6 +10,8 @@
 import type { OpencodeClient } from "../../client/opencode-client.js";
 import { AbortError, ConnectionError } from "../../errors.js";
 import type { ModelRef } from "../../events/canonical.js";
+import { DeltaCatchUp } from "../../events/delta-catch-up.js";
+import type { DeltaStats } from "../../events/delta-stats.js";
 import {
   initialLegacyState,
   type LegacyNormalizerState,
@@ -36,8 +38,6 @@ import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LIVE_CONNECT_TIMEOUT_MS, LiveReadiness } from "../live-readiness.js";
 import { forTheModel, inlinedBlock } from "../model-attachments.js";
 import { modelSwitchedEvent } from "../model-switched.js";
-import { DeltaCatchUp } from "../serve/delta-catch-up.js";
-import type { DeltaStats } from "../serve/delta-stats.js";
 import { StreamHealth } from "../stream-health.js";
 import { ChildSessions } from "./child-sessions.js";
 

@@ -9,6 +9,8 @@ import { AbortError } from "../../errors.js";
 import { apiStateFromEvents } from "../../events/api-state-from-events.js";
 import { canonical, type ToolErrorKind } from "../../events/build.js";
 import type { CanonicalEvent, CanonicalEventOf, ModelRef } from "../../events/canonical.js";
+import { DeltaCatchUp } from "../../events/delta-catch-up.js";
+import type { DeltaStats } from "../../events/delta-stats.js";
 import {
   type ApiNormalizerState,
   apiInterruptRequested,
@@ -28,8 +30,6 @@ import { StreamHealth } from "../stream-health.js";
 import { ToolCalls } from "../tool-calls.js";
 import { AskCalls } from "./ask-calls.js";
 import { AskTurns } from "./ask-turns.js";
-import { DeltaCatchUp } from "./delta-catch-up.js";
-import type { DeltaStats } from "./delta-stats.js";
 import { MergedSessionStream, type MergedStreamName } from "./merged-stream.js";
 import { isMessageId, mintMessageId } from "./message-id.js";
 import { revertToBefore } from "./revert-input.js";

@@ -13,8 +13,9 @@
  *   deltas of a part that began before the relay's subscription was live (its first ones
  *   are lost: the part goes out from its end).
  */
-import { DeltaCatchUp } from "../../backends/serve/delta-catch-up.js";
+
 import type { CanonicalEvent } from "../../events/canonical.js";
+import { DeltaCatchUp } from "../../events/delta-catch-up.js";
 import { AsyncQueue } from "../../util/async-queue.js";
 import type { Logger } from "../../util/logger.js";
 import type { RelayFollowing, RelaySink } from "./delta-relay.js";

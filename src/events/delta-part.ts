@@ -1,5 +1,5 @@
 /** One streamed part as the delta catch-up (delta-catch-up.ts) follows it. */
-import type { CanonicalEvent } from "../../events/canonical.js";
+import type { CanonicalEvent } from "./canonical.js";
 
 /**
  * One streamed part, from its first sign (a delta or its start) to its end going out. Then

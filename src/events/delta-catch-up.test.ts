@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { canonical } from "../../events/build.js";
-import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../../events/canonical.js";
+import { canonical } from "./build.js";
+import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "./canonical.js";
 import { DeltaCatchUp, type DeltaCatchUpOptions } from "./delta-catch-up.js";
 
 let n = 0;

@@ -9,9 +9,9 @@
  */
 import { getHeapCodeStatistics } from "node:v8";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { collectGarbage } from "../../../test/support/collect-garbage.js";
-import { canonical } from "../../events/build.js";
-import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../../events/canonical.js";
+import { collectGarbage } from "../../test/support/collect-garbage.js";
+import { canonical } from "./build.js";
+import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "./canonical.js";
 import {
   DELTA_MAX_HOLD_MS,
   DeltaCatchUp,
