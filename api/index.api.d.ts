@@ -102,6 +102,7 @@ interface BridgeOptions {
     logger?: Logger;
     watchdog?: Partial<WatchdogBounds>;
     connectionLostAfterMs?: number;
+    reconnect?: ReconnectPolicy;
     store?: Store | string;
     idleReleaseMs?: number;
     modelReadyTimeoutMs?: number;
@@ -561,6 +562,12 @@ interface ReasoningPart {
     type: "reasoning";
     partId: string;
     text: string;
+}
+
+// ReconnectPolicy
+interface ReconnectPolicy {
+    initialDelayMs?: number;
+    maxDelayMs?: number;
 }
 
 // SandboxMode

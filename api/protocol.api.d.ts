@@ -76,6 +76,7 @@ interface HttpTransportOptions {
     username?: string;
     timeoutMs?: number;
     idleTimeoutMs?: number;
+    reconnectBackoff?: Omit<BackoffOptions, "random">;
     logger?: Logger;
     fetch?: typeof fetch;
 }

@@ -50,6 +50,7 @@ export {
   type LeftRunning,
 } from "./runtime/bridge.js";
 export type { PermissionPreset } from "./runtime/permission-presets.js";
+export type { ReconnectPolicy } from "./runtime/reconnect-policy.js";
 export type {
   AskTimeout,
   ChildSession,

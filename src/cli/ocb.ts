@@ -1,25 +1,6 @@
 #!/usr/bin/env node
 /** `ocb`: the opencode-bridge command line. */
-import { Command } from "commander";
-import { registerExportCommand } from "./commands/export.js";
-import { registerImportCommand } from "./commands/import.js";
-import { registerRunCommand } from "./commands/run.js";
-import { registerServeCommand } from "./commands/serve.js";
-import { registerSessionsCommand } from "./commands/sessions.js";
-import { registerShowCommand } from "./commands/show.js";
+import { ocbProgram } from "./program.js";
 import { runCli } from "./run-cli.js";
 
-const program = new Command()
-  .name("ocb")
-  .description("opencode-bridge: drive the OpenCode coding agent from a terminal")
-  .showHelpAfterError()
-  .exitOverride(); // runCli sets the exit code (2 for a bad option value, as for usage errors)
-
-registerRunCommand(program);
-registerServeCommand(program);
-registerSessionsCommand(program);
-registerShowCommand(program);
-registerExportCommand(program);
-registerImportCommand(program);
-
-await runCli(program, process.argv);
+await runCli(ocbProgram(), process.argv);

@@ -10,6 +10,7 @@ import type { Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";
 import type { ModelServerFactory } from "./model-server.js";
 import type { PermissionPreset } from "./permission-presets.js";
+import type { ReconnectPolicy } from "./reconnect-policy.js";
 import type { AskTimeout } from "./session.js";
 import type { WatchdogBounds } from "./watchdog.js";
 
@@ -67,6 +68,13 @@ export interface BridgeOptions {
    * long as the session is open (see `Session.connection`).
    */
   connectionLostAfterMs?: number;
+  /**
+   * How the session streams pace their reconnect attempts while the server is unreachable:
+   * `initialDelayMs` (default 250 ms) doubling up to `maxDelayMs` (default 10 s), ±20 %. They
+   * never give up; a shorter pace finds a server that came back sooner, at the cost of more
+   * attempts while it is away. Out of range: `Bridge.start` throws `UsageError`.
+   */
+  reconnect?: ReconnectPolicy;
   /**
    * Where transcripts and session records are kept: a `Store`, a file path, or `:memory:`
    * (default: `store.db` in the user's data directory, `$XDG_DATA_HOME/opencode-bridge/`).

@@ -30,6 +30,7 @@ import { type CloseOptions, type LeftRunning, leavingRefusal } from "./leave-run
 import { forgetServer, leaveServer, managedServerKey } from "./managed-servers.js";
 import { ModelReadiness } from "./model-readiness.js";
 import type { ModelServer } from "./model-server.js";
+import { reconnectPolicy } from "./reconnect-policy.js";
 import { whenServerReady } from "./server-ready.js";
 import { type BackendFactory, Session } from "./session.js";
 
@@ -97,6 +98,7 @@ export class Bridge implements AsyncDisposable {
    */
   static async start(options: BridgeOptions): Promise<Bridge> {
     const kind = chooseBackend(options.backend);
+    reconnectPolicy(options.reconnect); // refused before anything is started
     const store = await openBridgeStore(options.store);
     try {
       const { runner, model } = await launch(options, kind, store.store);

@@ -17,6 +17,7 @@ import type { BridgeOptions } from "./bridge-options.js";
 import { managedConfig } from "./managed-config.js";
 import { managedServer } from "./managed-servers.js";
 import type { ModelServer } from "./model-server.js";
+import { reconnectPolicy } from "./reconnect-policy.js";
 
 /** Where turns run: a server (both serve backends) or `opencode run` processes. */
 export type Runner =
@@ -118,8 +119,14 @@ async function attach(
 }
 
 function clientOf(server: OpencodeServerHandle, options: BridgeOptions, logger: Logger) {
+  const { initialDelayMs, maxDelayMs } = reconnectPolicy(options.reconnect);
   return new OpencodeClient(
-    new HttpTransport({ url: server.url, password: server.password, logger }),
+    new HttpTransport({
+      url: server.url,
+      password: server.password,
+      logger,
+      reconnectBackoff: { initialMs: initialDelayMs, maxMs: maxDelayMs },
+    }),
     { directory: options.directory },
   );
 }

@@ -6,6 +6,7 @@
 import { ConnectionError, OpencodeBridgeError, ProtocolError } from "../errors.js";
 import { UNPARSED_TYPE } from "../protocol/parse-safely.js";
 import { withDeadline } from "../util/abort.js";
+import type { BackoffOptions } from "../util/backoff.js";
 import { basicAuthHeader } from "../util/basic-auth.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { apiErrorFrom } from "./api-error.js";
@@ -24,6 +25,8 @@ export interface HttpTransportOptions {
   timeoutMs?: number;
   /** Default idle bound for event streams (default 30 s). */
   idleTimeoutMs?: number;
+  /** Delays between an event stream's reconnect attempts (default 250 ms doubling to 10 s). */
+  reconnectBackoff?: Omit<BackoffOptions, "random">;
   logger?: Logger;
   fetch?: typeof fetch;
 }
@@ -36,6 +39,7 @@ export class HttpTransport implements Transport {
   readonly #authorization: string | undefined;
   readonly #timeoutMs: number;
   readonly #idleTimeoutMs: number | undefined;
+  readonly #reconnectBackoff: Omit<BackoffOptions, "random"> | undefined;
   readonly #logger: Logger;
   readonly #fetch: typeof fetch;
 
@@ -47,6 +51,7 @@ export class HttpTransport implements Transport {
         : basicAuthHeader(options.username ?? "opencode", options.password);
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#idleTimeoutMs = options.idleTimeoutMs;
+    this.#reconnectBackoff = options.reconnectBackoff;
     this.#logger = options.logger ?? silentLogger;
     this.#fetch = options.fetch ?? fetch;
   }
@@ -105,6 +110,7 @@ export class HttpTransport implements Transport {
         ? {}
         : { maxConsecutiveFailures: options.maxConsecutiveFailures }),
       ...(options.onConnection === undefined ? {} : { onConnection: options.onConnection }),
+      ...(this.#reconnectBackoff === undefined ? {} : { backoff: this.#reconnectBackoff }),
       fetch: this.#fetch,
       logger: this.#logger,
     });

@@ -1,5 +1,10 @@
 /**
- * End to end: `ocb run --demo` as a user runs it, a real CLI process with a real server.
+ * End to end: `ocb run --demo` as a user runs it, with a real server (or `opencode run`). Most
+ * run in-process through `runCli` (test/support/ocb-in-process.ts: the same commands, messages
+ * and exit codes, and the run must leave no process). Two stay real `ocb` processes, for what
+ * only a process shows: that it exits by itself once the turn ended, with 0 and stdout holding
+ * nothing but the events; and that a usage error reaches the shell as exit code 2 with no
+ * stack. Signals and SIGKILL: test/e2e/cli-interrupt.test.ts.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,6 +12,7 @@ import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isCanonicalType } from "../../src/events/canonical.js";
 import { type CliRun, ocb } from "../support/ocb-cli.js";
+import { ocbInProcess } from "../support/ocb-in-process.js";
 
 // A 1x1 PNG (the demo provider takes images, not text files).
 const PNG = Buffer.from(
@@ -43,7 +49,7 @@ describe("ocb run", () => {
   });
 
   it("exits 1 when the turn fails, and says why", async () => {
-    const run = await ocb(["run", "--demo", '[[error 400 {"error":{"message":"nope"}}]]']);
+    const run = await ocbInProcess(["run", "--demo", '[[error 400 {"error":{"message":"nope"}}]]']);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/— failed: .*HTTP 400/);
   });
@@ -56,7 +62,7 @@ describe("ocb run", () => {
   });
 
   it("runs the turn with `opencode run` under --backend subprocess", async () => {
-    const run = await ocb([
+    const run = await ocbInProcess([
       "run",
       "--demo",
       "--json",
@@ -75,7 +81,7 @@ describe("ocb run", () => {
   });
 
   it("takes the backend from OCB_BACKEND", async () => {
-    const run = await ocb(["run", "--demo", "--json", "[[reply via legacy]]"], {
+    const run = await ocbInProcess(["run", "--demo", "--json", "[[reply via legacy]]"], {
       OCB_BACKEND: "serve-legacy",
     });
     expect(run.code).toBe(0);
@@ -87,7 +93,7 @@ describe("ocb run", () => {
   });
 
   it("refuses an unknown backend, naming the choices, with exit code 2", async () => {
-    const run = await ocb(["run", "--demo", "hi"], { OCB_BACKEND: "telepathy" });
+    const run = await ocbInProcess(["run", "--demo", "hi"], { OCB_BACKEND: "telepathy" });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/OCB_BACKEND must be one of serve, serve-legacy, subprocess/);
     expect(run.stderr).not.toMatch(/at .*\.ts:\d+/);
@@ -107,7 +113,7 @@ describe("ocb run", () => {
     const writePrompt = (file: string) =>
       `[[tool write ${JSON.stringify({ path: file, content: "hi" })}]] [[then done]]`;
     const askRun = (dir: string, ...extra: string[]) =>
-      ocb([
+      ocbInProcess([
         "run",
         "--demo",
         "--json",
@@ -166,7 +172,7 @@ describe("ocb run", () => {
       const dir = tempDir();
       const file = join(dir, "pixel.png");
       writeFileSync(file, PNG);
-      const run = await ocb([
+      const run = await ocbInProcess([
         "run",
         "--demo",
         "--json",
@@ -186,7 +192,7 @@ describe("ocb run", () => {
       const dir = tempDir();
       const outside = join(tempDir(), "secret.txt");
       writeFileSync(outside, "no\n");
-      const run = await ocb(["run", "--demo", "--dir", dir, "--file", outside, "hi"]);
+      const run = await ocbInProcess(["run", "--demo", "--dir", dir, "--file", outside, "hi"]);
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(/outside the session directory/);
       expect(run.stderr).toContain(outside);
@@ -195,7 +201,7 @@ describe("ocb run", () => {
     });
 
     it("refuses an unknown --permissions preset with exit code 2", async () => {
-      const run = await ocb(["run", "--demo", "--permissions", "everything", "hi"]);
+      const run = await ocbInProcess(["run", "--demo", "--permissions", "everything", "hi"]);
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(/permissions must be one of ask, allow-all, read-only/);
       expect(run.stderr).not.toMatch(/at .*\.ts:\d+/);

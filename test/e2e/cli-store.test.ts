@@ -1,12 +1,14 @@
 /**
  * End to end: the store commands as a user runs them. One real `ocb run --demo` (real server,
- * scripted model) fills a store; `sessions`, `show`, `export` and `import` then read it.
+ * scripted model) fills a store; `sessions`, `show`, `export` and `import` then read it. All
+ * run in-process through `runCli` (test/support/ocb-in-process.ts): none of this is about the
+ * process itself (signals, exit: test/e2e/cli-interrupt.test.ts, cli-run.test.ts).
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ocb } from "../support/ocb-cli.js";
+import { ocbInProcess } from "../support/ocb-in-process.js";
 
 interface Event {
   id: string;
@@ -32,7 +34,7 @@ describe("ocb sessions, show, export, import", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "ocb-cli-store-"));
     store = join(dir, "store.db");
-    const run = await ocb([
+    const run = await ocbInProcess([
       "run",
       ...["--demo", "--json", "--store", store, "--dir", dir],
       "[[reply hello store]]",
@@ -49,7 +51,7 @@ describe("ocb sessions, show, export, import", () => {
   });
 
   it("sessions --json lists the session with its record and event count", async () => {
-    const run = await ocb(["sessions", "--store", store, "--json"]);
+    const run = await ocbInProcess(["sessions", "--store", store, "--json"]);
     expect(run.code).toBe(0);
     expect(parseLines(run.stdout)).toEqual([
       expect.objectContaining({
@@ -63,7 +65,7 @@ describe("ocb sessions, show, export, import", () => {
   });
 
   it("sessions prints a table with a header line and a row per session", async () => {
-    const run = await ocb(["sessions", "--store", store]);
+    const run = await ocbInProcess(["sessions", "--store", store]);
     expect(run.code).toBe(0);
     const [head, row, ...rest] = run.stdout.trim().split("\n");
     expect(head).toMatch(/^ID +BACKEND +STATE +UPDATED +EVENTS +TITLE +DIRECTORY$/);
@@ -75,14 +77,14 @@ describe("ocb sessions, show, export, import", () => {
 
   it("sessions says so when the store is empty, without creating it", async () => {
     const empty = join(dir, "empty", "store.db");
-    const run = await ocb(["sessions", "--store", empty]);
+    const run = await ocbInProcess(["sessions", "--store", empty]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^no sessions in .*empty\/store\.db yet/);
     expect(existsSync(empty)).toBe(false);
   });
 
   it("show prints the conversation: the input, then the reply indented under it", async () => {
-    const run = await ocb(["show", sessionId, "--store", store]);
+    const run = await ocbInProcess(["show", sessionId, "--store", store]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("you: [[reply hello store]]\n");
@@ -91,7 +93,7 @@ describe("ocb sessions, show, export, import", () => {
   });
 
   it("show refuses an unknown session with exit code 2, naming `ocb sessions`", async () => {
-    const run = await ocb(["show", "nope", "--store", store]);
+    const run = await ocbInProcess(["show", "nope", "--store", store]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/no session "nope" in .*`ocb sessions --store /);
     expect(run.stderr).not.toMatch(/at .*\.ts:\d+/);
@@ -99,7 +101,7 @@ describe("ocb sessions, show, export, import", () => {
   });
 
   it("export, import into another store, export again: the same transcript", async () => {
-    const exported = await ocb(["export", sessionId, "--store", store]);
+    const exported = await ocbInProcess(["export", sessionId, "--store", store]);
     expect(exported.code).toBe(0);
     const [header, ...events] = parseLines(exported.stdout) as [unknown, ...Event[]];
     expect(header).toMatchObject({
@@ -116,23 +118,23 @@ describe("ocb sessions, show, export, import", () => {
     const file = join(dir, "transcript.ndjson");
     writeFileSync(file, exported.stdout);
     const other = join(dir, "other.db");
-    const imported = await ocb(["import", file, "--store", other]);
+    const imported = await ocbInProcess(["import", file, "--store", other]);
     expect(imported.stderr).toBe("");
     expect(imported.code).toBe(0);
     expect(imported.stdout).toBe(`imported ${sessionId}: ${events.length} events\n`);
-    const again = await ocb(["export", sessionId, "--store", other]);
+    const again = await ocbInProcess(["export", sessionId, "--store", other]);
     expect(parseLines(again.stdout)).toEqual(parseLines(exported.stdout));
 
-    const twice = await ocb(["import", file, "--store", other]);
+    const twice = await ocbInProcess(["import", file, "--store", other]);
     expect(twice.code).toBe(2);
     expect(twice.stderr).toMatch(/already in .*--replace/);
-    const replaced = await ocb(["import", file, "--store", other, "--replace"]);
+    const replaced = await ocbInProcess(["import", file, "--store", other, "--replace"]);
     expect(replaced.code).toBe(0);
-    expect((await ocb(["export", sessionId, "--store", other])).stdout).toBe(again.stdout);
+    expect((await ocbInProcess(["export", sessionId, "--store", other])).stdout).toBe(again.stdout);
   });
 
   it("import refuses a damaged file with exit code 2, naming the line, and stores nothing", async () => {
-    const exported = await ocb(["export", sessionId, "--store", store]);
+    const exported = await ocbInProcess(["export", sessionId, "--store", store]);
     const lines = exported.stdout.trim().split("\n");
     const target = join(dir, "damaged.db");
     const damages: [string, string[], RegExp][] = [
@@ -146,7 +148,7 @@ describe("ocb sessions, show, export, import", () => {
     for (const [name, content, message] of damages) {
       const file = join(dir, `${name}.ndjson`);
       writeFileSync(file, `${content.join("\n")}\n`);
-      const run = await ocb(["import", file, "--store", target]);
+      const run = await ocbInProcess(["import", file, "--store", target]);
       expect(run.code, name).toBe(2);
       expect(run.stderr, name).toMatch(message);
       expect(run.stderr, name).not.toMatch(/at .*\.ts:\d+/);

@@ -1,7 +1,7 @@
 /**
  * End to end: a session never goes deaf. The server a bridge is attached to becomes
  * unreachable for longer than the stream reader's old retry budget (10 failed attempts in a
- * row, 37 to 49 s of backoff), then reachable again:
+ * row), then reachable again:
  *
  * - behind a proxy that refuses connections (the server runs on and finishes the turn): the
  *   turn that was running ends as it ended upstream, its durable events caught up from the
@@ -11,6 +11,13 @@
  *   gives; the turn that was running (its run died with the server) ended `failed`
  *   (`connection-lost`) once the outage outlasted the bound.
  *
+ * The bridges reconnect at a fast pace (`reconnect`: 20 ms doubling to 200 ms), so the outage
+ * lasts until the sessions report their 12th failed attempt in a row, a few seconds, instead
+ * of the 37 to 49 s that 10 attempts take at the production pace (whose delays
+ * src/runtime/reconnect-policy.test.ts and src/transport/http-transport-backoff.test.ts
+ * check). The wait for those attempts is bounded well below 37 s: a pace that did not reach
+ * the streams fails it.
+ *
  * Before the fix every session stopped reading for good once its reader gave up: the running
  * turn waited for the stall watchdog and every later one failed `stalled` (here: the waits for
  * the turn after the outage run out first).
@@ -19,7 +26,6 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it, vi } from "vitest";
 import type { CanonicalEvent, ConnectionState } from "../../src/events/canonical.js";
 import { Bridge } from "../../src/runtime/bridge.js";
@@ -38,8 +44,14 @@ import { trackProcess } from "../support/process-tracker.js";
 import { untilTurnEvent } from "../support/turn-events.js";
 import { within } from "../support/within.js";
 
-/** Longer than the old retry budget: 10 refused attempts took at most 49 s of backoff. */
-const OUTAGE_MS = 55_000;
+/** The streams' pace in this test: 10 refused attempts take about 1.5 s instead of 37 to 49 s. */
+const RECONNECT = { initialDelayMs: 20, maxDelayMs: 200 };
+/** Failed attempts in a row the outage lasts for: beyond the old budget, where readers gave up. */
+const OUTAGE_ATTEMPTS = 12;
+/** Bound on reaching them: far above the pace's few seconds, below the default pace's 37 s. */
+const OUTAGE_BOUND_MS = 30_000;
+/** A running turn ends `connection-lost` after this long without its streams. */
+const CONNECTION_LOST_AFTER_MS = 3_000;
 const MODEL = { providerID: "demo", modelID: "demo-1" };
 /** A turn that streams for a few seconds: it is mid-way when the connection goes. */
 const FIRST = "[[slow 40 80]]";
@@ -83,10 +95,24 @@ function connectionChanges(session: Session): { states: ConnectionState[]; stop(
 }
 
 /**
+ * Until the session has reported `attempts` failed reconnect attempts in a row: the outage has
+ * outlasted the old retry budget. Bounded by `OUTAGE_BOUND_MS` (see the header).
+ */
+async function untilAttempts(changes: { states: ConnectionState[] }, attempts: number) {
+  await vi.waitFor(
+    () =>
+      expect(Math.max(0, ...changes.states.map((state) => state.attempt))).toBeGreaterThanOrEqual(
+        attempts,
+      ),
+    { timeout: OUTAGE_BOUND_MS, interval: 50 },
+  );
+}
+
+/**
  * Until the session says its streams reach the server again. Not at once when a turn ends: its
  * events may have come on the durable stream while the live stream's reader still waits out
- * its backoff (at most 10 s, +20 % jitter), and only the live stream's connection vouches for
- * both (src/backends/stream-health.ts).
+ * its backoff, and only the live stream's connection vouches for both
+ * (src/backends/stream-health.ts).
  */
 async function untilConnected(changes: { states: ConnectionState[] }): Promise<void> {
   await vi.waitFor(() => expect(changes.states.at(-1)).toMatchObject({ state: "connected" }), {
@@ -101,12 +127,16 @@ async function turnEvents(session: Session, turn: Turn): Promise<CanonicalEvent[
 
 describe("a session never goes deaf", () => {
   it.concurrent("a turn outlives an outage beyond the retry budget and ends as it ended upstream", async () => {
-    const setup = await startBridgeBehindProxy({ model: MODEL, store: ":memory:" });
+    const setup = await startBridgeBehindProxy({
+      model: MODEL,
+      store: ":memory:",
+      reconnect: RECONNECT,
+    });
     const { bridge, proxy } = setup;
     try {
       const { reference, session, changes, turn } = await untilMidScript(bridge);
       await proxy.refuse(); // the server finishes the turn meanwhile; nobody hears it
-      await sleep(OUTAGE_MS);
+      await untilAttempts(changes, OUTAGE_ATTEMPTS);
       expect(turn.state).toBe("running");
       await proxy.resume();
 
@@ -126,15 +156,17 @@ describe("a session never goes deaf", () => {
       // The outage was told, then its end; the failed attempts went on past the old budget.
       const states = changes.states;
       expect(states[0]).toMatchObject({ state: "reconnecting", attempt: 1 });
-      // Attempt 10 is reported only by a reader that did not give up at its 10th failure.
-      expect(Math.max(...states.map((state) => state.attempt))).toBeGreaterThanOrEqual(10);
+      // Attempt 12 is reported only by a reader that did not give up at its 10th failure.
+      expect(Math.max(...states.map((state) => state.attempt))).toBeGreaterThanOrEqual(
+        OUTAGE_ATTEMPTS,
+      );
       await untilConnected(changes);
       expect(session.connection.state).toBe("connected");
       changes.stop();
     } finally {
       await setup.close();
     }
-  }, 240_000);
+  }, 120_000);
 
   it.concurrent.each(["serve", "serve-legacy"] as const)(
     "%s: a server stopped beyond the retry budget and started again on its port and data dir: the next send works",
@@ -150,13 +182,16 @@ describe("a session never goes deaf", () => {
           model: MODEL,
           store: ":memory:",
           attach: { url: server.url, password: server.password },
-          connectionLostAfterMs: 20_000,
+          connectionLostAfterMs: CONNECTION_LOST_AFTER_MS,
+          reconnect: RECONNECT,
         });
         // The script uninterrupted, then again with the server stopped mid-way.
         const { reference, session, changes, turn } = await untilMidScript(bridge);
         const stoppedAt = Date.now();
         await server.stop();
-        await sleep(OUTAGE_MS);
+        // The outage outlasts the old retry budget and the connection-lost bound.
+        await untilAttempts(changes, OUTAGE_ATTEMPTS);
+        await within(turn.done(), "the running turn to end connection-lost", OUTAGE_BOUND_MS);
         const restartedAt = Date.now();
         await server.start();
 
@@ -175,7 +210,7 @@ describe("a session never goes deaf", () => {
         const firstEnd = (await turnEvents(session, turn)).find(
           (event) => event.type === "turn.ended",
         );
-        expect(firstEnd?.at).toBeGreaterThanOrEqual(stoppedAt + 20_000);
+        expect(firstEnd?.at).toBeGreaterThanOrEqual(stoppedAt + CONNECTION_LOST_AFTER_MS);
         expect(firstEnd?.at).toBeLessThan(restartedAt);
         // The next turn's events are those of the same turn in an uninterrupted run (but for its
         // usage: the model is sent the first turn's answer as far as it got).
@@ -197,7 +232,7 @@ describe("a session never goes deaf", () => {
         await server.close();
       }
     },
-    240_000,
+    120_000,
   );
 });
 

@@ -6,25 +6,22 @@
  * its documented 4xx while the session carries on. Streams are tested in sidecar-streams.test.ts.
  */
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
-import { Bridge } from "../../src/runtime/bridge.js";
 import { CanonicalEventSchema } from "../../src/sidecar/protocol/canonical-schema.js";
 import {
   ConversationSchema,
   type SessionInfo,
   SessionInfoSchema,
 } from "../../src/sidecar/protocol/http.js";
-import { type Sidecar, startSidecar } from "../../src/sidecar/sidecar.js";
-import { SqliteStore } from "../../src/store/sqlite-store.js";
-import { demoProviderConfig, secondScriptedModelId } from "../../src/testing/demo-provider.js";
-import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
-import { trackProcess } from "../support/process-tracker.js";
+import type { Sidecar } from "../../src/sidecar/sidecar.js";
+import { secondScriptedModelId } from "../../src/testing/demo-provider.js";
+import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
+import { useRealSidecar } from "../support/real-sidecar.js";
 import { recordingLogger } from "../support/recording-logger.js";
 
 const TOKEN = "e2e-sidecar-token-0123456789";
@@ -36,33 +33,18 @@ const PNG = Buffer.from(
   "base64",
 );
 
+const logger = recordingLogger();
+const real = useRealSidecar({
+  permissions: "ask",
+  token: TOKEN,
+  logger,
+  label: "sidecar api e2e",
+});
 let model: ScriptedModel;
 let directory: string;
-let store: SqliteStore;
-let bridge: Bridge;
 let sidecar: Sidecar;
-const logger = recordingLogger();
-
-beforeAll(async () => {
-  model = await startScriptedModel();
-  directory = mkdtempSync(join(tmpdir(), "ocb-sidecar-e2e-"));
-  store = SqliteStore.open(join(directory, "store.db"));
-  bridge = await Bridge.start({
-    directory,
-    store,
-    permissions: "ask",
-    config: { ...demoProviderConfig(model.url) },
-    model: { providerID: "demo", modelID: "demo-1" },
-  });
-  trackProcess(bridge.server.pid, "opencode serve (sidecar api e2e)");
-  sidecar = await startSidecar({ bridge, token: TOKEN, store, logger });
-});
-afterAll(async () => {
-  await sidecar?.close();
-  await bridge?.close();
-  store?.close();
-  await model?.close();
-  rmSync(directory, { recursive: true, force: true });
+beforeAll(() => {
+  ({ model, directory, sidecar } = real.current);
 });
 
 interface Answer {

@@ -6,38 +6,26 @@
  * runs in its place, the removed one never reaching the model. On serve (OpenCode 1.18's own
  * queue) `capabilities.cancelQueued` is false and the route answers 422.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BackendKind } from "../../src/backends/backend.js";
-import { Bridge } from "../../src/runtime/bridge.js";
-import { type Sidecar, startSidecar } from "../../src/sidecar/sidecar.js";
-import { BridgeApiError, BridgeClient } from "../../src/sidecar-client/index.js";
-import { demoModelServer } from "../../src/testing/demo-model-server.js";
-import { trackProcess } from "../support/process-tracker.js";
+import { BridgeApiError, type BridgeClient } from "../../src/sidecar-client/index.js";
+import { startRealSidecar } from "../support/real-sidecar.js";
 import { readUntil } from "../support/sidecar-reading.js";
-import { NodeWebSocket } from "../support/ws.js";
 
-const TOKEN = "sidecar-cancel-e2e-token-0123456789";
-const cleanups: (() => Promise<void> | void)[] = [];
+const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** A real sidecar of its own on `backend` (the two tests need one each), closed after the test. */
 async function sidecarOn(backend: BackendKind): Promise<BridgeClient> {
-  const directory = mkdtempSync(join(tmpdir(), "ocb-sidecar-cancel-"));
-  const bridge = await Bridge.start({ directory, modelServer: demoModelServer, backend });
-  trackProcess(bridge.server.pid, `opencode serve (sidecar cancel e2e, ${backend})`);
-  const sidecar: Sidecar = await startSidecar({ bridge, token: TOKEN, web: false });
-  const client = new BridgeClient({ url: sidecar.url, token: TOKEN, WebSocket: NodeWebSocket });
-  cleanups.push(async () => {
-    client.close();
-    await sidecar.close();
-    await bridge.close();
-    rmSync(directory, { recursive: true, force: true });
+  const real = await startRealSidecar({
+    backend,
+    web: false,
+    label: `sidecar cancel e2e, ${backend}`,
   });
-  return client;
+  cleanups.push(real.close);
+  return real.client;
 }
 
 describe("removing a queued input", () => {

@@ -8,18 +8,15 @@
  * admitted once; a subscription cut again and again mid-turn ends with the durable events of
  * an uncut one.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CanonicalEvent, CanonicalEventOf } from "../../src/events/canonical.js";
-import { Bridge } from "../../src/runtime/bridge.js";
-import { type Sidecar, startSidecar } from "../../src/sidecar/sidecar.js";
+import type { Sidecar } from "../../src/sidecar/sidecar.js";
 import { BridgeClient, type Subscription } from "../../src/sidecar-client/index.js";
-import { demoProviderConfig } from "../../src/testing/demo-provider.js";
-import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
+import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { type CuttingProxy, startCuttingProxy } from "../support/cutting-proxy.js";
-import { trackProcess } from "../support/process-tracker.js";
+import { useRealSidecar } from "../support/real-sidecar.js";
 import { within } from "../support/within.js";
 import { NodeWebSocket } from "../support/ws.js";
 
@@ -34,32 +31,18 @@ const PNG = Buffer.from(
 const QUESTION =
   '[[tool question {"questions":[{"question":"Pick one","header":"Pick","options":[{"label":"a","description":"A"},{"label":"b","description":"B"}]}]}]]';
 
+// Edits ask (the permission test); shell commands run (the tool turns).
+const real = useRealSidecar({
+  permissions: { edit: "ask", bash: "allow", webfetch: "allow" },
+  token: TOKEN,
+  label: "sidecar client e2e",
+});
 let model: ScriptedModel;
-let bridge: Bridge;
 let directory: string;
 let sidecar: Sidecar;
 let client: BridgeClient;
-
-beforeAll(async () => {
-  model = await startScriptedModel();
-  directory = mkdtempSync(join(tmpdir(), "ocb-sidecar-client-"));
-  bridge = await Bridge.start({
-    directory,
-    config: { ...demoProviderConfig(model.url) },
-    model: { providerID: "demo", modelID: "demo-1" },
-    // Edits ask (the permission test); shell commands run (the tool turns).
-    permissions: { edit: "ask", bash: "allow", webfetch: "allow" },
-  });
-  trackProcess(bridge.server.pid, "opencode serve (sidecar client e2e)");
-  sidecar = await startSidecar({ bridge, token: TOKEN });
-  client = new BridgeClient({ url: sidecar.url, token: TOKEN, WebSocket: NodeWebSocket });
-});
-afterAll(async () => {
-  client?.close();
-  await sidecar?.close();
-  await bridge?.close();
-  await model?.close();
-  rmSync(directory, { recursive: true, force: true });
+beforeAll(() => {
+  ({ model, directory, sidecar, client } = real.current);
 });
 
 /** A subscription read in the background: what came, and waits on it. */

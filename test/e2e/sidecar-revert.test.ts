@@ -5,46 +5,22 @@
  * OpenCode, as another client still can) fails its turn and every turn after it; reverted to
  * before it, the session takes turns again and its conversation no longer shows it.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
-import { Bridge } from "../../src/runtime/bridge.js";
-import { type Sidecar, startSidecar } from "../../src/sidecar/sidecar.js";
-import { BridgeApiError, BridgeClient } from "../../src/sidecar-client/index.js";
-import { demoProviderConfig } from "../../src/testing/demo-provider.js";
-import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
+import type { Bridge } from "../../src/runtime/bridge.js";
+import { BridgeApiError, type BridgeClient } from "../../src/sidecar-client/index.js";
+import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { sendPoisonedPrompt } from "../support/poisoned-prompt.js";
-import { trackProcess } from "../support/process-tracker.js";
+import { useRealSidecar } from "../support/real-sidecar.js";
 import { readUntil } from "../support/sidecar-reading.js";
-import { NodeWebSocket } from "../support/ws.js";
 
-const TOKEN = "sidecar-revert-e2e-token-0123456789";
-let model: ScriptedModel;
+const real = useRealSidecar({ web: false, label: "sidecar revert e2e" });
 let directory: string;
 let bridge: Bridge;
-let sidecar: Sidecar;
 let client: BridgeClient;
-
-beforeAll(async () => {
-  model = await startScriptedModel();
-  directory = mkdtempSync(join(tmpdir(), "ocb-sidecar-revert-"));
-  bridge = await Bridge.start({
-    directory,
-    config: { ...demoProviderConfig(model.url) },
-    model: { providerID: "demo", modelID: "demo-1" },
-  });
-  trackProcess(bridge.server.pid, "opencode serve (sidecar revert e2e)");
-  sidecar = await startSidecar({ bridge, token: TOKEN, web: false });
-  client = new BridgeClient({ url: sidecar.url, token: TOKEN, WebSocket: NodeWebSocket });
-});
-afterAll(async () => {
-  client?.close();
-  await sidecar?.close();
-  await bridge?.close();
-  await model?.close();
-  rmSync(directory, { recursive: true, force: true });
+let model: ScriptedModel;
+beforeAll(() => {
+  ({ directory, bridge, client, model } = real.current);
 });
 
 /** Sends `text` and waits for its turn's end (read from the session's events). */

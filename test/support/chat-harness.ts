@@ -4,25 +4,18 @@
  * file calls `useChatHarness()` at its top level; a typed client (`harness.client`) sets up
  * and checks what the page cannot show (sessions made ahead, what the model received).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import type { BackendKind } from "../../src/backends/backend.js";
-import type { ModelRef } from "../../src/events/canonical.js";
-import { Bridge } from "../../src/runtime/bridge.js";
+import type { Bridge } from "../../src/runtime/bridge.js";
 import type { SandboxMode } from "../../src/server/sandbox/sandbox-options.js";
-import { type Sidecar, startSidecar } from "../../src/sidecar/sidecar.js";
-import { BridgeClient } from "../../src/sidecar-client/index.js";
-import { SqliteStore } from "../../src/store/sqlite-store.js";
-import { demoProviderConfig } from "../../src/testing/demo-provider.js";
-import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
-import { trackProcess } from "./process-tracker.js";
+import type { Sidecar } from "../../src/sidecar/sidecar.js";
+import type { BridgeClient } from "../../src/sidecar-client/index.js";
+import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
+import { startRealSidecar } from "./real-sidecar.js";
 import { assertWebBuilt } from "./web-build.js";
-import { NodeWebSocket } from "./ws.js";
 
+export { DEMO_MODEL } from "./real-sidecar.js";
 export const CHAT_TOKEN = "web-chat-e2e-token-0123456789abcdef";
-export const DEMO_MODEL: ModelRef = { providerID: "demo", modelID: "demo-1" };
 
 export interface ChatHarness {
   model: ScriptedModel;
@@ -50,42 +43,16 @@ export interface ChatHarnessOptions {
   sandbox?: SandboxMode;
 }
 
+/** A real sidecar serving the built chat (test/support/real-sidecar.ts), its store of its own. */
 export async function startChatHarness(options: ChatHarnessOptions = {}): Promise<ChatHarness> {
   assertWebBuilt();
-  const directory = options.directory ?? mkdtempSync(join(tmpdir(), "ocb-web-e2e-"));
-  // A store of its own: the session list shows this file's sessions only.
-  const store = SqliteStore.open(options.storeFile ?? ":memory:");
-  const started: { model?: ScriptedModel; bridge?: Bridge; sidecar?: Sidecar } = {};
-  const close = async (): Promise<void> => {
-    await started.sidecar?.close();
-    await started.bridge?.close();
-    await started.model?.close();
-    store.close();
-    if (options.directory === undefined) rmSync(directory, { recursive: true, force: true });
-  };
-  try {
-    started.model = await startScriptedModel();
-    started.bridge = await Bridge.start({
-      directory,
-      config: { ...demoProviderConfig(started.model.url) },
-      model: DEMO_MODEL,
-      store,
-      ...(options.backend === undefined ? {} : { backend: options.backend }),
-      permissions: options.permissions ?? { edit: "ask", bash: "allow", webfetch: "allow" },
-      ...(options.sandbox === undefined ? {} : { server: { sandbox: options.sandbox } }),
-    });
-    trackProcess(started.bridge.server.pid, "opencode serve (web chat e2e)");
-    started.sidecar = await startSidecar({ bridge: started.bridge, token: CHAT_TOKEN, store });
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  const { model, bridge, sidecar } = started;
-  const client = new BridgeClient({
-    url: sidecar.url,
+  const real = await startRealSidecar({
+    ...options,
+    permissions: options.permissions ?? { edit: "ask", bash: "allow", webfetch: "allow" },
     token: CHAT_TOKEN,
-    WebSocket: NodeWebSocket,
+    label: "web chat e2e",
   });
+  const { model, bridge, sidecar, client, directory } = real;
   return {
     model,
     bridge,
@@ -93,10 +60,7 @@ export async function startChatHarness(options: ChatHarnessOptions = {}): Promis
     client,
     directory,
     chatUrl: chatUrlOf(sidecar.url),
-    async close() {
-      client.close();
-      await close();
-    },
+    close: real.close,
   };
 }
 

@@ -1,0 +1,23 @@
+/** The `ocb` program with its commands, built anew per call (a test runs it in-process). */
+import { Command } from "commander";
+import { registerExportCommand } from "./commands/export.js";
+import { registerImportCommand } from "./commands/import.js";
+import { registerRunCommand } from "./commands/run.js";
+import { registerServeCommand } from "./commands/serve.js";
+import { registerSessionsCommand } from "./commands/sessions.js";
+import { registerShowCommand } from "./commands/show.js";
+
+export function ocbProgram(): Command {
+  const program = new Command()
+    .name("ocb")
+    .description("opencode-bridge: drive the OpenCode coding agent from a terminal")
+    .showHelpAfterError()
+    .exitOverride(); // runCli sets the exit code (2 for a bad option value, as for usage errors)
+  registerRunCommand(program);
+  registerServeCommand(program);
+  registerSessionsCommand(program);
+  registerShowCommand(program);
+  registerExportCommand(program);
+  registerImportCommand(program);
+  return program;
+}
