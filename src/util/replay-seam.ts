@@ -16,8 +16,8 @@
  *    are older than what it has); from then on `arrived()` hands each event through, or drops it
  *    when it is a duplicate.
  * A numbered event past the next one (`last + 1`) is a gap: a `SeqGapError`, unless the reader
- * gives `onGap`, which is told and takes the event. Once `signal` aborts, the buffer is let go
- * and every call throws `AbortError`.
+ * gives `onGap`, which is told and takes the event. Once `signal` aborts, every call lets the
+ * buffer go and throws `AbortError`.
  *
  * Isomorphic and dependency-free (the browser client uses it too): no Node module, no timer.
  */
@@ -117,8 +117,8 @@ export class ReplaySeam<E> {
     this.#onGap = options.onGap;
     this.#signal = options.signal;
     this.#what = options.what ?? "replaying, then reading live";
-    // The buffer goes at once, not at the next call, which may never come.
-    options.signal?.addEventListener("abort", () => (this.#buffer = []), { once: true });
+    // No abort listener: a long-lived signal shared by many readers would keep every seam.
+    // An aborted seam lets its buffer go at its next call; its owner drops it anyway.
   }
 
   /** The last seq handed out (`after` before any). */
@@ -133,6 +133,7 @@ export class ReplaySeam<E> {
 
   /** How many live events wait for the replay to end. */
   get buffered(): number {
+    if (this.#signal?.aborted && this.#buffer !== undefined) this.#buffer = [];
     return this.#buffer?.length ?? 0;
   }
 
@@ -187,6 +188,8 @@ export class ReplaySeam<E> {
   }
 
   #checkAborted(): void {
-    if (this.#signal?.aborted) throw new AbortError(this.#what, { cause: this.#signal.reason });
+    if (!this.#signal?.aborted) return;
+    if (this.#buffer !== undefined) this.#buffer = [];
+    throw new AbortError(this.#what, { cause: this.#signal.reason });
   }
 }
