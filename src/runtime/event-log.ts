@@ -344,7 +344,8 @@ export class EventLog {
         const before = inCatchUp;
         if (link === caughtUp) inCatchUp = false;
         if (event === undefined || (before && isDelta(event))) continue;
-        yield* seam.arrived(event);
+        // A plain loop, not `yield*`: that wraps the array in an async iterator per event.
+        for (const out of seam.arrived(event)) yield out;
       }
       if (this.#closed) return;
       await this.#changes.wait(signal, what);
