@@ -29,6 +29,7 @@ const SHARED_FILES = [
   "src/events/streamed-so-far.ts",
   "src/util/assert-never.ts",
   "src/util/backoff.ts",
+  "src/util/replay-seam.ts",
   "src/errors.ts",
 ].map((file) => join(ROOT, file));
 const PACKAGES_ALLOWED = new Set(["zod"]);

@@ -10,6 +10,7 @@ import type { Store } from "../store/store.js";
 import { sleep } from "../util/abort.js";
 import { describeError } from "../util/describe-error.js";
 import type { Logger } from "../util/logger.js";
+import { SeqCursor } from "../util/replay-seam.js";
 
 export interface FollowOptions {
   /** Start after this seq (default 0: from the first event). */
@@ -30,7 +31,7 @@ export class Follower {
   readonly #store: Pick<Store, "read">;
   readonly #options: FollowOptions;
   readonly #logger: Logger;
-  #last: number;
+  readonly #cursor: SeqCursor;
   /** Starts behind: what was committed before it was registered is read first. */
   #behind = true;
   #wake: (() => void) | undefined;
@@ -45,12 +46,13 @@ export class Follower {
     this.#store = store;
     this.#options = options;
     this.#logger = logger;
-    this.#last = options.after ?? 0;
-    if (!Number.isSafeInteger(this.#last) || this.#last < 0) {
+    const after = options.after ?? 0;
+    if (!Number.isSafeInteger(after) || after < 0) {
       throw new UsageError(
         `following session ${sessionId}: after must be a seq (a whole number ≥ 0), not ${String(options.after)}`,
       );
     }
+    this.#cursor = new SeqCursor(after);
     const pageSize = options.pageSize ?? 1;
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
       throw new UsageError(
@@ -61,7 +63,7 @@ export class Follower {
 
   /** The session has events up to `lastSeq` (Infinity: maybe, go and look). */
   behind(lastSeq: number): void {
-    if (lastSeq <= this.#last) return;
+    if (lastSeq <= this.#cursor.last) return;
     this.#behind = true;
     const wake = this.#wake;
     this.#wake = undefined;
@@ -87,13 +89,14 @@ export class Follower {
         for (;;) {
           const page = await this.#read(pageSize, signal);
           for (const event of page) {
-            if (event.seq !== this.#last + 1) {
+            // Read after the last seq: anything but the next one is the store's fault.
+            const last = this.#cursor.last;
+            if (event.seq === undefined || this.#cursor.take(event.seq) !== "next") {
               throw new OpencodeBridgeError(
                 `following session ${this.sessionId}: the store gave seq ${String(event.seq)} ` +
-                  `after ${this.#last}; its events were written around their numbering`,
+                  `after ${last}; its events were written around their numbering`,
               );
             }
-            this.#last = event.seq;
             yield event;
           }
           if (page.length < pageSize || signal.aborted) break;
@@ -111,7 +114,10 @@ export class Follower {
     let retryMs = FIRST_RETRY_MS;
     for (;;) {
       try {
-        return await this.#store.read(this.sessionId, { after: this.#last, limit: pageSize });
+        return await this.#store.read(this.sessionId, {
+          after: this.#cursor.last,
+          limit: pageSize,
+        });
       } catch (error) {
         if (performance.now() - started + retryMs > limitMs) {
           throw new OpencodeBridgeError(

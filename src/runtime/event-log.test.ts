@@ -190,6 +190,24 @@ describe("EventLog", () => {
     expect((await after).map((e) => e.type)).toEqual(["text.ended", "turn.ended"]);
   });
 
+  it("logs a hole in the kept events and reads on", async () => {
+    const logger = recordingLogger();
+    const log = new EventLog({ logger });
+    // An adopted transcript that lacks seq 2.
+    log.seed([
+      { ...event(true), seq: 1 },
+      { ...event(true), seq: 3 },
+    ]);
+    const reading = drain(log.read(0));
+    await log.close();
+    expect(seqs(await reading)).toEqual([1, 3]);
+    expect(logger.entries).toContainEqual({
+      level: "warn",
+      message: "the session's kept events have a hole",
+      fields: { after: 1, seq: 3 },
+    });
+  });
+
   it("a read that begins before the store said its last seq gets a delta linked meanwhile once", async () => {
     const flaky = new FlakyStore();
     const log = new EventLog({ store: { store: flaky.store, sessionId: SESSION } });

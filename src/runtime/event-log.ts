@@ -14,7 +14,8 @@
  * Live events are linked one to the next and the log keeps only the last link, so an event is
  * held only while some reader has yet to pass it (or, with a store, while its commit is under
  * way). Reading from a seq pages the kept events with `seq` up to the last one handed out when
- * the read began, then follows the links from there: no gap and no duplicate at the switch.
+ * the read began, then follows the links from there: no gap and no duplicate at the switch
+ * (the seqs are checked by a `ReplaySeam`, util/replay-seam.ts; the links are its buffer).
  * Deltas are not kept, but a reader that switches to live while a part streams is handed
  * what that part has streamed so far as one delta first (`StreamedSoFar`), so that its deltas
  * still join to the part's value: the log holds the text of the parts under way, no more.
@@ -25,6 +26,7 @@ import { isDelta, StreamedSoFar } from "../events/streamed-so-far.js";
 import type { Store } from "../store/store.js";
 import { ChangeNotifier } from "../util/change-notifier.js";
 import { type Logger, silentLogger } from "../util/logger.js";
+import { ReplaySeam } from "../util/replay-seam.js";
 import { type DurableEvents, memoryEvents, storeEvents } from "./durable-events.js";
 import { StoreWriter } from "./store-writer.js";
 
@@ -309,6 +311,19 @@ export class EventLog {
     const upTo = this.#seq;
     const whole = after <= upTo;
     const soFar = whole ? this.#streamed.catchUp() : [];
+    // Which events this reader lacks. It buffers nothing: the links after `link` are its
+    // buffer, held by the log while it has yet to pass them. A reader past what was handed out
+    // is given every event handed out from now on (the log's seqs decide, not the reader's).
+    // A hole in what is kept (the store lost events) is logged, and the read goes on.
+    const seam = new ReplaySeam<CanonicalEvent>({
+      after: Math.min(after, upTo),
+      seqOf: (event) => (event.durable ? event.seq : undefined),
+      bufferLimit: 0,
+      signal,
+      what,
+      onGap: (gap) =>
+        this.#logger.warn("the session's kept events have a hole", { ...this.#fields, ...gap }),
+    });
     let seen = after;
     while (seen < upTo) {
       if (signal?.aborted) throw new AbortError(what);
@@ -316,9 +331,10 @@ export class EventLog {
       if (page.length === 0) break;
       for (const event of page) {
         seen = event.seq ?? seen;
-        yield event;
+        if (seam.kept(event)) yield event;
       }
     }
+    seam.goLive();
     yield* soFar;
     let inCatchUp = whole && link !== caughtUp;
     for (;;) {
@@ -327,9 +343,9 @@ export class EventLog {
         const event = link.event;
         const before = inCatchUp;
         if (link === caughtUp) inCatchUp = false;
-        if (event === undefined || (event.seq !== undefined && event.seq <= upTo)) continue;
-        if (before && isDelta(event)) continue;
-        yield event;
+        if (event === undefined || (before && isDelta(event))) continue;
+        // A plain loop, not `yield*`: that wraps the array in an async iterator per event.
+        for (const out of seam.arrived(event)) yield out;
       }
       if (this.#closed) return;
       await this.#changes.wait(signal, what);

@@ -77,8 +77,15 @@ export class FakeSidecar {
     return fake;
   }
 
-  /** Appends to a session's log and sends to its subscribers (durable events get the next seq). */
-  append(sessionId: string, event: Omit<CanonicalEvent, "seq" | "sessionId">): CanonicalEvent {
+  /**
+   * Appends to a session's log and sends to its subscribers (durable events get the next seq);
+   * `lost`: kept, but its live message never sent (a sidecar that skipped it).
+   */
+  append(
+    sessionId: string,
+    event: Omit<CanonicalEvent, "seq" | "sessionId">,
+    options: { lost?: boolean } = {},
+  ): CanonicalEvent {
     const log = this.#logs.get(sessionId) ?? [];
     this.#logs.set(sessionId, log);
     const full = {
@@ -87,6 +94,7 @@ export class FakeSidecar {
       ...(event.durable && { seq: log.filter((e) => e.durable).length + 1 }),
     } as CanonicalEvent;
     if (full.durable) log.push(full);
+    if (options.lost) return full;
     for (const subscriber of this.#subscribers) {
       if (subscriber.sessionId === sessionId) this.#send(subscriber.socket, eventMessage(full));
     }

@@ -6,9 +6,13 @@
  * A reader that falls far behind must not make the client hold a session's whole history:
  * past `bufferLimit` unread events the subscription detaches (takes nothing more, so ephemeral
  * events are lost, which they may be) and, once its reader has emptied the buffer, asks its
- * feed to bring the durable events after its last seq again.
+ * feed to bring the durable events after its last seq again. A durable event past the next seq
+ * (a hole: the sidecar skipped some) is not taken either: the subscription asks its feed to
+ * bring the events after its last seq again, as after a detach. Which durable event is new,
+ * taken or past a hole is the shared `SeqCursor`'s call (util/replay-seam.ts).
  */
 import type { CanonicalEvent } from "../../events/canonical.js";
+import { SeqCursor } from "../../util/replay-seam.js";
 import { BridgeAbortError } from "../errors.js";
 
 export interface SubscriptionHooks {
@@ -41,7 +45,7 @@ export class EventSubscription implements Subscription {
   readonly #queue: CanonicalEvent[] = [];
   #head = 0;
   /** The last durable seq taken into the buffer: where the sidecar resumes for it. */
-  #takenSeq: number;
+  readonly #taken: SeqCursor;
   /** The last durable seq handed to the reader. */
   #handedSeq: number;
   #detached = false;
@@ -63,7 +67,7 @@ export class EventSubscription implements Subscription {
     hooks: SubscriptionHooks,
   ) {
     this.sessionId = sessionId;
-    this.#takenSeq = after;
+    this.#taken = new SeqCursor(after);
     this.#handedSeq = after;
     this.#bufferLimit = options.bufferLimit;
     this.#hooks = hooks;
@@ -95,7 +99,7 @@ export class EventSubscription implements Subscription {
    * events buffered past `lastSeq` are still handed out, so none is asked for twice).
    */
   get takenSeq(): number {
-    return this.#takenSeq;
+    return this.#taken.last;
   }
 
   /** Whether it takes events (false while detached, or once finished). */
@@ -115,8 +119,15 @@ export class EventSubscription implements Subscription {
       return;
     }
     if (event.durable && event.seq !== undefined) {
-      if (event.seq <= this.#takenSeq) return;
-      this.#takenSeq = event.seq;
+      const verdict = this.#taken.verdict(event.seq);
+      if (verdict === "duplicate") return;
+      if (verdict === "gap") {
+        // The events in between are kept on the sidecar: its feed subscribes again from the
+        // last seq taken (through its barrier), and what this subscription has stays in order.
+        this.#hooks.changed(this);
+        return;
+      }
+      this.#taken.take(event.seq);
     }
     this.#queue.push(event);
     if (this.#queue.length - this.#head > this.#bufferLimit) {
@@ -128,7 +139,7 @@ export class EventSubscription implements Subscription {
 
   markCaughtUp(seq: number): void {
     if (this.#caughtUpSeq !== undefined || !this.taking) return;
-    this.#caughtUpSeq = Math.max(seq, this.#takenSeq);
+    this.#caughtUpSeq = Math.max(seq, this.#taken.last);
     this.#onCaughtUp?.(this.#caughtUpSeq);
   }
 

@@ -196,6 +196,21 @@ describe("subscribe", () => {
     expect(durableTexts(read.events)).toEqual(["b", "c"]);
   });
 
+  it("a hole in the live seqs makes it subscribe again from its last seq: none lost, none twice", async () => {
+    const { fake, client } = await setup();
+    const read = reader(client.subscribe("ses_1", { after: 0 }));
+    fake.append("ses_1", durable("a"));
+    await read.until((events) => events.length === 1, "a");
+    fake.append("ses_1", durable("b"), { lost: true });
+    fake.append("ses_1", ephemeral("x"));
+    fake.append("ses_1", durable("c"));
+    await read.until((events) => seqs(events).length === 3, "b and c");
+    expect(durableTexts(read.events)).toEqual(["a", "b", "c"]);
+    expect(seqs(read.events)).toEqual([1, 2, 3]);
+    expect(fake.subscribes.map((s) => s.after)).toEqual([0, 1]);
+    expect(fake.connections).toBe(1);
+  });
+
   it("a second reader of a session with an older `after` gets its events; the first none twice", async () => {
     const { fake, client } = await setup();
     for (const text of ["a", "b", "c"]) fake.append("ses_1", durable(text));

@@ -3,27 +3,40 @@
  * durable events it missed, the caught-up marker, then the feed's live events, with no gap and
  * no duplicate at the switch.
  *
- * The join, for a subscriber with `after` that arrives when the feed's reader has handed out
- * everything up to seq `position`:
- * - from that moment the member buffers every event the feed hands out (they all follow
- *   `position` in the feed's order);
+ * The seq bookkeeping is the `ReplaySeam`'s (util/replay-seam.ts); what is the feed's own is
+ * when the switch may happen and what the parts under way have streamed. The join, for a
+ * subscriber with `after` that arrives when the feed's reader has handed out everything up to
+ * seq `position`:
+ * - from that moment the member buffers every event the feed hands out but the deltas (they
+ *   all follow `position` in the feed's order), at most `JOIN_BUFFER_LIMIT` of them: past it
+ *   the subscription ends (`failed`, a `ReplayOverflowError`) and the client subscribes again
+ *   from its last seq, rather than the sidecar holding a session's output for a slow read;
  * - meanwhile the kept durable events in `(after, position]` are read from the session (they are
  *   stored before the feed ever sees them) and handed out as they are read;
  * - once that read is done and the feed has passed `target = max(after, position)`, the buffer
  *   up to and including the durable event numbered `target` is dropped (the subscriber has it
- *   already: it came with `after`), `caughtUp(target)` goes out, then the rest of the buffer
- *   but its deltas, then what the parts under way have streamed so far, as one delta each
+ *   already: it came with `after`), `caughtUp(target)` goes out, then the rest of the buffer,
+ *   then what the parts under way have streamed so far, as one delta each
  *   (the feed's `StreamedSoFar`, which has the buffer's deltas: a page opened mid-part shows
  *   the part's text at once, and the deltas it gets still join to the part's value), and from
  *   then on every event the feed hands out. The buffer's deltas of a part that has ended are
  *   not needed: its end carries the whole text.
+ * A hole in the seqs (the store lost kept events) ends the subscription (`failed`, a
+ * `SeqGapError`) instead of handing out a stream with a gap.
  */
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { isDelta } from "../../events/streamed-so-far.js";
 import type { Logger } from "../../util/logger.js";
+import { ReplaySeam } from "../../util/replay-seam.js";
 import type { FeedEnd, FeedSource, FeedSubscriber } from "./feed-types.js";
 
 type MemberState = "joining" | "live" | "gone";
+
+/**
+ * Events (deltas aside) a joining member holds while its kept events are read: far more than a
+ * session makes while a backlog is paged, and a bound on what a slow store read can cost.
+ */
+export const JOIN_BUFFER_LIMIT = 10_000;
 
 /** What a joining member reads of its feed, at each step. */
 export interface FeedNow {
@@ -37,8 +50,8 @@ export class FeedMember {
   readonly #subscriber: FeedSubscriber;
   readonly #logger: Logger;
   #state: MemberState = "joining";
-  /** Events the feed handed out while the kept ones were read. */
-  #buffer: CanonicalEvent[] = [];
+  /** Which events the subscriber lacks, and the live ones held while the kept ones are read. */
+  readonly #seam: ReplaySeam<CanonicalEvent>;
   readonly #target: number;
   #backlogRead = false;
   #feed: FeedNow | undefined;
@@ -50,6 +63,8 @@ export class FeedMember {
     after: number;
     position: number;
     logger: Logger;
+    /** See `JOIN_BUFFER_LIMIT`. */
+    bufferLimit?: number;
     /** Told once when this member leaves the feed, whatever the cause. */
     gone: (member: FeedMember) => void;
   }) {
@@ -57,6 +72,13 @@ export class FeedMember {
     this.#logger = fields.logger;
     this.#target = Math.max(fields.after, fields.position);
     this.#gone = fields.gone;
+    this.#seam = new ReplaySeam({
+      after: fields.after,
+      seqOf: (event) => (event.durable ? event.seq : undefined),
+      bufferLimit: fields.bufferLimit ?? JOIN_BUFFER_LIMIT,
+      signal: this.#stopBacklog.signal,
+      what: "joining a session's feed",
+    });
   }
 
   get gone(): boolean {
@@ -80,7 +102,7 @@ export class FeedMember {
           // Past `upTo` the read has reached what the feed hands out (the buffer has it). Kept
           // events never run past a gap in the store, so this also ends a read that found one.
           if (!event.durable || (event.seq ?? 0) > upTo) break;
-          this.#call(() => this.#subscriber.event(event));
+          if (this.#seam.kept(event)) this.#call(() => this.#subscriber.event(event));
           if ((event.seq ?? 0) >= upTo) break;
         }
       }
@@ -95,29 +117,38 @@ export class FeedMember {
 
   /** An event the feed hands out (`position`: the feed's last durable seq, this one included). */
   push(event: CanonicalEvent, position: number): void {
-    if (this.#state === "live") {
-      this.#call(() => this.#subscriber.event(event));
+    if (this.#state === "gone") return;
+    // Joining, a delta is not held: what its part streamed goes out whole at the switch.
+    if (this.#state === "joining" && isDelta(event)) {
+      this.#joinIfReady(position);
       return;
     }
-    if (this.#state === "gone") return;
-    this.#buffer.push(event);
+    let out: CanonicalEvent[];
+    try {
+      out = this.#seam.arrived(event);
+    } catch (error) {
+      this.end({ reason: "failed", error });
+      return;
+    }
+    for (const next of out) this.#call(() => this.#subscriber.event(next));
     this.#joinIfReady(position);
   }
 
   #joinIfReady(position: number): void {
     if (this.#state !== "joining" || !this.#backlogRead || position < this.#target) return;
-    const buffered = this.#buffer;
-    this.#buffer = [];
-    // What the subscriber has already: up to the durable event numbered `target`, and the
-    // ephemeral events before it.
-    let start = 0;
-    buffered.forEach((event, index) => {
-      if (event.durable && (event.seq ?? 0) <= this.#target) start = index + 1;
-    });
+    let buffered: CanonicalEvent[];
+    try {
+      // What the subscriber lacks: after the durable event numbered `target` (it came with
+      // `after` or the kept read), the ephemeral events before it dropped.
+      buffered = this.#seam.goLive();
+    } catch (error) {
+      this.end({ reason: "failed", error });
+      return;
+    }
     this.#state = "live";
     this.#call(() => this.#subscriber.caughtUp(this.#target));
     const soFar = this.#feed?.streamedSoFar() ?? [];
-    for (const event of [...buffered.slice(start).filter((e) => !isDelta(e)), ...soFar]) {
+    for (const event of [...buffered, ...soFar]) {
       if (this.#state !== "live") return;
       this.#call(() => this.#subscriber.event(event));
     }
@@ -141,8 +172,7 @@ export class FeedMember {
 
   #leave(): void {
     this.#state = "gone";
-    this.#buffer = [];
-    this.#stopBacklog.abort();
+    this.#stopBacklog.abort(); // lets the seam's buffer go too
     this.#gone(this);
   }
 

@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LogSource, tick } from "../../../test/support/feed-source.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
+import { ReplayOverflowError, SeqGapError } from "../../util/replay-seam.js";
 import type { FeedEnd, FeedSubscriber } from "./feed-types.js";
 import { FeedRequestError } from "./feed-types.js";
 import { SessionFeed } from "./session-feed.js";
@@ -315,6 +316,58 @@ describe("SessionFeed", () => {
     expect(recorder.heard).toEqual([
       { kind: "ended", end: { reason: "failed", error: new Error("store closed") } },
     ]);
+  });
+
+  it("ends a joiner whose kept read lets more live events pile up than it may hold", async () => {
+    const source = new LogSource(1);
+    source.append(true);
+    source.append(true);
+    const feed = new SessionFeed(source, { joinBufferLimit: 2 });
+    const early = new Recorder();
+    feed.join(early, 2);
+    await tick();
+    let extra = 0;
+    source.duringKeptRead = async () => {
+      // Three durable events land while the joiner reads its first kept one (one too many),
+      // and the feed hands them out before the read goes on.
+      if (extra > 0) return;
+      for (; extra < 3; extra++) source.append(true);
+      await tick();
+    };
+    const joiner = new Recorder();
+    feed.join(joiner, 0);
+    for (let n = 0; n < 10; n++) await tick();
+    expect(joiner.heard.at(-1)).toEqual({
+      kind: "ended",
+      end: { reason: "failed", error: expect.any(ReplayOverflowError) },
+    });
+    expect(joiner.caughtUpAt).toEqual([]);
+    // The feed and its other subscriber go on.
+    expect(early.durableSeqs).toEqual([3, 4, 5]);
+    expect(feed.running).toBe(true);
+  });
+
+  it("ends a joiner whose kept events have a hole instead of handing out a gap", async () => {
+    class HoleySource extends LogSource {
+      override events(options: { after?: number; signal?: AbortSignal }) {
+        const events = super.events(options);
+        if (this.reads === 1) return events; // the feed's own reader
+        return (async function* () {
+          for await (const event of events) if (event.seq !== 2) yield event;
+        })();
+      }
+    }
+    const source = new HoleySource();
+    for (let n = 0; n < 3; n++) source.append(true);
+    const feed = new SessionFeed(source);
+    const joiner = new Recorder();
+    feed.join(joiner, 0);
+    for (let n = 0; n < 5; n++) await tick();
+    expect(joiner.durableSeqs).toEqual([1]);
+    expect(joiner.heard.at(-1)).toEqual({
+      kind: "ended",
+      end: { reason: "failed", error: expect.any(SeqGapError) },
+    });
   });
 
   it("keeps every subscriber whole under random interleavings of events and joins", async () => {

@@ -25,6 +25,8 @@ export interface SessionFeedOptions {
   logger?: Logger;
   /** Told once when the feed stops (its session closed, reading failed, or nobody is left). */
   onStop?: () => void;
+  /** Live events a joining subscriber may hold (default `JOIN_BUFFER_LIMIT`; tests make it small). */
+  joinBufferLimit?: number;
 }
 
 export class SessionFeed {
@@ -32,6 +34,7 @@ export class SessionFeed {
   readonly #members = new Set<FeedMember>();
   readonly #logger: Logger;
   readonly #onStop: () => void;
+  readonly #joinBufferLimit: number | undefined;
   readonly #stopReader = new AbortController();
   /** The last durable seq the reader handed out (or the session's last seq when it started). */
   #position: number;
@@ -46,6 +49,7 @@ export class SessionFeed {
     this.source = source;
     this.#logger = options.logger ?? silentLogger;
     this.#onStop = options.onStop ?? (() => {});
+    this.#joinBufferLimit = options.joinBufferLimit;
     this.#position = source.lastSeq;
     void this.#read();
   }
@@ -81,6 +85,7 @@ export class SessionFeed {
       after,
       position,
       logger: this.#logger,
+      ...(this.#joinBufferLimit === undefined ? {} : { bufferLimit: this.#joinBufferLimit }),
       gone: (gone) => this.#forget(gone),
     });
     this.#members.add(member);
