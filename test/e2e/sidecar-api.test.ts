@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
-import { Bridge } from "../../src/runtime/bridge.js";
+import { Bridge } from "../../src/runtime/bridge/bridge.js";
 import { CanonicalEventSchema } from "../../src/sidecar/protocol/canonical-schema.js";
 import {
   ConversationSchema,

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BackendKind } from "../../src/backends/backend.js";
-import { Bridge } from "../../src/runtime/bridge.js";
+import { Bridge } from "../../src/runtime/bridge/bridge.js";
 import { type Sidecar, startSidecar } from "../../src/sidecar/sidecar.js";
 import { BridgeApiError, BridgeClient } from "../../src/sidecar-client/index.js";
 import { demoModelServer } from "../../src/testing/demo-model-server.js";

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CanonicalEvent, CanonicalEventOf } from "../../src/events/canonical.js";
-import { Bridge } from "../../src/runtime/bridge.js";
+import { Bridge } from "../../src/runtime/bridge/bridge.js";
 import { type Sidecar, startSidecar } from "../../src/sidecar/sidecar.js";
 import { BridgeClient, type Subscription } from "../../src/sidecar-client/index.js";
 import { demoProviderConfig } from "../../src/testing/demo-provider.js";
