@@ -11,16 +11,17 @@ import { forTheModel } from "../../backends/model-attachments.js";
 import { UsageError } from "../../errors.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { turnIdFor } from "../../events/turn-state.js";
-import type { ChangeNotifier } from "../../util/change-notifier.js";
 import type { Logger } from "../../util/logger.js";
 import type { ConnectionWatch } from "./connection-watch.js";
 import { type HeldInput, HeldInputs } from "./held-inputs.js";
 import { attachmentsOf, type InFlight, type Input, withAttachmentRefs } from "./input.js";
 import { promptWithResend } from "./prompt-resend.js";
-import { HELD_INPUT_SOURCE, isRunning, type RunState } from "./run-state.js";
+import { HELD_INPUT_SOURCE } from "./run-state.js";
+import type { RunWatch } from "./run-watch.js";
 import type { RuntimeEnds } from "./runtime-ends.js";
 import { type RuntimeOrigin, runtimeEvent } from "./runtime-events.js";
 import type { SendOptions, SessionOptions } from "./session-options.js";
+import type { SessionState } from "./session-state.js";
 import type { SessionTurns } from "./session-turns.js";
 import type { Turn } from "./turn.js";
 
@@ -34,24 +35,19 @@ export interface InputSenderContext {
   options: Pick<SessionOptions, "beforeSend" | "maxAttachmentBytes" | "steerFallback">;
   /** The session's backend (made after the sender). */
   backend: () => SessionBackend;
-  origin: () => RuntimeOrigin;
+  /**
+   * What runs, whether the session is closed; the inputs sent upstream are noted in it, and
+   * its changes (an admission among them) are waited on.
+   */
+  state: SessionState;
+  /** Re-armed once an input sent upstream waits for its turn. */
+  watch: RunWatch;
+  /** Whether the streams came back (the server may have restarted) before a send. */
   connection: ConnectionWatch;
   turns: SessionTurns;
   ends: RuntimeEnds;
-  /** Notified at each event the session takes: an admission may be among them. */
-  changes: ChangeNotifier;
-  closed: () => boolean;
-  /** What runs now. */
-  run: () => RunState;
-  /** `inputId` went to the backend and waits for a turn to take it; the session watches. */
-  awaiting: (inputId: string) => void;
-  /** Re-arms what watches a busy session. */
-  watch: () => void;
   /** Hands an event the runtime originates to the session. */
   dispatch: (event: CanonicalEvent) => void;
-  interrupt: (options: { signal?: AbortSignal }) => Promise<void>;
-  /** Refuses a send on a closed session. */
-  throwIfClosed: () => void;
 }
 
 export class InputSender {
@@ -70,7 +66,7 @@ export class InputSender {
   constructor(context: InputSenderContext) {
     this.#context = context;
     this.held = new HeldInputs({
-      free: () => !context.closed() && !context.ends.stopping && !isRunning(context.run()),
+      free: () => context.state.free,
       send: (held) => this.#sendHeld(held),
       failed: (held, error) => this.#failHeld(held, error),
     });
@@ -111,8 +107,8 @@ export class InputSender {
 
   /** `Session.cancelInput`: drops a held input, or says why it cannot. */
   cancel(inputId: string): void {
-    const { backend, ends, turns, origin, throwIfClosed } = this.#context;
-    throwIfClosed();
+    const { backend, ends, turns, state } = this.#context;
+    state.throwIfClosed();
     const { kind, capabilities } = backend();
     if (!capabilities.cancelQueued) {
       throw new UsageError(
@@ -125,7 +121,7 @@ export class InputSender {
     }
     throw new UsageError(
       turns.ofInput(inputId) === undefined
-        ? `no queued input ${inputId} in session ${origin().sessionId}; take the id from its input.admitted event`
+        ? `no queued input ${inputId} in session ${state.sessionId}; take the id from its input.admitted event`
         : `input ${inputId} was sent already (or is not queued); only a queued input not yet sent can be cancelled`,
     );
   }
@@ -158,15 +154,15 @@ export class InputSender {
 
   async #sendNow(input: Input): Promise<Turn> {
     const context = this.#context;
-    context.throwIfClosed(); // closed while an earlier send was under way
+    context.state.throwIfClosed(); // closed while an earlier send was under way
     await this.#ready(input);
     const backend = context.backend();
-    const run = context.run();
-    const busy = isRunning(run) || this.held.size > 0;
+    const run = context.state.run;
+    const busy = context.state.running || this.held.size > 0;
     if (busy && input.delivery === "steer" && !backend.capabilities.nativeSteer) {
       const supersede = context.options.steerFallback === "supersede";
       const turn = this.#hold(input, supersede ? "front" : "back");
-      if (supersede && run.running !== undefined) await context.interrupt(input);
+      if (supersede && run.running !== undefined) await backend.interrupt(input.signal);
       return turn;
     }
     if (busy && input.delivery === "queue" && !backend.capabilities.nativeQueue) {
@@ -191,12 +187,12 @@ export class InputSender {
     }
     if (known !== undefined) {
       // Admitted but not started yet: the session is busy with it until its turn starts.
-      const waits = known.state === "pending" && !context.run().awaiting.includes(inputId);
-      if (waits) context.awaiting(inputId);
+      const waits = known.state === "pending" && !context.state.run.awaiting.includes(inputId);
+      if (waits) this.#awaiting(inputId);
       return known;
     }
     context.logger.warn("no admission seen for the input; guessing its turn", {
-      sessionId: context.origin().sessionId,
+      sessionId: context.state.sessionId,
       inputId,
     });
     const turn =
@@ -204,9 +200,15 @@ export class InputSender {
         ? running
         : context.turns.byId(turnIdFor(inputId));
     context.turns.setInput(inputId, turn);
-    if (turn !== running) context.awaiting(inputId);
-    else context.watch();
+    if (turn !== running) this.#awaiting(inputId);
+    else context.watch.update();
     return turn;
+  }
+
+  /** `inputId` went to the backend and waits for a turn to take it: the session is watched. */
+  #awaiting(inputId: string): void {
+    this.#context.state.awaiting(inputId);
+    this.#context.watch.update();
   }
 
   /**
@@ -216,7 +218,7 @@ export class InputSender {
   async #ready(input: Input): Promise<boolean> {
     const callerSignal = input.signal;
     const files = input.files ?? [];
-    const { options, connection, throwIfClosed } = this.#context;
+    const { options, connection, state } = this.#context;
     const closing = new AbortController();
     this.#sendAbort = closing;
     const signal =
@@ -231,18 +233,18 @@ export class InputSender {
         await options.beforeSend?.({ reconnected: true, signal, files });
       }
     } catch (error) {
-      throwIfClosed();
+      state.throwIfClosed();
       throw error;
     }
-    throwIfClosed();
+    state.throwIfClosed();
     return reconnected;
   }
 
   /** The turn the stream says `inputId` belongs to, once it says so (bounded). */
   async #admitted(inputId: string, signal: AbortSignal | undefined): Promise<Turn | undefined> {
-    const { turns, changes, closed } = this.#context;
+    const { turns, state } = this.#context;
     // Past the bound the turn is unknown: the caller guesses.
-    await changes.until(() => turns.ofInput(inputId) !== undefined || closed(), {
+    await state.until(() => turns.ofInput(inputId) !== undefined || state.closed, {
       what: "waiting for the input's admission",
       timeoutMs: ADMISSION_TIMEOUT_MS,
       signal,
@@ -252,7 +254,7 @@ export class InputSender {
 
   /** Keeps a queued input back until the session is free, and says so on the stream. */
   #hold(input: Input, where: "front" | "back"): Turn {
-    const { turns, dispatch, origin } = this.#context;
+    const { turns, dispatch } = this.#context;
     const inputId = mintInputId();
     const turn = turns.byId(turnIdFor(inputId));
     turns.setInput(inputId, turn);
@@ -260,7 +262,7 @@ export class InputSender {
     const { signal: _signal, ...kept } = input;
     this.held.hold({ inputId, input: kept }, where);
     dispatch(
-      runtimeEvent(origin(), turn.id, HELD_INPUT_SOURCE, "input.admitted", {
+      runtimeEvent(this.#origin, turn.id, HELD_INPUT_SOURCE, "input.admitted", {
         inputId,
         text: input.text,
         delivery: "queue",
@@ -272,16 +274,21 @@ export class InputSender {
 
   /** Hands a held input to the backend: it waits for its turn from now on. */
   async #sendHeld({ inputId, input }: HeldInput): Promise<void> {
-    this.#context.awaiting(inputId);
+    this.#awaiting(inputId);
     const request = { text: input.text, delivery: "queue" as const, ...attachmentsOf(input) };
     await this.#context.backend().prompt({ ...request, inputId, announced: true });
   }
 
   /** A held input could not be sent: its turn starts and fails, so whoever waits on it hears. */
   #failHeld({ inputId }: HeldInput, error: unknown): void {
-    const { closed, logger, origin, ends } = this.#context;
-    if (closed()) return;
-    logger.warn("a queued input could not be sent", { sessionId: origin().sessionId, error });
+    const { state, logger, ends } = this.#context;
+    if (state.closed) return;
+    logger.warn("a queued input could not be sent", { sessionId: state.sessionId, error });
     ends.sendFailed(inputId, error);
+  }
+
+  /** Who originates the events the sender adds (the held inputs' admissions). */
+  get #origin(): RuntimeOrigin {
+    return { sessionId: this.#context.state.sessionId, backend: this.#context.backend().kind };
   }
 }

@@ -4,29 +4,40 @@
  * stopped with held inputs waiting for it.
  */
 import { describe, expect, it } from "vitest";
+import { canonicalEvent } from "../../../test/support/canonical-event.js";
 import { recordingLogger } from "../../../test/support/recording-logger.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
-import { initialRunState, type RunState } from "./run-state.js";
 import { RuntimeEnds } from "./runtime-ends.js";
+import { SessionState } from "./session-state.js";
 
-const flush = () => new Promise((resolve) => setImmediate(resolve));
+/**
+ * A session state in which `running` runs (started by no input of its own) and `awaiting`
+ * inputs wait for their turns.
+ */
+function stateWith(run: { running?: string; awaiting?: string[] } = {}): SessionState {
+  const state = new SessionState("ses_ends");
+  if (run.running !== undefined) state.track(canonicalEvent(run.running, "turn.started", {}));
+  for (const inputId of run.awaiting ?? []) state.awaiting(inputId);
+  return state;
+}
 
-function ends(options: { stopFails?: boolean } = {}) {
+function ends(options: { stopFails?: boolean; state?: SessionState } = {}) {
   const published: CanonicalEvent[] = [];
-  const forgotten: string[] = [];
-  const calls = { stopped: 0, released: 0 };
+  const calls = { stopped: 0 };
   const logger = recordingLogger();
+  const state = options.state ?? stateWith({ running: "turn_a", awaiting: ["in_b"] });
   const runtime = new RuntimeEnds({
-    origin: () => ({ sessionId: "ses_ends", backend: "serve" }),
+    state,
+    turns: { partialText: (turnId) => `partial text of ${turnId}` },
     logger,
+    backend: () => ({
+      kind: "serve",
+      abandonTurn: async () => {
+        calls.stopped++;
+        if (options.stopFails) throw new Error("no answer");
+      },
+    }),
     dispatch: (event) => published.push(event),
-    partialText: (turnId) => `partial text of ${turnId}`,
-    forgetAwaiting: (inputId) => forgotten.push(inputId),
-    stopRun: async () => {
-      calls.stopped++;
-      if (options.stopFails) throw new Error("no answer");
-    },
-    runStopped: () => calls.released++,
   });
   const summary = () =>
     published.map((event) =>
@@ -34,16 +45,15 @@ function ends(options: { stopFails?: boolean } = {}) {
         ? `${event.turnId} ended ${event.data.outcome}/${event.data.reason}`
         : `${event.turnId} ${event.type}`,
     );
-  return { runtime, published, forgotten, calls, logger, summary };
+  return { runtime, state, published, calls, logger, summary };
 }
 
-const running: RunState = { ...initialRunState, running: "turn_a", awaiting: ["in_b"] };
 const STALL = { kind: "no-step" as const, afterMs: 60_000, hint: "the model did not answer" };
 
 describe("RuntimeEnds", () => {
   it("a stall ends the running turn, abandons it, and stops the run before held inputs go", async () => {
-    const { runtime, published, calls, summary } = ends();
-    runtime.stalled(running, STALL);
+    const { runtime, state, published, calls, summary } = ends();
+    const stop = runtime.stalled(STALL);
     expect(summary()).toEqual(["turn_a ended failed/stalled"]);
     expect(published[0]).toMatchObject({
       data: {
@@ -54,31 +64,32 @@ describe("RuntimeEnds", () => {
     });
     expect(runtime.isAbandoned("turn_a")).toBe(true);
     expect(runtime.isAbandoned("turn_in_b")).toBe(false);
-    expect(runtime.stopping).toBe(true);
+    expect(state.stopping).toBe(true);
+    expect(state.free).toBe(false);
     expect(calls.stopped).toBe(1);
-    await flush();
-    expect(runtime.stopping).toBe(false);
-    expect(calls.released).toBe(1);
+    await stop;
+    expect(state.stopping).toBe(false);
   });
 
   it("a stall with no turn running ends the first waiting input's turn, opened first", () => {
-    const { runtime, forgotten, summary } = ends();
-    runtime.stalled({ ...initialRunState, awaiting: ["in_1", "in_2"] }, STALL);
+    const { runtime, state, summary } = ends({ state: stateWith({ awaiting: ["in_1", "in_2"] }) });
+    runtime.stalled(STALL);
     expect(summary()).toEqual(["turn_in_1 turn.started", "turn_in_1 ended failed/stalled"]);
-    expect(forgotten).toEqual(["in_1"]);
+    expect(state.run.awaiting).toEqual(["in_2"]);
     expect(runtime.isAbandoned("turn_in_1")).toBe(true);
   });
 
   it("a stall of nothing does nothing", () => {
-    const { runtime, published, calls } = ends();
-    runtime.stalled(initialRunState, STALL);
+    const { runtime, state, published, calls } = ends({ state: stateWith() });
+    expect(runtime.stalled(STALL)).toBeUndefined();
     expect(published).toEqual([]);
+    expect(state.stopping).toBe(false);
     expect(calls.stopped).toBe(0);
   });
 
   it("a lost connection ends the running turn and every waiting input's", async () => {
-    const { runtime, summary, logger } = ends({ stopFails: true });
-    runtime.connectionLost(running, {
+    const { runtime, state, summary, logger } = ends({ stopFails: true });
+    const stop = runtime.connectionLost({
       state: "reconnecting",
       since: Date.now() - 60_000,
       attempt: 3,
@@ -90,17 +101,18 @@ describe("RuntimeEnds", () => {
       "turn_in_b ended failed/connection-lost",
     ]);
     expect(runtime.isAbandoned("turn_in_b")).toBe(true);
-    await flush();
+    expect(state.run.awaiting).toEqual([]);
+    await stop;
     expect(logger.entries.map((entry) => entry.message)).toContain(
       "stopping the run after a lost connection failed",
     );
-    expect(runtime.stopping).toBe(false);
+    expect(state.stopping).toBe(false);
   });
 
   it("the server's exit ends what runs, waits and is held, with the server's last lines", () => {
-    const { runtime, published, calls, summary } = ends();
+    const { runtime, state, published, calls, summary } = ends();
     const exit = { code: 1, signal: null, logTail: ["boom"], expected: false };
-    runtime.serverExited(running, ["in_held"], exit);
+    runtime.serverExited(["in_held"], exit);
     expect(summary()).toEqual([
       "turn_a ended failed/server-exited",
       "turn_in_b turn.started",
@@ -114,12 +126,12 @@ describe("RuntimeEnds", () => {
     expect(runtime.isAbandoned("turn_in_held")).toBe(true);
     // The run died with the server: held inputs need not wait for it to stop.
     expect(calls.stopped).toBe(1);
-    expect(runtime.stopping).toBe(false);
+    expect(state.stopping).toBe(false);
   });
 
   it("a close ends what runs and what never ran, abandoning nothing", () => {
     const { runtime, summary, calls } = ends();
-    runtime.closed(running, ["in_held"]);
+    runtime.closed(["in_held"]);
     expect(summary()).toEqual([
       "turn_a ended failed/session-closed",
       "turn_in_b turn.started",
@@ -132,8 +144,10 @@ describe("RuntimeEnds", () => {
   });
 
   it("an input that waits for the running turn's own start is not ended twice", () => {
-    const { runtime, summary } = ends();
-    runtime.closed({ ...initialRunState, running: "turn_in_x", awaiting: ["in_x"] }, []);
+    const { runtime, summary } = ends({
+      state: stateWith({ running: "turn_in_x", awaiting: ["in_x"] }),
+    });
+    runtime.closed([]);
     expect(summary()).toEqual(["turn_in_x ended failed/session-closed"]);
   });
 

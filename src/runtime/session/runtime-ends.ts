@@ -4,6 +4,7 @@
  * An abandoned turn's late native events are dropped, and while the backend stops an
  * abandoned run, held inputs wait (released earlier, one would join that run).
  */
+import type { SessionBackend } from "../../backends/backend.js";
 import type { CanonicalEvent, ConnectionState } from "../../events/canonical.js";
 import { turnIdFor } from "../../events/turn-state.js";
 import type { ServerExit } from "../../server/server-handle.js";
@@ -11,9 +12,9 @@ import { describeError } from "../../util/describe-error.js";
 import type { Logger } from "../../util/logger.js";
 import { RecentSet } from "../../util/recent-set.js";
 import { connectionLostMessage } from "./connection-watch.js";
-import { isRunning, type RunState } from "./run-state.js";
 import { type RuntimeOrigin, runtimeEvent, serverExitMessage } from "./runtime-events.js";
-import { type JoinedEnd, KNOWN_ENDED_TURNS } from "./session-turns.js";
+import type { SessionState } from "./session-state.js";
+import { type JoinedEnd, KNOWN_ENDED_TURNS, type SessionTurns } from "./session-turns.js";
 import type { Stall } from "./watchdog.js";
 
 /** Why the runtime ends a turn: where it says so from, its reason (the `error.kind` too), the message. */
@@ -24,19 +25,15 @@ interface RuntimeFailure {
 }
 
 export interface RuntimeEndsOptions {
-  /** Who says so (read when an event is made: the backend is made after this). */
-  origin: () => RuntimeOrigin;
+  /** What runs and waits: read to know what to end; the inputs ended wait no longer. */
+  state: SessionState;
+  /** The session's turns: a failed turn's text is what it has said so far. */
+  turns: Pick<SessionTurns, "partialText">;
   logger: Logger;
+  /** The session's backend (made after this): who says so, and who stops an abandoned run. */
+  backend: () => Pick<SessionBackend, "kind" | "abandonTurn">;
   /** Hands an event the runtime originates to the session, like one from the backend. */
   dispatch: (event: CanonicalEvent) => void;
-  /** What a turn has said so far: a failed turn's text. */
-  partialText: (turnId: string) => string;
-  /** An input waits no longer for a turn to take it. */
-  forgetAwaiting: (inputId: string) => void;
-  /** Stops the upstream run (`SessionBackend.abandonTurn`). */
-  stopRun: () => Promise<void>;
-  /** The upstream run stopped, or failed to: held inputs may go. */
-  runStopped: () => void;
 }
 
 export class RuntimeEnds {
@@ -46,7 +43,6 @@ export class RuntimeEnds {
    * few turns, and a long session does not grow with its stalls.
    */
   readonly #abandoned = new RecentSet<string>(KNOWN_ENDED_TURNS);
-  #stopping: Promise<void> | undefined;
   readonly #options: RuntimeEndsOptions;
 
   constructor(options: RuntimeEndsOptions) {
@@ -58,26 +54,23 @@ export class RuntimeEnds {
     return this.#abandoned.has(turnId);
   }
 
-  /** The backend is stopping an abandoned run: held inputs wait for it. */
-  get stopping(): boolean {
-    return this.#stopping !== undefined;
-  }
-
   /**
    * The watchdog fired: the running turn, or else the input that never started one, ends
-   * `failed` (`stalled`), and the upstream run is stopped.
+   * `failed` (`stalled`), and the upstream run is stopped: the stop is returned (held inputs
+   * wait for it), undefined when nothing ran.
    */
-  stalled(run: RunState, stall: Stall): void {
+  stalled(stall: Stall): Promise<void> | undefined {
+    const run = this.#options.state.run;
     const pendingInput = run.awaiting[0];
     const turnId =
       run.running ?? (pendingInput === undefined ? undefined : turnIdFor(pendingInput));
-    if (turnId === undefined) return;
+    if (turnId === undefined) return undefined;
     this.#options.logger.warn("turn stalled", {
       sessionId: this.#sessionId,
       turnId,
       kind: stall.kind,
     });
-    this.#stopRun("stopping the stalled run failed");
+    const stop = this.#stopRun("stopping the stalled run failed");
     const neverStarted =
       run.running === undefined && pendingInput !== undefined ? [pendingInput] : [];
     this.#fail(run.running, neverStarted, true, {
@@ -85,34 +78,44 @@ export class RuntimeEnds {
       reason: "stalled",
       message: stall.hint,
     });
+    return stop;
   }
 
   /**
    * The streams stayed away for the connection-lost bound: the running turn and the inputs
    * waiting to start end `failed` (`connection-lost`), and the upstream run is asked to stop.
-   * The streams go on reconnecting; late events of these turns are dropped.
+   * The streams go on reconnecting; late events of these turns are dropped. Returns the stop
+   * (held inputs wait for it), undefined when nothing ran.
    */
-  connectionLost(run: RunState, state: ConnectionState): void {
-    if (!isRunning(run)) return;
+  connectionLost(state: ConnectionState): Promise<void> | undefined {
+    const run = this.#options.state.run;
+    if (!this.#options.state.running) return undefined;
     const message = connectionLostMessage(state);
     this.#options.logger.warn("connection lost; ending the turn", {
       sessionId: this.#sessionId,
       message,
     });
-    this.#stopRun("stopping the run after a lost connection failed");
+    const stop = this.#stopRun("stopping the run after a lost connection failed");
     this.#fail(run.running, run.awaiting, true, {
       source: "runtime.connection",
       reason: "connection-lost",
       message,
     });
+    return stop;
   }
 
   /**
    * The server died: the running turn, the inputs waiting to start and the `held` ones end
    * `failed` (`server-exited`) with the exit and the server's last lines.
    */
-  serverExited(run: RunState, held: readonly string[], exit: ServerExit): void {
-    if (isRunning(run)) void this.#options.stopRun().catch(() => {}); // it died with the server
+  serverExited(held: readonly string[], exit: ServerExit): void {
+    const run = this.#options.state.run;
+    // It died with the server: held inputs need not wait for the stop.
+    if (this.#options.state.running)
+      void this.#options
+        .backend()
+        .abandonTurn()
+        .catch(() => {});
     this.#fail(run.running, [...run.awaiting, ...held], true, {
       source: "server.exit",
       reason: "server-exited",
@@ -124,7 +127,8 @@ export class RuntimeEnds {
    * The session closed: the running turn, which nobody follows any more, and the inputs that
    * never ran (`held` too) end `failed` (`session-closed`).
    */
-  closed(run: RunState, held: readonly string[]): void {
+  closed(held: readonly string[]): void {
+    const run = this.#options.state.run;
     this.#fail(run.running, [...run.awaiting, ...held], false, {
       source: "runtime.close",
       reason: "session-closed",
@@ -160,9 +164,9 @@ export class RuntimeEnds {
    * hears. No `turn.started`: the turn never ran, and another one usually runs meanwhile.
    */
   cancelled(inputId: string): void {
-    const { dispatch, origin } = this.#options;
+    const { dispatch } = this.#options;
     const turnId = turnIdFor(inputId);
-    const from = origin();
+    const from = this.#origin;
     const source = "runtime.queue";
     dispatch(
       runtimeEvent(from, turnId, source, "input.cancelled", { inputId, reason: "cancelled" }),
@@ -184,7 +188,7 @@ export class RuntimeEnds {
    * that took the input.
    */
   joined({ turn, inputId, hostId, ended }: JoinedEnd): void {
-    const { dispatch, origin, logger } = this.#options;
+    const { dispatch, logger } = this.#options;
     logger.info("an input went into another turn than its own; its turn ends with that one", {
       sessionId: this.#sessionId,
       turnId: turn.id,
@@ -192,7 +196,7 @@ export class RuntimeEnds {
       hostId,
     });
     const { usage: _counted, ...shared } = ended;
-    dispatch(runtimeEvent(origin(), turn.id, "runtime.join", "turn.ended", shared));
+    dispatch(runtimeEvent(this.#origin, turn.id, "runtime.join", "turn.ended", shared));
   }
 
   /** An adopted session's turn ran on a backend that cannot replay what it missed. */
@@ -200,23 +204,30 @@ export class RuntimeEnds {
     this.#fail(running, [], false, {
       source: "runtime.adopt",
       reason: "bridge-restarted",
-      message: `the bridge restarted while this turn ran; the ${this.#options.origin().backend} backend cannot replay what it missed`,
+      message: `the bridge restarted while this turn ran; the ${this.#origin.backend} backend cannot replay what it missed`,
     });
   }
 
   get #sessionId(): string {
-    return this.#options.origin().sessionId;
+    return this.#options.state.sessionId;
   }
 
-  /** Asks the backend to stop the run given up on; `failed` is logged if it cannot. */
-  #stopRun(failed: string): void {
-    const { stopRun, runStopped, logger } = this.#options;
-    this.#stopping = stopRun()
+  /** Who originates the events the runtime adds. */
+  get #origin(): RuntimeOrigin {
+    return { sessionId: this.#sessionId, backend: this.#options.backend().kind };
+  }
+
+  /**
+   * Asks the backend to stop the run given up on (`SessionBackend.abandonTurn`), the session
+   * `stopping` meanwhile; `failed` is logged if it cannot. Resolves once it settled.
+   */
+  #stopRun(failed: string): Promise<void> {
+    const { state, backend, logger } = this.#options;
+    state.stopStarted();
+    return backend()
+      .abandonTurn()
       .catch((error: unknown) => logger.warn(failed, { sessionId: this.#sessionId, error }))
-      .finally(() => {
-        this.#stopping = undefined;
-        runStopped();
-      });
+      .finally(() => state.stopSettled());
   }
 
   /**
@@ -229,7 +240,7 @@ export class RuntimeEnds {
     abandon: boolean,
     failure: RuntimeFailure,
   ): void {
-    for (const inputId of neverStarted) this.#options.forgetAwaiting(inputId);
+    for (const inputId of neverStarted) this.#options.state.forgetAwaiting(inputId);
     if (running !== undefined) {
       if (abandon) this.#abandoned.add(running);
       this.#failTurn(running, failure);
@@ -247,9 +258,9 @@ export class RuntimeEnds {
    * first, so that exactly one start meets one end.
    */
   #failTurn(turnId: string, failure: RuntimeFailure, neverStarted?: string): void {
-    const { dispatch, partialText } = this.#options;
+    const { dispatch, turns } = this.#options;
     const { source, reason, message } = failure;
-    const origin = this.#options.origin();
+    const origin = this.#origin;
     if (neverStarted !== undefined) {
       dispatch(runtimeEvent(origin, turnId, source, "turn.started", { inputId: neverStarted }));
     }
@@ -258,7 +269,7 @@ export class RuntimeEnds {
         outcome: "failed",
         reason,
         error: { kind: reason, message },
-        text: partialText(turnId),
+        text: turns.partialText(turnId),
       }),
     );
   }

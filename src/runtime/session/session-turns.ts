@@ -52,6 +52,11 @@ export class SessionTurns {
     return turn;
   }
 
+  /** What the turn `id` has said so far (a turn the runtime fails keeps it as its text). */
+  partialText(id: string): string {
+    return this.byId(id).partialText();
+  }
+
   /** Whether the turn `id` is known and has ended (a forgotten turn is not known). */
   hasEnded(id: string): boolean {
     return this.#turns.get(id)?.state === "ended";

@@ -5,9 +5,11 @@
  * and keeps them, hands each to its turn, watches for stalls, and holds back queued inputs
  * where the backend has no queue of its own.
  *
- * The session coordinates; its parts live beside it: the way in (`input-sender.ts`, with the
- * inputs it holds back, `held-inputs.ts`), what runs (`run-state.ts`, a reducer over the
- * events), pending asks and their timers (`pending-asks.ts`), turns by id
+ * The session coordinates; its parts live beside it and share one state object,
+ * `session-state.ts` (what runs, the inputs waiting for their turn, a run being stopped, the
+ * close), which they read and change through its transitions: the way in (`input-sender.ts`,
+ * with the inputs it holds back, `held-inputs.ts`), the watch on a busy session
+ * (`run-watch.ts`), pending asks and their timers (`pending-asks.ts`), turns by id
  * (`session-turns.ts`), the turns the runtime ends itself (`runtime-ends.ts`), subagents'
  * child sessions (`child-sessions.ts`).
  */
@@ -19,7 +21,6 @@ import { UsageError } from "../../errors.js";
 import type { CanonicalEvent, ConnectionState, ModelRef } from "../../events/canonical.js";
 import type { ServerExit } from "../../server/server-handle.js";
 import { throwIfAborted } from "../../util/abort.js";
-import { ChangeNotifier } from "../../util/change-notifier.js";
 import { type Logger, silentLogger } from "../../util/logger.js";
 import { type ChildSession, ChildSessions } from "./child-sessions.js";
 import { ConnectionWatch } from "./connection-watch.js";
@@ -31,16 +32,8 @@ import {
   type PendingAsk,
   PendingAsks,
 } from "./pending-asks.js";
-import {
-  awaitingInputs,
-  initialRunState,
-  isRunning,
-  type RunState,
-  reduceRunState,
-  watchPhase,
-  withAwaiting,
-  withoutAwaiting,
-} from "./run-state.js";
+import { awaitingInputs } from "./run-state.js";
+import { RunWatch } from "./run-watch.js";
 import { RuntimeEnds } from "./runtime-ends.js";
 import { connectionChangedEvent, type RuntimeOrigin } from "./runtime-events.js";
 import type {
@@ -49,6 +42,7 @@ import type {
   SessionOptions,
   SessionStats,
 } from "./session-options.js";
+import { SessionState } from "./session-state.js";
 import { SessionTurns } from "./session-turns.js";
 import type { Turn } from "./turn.js";
 import { DEFAULT_WATCHDOG, Watchdog } from "./watchdog.js";
@@ -72,20 +66,18 @@ export class Session implements AsyncDisposable {
   readonly #log: EventLog;
   readonly #children: ChildSessions;
   readonly #turns: SessionTurns;
-  /** What runs, from the events alone: the watchdog and the held inputs decide on it. */
-  #run: RunState = initialRunState;
+  /** What runs and waits, and the close: its parts read and change it through its transitions. */
+  readonly #state: SessionState;
   readonly #asks: PendingAsks;
   readonly #ends: RuntimeEnds;
   /** The way in: sends, one at a time, and the inputs held back. */
   readonly #sender: InputSender;
-  readonly #watchdog: Watchdog;
+  /** The stall watchdog, or the bound on an outage while busy. */
+  readonly #watch: RunWatch;
   /** Whether the native streams reach the server, and the bound on an outage while busy. */
   readonly #connection: ConnectionWatch;
   #connectionChanges = 0;
-  #closed = false;
   #lastActivity = Date.now();
-  /** Wakes whoever waits for an input's admission. */
-  readonly #changes = new ChangeNotifier();
 
   /** @internal Sessions come from `Bridge.createSession` / `openSession`, not from users. */
   constructor(id: string, backend: BackendFactory, options: SessionOptions) {
@@ -93,12 +85,20 @@ export class Session implements AsyncDisposable {
     this.directory = options.directory;
     const logger = options.logger ?? silentLogger;
     this.#logger = logger;
-    this.#connection = new ConnectionWatch(options.connectionLostAfterMs, (state) =>
-      this.#connectionLost(state),
+    const state = new SessionState(id);
+    this.#state = state;
+    this.#connection = new ConnectionWatch(options.connectionLostAfterMs, (connection) =>
+      this.#connectionLost(connection),
     );
-    this.#watchdog = new Watchdog({ ...DEFAULT_WATCHDOG, ...options.watchdog }, (stall) =>
-      this.#ends.stalled(this.#run, stall),
+    const watchdog = new Watchdog({ ...DEFAULT_WATCHDOG, ...options.watchdog }, (stall) =>
+      this.#afterStop(this.#ends.stalled(stall)),
     );
+    this.#watch = new RunWatch({
+      state,
+      connection: this.#connection,
+      watchdog,
+      capabilities: () => this.#backend.capabilities,
+    });
     const store = options.store;
     this.#log = new EventLog({
       ...(store === undefined ? {} : { store: { store, sessionId: id } }),
@@ -117,39 +117,21 @@ export class Session implements AsyncDisposable {
           ? this.replyPermission(answer.requestId, answer.reply, { message: answer.message })
           : this.rejectQuestion(answer.requestId),
     });
-    const origin = () => this.#origin;
-    const ends = new RuntimeEnds({
-      origin,
-      logger,
-      dispatch: (event) => this.#dispatch(event),
-      partialText: (turnId) => turns.byId(turnId).partialText(),
-      forgetAwaiting: (inputId) => {
-        this.#run = withoutAwaiting(this.#run, inputId);
-      },
-      stopRun: () => this.#backend.abandonTurn(),
-      runStopped: () => this.#sender.held.release(),
-    });
+    const currentBackend = () => this.#backend;
+    const dispatch = (event: CanonicalEvent) => this.#dispatch(event);
+    const ends = new RuntimeEnds({ state, turns, logger, backend: currentBackend, dispatch });
     this.#ends = ends;
     this.#sender = new InputSender({
       directory: options.directory,
       logger,
       options,
-      backend: () => this.#backend,
-      origin,
+      backend: currentBackend,
+      state,
+      watch: this.#watch,
       connection: this.#connection,
       turns,
       ends,
-      changes: this.#changes,
-      closed: () => this.#closed,
-      run: () => this.#run,
-      awaiting: (inputId) => {
-        this.#run = withAwaiting(this.#run, inputId);
-        this.#watch();
-      },
-      watch: () => this.#watch(),
-      dispatch: (event) => this.#dispatch(event),
-      interrupt: (options) => this.interrupt(options),
-      throwIfClosed: () => this.#throwIfClosed(),
+      dispatch,
     });
     const resume = options.resume;
     if (resume !== undefined) this.#seed(resume.events);
@@ -166,19 +148,14 @@ export class Session implements AsyncDisposable {
     });
     if (resume !== undefined && this.capabilities.durableResume) {
       // Admitted upstream before the last bridge died, not started yet: the turn is coming.
-      for (const inputId of awaitingInputs(resume.events)) {
-        this.#run = withAwaiting(this.#run, inputId);
-      }
+      for (const inputId of awaitingInputs(resume.events)) state.awaiting(inputId);
     }
     // An adopted turn is watched like any other: silence from a run that died upstream ends it.
-    if (resume !== undefined) this.#watch();
-    if (
-      resume !== undefined &&
-      this.#run.running !== undefined &&
-      !this.capabilities.durableResume
-    ) {
+    if (resume !== undefined) this.#watch.update();
+    const adoptedRun = state.run.running;
+    if (resume !== undefined && adoptedRun !== undefined && !this.capabilities.durableResume) {
       // What happened upstream while nobody followed is gone on this backend.
-      ends.bridgeRestarted(this.#run.running);
+      ends.bridgeRestarted(adoptedRun);
     }
     // A turn that took another turn's input ended before the last bridge died, that one not yet.
     for (const joined of this.#turns.takeJoinedEnds()) ends.joined(joined);
@@ -214,7 +191,7 @@ export class Session implements AsyncDisposable {
   }
 
   get #busy(): boolean {
-    return this.#sender.busy || isRunning(this.#run) || this.#asks.size > 0;
+    return this.#sender.busy || this.#state.running || this.#asks.size > 0;
   }
 
   /**
@@ -235,9 +212,9 @@ export class Session implements AsyncDisposable {
    * start (state `pending`: after a restart, the adopted session's only handle on it), if any.
    */
   get runningTurn(): Turn | undefined {
-    const running = this.#run.running;
+    const { running, awaiting } = this.#state.run;
     if (running !== undefined) return this.#turns.byId(running);
-    const waiting = this.#run.awaiting[0];
+    const waiting = awaiting[0];
     return waiting === undefined ? undefined : this.#turns.ofInput(waiting);
   }
 
@@ -252,12 +229,8 @@ export class Session implements AsyncDisposable {
         `delivery must be "steer" or "queue", got ${JSON.stringify(options.delivery)}`,
       );
     }
-    this.#throwIfClosed();
+    this.#state.throwIfClosed();
     return await this.#sender.send(text, options);
-  }
-
-  #throwIfClosed(): void {
-    if (this.#closed) throw new UsageError(`session ${this.id} is closed; open it again to send`);
   }
 
   /** Takes back a queued input not yet sent (`capabilities.cancelQueued`; docs/events.md). */
@@ -313,7 +286,7 @@ export class Session implements AsyncDisposable {
   }
 
   #pendingAsk(requestId: string, kind: PendingAsk["kind"]): void {
-    this.#throwIfClosed();
+    this.#state.throwIfClosed();
     this.#asks.waiting(requestId, kind);
   }
 
@@ -329,7 +302,7 @@ export class Session implements AsyncDisposable {
    * Only while nothing runs or waits.
    */
   async revert(inputId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
-    this.#throwIfClosed();
+    this.#state.throwIfClosed();
     throwIfAborted(options.signal, "reverting the session");
     const backend = this.#backend;
     if (!backend.capabilities.revert || backend.revert === undefined) {
@@ -379,8 +352,7 @@ export class Session implements AsyncDisposable {
    * any more (on a server it may go on upstream).
    */
   async close(): Promise<void> {
-    if (this.#closed) return;
-    await this.#stopFollowing((held) => this.#ends.closed(this.#run, held));
+    await this.#stopFollowing((held) => this.#ends.closed(held));
   }
 
   /**
@@ -389,17 +361,16 @@ export class Session implements AsyncDisposable {
    * only inputs the runtime held back (never sent) end `failed` (`session-closed`).
    */
   async detach(): Promise<void> {
-    if (this.#closed) return;
     await this.#stopFollowing((held) => this.#ends.detached(held));
   }
 
+  /** Closes the state (once: a second close or detach does nothing), then stops following. */
   async #stopFollowing(endHeld: (held: string[]) => void): Promise<void> {
-    this.#closed = true;
-    this.#watchdog.stop();
-    this.#connection.stop();
-    // A send waiting before it went out gives up; one waiting for its admission stops waiting.
+    // The close also wakes a send waiting for its input's admission: it stops waiting.
+    if (!this.#state.close()) return;
+    this.#watch.stop();
+    // A send waiting before it went out gives up.
     const sent = this.#sender.close(new UsageError(`session ${this.id} is closed`));
-    this.#changes.notify();
     this.#asks.close();
     await sent;
     await this.#backend.close();
@@ -443,16 +414,23 @@ export class Session implements AsyncDisposable {
     this.#turns.deliver(stored);
     // Even once closed: the close ends the running turn, and what joined it ends with it.
     for (const joined of this.#turns.takeJoinedEnds()) this.#ends.joined(joined);
-    this.#changes.notify();
-    if (this.#closed) return;
-    this.#watch();
+    if (this.#state.closed) return;
+    this.#watch.update();
     if (event.type === "turn.ended") this.#sender.held.release();
   }
 
-  /** Follows what runs and what is asked, from the events alone. */
+  /**
+   * Follows what runs and what is asked, from the events alone (waking whoever waits for a
+   * change: a send for its input's admission, re-checked once the turns have the event too).
+   */
   #track(event: CanonicalEvent): void {
     this.#asks.track(event);
-    this.#run = reduceRunState(this.#run, event);
+    this.#state.track(event);
+  }
+
+  /** Once the backend stopped an abandoned run (or failed to), the next held input may go. */
+  #afterStop(stop: Promise<void> | undefined): void {
+    void stop?.then(() => this.#sender.held.release());
   }
 
   /**
@@ -461,9 +439,9 @@ export class Session implements AsyncDisposable {
    * the held ones end `failed` (`server-exited`) with the exit and the server's last lines.
    */
   serverExited(exit: ServerExit): void {
-    if (this.#closed) return;
+    if (this.#state.closed) return;
     const held = this.#sender.held.takeAll().map((entry) => entry.inputId);
-    this.#ends.serverExited(this.#run, held, exit);
+    this.#ends.serverExited(held, exit);
   }
 
   /**
@@ -471,24 +449,13 @@ export class Session implements AsyncDisposable {
    * The server is back after a crash: the backend's streams connect to it again now.
    */
   serverRestarted(): void {
-    if (this.#closed) return;
+    if (this.#state.closed) return;
     this.#backend.serverRestarted?.();
-  }
-
-  /**
-   * Arms what watches a busy session: the stall watchdog while the streams reach the server;
-   * while they do not, silence says nothing about the run, and the connection-lost bound
-   * takes its place.
-   */
-  #watch(): void {
-    this.#connection.watch(!this.#closed && isRunning(this.#run));
-    if (!this.#connection.connected) this.#watchdog.stop();
-    else this.#watchdog.update(watchPhase(this.#run, this.#backend.capabilities.liveToolCalls));
   }
 
   /** The backend's streams lost the server, or reached it again: say so, and watch accordingly. */
   #connectionChanged(report: BackendConnection): void {
-    if (this.#closed) return;
+    if (this.#state.closed) return;
     const state = this.#connection.report(report);
     if (state === undefined) return;
     if (state.state === "connected") {
@@ -502,12 +469,12 @@ export class Session implements AsyncDisposable {
     }
     // Ephemeral, so not dispatched: it is no activity of the run and no transcript keeps it.
     this.#log.append(connectionChangedEvent(this.#origin, ++this.#connectionChanges, state));
-    this.#watch();
+    this.#watch.update();
   }
 
   /** The streams stayed away for the connection-lost bound: what runs ends `connection-lost`. */
   #connectionLost(state: ConnectionState): void {
-    if (!this.#closed) this.#ends.connectionLost(this.#run, state);
+    if (!this.#state.closed) this.#afterStop(this.#ends.connectionLost(state));
   }
 
   /** Who originates the events the runtime adds to this session. */
