@@ -7,7 +7,7 @@
  * end, ended), so that docs/performance.md can say where the time goes on each backend.
  */
 import { BACKEND_KINDS, type BackendKind } from "../src/backends/backend.js";
-import type { Bridge } from "../src/runtime/bridge.js";
+import type { Bridge } from "../src/runtime/bridge/bridge.js";
 import { timedBridgeTurn } from "./short-turn.js";
 import { note } from "./stats.js";
 

@@ -6,8 +6,8 @@
  */
 import { availableParallelism, loadavg } from "node:os";
 import { AbortError } from "../src/errors.js";
-import type { Bridge } from "../src/runtime/bridge.js";
-import type { Session } from "../src/runtime/session.js";
+import type { Bridge } from "../src/runtime/bridge/bridge.js";
+import type { Session } from "../src/runtime/session/session.js";
 import { readSse } from "../src/transport/sse-reader.js";
 import { recordGoal } from "./goals.js";
 import { RawApi, summarizeFrame } from "./raw-api.js";

@@ -9,8 +9,8 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { Bridge } from "../src/runtime/bridge.js";
-import type { Session } from "../src/runtime/session.js";
+import { Bridge } from "../src/runtime/bridge/bridge.js";
+import type { Session } from "../src/runtime/session/session.js";
 import { collectGarbage } from "../test/support/collect-garbage.js";
 import { startCountingProxy } from "../test/support/counting-proxy.js";
 import { type RealServer, startRealServer } from "../test/support/real-server.js";

@@ -33,7 +33,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { BackendKind } from "../src/backends/backend.js";
-import { Bridge } from "../src/runtime/bridge.js";
+import { Bridge } from "../src/runtime/bridge/bridge.js";
 import { demoModelServer } from "../src/testing/demo-model-server.js";
 import { type AskDiffResult, askDiffLines, benchAskDiff } from "./ask-diff.js";
 import { type BackendResult, benchBackends, type TurnPhases, type WithBridge } from "./backends.js";

@@ -7,8 +7,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Bridge } from "../src/runtime/bridge.js";
-import type { Session } from "../src/runtime/session.js";
+import { Bridge } from "../src/runtime/bridge/bridge.js";
+import type { Session } from "../src/runtime/session/session.js";
 import type { SandboxOptions } from "../src/server/sandbox/sandbox-options.js";
 import { startOpencode } from "../src/server/start-opencode.js";
 import { demoModelServer } from "../src/testing/demo-model-server.js";

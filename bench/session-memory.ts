@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import type { Session } from "../src/runtime/session.js";
+import type { Session } from "../src/runtime/session/session.js";
 import { SqliteStore } from "../src/store/sqlite-store.js";
 import { collectGarbage } from "../test/support/collect-garbage.js";
 import { type InProcessBackend, inProcessSession } from "../test/support/in-process-backend.js";

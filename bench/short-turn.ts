@@ -4,7 +4,7 @@
  * fresh session per run on both sides; creating it is not timed.
  */
 import type { CanonicalEvent } from "../src/events/canonical.js";
-import type { Bridge } from "../src/runtime/bridge.js";
+import type { Bridge } from "../src/runtime/bridge/bridge.js";
 import { RawApi } from "./raw-api.js";
 import { note, withTimeout } from "./stats.js";
 

@@ -8,8 +8,8 @@
  * The turns are sent in process (`session.send`) on the session the sidecar follows.
  */
 import { setMaxListeners } from "node:events";
-import type { Bridge } from "../src/runtime/bridge.js";
-import type { Session } from "../src/runtime/session.js";
+import type { Bridge } from "../src/runtime/bridge/bridge.js";
+import type { Session } from "../src/runtime/session/session.js";
 import { startSidecar } from "../src/sidecar/sidecar.js";
 import {
   BridgeClient,

@@ -48,9 +48,9 @@ export {
   type BridgeOptions,
   type CloseOptions,
   type LeftRunning,
-} from "./runtime/bridge.js";
-export type { PermissionPreset } from "./runtime/permission-presets.js";
-export type { ReconnectPolicy } from "./runtime/reconnect-policy.js";
+} from "./runtime/bridge/bridge.js";
+export type { PermissionPreset } from "./runtime/bridge/permission-presets.js";
+export type { ReconnectPolicy } from "./runtime/bridge/reconnect-policy.js";
 export type {
   AskTimeout,
   ChildSession,
@@ -59,9 +59,9 @@ export type {
   SendOptions,
   Session,
   SessionStats,
-} from "./runtime/session.js";
-export type { Turn, TurnResult } from "./runtime/turn.js";
-export type { WatchdogBounds } from "./runtime/watchdog.js";
+} from "./runtime/session/session.js";
+export type { Turn, TurnResult } from "./runtime/session/turn.js";
+export type { WatchdogBounds } from "./runtime/session/watchdog.js";
 export { type AttachOpencodeOptions, attachOpencode } from "./server/attach-opencode.js";
 export type {
   SandboxMode,

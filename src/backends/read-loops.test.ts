@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { OpencodeClient } from "../client/opencode-client.js";
 import type { CanonicalEvent } from "../events/canonical.js";
-import { Bridge } from "../runtime/bridge.js";
+import { Bridge } from "../runtime/bridge/bridge.js";
 import { silentLogger } from "../util/logger.js";
 import type { BackendContext } from "./backend.js";
 import { ServeBackend } from "./serve/serve-backend.js";

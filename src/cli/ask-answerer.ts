@@ -3,7 +3,7 @@
  * terminal, or — when nobody can be asked — by rejecting them and saying so.
  */
 import type { CanonicalEventOf } from "../events/canonical.js";
-import type { Session } from "../runtime/session.js";
+import type { Session } from "../runtime/session/session.js";
 import { describeError } from "../util/describe-error.js";
 import { AskPrompt, type AskPromptOptions } from "./ask-prompt.js";
 

@@ -1,5 +1,5 @@
 /** `--demo`'s model server, loaded only when asked for (the scripted model is test code). */
-import type { ModelServerFactory } from "../runtime/model-server.js";
+import type { ModelServerFactory } from "../runtime/bridge/model-server.js";
 
 /** The scripted demo model's factory, imported on first use so a run without `--demo` skips it. */
 export async function demoModelServer(): Promise<ModelServerFactory> {

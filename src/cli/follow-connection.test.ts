@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { canonical } from "../events/build.js";
 import type { CanonicalEvent } from "../events/canonical.js";
-import { EventLog } from "../runtime/event-log.js";
+import { EventLog } from "../runtime/session/event-log.js";
 import { followConnection } from "./follow-connection.js";
 
 let made = 0;

@@ -1,6 +1,6 @@
 /** `ocb run` shows the session's connection changes beside its turn's events. */
 import type { CanonicalEvent } from "../events/canonical.js";
-import type { Session } from "../runtime/session.js";
+import type { Session } from "../runtime/session/session.js";
 
 /**
  * Shows the session's connection changes while the turn streams: a turn's events never carry

@@ -51,7 +51,7 @@ export function textPartSnapshot<State extends PartsState>(
       stepId: part.messageID,
       text: part.text,
     });
-    if (part.type === "text") next = addTurnText(next, part.messageID, part.text) as State;
+    if (part.type === "text") next = addTurnText(next, part.messageID, part.text);
     next = remember(next, part.id, "text-ended", part.type);
   }
   return next;

@@ -54,7 +54,7 @@ const INTERRUPTED_TOOL = /interrupted/i;
 
 /** The user asked to interrupt: the step that ends next ends the turn `interrupted`. */
 export function apiInterruptRequested(state: ApiNormalizerState): ApiNormalizerState {
-  return updateTurn(state, { interrupting: true }) as ApiNormalizerState;
+  return updateTurn(state, { interrupting: true });
 }
 
 /** Normalises one parsed `/api` event. Pure: the same state and event give the same result. */
@@ -78,7 +78,7 @@ export function normalizeApiEvent(
     case "session.next.prompt.admitted": {
       const { messageID, prompt, delivery } = event.data;
       return single(
-        withPending(state, messageID, delivery) as ApiNormalizerState,
+        withPending(state, messageID, delivery),
         admissionOrigin(origin, state, messageID, delivery),
         "input.admitted",
         { inputId: messageID, text: withoutInlinedTexts(prompt.text), delivery },
@@ -176,7 +176,7 @@ export function normalizeApiEvent(
         message: event.data.error.message,
       };
       const next = interrupted ? updateTurn(state, { interrupting: true }) : state;
-      return single(next as ApiNormalizerState, origin, "tool.failed", {
+      return single(next, origin, "tool.failed", {
         callId: event.data.callID,
         error,
       });
@@ -243,7 +243,7 @@ function prompted(
   native: NativeOrigin,
 ): Normalized<ApiNormalizerState> {
   // Every state below is `state` with changes: it keeps `sessionId`.
-  let next = withoutPending(state, inputId) as ApiNormalizerState;
+  let next = withoutPending(state, inputId);
   const events: CanonicalEvent[] = [];
   const stopped = next.turn;
   if (stopped?.interrupting) {
@@ -260,7 +260,7 @@ function prompted(
     next = { ...next, turn: undefined };
   }
   if (next.turn === undefined) {
-    next = startTurn(next, inputId) as ApiNormalizerState;
+    next = startTurn(next, inputId);
     // Indexed after the interrupted turn's end, if any: an event id is its native event's id
     // and its index, and two events with one id are one event to the store.
     events.push(canonical(originIn(next, at, native), events.length, "turn.started", { inputId }));
@@ -287,7 +287,7 @@ function stepEnded(
   native: NativeOrigin,
 ): Normalized<ApiNormalizerState> {
   const usage = usageOf(data.tokens, data.cost);
-  let next = addTurnUsage(state, usage) as ApiNormalizerState;
+  let next = addTurnUsage(state, usage);
   const origin = originIn(next, at, native);
   const events = [
     canonical(origin, 0, "step.ended", {

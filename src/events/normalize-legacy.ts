@@ -132,7 +132,7 @@ export function legacyPromptLate(
  * `MessageAbortedError`, only its idle: that idle ends the turn `interrupted` too.
  */
 export function legacyInterruptRequested(state: LegacyNormalizerState): LegacyNormalizerState {
-  return updateTurn(state, { interrupting: true }) as LegacyNormalizerState;
+  return updateTurn(state, { interrupting: true });
 }
 
 export function legacyTurnAbandoned(state: LegacyNormalizerState): LegacyNormalizerState {
@@ -178,7 +178,7 @@ export function normalizeLegacyEvent(
     if (next.turn !== undefined) return;
     const first = next.waiting[0];
     const inputId = first === undefined ? undefined : inputOf(first);
-    next = startTurn(next, inputId ?? native.id ?? `turn@${at}`) as LegacyNormalizerState;
+    next = startTurn(next, inputId ?? native.id ?? `turn@${at}`);
     emit("turn.started", inputId === undefined ? {} : { inputId });
   };
   if (!parsed.known) return unknown();
@@ -242,7 +242,7 @@ export function normalizeLegacyEvent(
           return { state: next, events };
         case "step-finish": {
           const usage = usageOf(part.tokens, part.cost);
-          next = { ...(addTurnUsage(next, usage) as LegacyNormalizerState), openStep: undefined };
+          next = { ...addTurnUsage(next, usage), openStep: undefined };
           emit("step.ended", { stepId: part.messageID, finish: part.reason, usage });
           return { state: next, events };
         }

@@ -57,7 +57,7 @@ export function runStarted(
   input: { text: string; announced: boolean },
 ): Normalized<RunNormalizerState> {
   const next: RunNormalizerState = {
-    ...(startTurn(state, inputId) as RunNormalizerState),
+    ...startTurn(state, inputId),
     error: undefined,
     lines: 0,
     openStep: undefined,
@@ -145,7 +145,7 @@ export function normalizeRunLine(
       break;
     case "step_finish": {
       const usage = usageOf(line.part.tokens, line.part.cost);
-      next = { ...(addTurnUsage(next, usage) as RunNormalizerState), openStep: undefined };
+      next = { ...addTurnUsage(next, usage), openStep: undefined };
       emit("step.ended", { stepId: line.part.messageID, finish: line.part.reason, usage });
       break;
     }
@@ -159,8 +159,7 @@ export function normalizeRunLine(
         stepId,
         text: line.part.text,
       });
-      if (line.type === "text")
-        next = addTurnText(next, stepId, line.part.text) as RunNormalizerState;
+      if (line.type === "text") next = addTurnText(next, stepId, line.part.text);
       break;
     }
     case "tool_use": {

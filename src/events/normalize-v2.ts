@@ -78,7 +78,7 @@ export function normalizeV2Event(
     case "session.inbox.enqueued": {
       const { inboxID, item } = event.data;
       const next = {
-        ...(withPending(state, inboxID, item.delivery) as V2NormalizerState),
+        ...withPending(state, inboxID, item.delivery),
         queue: [...state.queue, inboxID],
       };
       return one(
@@ -98,7 +98,7 @@ export function normalizeV2Event(
     case "session.execution.started": {
       const [first, ...rest] = state.queue;
       const inputId = first ?? native.id ?? "execution";
-      const next = { ...(startTurn(state, inputId) as V2NormalizerState), queue: rest };
+      const next = { ...startTurn(state, inputId), queue: rest };
       return one(
         next,
         canonical(origin(next), 0, "turn.started", first === undefined ? {} : { inputId: first }),
@@ -106,7 +106,7 @@ export function normalizeV2Event(
     }
     case "session.inbox.delivered": {
       const next = {
-        ...(withoutPending(state, event.data.inboxID) as V2NormalizerState),
+        ...withoutPending(state, event.data.inboxID),
         queue: state.queue.filter((id) => id !== event.data.inboxID),
       };
       return one(
@@ -121,7 +121,7 @@ export function normalizeV2Event(
     case "session.step.ended": {
       const usage = stepUsageOf(event.data);
       return one(
-        addTurnUsage(state, usage) as V2NormalizerState,
+        addTurnUsage(state, usage),
         canonical(origin(state), 0, "step.ended", {
           stepId: event.data.assistantMessageID,
           finish: String((event.data as { finish?: unknown }).finish ?? "unknown"),
@@ -132,7 +132,7 @@ export function normalizeV2Event(
     case "session.step.failed": {
       const usage = stepUsageOf(event.data);
       return one(
-        addTurnUsage(state, usage) as V2NormalizerState,
+        addTurnUsage(state, usage),
         canonical(origin(state), 0, "step.failed", {
           stepId: event.data.assistantMessageID,
           error: { kind: event.data.error.type, message: event.data.error.message },

@@ -60,7 +60,7 @@ export function normalizeStepPart<State extends TurnState>(
     case "reasoning.delta":
       return single(state, origin, part.type, { partId: partIdOf(part), delta: part.delta });
     case "text.ended":
-      return single(addTurnText(state, part.stepId, part.text) as State, origin, "text.ended", {
+      return single(addTurnText(state, part.stepId, part.text), origin, "text.ended", {
         partId: partIdOf(part),
         stepId: part.stepId,
         text: part.text,

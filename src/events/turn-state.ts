@@ -1,6 +1,8 @@
 /**
  * The part of a normaliser's state that follows turns: which inputs wait to be delivered,
  * which turn runs, what it has used and said. Immutable: every change returns a new state.
+ * The helpers are generic over the normaliser's own state (which extends this one), so each
+ * returns the state it was given, with its other fields kept.
  */
 
 import { addUsage, type Origin } from "./build.js";
@@ -47,24 +49,24 @@ export function admissionOrigin(
   };
 }
 
-export function withPending(
-  state: TurnState,
+export function withPending<S extends TurnState>(
+  state: S,
   inputId: string,
   delivery: "steer" | "queue",
-): TurnState {
+): S {
   const pending = new Map(state.pending);
   pending.set(inputId, delivery);
   return { ...state, pending };
 }
 
-export function withoutPending(state: TurnState, inputId: string): TurnState {
+export function withoutPending<S extends TurnState>(state: S, inputId: string): S {
   if (!state.pending.has(inputId)) return state;
   const pending = new Map(state.pending);
   pending.delete(inputId);
   return { ...state, pending };
 }
 
-export function startTurn(state: TurnState, inputId: string): TurnState {
+export function startTurn<S extends TurnState>(state: S, inputId: string): S {
   return {
     ...state,
     turn: {
@@ -77,18 +79,22 @@ export function startTurn(state: TurnState, inputId: string): TurnState {
   };
 }
 
-export function updateTurn(state: TurnState, change: Partial<RunningTurn>): TurnState {
+export function updateTurn<S extends TurnState>(state: S, change: Partial<RunningTurn>): S {
   return state.turn === undefined ? state : { ...state, turn: { ...state.turn, ...change } };
 }
 
-export function addTurnUsage(state: TurnState, usage: Usage | undefined): TurnState {
+export function addTurnUsage<S extends TurnState>(state: S, usage: Usage | undefined): S {
   return state.turn === undefined
     ? state
     : updateTurn(state, { usage: addUsage(state.turn.usage, usage) });
 }
 
 /** Records a finished text of `stepId`: a later step's text replaces an earlier step's. */
-export function addTurnText(state: TurnState, stepId: string | undefined, text: string): TurnState {
+export function addTurnText<S extends TurnState>(
+  state: S,
+  stepId: string | undefined,
+  text: string,
+): S {
   const turn = state.turn;
   if (turn === undefined) return state;
   const sameStep = turn.finalTextStep === stepId;

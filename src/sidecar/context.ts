@@ -1,5 +1,5 @@
 /** What every part of the sidecar (routes, security, streams) works with. */
-import type { Bridge } from "../runtime/bridge.js";
+import type { Bridge } from "../runtime/bridge/bridge.js";
 import type { Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";
 import type { IdempotentSends } from "./idempotency.js";

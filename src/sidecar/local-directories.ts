@@ -4,7 +4,7 @@
  * ones), so the sidecar checks first, where it can.
  */
 import { stat } from "node:fs/promises";
-import type { Bridge } from "../runtime/bridge.js";
+import type { Bridge } from "../runtime/bridge/bridge.js";
 import { ApiError } from "./errors.js";
 
 /**

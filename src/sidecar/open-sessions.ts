@@ -5,8 +5,8 @@
  * outcome, upstream reconnects, the model in use, a log line per turn end).
  */
 import type { ModelRef } from "../events/canonical.js";
-import type { Bridge } from "../runtime/bridge.js";
-import type { ChildSession, Session } from "../runtime/session.js";
+import type { Bridge } from "../runtime/bridge/bridge.js";
+import type { ChildSession, Session } from "../runtime/session/session.js";
 import type { SessionRecord, Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";
 import { type ClusterSessions, ServedElsewhereError } from "./cluster/cluster-sessions.js";

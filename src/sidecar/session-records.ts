@@ -5,7 +5,7 @@
 import { BACKEND_KINDS } from "../backends/backend.js";
 import { BACKEND_CAPABILITIES } from "../backends/capabilities.js";
 import { UsageError } from "../errors.js";
-import type { ChildSession, Session } from "../runtime/session.js";
+import type { ChildSession, Session } from "../runtime/session/session.js";
 import type { SessionRecord } from "../store/store.js";
 import type { SessionInfo } from "./protocol/http.js";
 

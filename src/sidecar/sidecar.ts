@@ -4,7 +4,7 @@
  * with a close frame that tells them to resume, running turns are left to the bridge's store.
  */
 import type { ClusterMember } from "../cluster/cluster-member.js";
-import type { Bridge } from "../runtime/bridge.js";
+import type { Bridge } from "../runtime/bridge/bridge.js";
 import type { Store } from "../store/store.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { buildApp } from "./app.js";

@@ -3,7 +3,7 @@
  * runs OpenCode on it, offline and without credentials (what `ocb run --demo` does). It lives
  * here, not in the runtime, so that the runtime does not depend on test helpers.
  */
-import type { ModelServer, ModelServerFactory } from "../runtime/model-server.js";
+import type { ModelServer, ModelServerFactory } from "../runtime/bridge/model-server.js";
 import { demoProviderConfig, demoProviderId } from "./demo-provider.js";
 import { startScriptedModel } from "./scripted-model/index.js";
 import { scriptedModelId } from "./scripted-model/server.js";

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { serverPasswordOf } from "../../bench/reliability/secrets/server-password.js";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
-import { Bridge } from "../../src/runtime/bridge.js";
+import { Bridge } from "../../src/runtime/bridge/bridge.js";
 import type { OpencodeServerHandle } from "../../src/server/server-handle.js";
 import { startOpencode } from "../../src/server/start-opencode.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { OpencodeApiError } from "../../src/errors.js";
-import { Bridge } from "../../src/runtime/bridge.js";
+import { Bridge } from "../../src/runtime/bridge/bridge.js";
 import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { trackProcess } from "../support/process-tracker.js";
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { Bridge } from "../../src/runtime/bridge.js";
+import { Bridge } from "../../src/runtime/bridge/bridge.js";
 import { isProcessGroupAlive } from "../../src/server/process-group.js";
 import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";

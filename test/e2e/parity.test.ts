@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BackendKind } from "../../src/backends/backend.js";
 import { BACKEND_CAPABILITIES } from "../../src/backends/capabilities.js";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
-import { Bridge } from "../../src/runtime/bridge.js";
+import { Bridge } from "../../src/runtime/bridge/bridge.js";
 import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { PARITY_SCENARIOS } from "../parity/scenarios.js";
 import { expectedSignature, paritySignature } from "../parity/signature.js";

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { Bridge, type BridgeOptions } from "../../src/runtime/bridge.js";
+import { Bridge, type BridgeOptions } from "../../src/runtime/bridge/bridge.js";
 import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { trackProcess } from "../support/process-tracker.js";
 import { processesIn } from "../support/processes-in.js";

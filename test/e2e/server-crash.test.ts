@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { mintMessageId } from "../../src/backends/serve/message-id.js";
-import { Bridge } from "../../src/runtime/bridge.js";
+import { Bridge } from "../../src/runtime/bridge/bridge.js";
 import { SupervisedServer } from "../../src/server/supervised-server.js";
 import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { trackProcess } from "../support/process-tracker.js";

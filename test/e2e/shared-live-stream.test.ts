@@ -7,8 +7,8 @@
  * its own next turn, and a turn someone else started on its upstream session.
  */
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import { Bridge } from "../../src/runtime/bridge.js";
-import type { Session } from "../../src/runtime/session.js";
+import { Bridge } from "../../src/runtime/bridge/bridge.js";
+import type { Session } from "../../src/runtime/session/session.js";
 import { type CountingProxy, startCountingProxy } from "../support/counting-proxy.js";
 import { type RealServer, startRealServer } from "../support/real-server.js";
 import { within } from "../support/within.js";

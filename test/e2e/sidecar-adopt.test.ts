@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
-import { managedServerKey } from "../../src/runtime/managed-servers.js";
+import { managedServerKey } from "../../src/runtime/bridge/managed-servers.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Bridge } from "../../src/runtime/bridge.js";
+import { Bridge } from "../../src/runtime/bridge/bridge.js";
 import { type Sidecar, startSidecar } from "../../src/sidecar/sidecar.js";
 import { BridgeApiError, BridgeClient } from "../../src/sidecar-client/index.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";

@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
-import type { Bridge } from "../../src/runtime/bridge.js";
+import type { Bridge } from "../../src/runtime/bridge/bridge.js";
 import { BridgeApiError, type BridgeClient } from "../../src/sidecar-client/index.js";
 import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { sendPoisonedPrompt } from "../support/poisoned-prompt.js";

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
-import { Bridge } from "../../src/runtime/bridge.js";
+import { Bridge } from "../../src/runtime/bridge/bridge.js";
 import type { SidecarLimits } from "../../src/sidecar/limits.js";
 import { type Sidecar, startSidecar } from "../../src/sidecar/sidecar.js";
 import { demoModelServer } from "../../src/testing/demo-model-server.js";

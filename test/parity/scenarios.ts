@@ -5,7 +5,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { expect } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
-import type { Bridge } from "../../src/runtime/bridge.js";
+import type { Bridge } from "../../src/runtime/bridge/bridge.js";
 import { collectTurn, untilTurnEvent } from "../support/turn-events.js";
 
 export interface ParityScenario {

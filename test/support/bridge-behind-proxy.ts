@@ -3,7 +3,7 @@
  * for end-to-end tests in which the network drops (`proxy.cut()`) or the server becomes
  * unreachable (`proxy.refuse()`), while the server itself runs on.
  */
-import { Bridge, type BridgeOptions } from "../../src/runtime/bridge.js";
+import { Bridge, type BridgeOptions } from "../../src/runtime/bridge/bridge.js";
 import { type CuttingProxy, startCuttingProxy } from "./cutting-proxy.js";
 import { type RealServer, startRealServer } from "./real-server.js";
 

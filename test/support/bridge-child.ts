@@ -10,7 +10,7 @@
  *
  * `ORPHAN_TIMEOUT_MS` in the environment sets the managed server's `orphanTimeoutMs`.
  */
-import { Bridge, type BridgeOptions } from "../../src/runtime/bridge.js";
+import { Bridge, type BridgeOptions } from "../../src/runtime/bridge/bridge.js";
 import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll } from "vitest";
 import type { BackendKind } from "../../src/backends/backend.js";
-import type { Bridge } from "../../src/runtime/bridge.js";
+import type { Bridge } from "../../src/runtime/bridge/bridge.js";
 import type { SandboxMode } from "../../src/server/sandbox/sandbox-options.js";
 import type { Sidecar } from "../../src/sidecar/sidecar.js";
 import type { BridgeClient } from "../../src/sidecar-client/index.js";

@@ -1,7 +1,7 @@
 /** A session's event stream over a real in-memory EventLog, for tests of the sidecar's streams. */
 import { canonical } from "../../src/events/build.js";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
-import { EventLog } from "../../src/runtime/event-log.js";
+import { EventLog } from "../../src/runtime/session/event-log.js";
 import type { FeedSource } from "../../src/sidecar/streams/feed-types.js";
 
 export const SESSION = "ses_feed";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import type { BackendKind } from "../../src/backends/backend.js";
 import type { ModelRef } from "../../src/events/canonical.js";
-import { Bridge } from "../../src/runtime/bridge.js";
+import { Bridge } from "../../src/runtime/bridge/bridge.js";
 import type { SandboxMode } from "../../src/server/sandbox/sandbox-options.js";
 import { type Sidecar, startSidecar } from "../../src/sidecar/sidecar.js";
 import { BridgeClient } from "../../src/sidecar-client/index.js";

@@ -8,7 +8,7 @@ import { BACKEND_CAPABILITIES } from "../../src/backends/capabilities.js";
 import { canonical } from "../../src/events/build.js";
 import type { CanonicalEventOf, CanonicalType } from "../../src/events/canonical.js";
 import { turnIdFor } from "../../src/events/turn-state.js";
-import { Session, type SessionOptions } from "../../src/runtime/session.js";
+import { Session, type SessionOptions } from "../../src/runtime/session/session.js";
 
 export class ServeShapedBackend implements SessionBackend {
   readonly kind = "serve" as const;

@@ -1,6 +1,6 @@
 /** Reading a runtime Turn's events in tests. */
 import type { CanonicalEvent } from "../../src/events/canonical.js";
-import type { Turn } from "../../src/runtime/turn.js";
+import type { Turn } from "../../src/runtime/session/turn.js";
 
 /** Every event of the turn, up to and including its `turn.ended`. */
 export async function collectTurn(turn: Turn): Promise<CanonicalEvent[]> {

@@ -11,8 +11,8 @@
  *   bridge, which stops the server it took up.
  */
 import { appendFileSync } from "node:fs";
-import { Bridge } from "../../../src/runtime/bridge.js";
-import type { Session } from "../../../src/runtime/session.js";
+import { Bridge } from "../../../src/runtime/bridge/bridge.js";
+import type { Session } from "../../../src/runtime/session/session.js";
 import { lineLogger } from "../../../src/sidecar/log-lines.js";
 import { describeError } from "../../../src/util/describe-error.js";
 import { ChildMessage, ChildSetup, PROMPT, SETUP_ENV } from "./messages.js";

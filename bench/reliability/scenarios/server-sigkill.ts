@@ -10,8 +10,8 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { Bridge } from "../../../src/runtime/bridge.js";
-import type { Session } from "../../../src/runtime/session.js";
+import { Bridge } from "../../../src/runtime/bridge/bridge.js";
+import type { Session } from "../../../src/runtime/session/session.js";
 import { SupervisedServer } from "../../../src/server/supervised-server.js";
 import { demoModelServer } from "../../../src/testing/demo-model-server.js";
 import { withProcessCount } from "../faults/scenario-run.js";

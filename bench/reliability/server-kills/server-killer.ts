@@ -5,7 +5,7 @@
  */
 
 import { AbortError } from "../../../src/errors.js";
-import type { Bridge } from "../../../src/runtime/bridge.js";
+import type { Bridge } from "../../../src/runtime/bridge/bridge.js";
 import { SupervisedServer } from "../../../src/server/supervised-server.js";
 import { sleep } from "../../../src/util/abort.js";
 import type { SeededRandom } from "../faults/seeded-random.js";

@@ -4,8 +4,8 @@
  * kill can be told apart).
  */
 import { SendOutcomeUnknownError } from "../../../src/errors.js";
-import type { Session } from "../../../src/runtime/session.js";
-import type { TurnResult } from "../../../src/runtime/turn.js";
+import type { Session } from "../../../src/runtime/session/session.js";
+import type { TurnResult } from "../../../src/runtime/session/turn.js";
 import { describeError } from "../../../src/util/describe-error.js";
 import type { SeededRandom } from "../faults/seeded-random.js";
 

@@ -8,8 +8,8 @@
 import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { join } from "node:path";
-import { Bridge } from "../../../src/runtime/bridge.js";
-import type { ModelServerFactory } from "../../../src/runtime/model-server.js";
+import { Bridge } from "../../../src/runtime/bridge/bridge.js";
+import type { ModelServerFactory } from "../../../src/runtime/bridge/model-server.js";
 import type { SidecarLimits } from "../../../src/sidecar/limits.js";
 import { lineLogger } from "../../../src/sidecar/log-lines.js";
 import { type Sidecar, startSidecar } from "../../../src/sidecar/sidecar.js";

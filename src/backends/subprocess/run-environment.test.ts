@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { UsageError } from "../../errors.js";
-import { Bridge } from "../../runtime/bridge.js";
+import { Bridge } from "../../runtime/bridge/bridge.js";
 import { RunEnvironment } from "./run-environment.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "ocb-run-env-"));

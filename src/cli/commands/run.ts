@@ -15,11 +15,14 @@ import type { Command } from "commander";
 import { BACKEND_KINDS, type BackendKind } from "../../backends/backend.js";
 import { UsageError } from "../../errors.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
-import { Bridge } from "../../runtime/bridge.js";
-import { chooseBackend, parseModel } from "../../runtime/bridge-options.js";
-import { PERMISSION_PRESETS, type PermissionPreset } from "../../runtime/permission-presets.js";
-import type { Session } from "../../runtime/session.js";
-import type { Turn } from "../../runtime/turn.js";
+import { Bridge } from "../../runtime/bridge/bridge.js";
+import { chooseBackend, parseModel } from "../../runtime/bridge/bridge-options.js";
+import {
+  PERMISSION_PRESETS,
+  type PermissionPreset,
+} from "../../runtime/bridge/permission-presets.js";
+import type { Session } from "../../runtime/session/session.js";
+import type { Turn } from "../../runtime/session/turn.js";
 import { wantsColor } from "../ansi.js";
 import { APPROVE_MODES, type ApproveMode, AskAnswerer } from "../ask-answerer.js";
 import { choiceOption } from "../choice-option.js";

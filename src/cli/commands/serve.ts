@@ -10,9 +10,12 @@ import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { BACKEND_KINDS, type BackendKind } from "../../backends/backend.js";
 import { UsageError } from "../../errors.js";
-import { Bridge, type LeftRunning } from "../../runtime/bridge.js";
-import { chooseBackend, parseModel } from "../../runtime/bridge-options.js";
-import { PERMISSION_PRESETS, type PermissionPreset } from "../../runtime/permission-presets.js";
+import { Bridge, type LeftRunning } from "../../runtime/bridge/bridge.js";
+import { chooseBackend, parseModel } from "../../runtime/bridge/bridge-options.js";
+import {
+  PERMISSION_PRESETS,
+  type PermissionPreset,
+} from "../../runtime/bridge/permission-presets.js";
 import { LOG_FORMATS, type LogFormat, lineLogger } from "../../sidecar/log-lines.js";
 import type { SidecarMetrics } from "../../sidecar/metrics.js";
 import type { Sidecar } from "../../sidecar/sidecar.js";

@@ -6,7 +6,7 @@
  * durable ones from the store, so nothing is replayed.
  */
 import type { CanonicalEvent } from "../../events/canonical.js";
-import type { Session } from "../../runtime/session.js";
+import type { Session } from "../../runtime/session/session.js";
 import { FeedRequestError, type FeedSource } from "../streams/feed-types.js";
 
 /**

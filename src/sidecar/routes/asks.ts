@@ -1,5 +1,5 @@
 /** Answers to asks: permission replies, question answers and rejections. */
-import type { PendingAsk, Session } from "../../runtime/session.js";
+import type { PendingAsk, Session } from "../../runtime/session/session.js";
 import { callSignal } from "../call-bounds.js";
 import { forwardedRoute } from "../cluster/forward.js";
 import type { SidecarContext } from "../context.js";

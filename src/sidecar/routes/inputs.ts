@@ -1,8 +1,8 @@
 /** Inputs, interrupts, reverts and model switches: what drives a session's turns. */
 import type { AttachmentSpec } from "../../backends/attachments.js";
 import type { ModelRef } from "../../events/canonical.js";
-import type { Session } from "../../runtime/session.js";
-import type { Turn } from "../../runtime/turn.js";
+import type { Session } from "../../runtime/session/session.js";
+import type { Turn } from "../../runtime/session/turn.js";
 import { callSignal } from "../call-bounds.js";
 import { carriesIdempotencyKey, forwardedRoute } from "../cluster/forward.js";
 import type { SidecarContext } from "../context.js";

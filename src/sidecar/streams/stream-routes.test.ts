@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { LogSource } from "../../../test/support/feed-source.js";
 import { messageWith, RawWsClient } from "../../../test/support/raw-ws.js";
 import { sseFrames } from "../../../test/support/sse-frames.js";
-import type { Bridge } from "../../runtime/bridge.js";
+import type { Bridge } from "../../runtime/bridge/bridge.js";
 import { silentLogger } from "../../util/logger.js";
 import { buildApp } from "../app.js";
 import type { SidecarContext } from "../context.js";

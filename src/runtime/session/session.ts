@@ -1,0 +1,484 @@
+/**
+ * A live session, on whichever backend runs it: `send` with an explicit delivery, the turns
+ * it joins or starts, interrupt, model switch, and the canonical event stream (kept events
+ * from a seq, then live ones). The backend publishes canonical events; the session numbers
+ * and keeps them, hands each to its turn, watches for stalls, and holds back queued inputs
+ * where the backend has no queue of its own.
+ *
+ * The session coordinates; its parts live beside it and share one state object,
+ * `session-state.ts` (what runs, the inputs waiting for their turn, a run being stopped, the
+ * close), which they read and change through its transitions: the way in (`input-sender.ts`,
+ * with the inputs it holds back, `held-inputs.ts`), the watch on a busy session
+ * (`run-watch.ts`), pending asks and their timers (`pending-asks.ts`), turns by id
+ * (`session-turns.ts`), the turns the runtime ends itself (`runtime-ends.ts`), subagents'
+ * child sessions (`child-sessions.ts`).
+ */
+
+import type { BackendConnection, BackendKind, SessionBackend } from "../../backends/backend.js";
+import type { Capabilities } from "../../backends/capabilities.js";
+import { withCheckedDiff } from "../../backends/permission-diff.js";
+import { UsageError } from "../../errors.js";
+import type { CanonicalEvent, ConnectionState, ModelRef } from "../../events/canonical.js";
+import type { ServerExit } from "../../server/server-handle.js";
+import { throwIfAborted } from "../../util/abort.js";
+import { type Logger, silentLogger } from "../../util/logger.js";
+import { type ChildSession, ChildSessions } from "./child-sessions.js";
+import { ConnectionWatch } from "./connection-watch.js";
+import { EventLog } from "./event-log.js";
+import { InputSender } from "./input-sender.js";
+import {
+  checkPermissionReply,
+  checkQuestionAnswers,
+  type PendingAsk,
+  PendingAsks,
+} from "./pending-asks.js";
+import { awaitingInputs } from "./run-state.js";
+import { RunWatch } from "./run-watch.js";
+import { RuntimeEnds } from "./runtime-ends.js";
+import { connectionChangedEvent, type RuntimeOrigin } from "./runtime-events.js";
+import type {
+  BackendFactory,
+  SendOptions,
+  SessionOptions,
+  SessionStats,
+} from "./session-options.js";
+import { SessionState } from "./session-state.js";
+import { SessionTurns } from "./session-turns.js";
+import type { Turn } from "./turn.js";
+import { DEFAULT_WATCHDOG, Watchdog } from "./watchdog.js";
+
+export type { ChildSession } from "./child-sessions.js";
+export type { Delivery } from "./input.js";
+export type { AskTimeout, PendingAsk } from "./pending-asks.js";
+export type {
+  BackendFactory,
+  BeforeSendContext,
+  SendOptions,
+  SessionOptions,
+  SessionStats,
+} from "./session-options.js";
+
+export class Session implements AsyncDisposable {
+  readonly id: string;
+  readonly directory: string;
+  readonly #backend: SessionBackend;
+  readonly #logger: Logger;
+  readonly #log: EventLog;
+  readonly #children: ChildSessions;
+  readonly #turns: SessionTurns;
+  /** What runs and waits, and the close: its parts read and change it through its transitions. */
+  readonly #state: SessionState;
+  readonly #asks: PendingAsks;
+  readonly #ends: RuntimeEnds;
+  /** The way in: sends, one at a time, and the inputs held back. */
+  readonly #sender: InputSender;
+  /** The stall watchdog, or the bound on an outage while busy. */
+  readonly #watch: RunWatch;
+  /** Whether the native streams reach the server, and the bound on an outage while busy. */
+  readonly #connection: ConnectionWatch;
+  #connectionChanges = 0;
+  #lastActivity = Date.now();
+
+  /** @internal Sessions come from `Bridge.createSession` / `openSession`, not from users. */
+  constructor(id: string, backend: BackendFactory, options: SessionOptions) {
+    this.id = id;
+    this.directory = options.directory;
+    const logger = options.logger ?? silentLogger;
+    this.#logger = logger;
+    const state = new SessionState(id);
+    this.#state = state;
+    this.#connection = new ConnectionWatch(options.connectionLostAfterMs, (connection) =>
+      this.#connectionLost(connection),
+    );
+    const watchdog = new Watchdog({ ...DEFAULT_WATCHDOG, ...options.watchdog }, (stall) =>
+      this.#afterStop(this.#ends.stalled(stall)),
+    );
+    this.#watch = new RunWatch({
+      state,
+      connection: this.#connection,
+      watchdog,
+      capabilities: () => this.#backend.capabilities,
+    });
+    const store = options.store;
+    this.#log = new EventLog({
+      ...(store === undefined ? {} : { store: { store, sessionId: id } }),
+      logger,
+    });
+    this.#children = new ChildSessions({ parentId: id, store, logger });
+    const turns = new SessionTurns(this.#log);
+    this.#turns = turns;
+    this.#asks = new PendingAsks({
+      sessionId: id,
+      logger,
+      timeout: options.askTimeout,
+      turnEnded: (turnId) => turns.hasEnded(turnId),
+      answer: (answer) =>
+        answer.kind === "permission"
+          ? this.replyPermission(answer.requestId, answer.reply, { message: answer.message })
+          : this.rejectQuestion(answer.requestId),
+    });
+    const currentBackend = () => this.#backend;
+    const dispatch = (event: CanonicalEvent) => this.#dispatch(event);
+    const ends = new RuntimeEnds({ state, turns, logger, backend: currentBackend, dispatch });
+    this.#ends = ends;
+    this.#sender = new InputSender({
+      directory: options.directory,
+      logger,
+      options,
+      backend: currentBackend,
+      state,
+      watch: this.#watch,
+      connection: this.#connection,
+      turns,
+      ends,
+      dispatch,
+    });
+    const resume = options.resume;
+    if (resume !== undefined) this.#seed(resume.events);
+    this.#backend = backend({
+      sessionId: id,
+      directory: options.directory,
+      logger,
+      // Whoever computed an ask's diff, it shows no file outside the directory.
+      sink: (event) => this.#fromBackend(withCheckedDiff(options.directory, event)),
+      childSink: (event) =>
+        this.#children.log(event.sessionId).append(withCheckedDiff(options.directory, event)),
+      connection: (connection) => this.#connectionChanged(connection),
+      ...(resume === undefined ? {} : { resume }),
+    });
+    if (resume !== undefined && this.capabilities.durableResume) {
+      // Admitted upstream before the last bridge died, not started yet: the turn is coming.
+      for (const inputId of awaitingInputs(resume.events)) state.awaiting(inputId);
+    }
+    // An adopted turn is watched like any other: silence from a run that died upstream ends it.
+    if (resume !== undefined) this.#watch.update();
+    const adoptedRun = state.run.running;
+    if (resume !== undefined && adoptedRun !== undefined && !this.capabilities.durableResume) {
+      // What happened upstream while nobody followed is gone on this backend.
+      ends.bridgeRestarted(adoptedRun);
+    }
+    // A turn that took another turn's input ended before the last bridge died, that one not yet.
+    for (const joined of this.#turns.takeJoinedEnds()) ends.joined(joined);
+  }
+
+  /** The kept events of an adopted session: its turns and state as they were. */
+  #seed(events: readonly CanonicalEvent[]): void {
+    this.#log.seed(events);
+    for (const event of events) {
+      this.#children.note(event);
+      this.#track(event);
+      this.#turns.deliver(event);
+    }
+  }
+
+  /** What the backend of this session can do; what it cannot is emulated or refused. */
+  get capabilities(): Capabilities {
+    return this.#backend.capabilities;
+  }
+
+  get backend(): BackendKind {
+    return this.#backend.kind;
+  }
+
+  /** The OpenCode session id (a subprocess session has one only after its first turn). */
+  get upstreamId(): string | undefined {
+    return this.#backend.upstreamId;
+  }
+
+  /** Since when nothing has run or waited (ms since the epoch); undefined while busy. */
+  get idleSince(): number | undefined {
+    return this.#busy ? undefined : this.#lastActivity;
+  }
+
+  get #busy(): boolean {
+    return this.#sender.busy || this.#state.running || this.#asks.size > 0;
+  }
+
+  /**
+   * Whether the session's native streams reach the server (a UI shows "reconnecting…" from
+   * it); each change is also published as an ephemeral `connection.changed` event.
+   */
+  get connection(): ConnectionState {
+    return this.#connection.state;
+  }
+
+  /** The seq of the last durable event (0 before the first): resume `events({ after })` from it. */
+  get lastSeq(): number {
+    return this.#log.lastSeq;
+  }
+
+  /**
+   * The turn that is running now; while none runs, the turn an input sent upstream waits to
+   * start (state `pending`: after a restart, the adopted session's only handle on it), if any.
+   */
+  get runningTurn(): Turn | undefined {
+    const { running, awaiting } = this.#state.run;
+    if (running !== undefined) return this.#turns.byId(running);
+    const waiting = awaiting[0];
+    return waiting === undefined ? undefined : this.#turns.ofInput(waiting);
+  }
+
+  /**
+   * Sends an input. `steer` joins the running turn (the same Turn object is returned) and
+   * starts one when idle; `queue` becomes the next turn. Where the backend cannot steer,
+   * `steer` is queued or supersedes the running turn (`steerFallback`).
+   */
+  async send(text: string, options: SendOptions): Promise<Turn> {
+    if (options.delivery !== "steer" && options.delivery !== "queue") {
+      throw new UsageError(
+        `delivery must be "steer" or "queue", got ${JSON.stringify(options.delivery)}`,
+      );
+    }
+    this.#state.throwIfClosed();
+    return await this.#sender.send(text, options);
+  }
+
+  /** Takes back a queued input not yet sent (`capabilities.cancelQueued`; docs/events.md). */
+  cancelInput(inputId: string): void {
+    this.#sender.cancel(inputId);
+  }
+
+  /**
+   * A subagent's child session (`subagent.started` names it): its own canonical events, kept
+   * and then live, like `events()`. Its asks also appear on this session's turn.
+   */
+  child(childSessionId: string): ChildSession {
+    return this.#children.get(childSessionId);
+  }
+
+  /** Asks waiting for an answer, oldest first (a UI shows them; the turn waits on them). */
+  get pendingAsks(): PendingAsk[] {
+    return this.#asks.list();
+  }
+
+  /**
+   * Answers a permission ask: `once` allows this call, `always` also the same kind of call for
+   * the rest of the session, `reject` refuses it (the tool fails; `message` tells the model why).
+   */
+  async replyPermission(
+    requestId: string,
+    reply: "once" | "always" | "reject",
+    options: { message?: string; signal?: AbortSignal } = {},
+  ): Promise<void> {
+    checkPermissionReply(reply);
+    this.#pendingAsk(requestId, "permission");
+    await this.#backend.replyPermission(
+      { requestId, reply, ...(options.message === undefined ? {} : { message: options.message }) },
+      options.signal,
+    );
+  }
+
+  /** Answers a question ask: the chosen option labels (or free text), one list per question. */
+  async answerQuestion(
+    requestId: string,
+    answers: string[][],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
+    checkQuestionAnswers(answers);
+    this.#pendingAsk(requestId, "question");
+    await this.#backend.answerQuestion(requestId, answers, options.signal);
+  }
+
+  /** Declines a question ask (the question tool fails; the model is told). */
+  async rejectQuestion(requestId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    this.#pendingAsk(requestId, "question");
+    await this.#backend.rejectQuestion(requestId, options.signal);
+  }
+
+  #pendingAsk(requestId: string, kind: PendingAsk["kind"]): void {
+    this.#state.throwIfClosed();
+    this.#asks.waiting(requestId, kind);
+  }
+
+  /** Interrupts the running turn; it ends `interrupted` and the session stays usable. */
+  async interrupt(options: { signal?: AbortSignal } = {}): Promise<void> {
+    await this.#backend.interrupt(options.signal);
+  }
+
+  /**
+   * Reverts the session to before `inputId` (`capabilities.revert`): OpenCode forgets that
+   * input and everything after it, their file changes are undone, and `session.reverted`
+   * drops them from the conversation. A way out of a turn that fails every turn after it.
+   * Only while nothing runs or waits.
+   */
+  async revert(inputId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    this.#state.throwIfClosed();
+    throwIfAborted(options.signal, "reverting the session");
+    const backend = this.#backend;
+    if (!backend.capabilities.revert || backend.revert === undefined) {
+      throw new UsageError(`the ${backend.kind} backend cannot revert a session`);
+    }
+    if (this.#busy) {
+      throw new UsageError(
+        `session ${this.id} is busy (a turn runs, an input waits or an ask is open): revert once it has ended, or interrupt it first`,
+      );
+    }
+    await backend.revert(inputId, options.signal);
+  }
+
+  /** Switches the model for the next steps. */
+  async switchModel(model: ModelRef, options: { signal?: AbortSignal } = {}): Promise<void> {
+    throwIfAborted(options.signal, "switching the model");
+    await this.#backend.switchModel(model, options.signal);
+  }
+
+  /** Kept events after `after` (a bridge seq), then live ones; ends when the session closes. */
+  events(options: { after?: number; signal?: AbortSignal } = {}): AsyncIterable<CanonicalEvent> {
+    return this.#log.read(options.after ?? 0, options.signal);
+  }
+
+  /** Durable events received so far, once kept (read from the store, when the session has one). */
+  transcript(): Promise<CanonicalEvent[]> {
+    return this.#log.durable();
+  }
+
+  /**
+   * Resolves once every event the session has received so far is kept and handed out: with a
+   * store, an event reaches readers (and `lastSeq`) only after its commit.
+   */
+  settled(): Promise<void> {
+    return this.#log.settled();
+  }
+
+  /** Counts of what the session could not hand out whole (see docs/events.md, "Deltas"). */
+  stats(): SessionStats {
+    const none = { completedParts: 0, incompleteParts: 0, droppedDeltas: 0, liveReconnects: 0 };
+    return { deltas: this.#backend.deltaStats?.() ?? none };
+  }
+
+  /**
+   * Stops following the session (the upstream session is kept). Held inputs never ran: their
+   * turns end `failed` (`session-closed`); so does a turn still running, which nobody follows
+   * any more (on a server it may go on upstream).
+   */
+  async close(): Promise<void> {
+    await this.#stopFollowing((held) => this.#ends.closed(held));
+  }
+
+  /**
+   * @internal Stops following the session as a crash of this process would, for a successor
+   * to adopt (`Bridge.detach()`): a running turn is not ended and nothing is asked upstream;
+   * only inputs the runtime held back (never sent) end `failed` (`session-closed`).
+   */
+  async detach(): Promise<void> {
+    await this.#stopFollowing((held) => this.#ends.detached(held));
+  }
+
+  /** Closes the state (once: a second close or detach does nothing), then stops following. */
+  async #stopFollowing(endHeld: (held: string[]) => void): Promise<void> {
+    // The close also wakes a send waiting for its input's admission: it stops waiting.
+    if (!this.#state.close()) return;
+    this.#watch.stop();
+    // A send waiting before it went out gives up.
+    const sent = this.#sender.close(new UsageError(`session ${this.id} is closed`));
+    this.#asks.close();
+    await sent;
+    await this.#backend.close();
+    endHeld(this.#sender.held.takeAll().map((entry) => entry.inputId));
+    await Promise.all([this.#log.close(), this.#children.close()]);
+  }
+
+  /** `await using session = …` closes it at the end of the block (same as `close()`). */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** An event from the backend: dropped when it belongs to a turn the runtime already ended. */
+  #fromBackend(event: CanonicalEvent): void {
+    if (event.turnId !== undefined && this.#ends.isAbandoned(event.turnId)) {
+      this.#logger.debug("dropped a late event of a stalled turn", {
+        sessionId: this.id,
+        type: event.type,
+      });
+      return;
+    }
+    this.#dispatch(this.#sender.withAttachmentRefs(event));
+  }
+
+  #dispatch(event: CanonicalEvent): void {
+    this.#lastActivity = Date.now();
+    // The cursor kept with an event is the native seq *before* the one it came from: one native
+    // event can give several canonical ones (a step's end and the turn's), and a crash between
+    // them must not skip the rest. A resume re-reads that native event; what was kept of it is
+    // dropped by id.
+    const cursor = event.native?.seq === undefined ? undefined : String(event.native.seq - 1);
+    // Named at once: its events may come before the parent's event is committed.
+    this.#children.note(event);
+    // Followed once handed out: with a store, after its commit (events stay in order).
+    this.#log.append(event, cursor, (stored) => this.#appended(event, stored));
+  }
+
+  #appended(event: CanonicalEvent, stored: CanonicalEvent | undefined): void {
+    if (stored === undefined) return; // delivered again after a resume: kept already
+    this.#track(event);
+    this.#turns.deliver(stored);
+    // Even once closed: the close ends the running turn, and what joined it ends with it.
+    for (const joined of this.#turns.takeJoinedEnds()) this.#ends.joined(joined);
+    if (this.#state.closed) return;
+    this.#watch.update();
+    if (event.type === "turn.ended") this.#sender.held.release();
+  }
+
+  /**
+   * Follows what runs and what is asked, from the events alone (waking whoever waits for a
+   * change: a send for its input's admission, re-checked once the turns have the event too).
+   */
+  #track(event: CanonicalEvent): void {
+    this.#asks.track(event);
+    this.#state.track(event);
+  }
+
+  /** Once the backend stopped an abandoned run (or failed to), the next held input may go. */
+  #afterStop(stop: Promise<void> | undefined): void {
+    void stop?.then(() => this.#sender.held.release());
+  }
+
+  /**
+   * @internal The bridge tells its sessions; not for users.
+   * The server died (it is being restarted): the running turn, an input waiting to start and
+   * the held ones end `failed` (`server-exited`) with the exit and the server's last lines.
+   */
+  serverExited(exit: ServerExit): void {
+    if (this.#state.closed) return;
+    const held = this.#sender.held.takeAll().map((entry) => entry.inputId);
+    this.#ends.serverExited(held, exit);
+  }
+
+  /**
+   * @internal The bridge tells its sessions; not for users.
+   * The server is back after a crash: the backend's streams connect to it again now.
+   */
+  serverRestarted(): void {
+    if (this.#state.closed) return;
+    this.#backend.serverRestarted?.();
+  }
+
+  /** The backend's streams lost the server, or reached it again: say so, and watch accordingly. */
+  #connectionChanged(report: BackendConnection): void {
+    if (this.#state.closed) return;
+    const state = this.#connection.report(report);
+    if (state === undefined) return;
+    if (state.state === "connected") {
+      this.#logger.info("the session's streams reach the server again", { sessionId: this.id });
+    } else {
+      this.#logger.warn("the session's streams cannot reach the server; reconnecting", {
+        sessionId: this.id,
+        attempt: state.attempt,
+        reason: state.reason,
+      });
+    }
+    // Ephemeral, so not dispatched: it is no activity of the run and no transcript keeps it.
+    this.#log.append(connectionChangedEvent(this.#origin, ++this.#connectionChanges, state));
+    this.#watch.update();
+  }
+
+  /** The streams stayed away for the connection-lost bound: what runs ends `connection-lost`. */
+  #connectionLost(state: ConnectionState): void {
+    if (!this.#state.closed) this.#afterStop(this.#ends.connectionLost(state));
+  }
+
+  /** Who originates the events the runtime adds to this session. */
+  get #origin(): RuntimeOrigin {
+    return { sessionId: this.id, backend: this.#backend.kind };
+  }
+}
