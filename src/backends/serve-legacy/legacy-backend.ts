@@ -10,6 +10,7 @@
 import type { OpencodeClient } from "../../client/opencode-client.js";
 import { AbortError, ConnectionError } from "../../errors.js";
 import type { ModelRef } from "../../events/canonical.js";
+import { inlinedBlock } from "../../events/inlined-texts.js";
 import {
   initialLegacyState,
   type LegacyNormalizerState,
@@ -34,7 +35,7 @@ import {
 } from "../backend.js";
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LIVE_CONNECT_TIMEOUT_MS, LiveReadiness } from "../live-readiness.js";
-import { forTheModel, inlinedBlock } from "../model-attachments.js";
+import { forTheModel } from "../model-attachments.js";
 import { modelSwitchedEvent } from "../model-switched.js";
 import { DeltaCatchUp } from "../serve/delta-catch-up.js";
 import type { DeltaStats } from "../serve/delta-stats.js";

@@ -9,6 +9,7 @@ import { AbortError } from "../../errors.js";
 import { apiStateFromEvents } from "../../events/api-state-from-events.js";
 import { canonical, type ToolErrorKind } from "../../events/build.js";
 import type { CanonicalEvent, CanonicalEventOf, ModelRef } from "../../events/canonical.js";
+import { withInlinedTexts } from "../../events/inlined-texts.js";
 import {
   type ApiNormalizerState,
   apiInterruptRequested,
@@ -22,7 +23,7 @@ import type { BackendContext, PermissionReply, PromptRequest, SessionBackend } f
 import { backendEvent } from "../backend-event.js";
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LiveReadiness } from "../live-readiness.js";
-import { forTheModel, withInlinedTexts } from "../model-attachments.js";
+import { forTheModel } from "../model-attachments.js";
 import { diffOfToolCall } from "../permission-diff.js";
 import { StreamHealth } from "../stream-health.js";
 import { ToolCalls } from "../tool-calls.js";
