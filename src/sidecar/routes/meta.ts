@@ -81,6 +81,3 @@ export function registerMetaRoutes(app: SidecarApp, ctx: SidecarContext): void {
     async () => modelCatalog(ctx),
   );
 }
-
-/** Schemas of the empty body some actions take (none, or `{}`). */
-export const EmptyBodySchema = z.strictObject({}).optional();
