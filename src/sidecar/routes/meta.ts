@@ -1,5 +1,4 @@
 /** The routes about the sidecar itself: health, metrics, its OpenAPI document, tickets, models. */
-import { z } from "zod";
 import type { SidecarContext } from "../context.js";
 import {
   ErrorBodySchema,
