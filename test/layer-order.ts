@@ -29,8 +29,8 @@ export const LAYERS: readonly Layer[] = [
   },
   {
     name: "entries",
-    paths: ["src/index.ts", "src/protocol-entry.ts"],
-    what: "the package's root and opencode-bridge/protocol entries",
+    paths: ["src/index.ts", "src/protocol-entry.ts", "src/cluster-entry.ts"],
+    what: "the package's root, opencode-bridge/protocol and opencode-bridge/cluster entries",
   },
   { name: "cli", paths: ["src/cli"], what: "ocb" },
   {
