@@ -56,7 +56,7 @@ export const LAYERS: readonly Layer[] = [
       "src/sidecar/call-bounds.ts",
       "src/sidecar/context.ts",
       "src/sidecar/errors.ts",
-      "src/sidecar/expiring-map.ts",
+      "src/sidecar/bounded-ttl.ts",
       "src/sidecar/idempotency.ts",
       "src/sidecar/limits.ts",
       "src/sidecar/local-directories.ts",
