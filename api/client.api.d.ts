@@ -76,10 +76,7 @@ class BridgeClient {
 }
 
 // BridgeClientError
-class BridgeClientError extends Error {
-    constructor(message: string, options?: {
-        cause?: unknown;
-    });
+class BridgeClientError extends OpencodeBridgeError {
 }
 
 // BridgeClientOptions
@@ -227,6 +224,11 @@ interface ModelSwitch {
     to: ModelRef;
     afterInputs: number;
     at: number;
+}
+
+// OpencodeBridgeError
+class OpencodeBridgeError extends Error {
+    constructor(message: string, options?: BridgeErrorOptions);
 }
 
 // Outcome

@@ -5,12 +5,6 @@ class AbortError extends OpencodeBridgeError {
     constructor(what: string, options?: BridgeErrorOptions);
 }
 
-// AppendFence
-interface AppendFence {
-    holder: string;
-    token: number;
-}
-
 // AskTimeout
 interface AskTimeout {
     afterMs: number;
@@ -61,7 +55,6 @@ class Bridge implements AsyncDisposable {
         model?: ModelRef;
         title?: string;
         signal?: AbortSignal;
-        claim?: (id: string) => Promise<void>;
     }): Promise<Session>;
     openSession(id: string, options?: {
         model?: ModelRef;
@@ -69,7 +62,6 @@ class Bridge implements AsyncDisposable {
     }): Promise<Session>;
     sessions(): Promise<SessionRecord[]>;
     releaseSession(session: Session): Promise<void>;
-    detachSession(session: Session): Promise<void>;
     killSession(session: Session, options?: {
         signal?: AbortSignal;
     }): Promise<void>;
@@ -394,12 +386,6 @@ interface ErrorInfo {
 // EventData
 type EventData<T extends CanonicalType> = T extends DurableType ? DurableEventData[T] : T extends EphemeralType ? EphemeralEventData[T] : never;
 
-// FencedAppendError
-class FencedAppendError extends OpencodeBridgeError {
-    readonly sessionId: string;
-    constructor(sessionId: string, fence: AppendFence, now: string);
-}
-
 // LeftRunning
 interface LeftRunning {
     turns: {
@@ -517,7 +503,6 @@ class PostgresStore implements Store {
     private constructor();
     static open(url: string, options?: PostgresConnectionOptions): Promise<PostgresStore>;
     append(sessionId: string, events: readonly CanonicalEvent[], cursor?: string): Promise<CanonicalEvent[]>;
-    appendFenced(fence: AppendFence, sessionId: string, events: readonly CanonicalEvent[], cursor?: string): Promise<CanonicalEvent[]>;
     read(sessionId: string, options?: ReadOptions): Promise<CanonicalEvent[]>;
     lastSeq(sessionId: string): Promise<number>;
     cursor(sessionId: string): Promise<string | undefined>;

@@ -22,6 +22,7 @@ export const ENTRY_POINTS = [
   { entry: "./testing", file: "testing/index.d.ts", report: "testing.api.d.ts" },
   { entry: "./client", file: "sidecar-client/index.d.ts", report: "client.api.d.ts" },
   { entry: "./sidecar", file: "sidecar/index.d.ts", report: "sidecar.api.d.ts" },
+  { entry: "./cluster", file: "cluster-entry.d.ts", report: "cluster.api.d.ts" },
 ] as const;
 
 interface Statement {

@@ -85,12 +85,7 @@ export {
   type UserMessage,
 } from "./store/conversation.js";
 export { type OpenStoreOptions, openStore } from "./store/open-store.js";
-export {
-  type AppendFence,
-  FencedAppendError,
-  type PostgresConnectionOptions,
-  PostgresStore,
-} from "./store/postgres-store.js";
+export { type PostgresConnectionOptions, PostgresStore } from "./store/postgres-store.js";
 export { SqliteStore } from "./store/sqlite-store.js";
 export type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store/store.js";
 export type { Logger } from "./util/logger.js";

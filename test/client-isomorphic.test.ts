@@ -10,10 +10,11 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "vite";
 import { describe, expect, it } from "vitest";
+import { importsOf, importsOfSource, resolveImport } from "./support/import-graph.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CLIENT = join(ROOT, "src", "sidecar-client");
@@ -30,27 +31,10 @@ const SHARED_FILES = [
   "src/util/assert-never.ts",
   "src/util/backoff.ts",
   "src/util/replay-seam.ts",
+  "src/util/abortable-delay.ts",
   "src/errors.ts",
 ].map((file) => join(ROOT, file));
 const PACKAGES_ALLOWED = new Set(["zod"]);
-
-interface Import {
-  specifier: string;
-  typeOnly: boolean;
-}
-
-/** Static imports and re-exports (with whether they are `import type` / `export type`), dynamic imports. */
-function importsOf(text: string): Import[] {
-  const found: Import[] = [];
-  const statement = /\b(import|export)\s+(type\s+)?(?:[^"';]*?\s+from\s+)?["']([^"']+)["']/g;
-  for (const match of text.matchAll(statement)) {
-    found.push({ specifier: match[3] as string, typeOnly: match[2] !== undefined });
-  }
-  for (const match of text.matchAll(/\bimport\s*\(\s*["']([^"']+)["']/g)) {
-    found.push({ specifier: match[1] as string, typeOnly: false });
-  }
-  return found;
-}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: "utf8" })
@@ -72,7 +56,12 @@ function problemsFrom(start: string[]): { problems: string[]; visited: string[] 
     for (const global of code.match(/\b(process\.|Buffer\b|require\()/g) ?? []) {
       problems.push(`${where}: uses the Node global ${global}`);
     }
-    for (const { specifier, typeOnly } of importsOf(text)) {
+    for (const edge of importsOf(item.file)) {
+      const { specifier, typeOnly } = edge;
+      if (edge.computed) {
+        problems.push(`${where}: imports a computed specifier ${specifier}`);
+        continue;
+      }
       if (!specifier.startsWith(".")) {
         if (specifier.startsWith("node:") || !PACKAGES_ALLOWED.has(specifier)) {
           problems.push(`${where}: imports ${specifier}`);
@@ -80,7 +69,7 @@ function problemsFrom(start: string[]): { problems: string[]; visited: string[] 
         continue;
       }
       if (typeOnly) continue; // erased from the JavaScript
-      const target = resolve(dirname(item.file), specifier).replace(/\.js$/, ".ts");
+      const target = resolveImport(item.file, edge) as string;
       const allowed =
         SHARED_FILES.includes(target) ||
         RUNTIME_ALLOWED.some((dir) => target.startsWith(`${dir}/`));
@@ -107,12 +96,16 @@ describe("the client's import graph (opencode-bridge/client is isomorphic)", () 
   it("the check sees a Node import, a value import from elsewhere and a Node global", () => {
     const { problems } = problemsFrom([join(ROOT, "src", "events", "turn-state.ts")]);
     expect(problems).toEqual([expect.stringContaining("imports src/events/build.ts at run time")]);
-    expect(importsOf('import { x } from "node:fs";\nexport type { Y } from "./y.js";')).toEqual([
-      { specifier: "node:fs", typeOnly: false },
-      { specifier: "./y.js", typeOnly: true },
+    const text =
+      'import { x } from "node:fs";\nexport type { Y } from "./y.js";\nimport { type Z } from "./z.js";';
+    expect(importsOfSource("a.ts", text)).toEqual([
+      { specifier: "node:fs", typeOnly: false, line: 1, computed: false },
+      { specifier: "./y.js", typeOnly: true, line: 2, computed: false },
+      // Kept as `import {} from "./z.js"` under verbatimModuleSyntax: it loads the module.
+      { specifier: "./z.js", typeOnly: false, line: 3, computed: false },
     ]);
-    const abort = problemsFrom([join(ROOT, "src", "util", "abort.ts")]).problems;
-    expect(abort).toContain("src/util/abort.ts: imports node:timers/promises");
+    const userData = problemsFrom([join(ROOT, "src", "util", "user-data-dir.ts")]).problems;
+    expect(userData).toContain("src/util/user-data-dir.ts: imports node:os");
   });
 });
 

@@ -94,6 +94,8 @@ describe("the client entry (opencode-bridge/client)", () => {
       "BridgeConnectionError",
       "BridgeProtocolError",
       "BridgeTimeoutError",
+      // The one error base, which the client's errors extend.
+      "OpencodeBridgeError",
       // The image types the sidecar keeps and serves again (a UI asks for those only).
       "SENT_IMAGE_TYPES",
       "emptyLiveConversation",
@@ -112,6 +114,25 @@ describe("the client entry (opencode-bridge/client)", () => {
       "SessionFeed",
     ]) {
       expect(report, internal).not.toContain(internal);
+    }
+  });
+});
+
+describe("the cluster entry (opencode-bridge/cluster)", () => {
+  it("has the cluster-only names, which the root entry and its declarations do not", async () => {
+    const cluster = Object.keys(await import("../src/cluster-entry.js")).sort();
+    expect(cluster).toEqual(["ClusterMember", "FencedAppendError"]);
+    const root = Object.keys(await import("../src/index.js"));
+    expect(root).not.toContain("FencedAppendError");
+    const report = readFileSync(new URL("../api/index.api.d.ts", import.meta.url), "utf8");
+    for (const name of [
+      "AppendFence",
+      "FencedAppendError",
+      "appendFenced",
+      "detachSession",
+      "claim?",
+    ]) {
+      expect(report, name).not.toContain(name);
     }
   });
 });

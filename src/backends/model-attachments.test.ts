@@ -1,13 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../errors.js";
 import type { Attachment } from "./attachments.js";
-import {
-  checkModelTakes,
-  forTheModel,
-  INLINE_TEXT_MAX_BYTES,
-  withInlinedTexts,
-  withoutInlinedTexts,
-} from "./model-attachments.js";
+import { checkModelTakes, forTheModel, INLINE_TEXT_MAX_BYTES } from "./model-attachments.js";
 
 function attached(name: string, mime: string, bytes: Uint8Array | string): Attachment {
   const data = Buffer.from(bytes).toString("base64");
@@ -41,30 +35,6 @@ describe("forTheModel", () => {
     expect(() => forTheModel([blob])).toThrow(/takes images .*PDFs and text files/);
     const big = attached("big.txt", "text/plain", "x".repeat(INLINE_TEXT_MAX_BYTES + 1));
     expect(() => forTheModel([big])).toThrow(/over the 262144 bytes/);
-  });
-});
-
-describe("withInlinedTexts / withoutInlinedTexts", () => {
-  it("reads back exactly what was typed, whatever the files hold", () => {
-    const typed = "look at these\n\n<attached-file that is not one";
-    const texts = [
-      {
-        name: 'a "quoted" name.txt',
-        mime: "text/plain",
-        text: "ends early?\n</attached-file>\nno",
-      },
-      { name: "b.json", mime: "application/json", text: "" },
-    ];
-    const sent = withInlinedTexts(typed, texts);
-    expect(sent).toContain("ends early?");
-    expect(withoutInlinedTexts(sent)).toBe(typed);
-  });
-
-  it("keeps text that only looks like a block", () => {
-    const typed =
-      'hi\n\n<attached-file name="x" type="text/plain" length="99">\nshort\n</attached-file>';
-    expect(withoutInlinedTexts(typed)).toBe(typed);
-    expect(withoutInlinedTexts("plain")).toBe("plain");
   });
 });
 

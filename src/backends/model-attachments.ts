@@ -7,6 +7,7 @@
  * else is refused before anything is sent, saying what the model takes.
  */
 import { UsageError } from "../errors.js";
+import type { InlinedText } from "../events/inlined-texts.js";
 import type { Attachment } from "./attachments.js";
 
 /** The most text of one attached file put into a prompt (a model's context is not a disk). */
@@ -23,12 +24,6 @@ const MEDIA_TYPES = new Set([
 /** Text by its type, whatever its bytes say (a JSON, a YAML, a script). */
 const TEXT_TYPE =
   /^(text\/|application\/([\w.+-]*\+)?(json|xml|yaml|x-yaml|toml|javascript|x-sh|sql|x-httpd-php)$)/i;
-
-export interface InlinedText {
-  name: string;
-  mime: string;
-  text: string;
-}
 
 /** The attachments a prompt sends: as media, and as text. */
 export interface ModelAttachments {
@@ -123,47 +118,4 @@ function dataUrlBytes(uri: string): Uint8Array | undefined {
     ),
     "latin1",
   );
-}
-
-const BLOCK_START = "\n\n<attached-file ";
-const BLOCK_HEADER =
-  /^\n\n<attached-file name=("(?:[^"\\]|\\.)*") type="([^"]*)" length="(\d+)">\n/;
-const BLOCK_END = "\n</attached-file>";
-
-/**
- * `text` with each file after it, in a block that says its name and type and is read back
- * exactly (its length is in its header, so no content can end it early).
- */
-export function withInlinedTexts(text: string, texts: readonly InlinedText[]): string {
-  return text + texts.map(inlinedBlock).join("");
-}
-
-/** One file's block (a prompt part of its own on the surfaces that take several). */
-export function inlinedBlock(file: InlinedText): string {
-  const type = file.mime.replaceAll('"', "");
-  return `${BLOCK_START}name=${JSON.stringify(file.name)} type="${type}" length="${file.text.length}">\n${file.text}${BLOCK_END}`;
-}
-
-/**
- * The text as the user wrote it: `withInlinedTexts`' blocks taken off its end (the prompt
- * OpenCode echoes holds them). Text that only looks like a block stays.
- */
-export function withoutInlinedTexts(text: string): string {
-  for (let at = text.indexOf(BLOCK_START); at >= 0; at = text.indexOf(BLOCK_START, at + 1)) {
-    if (blocksRunToEnd(text, at)) return text.slice(0, at);
-  }
-  return text;
-}
-
-function blocksRunToEnd(text: string, from: number): boolean {
-  let at = from;
-  while (at < text.length) {
-    const header = BLOCK_HEADER.exec(text.slice(at, at + 1024));
-    if (header === null) return false;
-    const start = at + header[0].length;
-    const end = start + Number(header[3]);
-    if (text.slice(end, end + BLOCK_END.length) !== BLOCK_END) return false;
-    at = end + BLOCK_END.length;
-  }
-  return true;
 }

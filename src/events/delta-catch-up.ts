@@ -26,19 +26,19 @@
  * the same counts and the same guarantee that no delta follows its part's end.
  */
 
-import { nativeIdBefore } from "../backends/serve/native-id-order.js";
+import { type Logger, silentLogger } from "../util/logger.js";
+import { TwoTurnMap } from "../util/two-turn-map.js";
+import type { CanonicalEvent } from "./canonical.js";
+import { newPart, type Part } from "./delta-part.js";
+import type { DeltaStats } from "./delta-stats.js";
+import { nativeIdBefore } from "./native-id-order.js";
 import {
   DELTA_KINDS,
   type DeltaKind,
   deltaFromEnd,
   type PartEvent,
   partEventOf,
-} from "../backends/serve/part-events.js";
-import { type Logger, silentLogger } from "../util/logger.js";
-import { TwoTurnMap } from "../util/two-turn-map.js";
-import type { CanonicalEvent } from "./canonical.js";
-import { newPart, type Part } from "./delta-part.js";
-import type { DeltaStats } from "./delta-stats.js";
+} from "./part-events.js";
 
 /**
  * A held end goes once no delta of the session came for this long (the live side stopped short).

@@ -13,7 +13,6 @@
  *   is delivered while a turn runs here, that turn's run stopped unseen (it died with a killed
  *   server, whose `prompted` was read after the restart), and it ends `failed` (`run-lost`).
  */
-import { withoutInlinedTexts } from "../backends/model-attachments.js";
 import type { ApiEvent } from "../protocol/api/events.js";
 import type { Parsed } from "../protocol/common.js";
 import { assertNever } from "../util/assert-never.js";
@@ -28,6 +27,7 @@ import {
   usageOf,
 } from "./build.js";
 import type { CanonicalEvent, NativeOrigin } from "./canonical.js";
+import { withoutInlinedTexts } from "./inlined-texts.js";
 import { modelRefOf, normalizeStepPart } from "./step-parts.js";
 import {
   addTurnUsage,

@@ -2,6 +2,7 @@
  * A bound and the caller's signal, joined into one signal for one call, and the error that
  * says which of them fired. No `node:` imports: timers are the global ones.
  */
+import { abortableDelay } from "../util/abortable-delay.js";
 import { BridgeAbortError, BridgeTimeoutError } from "./errors.js";
 
 export interface Deadline {
@@ -62,19 +63,5 @@ export function unrefTimer(timer: unknown): void {
 
 /** Waits `ms`; rejects with BridgeAbortError as soon as `signal` fires. */
 export function sleep(ms: number, signal: AbortSignal | undefined, what: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(new BridgeAbortError(what, { cause: signal.reason }));
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(new BridgeAbortError(what, { cause: signal?.reason }));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+  return abortableDelay(ms, signal, (reason) => new BridgeAbortError(what, { cause: reason }));
 }

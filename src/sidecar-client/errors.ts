@@ -1,17 +1,14 @@
 /**
- * The errors of the sidecar client. The client is isomorphic (browser and Node) and imports
- * nothing from the Node library, so it has its own small hierarchy: one base class, one
- * subclass per kind of failure, the underlying error always in `cause`.
+ * The errors of the sidecar client: a branch of the library's one hierarchy (`src/errors.ts`,
+ * isomorphic like the client), so `instanceof OpencodeBridgeError` holds for every error either
+ * throws. One base for the client, one subclass per kind of failure, the underlying error always
+ * in `cause`.
  */
+import { OpencodeBridgeError } from "../errors.js";
 import { ERROR_STATUS } from "../sidecar/protocol/http.js";
 
 /** Base class of every error `opencode-bridge/client` throws. */
-export class BridgeClientError extends Error {
-  constructor(message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-  }
-}
+export class BridgeClientError extends OpencodeBridgeError {}
 
 /**
  * The sidecar refused a request: its JSON error body (`{ error: { code, message, details } }`)

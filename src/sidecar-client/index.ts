@@ -3,6 +3,8 @@
  * Node. Isomorphic: global `fetch` and `WebSocket` (or ones passed in), no Node module.
  */
 
+/** The base of every error of the library and of this client (`instanceof` across both). */
+export { OpencodeBridgeError } from "../errors.js";
 export type {
   CanonicalEvent,
   CanonicalEventOf,

@@ -57,14 +57,25 @@ describe("Idempotency", () => {
   });
 
   it("forgets keys after the ttl and past the bound", async () => {
-    let now = 0;
+    // A clock that starts at 0 would not do: lru-cache takes a start of 0 for none.
+    let now = 1_000;
     const keys = new Idempotency({ ttlMs: 100, max: 2, now: () => now });
     await keys.run("s", "a", {}, async () => 1);
-    now = 200;
+    now = 1_100;
     expect((await keys.run("s", "a", {}, async () => 2)).replayed).toBe(false);
     await keys.run("s", "b", {}, async () => 3);
     await keys.run("s", "c", {}, async () => 4);
     expect(keys.size).toBe(2);
     expect((await keys.run("s", "a", {}, async () => 5)).answer).toBe(5);
+  });
+
+  it("drops the oldest key past the bound, even one just replayed", async () => {
+    const keys = new Idempotency({ ttlMs: 1_000, max: 2 });
+    await keys.run("s", "a", {}, async () => 1);
+    await keys.run("s", "b", {}, async () => 2);
+    expect((await keys.run("s", "a", {}, async () => 3)).replayed).toBe(true);
+    await keys.run("s", "c", {}, async () => 4);
+    expect((await keys.run("s", "b", {}, async () => 5)).replayed).toBe(true);
+    expect((await keys.run("s", "a", {}, async () => 6)).replayed).toBe(false);
   });
 });

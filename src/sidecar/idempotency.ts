@@ -4,8 +4,9 @@
  * memory for a bounded time and count; a retry while the first is still under way waits for it.
  */
 import { createHash } from "node:crypto";
+import type { LRUCache } from "lru-cache";
+import { type BoundedTtl, boundedTtlCache } from "./bounded-ttl.js";
 import { ApiError } from "./errors.js";
-import { ExpiringMap } from "./expiring-map.js";
 import type { SendInputResult } from "./protocol/http.js";
 
 /**
@@ -43,10 +44,10 @@ interface Entry {
 }
 
 export class Idempotency {
-  readonly #entries: ExpiringMap<Entry>;
+  readonly #entries: LRUCache<string, Entry>;
 
-  constructor(options: { ttlMs: number; max: number; now?: () => number }) {
-    this.#entries = new ExpiringMap(options);
+  constructor(options: BoundedTtl) {
+    this.#entries = boundedTtlCache<Entry>(options).cache;
   }
 
   /**
@@ -62,7 +63,7 @@ export class Idempotency {
   ): Promise<{ answer: T; replayed: boolean }> {
     const id = `${sessionId}\u0000${key}`;
     const fingerprint = requestFingerprint(request);
-    const known = this.#entries.get(id);
+    const known = this.#entries.peek(id);
     if (known !== undefined) {
       if (known.fingerprint !== fingerprint) throw keyReused(key);
       // Stored by the run below for this same key, so of the same T.
@@ -79,6 +80,7 @@ export class Idempotency {
   }
 
   get size(): number {
+    this.#entries.purgeStale();
     return this.#entries.size;
   }
 }

@@ -15,11 +15,10 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
 import { hostname } from "node:os";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { FORWARDED_HEADER } from "./cluster/driver-delivery.js";
-import { RELAY_HEADER } from "./cluster/relay-socket.js";
 import type { SidecarAddress, SidecarContext } from "./context.js";
 import { answerPreflight, corsHeaders } from "./cors.js";
 import { ApiError } from "./errors.js";
+import { FORWARDED_HEADER, RELAY_HEADER } from "./peer-routes.js";
 import { WEB_ROUTES } from "./web/routes.js";
 
 /** Routes that take no token: the health check says only whether the sidecar and OpenCode are up. */
@@ -30,23 +29,6 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(["/healthz"]);
  * (EventSource): they take `?ticket=` from `POST /v1/tickets` instead.
  */
 export const TICKET_ROUTES: ReadonlySet<string> = new Set(["/v1/ws", "/v1/sessions/:id/events"]);
-
-declare module "fastify" {
-  interface FastifyContextConfig {
-    /** The mark (header) of the calls from other sidecars the route takes (`PEER_ROUTE`). */
-    peer?: string;
-  }
-}
-
-/**
- * The route `config` of the routes other sidecars call, by what they call them for: commands
- * forwarded to a session's driver, and the delta relay's socket. Each takes its own mark only
- * (a forwarded mark on `/v1/ws` would make the secret a client's token for the streams).
- */
-export const PEER_ROUTE = {
-  forwarded: { peer: FORWARDED_HEADER },
-  relay: { peer: RELAY_HEADER },
-} as const;
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
 const WILDCARDS = new Set(["0.0.0.0", "::", "[::]"]);

@@ -4,29 +4,34 @@
  * the handshake passes it as `?ticket=`. Kept in memory, bounded.
  */
 import { randomBytes } from "node:crypto";
-import { ExpiringMap } from "./expiring-map.js";
+import type { LRUCache } from "lru-cache";
+import { type BoundedTtl, boundedTtlCache } from "./bounded-ttl.js";
 
 export class Tickets {
-  readonly #live: ExpiringMap<true>;
+  readonly #live: LRUCache<string, true>;
+  readonly #expiresAt: () => number;
 
-  constructor(options: { ttlMs: number; max: number; now?: () => number }) {
-    this.#live = new ExpiringMap(options);
+  constructor(options: BoundedTtl) {
+    ({ cache: this.#live, expiresAt: this.#expiresAt } = boundedTtlCache<true>(options));
   }
 
   /** A new ticket, valid once within the ttl (the oldest are dropped past the bound). */
   issue(): { ticket: string; expiresAt: number } {
     const ticket = `tkt_${randomBytes(24).toString("base64url")}`;
-    return { ticket, expiresAt: this.#live.set(ticket, true) };
+    const expiresAt = this.#expiresAt();
+    this.#live.set(ticket, true);
+    return { ticket, expiresAt };
   }
 
   /** True once for a ticket issued and not expired; the ticket is gone afterwards. */
   consume(ticket: string): boolean {
-    const valid = this.#live.get(ticket) === true;
+    const valid = this.#live.peek(ticket) === true;
     this.#live.delete(ticket);
     return valid;
   }
 
   get size(): number {
+    this.#live.purgeStale();
     return this.#live.size;
   }
 }

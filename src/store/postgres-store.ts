@@ -65,6 +65,7 @@ export class PostgresStore implements Store {
   /**
    * `append` by the cluster's driver of the session: refused with `FencedAppendError`, storing
    * nothing, when `fence` is no longer the session's lease (another sidecar took it over).
+   * @internal
    */
   async appendFenced(
     fence: AppendFence,

@@ -2,8 +2,8 @@
  * Helpers for bounded, abortable waits. Every network wait in the library goes
  * through `withDeadline` so that it has both a time bound and the caller's signal.
  */
-import { setTimeout as delay } from "node:timers/promises";
 import { AbortError, TimeoutError } from "../errors.js";
+import { abortableDelay } from "./abortable-delay.js";
 
 export interface Deadline {
   /** Fires when the caller aborts or the bound runs out. */
@@ -58,13 +58,8 @@ export function withDeadline(
 }
 
 /** Waits `ms`, or rejects with AbortError as soon as `signal` fires. */
-export async function sleep(ms: number, signal?: AbortSignal, what = "wait"): Promise<void> {
-  try {
-    await delay(ms, undefined, signal ? { signal } : {});
-  } catch (error) {
-    if (signal?.aborted) throw new AbortError(what, { cause: error });
-    throw error;
-  }
+export function sleep(ms: number, signal?: AbortSignal, what = "wait"): Promise<void> {
+  return abortableDelay(ms, signal, (reason) => new AbortError(what, { cause: reason }));
 }
 
 /** Throws AbortError if the signal has already fired. */

@@ -199,7 +199,7 @@ describe("the packed package, installed into an empty project", () => {
     expect(run.stdout).toMatch(/— completed/);
   }, 180_000);
 
-  it("imports Bridge, the testing helpers, the sidecar and its client from ESM", async () => {
+  it("imports Bridge, the testing helpers, the sidecar, its client and the cluster entry from ESM", async () => {
     writeFileSync(
       join(project, "check.mjs"),
       [
@@ -207,7 +207,8 @@ describe("the packed package, installed into an empty project", () => {
         'import * as testing from "opencode-bridge/testing";',
         'import { BridgeClient } from "opencode-bridge/client";',
         'import { startSidecar } from "opencode-bridge/sidecar";',
-        "process.stdout.write(typeof Bridge.start + ' ' + (Object.keys(testing).length > 0) + ' ' + typeof BridgeClient + ' ' + typeof startSidecar);",
+        'import { FencedAppendError } from "opencode-bridge/cluster";',
+        "process.stdout.write(typeof Bridge.start + ' ' + (Object.keys(testing).length > 0) + ' ' + typeof BridgeClient + ' ' + typeof startSidecar + ' ' + typeof FencedAppendError);",
         "",
       ].join("\n"),
     );
@@ -217,7 +218,7 @@ describe("the packed package, installed into an empty project", () => {
       boundMs: 60_000,
     });
     expect(run.code, transcript(run)).toBe(0);
-    expect(run.stdout).toBe("function true function function");
+    expect(run.stdout).toBe("function true function function function");
   });
 
   it("serves the web chat from the installed package's own dist/web", async () => {

@@ -12,6 +12,7 @@ import { AbortError, ConnectionError } from "../../errors.js";
 import type { ModelRef } from "../../events/canonical.js";
 import { DeltaCatchUp } from "../../events/delta-catch-up.js";
 import type { DeltaStats } from "../../events/delta-stats.js";
+import { inlinedBlock } from "../../events/inlined-texts.js";
 import {
   initialLegacyState,
   type LegacyNormalizerState,
@@ -36,7 +37,7 @@ import {
 } from "../backend.js";
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LIVE_CONNECT_TIMEOUT_MS, LiveReadiness } from "../live-readiness.js";
-import { forTheModel, inlinedBlock } from "../model-attachments.js";
+import { forTheModel } from "../model-attachments.js";
 import { modelSwitchedEvent } from "../model-switched.js";
 import { StreamHealth } from "../stream-health.js";
 import { ChildSessions } from "./child-sessions.js";

@@ -11,6 +11,7 @@ import { canonical, type ToolErrorKind } from "../../events/build.js";
 import type { CanonicalEvent, CanonicalEventOf, ModelRef } from "../../events/canonical.js";
 import { DeltaCatchUp } from "../../events/delta-catch-up.js";
 import type { DeltaStats } from "../../events/delta-stats.js";
+import { withInlinedTexts } from "../../events/inlined-texts.js";
 import {
   type ApiNormalizerState,
   apiInterruptRequested,
@@ -24,7 +25,7 @@ import type { BackendContext, PermissionReply, PromptRequest, SessionBackend } f
 import { backendEvent } from "../backend-event.js";
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { LiveReadiness } from "../live-readiness.js";
-import { forTheModel, withInlinedTexts } from "../model-attachments.js";
+import { forTheModel } from "../model-attachments.js";
 import { diffOfToolCall } from "../permission-diff.js";
 import { StreamHealth } from "../stream-health.js";
 import { ToolCalls } from "../tool-calls.js";

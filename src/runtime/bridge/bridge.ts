@@ -150,6 +150,7 @@ export class Bridge implements AsyncDisposable {
       /**
        * Called with the new session's id before it is stored or followed (a cluster's sidecar
        * takes its lease there, so that its first append is fenced); a throw stops the create.
+       * @internal
        */
       claim?: (id: string) => Promise<void>;
     } = {},
@@ -253,6 +254,7 @@ export class Bridge implements AsyncDisposable {
    * Stops following a session as a crash would (`Session.detach`): a running turn goes on
    * upstream, unended, its record untouched. A cluster's sidecar does this when it lost the
    * session's lease: the new driver adopts the turn and ends it.
+   * @internal
    */
   async detachSession(session: Session): Promise<void> {
     this.#sessions.delete(session);

@@ -11,12 +11,10 @@ import { performance } from "node:perf_hooks";
 import type { LeaseHolder } from "../../cluster/lease-rows.js";
 import { sleep } from "../../util/abort.js";
 import { ApiError } from "../errors.js";
+import { FORWARDED_HEADER } from "../peer-routes.js";
 import { ErrorBodySchema } from "../protocol/http.js";
 import type { ClusterSessions } from "./cluster-sessions.js";
 import { callPeer, type PeerAnswer, PeerCallError } from "./peer-call.js";
-
-/** The header that marks a forwarded command (its value: the sender's holder id). */
-export const FORWARDED_HEADER = "x-ocb-forwarded";
 
 /** A command as received, to be sent on as it is. */
 export interface Command {

@@ -17,9 +17,9 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { callSignal } from "../call-bounds.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
-import { PEER_ROUTE } from "../security.js";
+import { FORWARDED_HEADER, PEER_ROUTE } from "../peer-routes.js";
 import type { SidecarApp } from "../sidecar-app.js";
-import { type Command, deliverToDriver, FORWARDED_HEADER } from "./driver-delivery.js";
+import { type Command, deliverToDriver } from "./driver-delivery.js";
 import type { PeerAnswer } from "./peer-call.js";
 
 /** The driver's headers a client gets with its answer (the rest are the connection's). */

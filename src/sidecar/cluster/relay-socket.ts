@@ -15,11 +15,9 @@ import { createRequire } from "node:module";
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { describeError } from "../../util/describe-error.js";
 import type { Logger } from "../../util/logger.js";
+import { RELAY_HEADER } from "../peer-routes.js";
 import { ServerMessageSchema } from "../protocol/ws.js";
 import type { ClusterTrust } from "./cluster-trust.js";
-
-/** The handshake header that marks a WebSocket as another sidecar's delta relay. */
-export const RELAY_HEADER = "x-ocb-cluster-relay";
 
 /** Bound on the handshake (a driver that accepts the TCP connection and says nothing). */
 const HANDSHAKE_MS = 5_000;

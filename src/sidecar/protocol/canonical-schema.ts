@@ -37,14 +37,14 @@ export const ModelRefSchema = z.object({ providerID: z.string(), modelID: z.stri
 
 export const OutcomeSchema = z.enum(["completed", "interrupted", "failed"]);
 
-export const ConnectionStateSchema = z.object({
+const ConnectionStateSchema = z.object({
   state: z.enum(["connected", "reconnecting"]),
   since: z.number(),
   attempt: z.number(),
   reason: optionalString(),
 });
 
-export const NativeOriginSchema = z.object({
+const NativeOriginSchema = z.object({
   backend: z.enum(["serve", "serve-legacy", "subprocess", "replay"]),
   type: z.string(),
   seq: z.number().exactOptional(),

@@ -41,8 +41,6 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-export const ErrorCodeSchema = z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]);
-
 /** The body of every error answer: what went wrong (`code`), what to do (`message`). */
 export const ErrorBodySchema = z.object({
   error: z.object({
@@ -55,9 +53,7 @@ export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
 // --- shared pieces ---
 
-export const BackendKindSchema = z.enum(["serve", "serve-legacy", "subprocess"]);
-
-export const CapabilitiesSchema = z.object({
+const CapabilitiesSchema = z.object({
   streamingDeltas: z.boolean(),
   liveToolCalls: z.boolean(),
   nativeSteer: z.boolean(),
@@ -101,7 +97,7 @@ export const AskParamsSchema = z.object({ id: text(200), requestId: text(200) })
 // --- sessions ---
 
 /** An ask waiting for an answer, as a reconnecting UI needs it. */
-export const PendingAskSchema = z.object({
+const PendingAskSchema = z.object({
   kind: z.enum(["permission", "question"]),
   requestId: z.string(),
   turnId: z.string().optional(),
@@ -158,7 +154,7 @@ export const OkSchema = z.object({ ok: z.literal(true) });
 
 // --- inputs ---
 
-export const AttachmentSchema = z.union([
+const AttachmentSchema = z.union([
   z.strictObject({
     name: text(255),
     /** `data:<mime>[;base64],<payload>`, at most the sidecar's attachment limit decoded. */
@@ -215,7 +211,7 @@ export const QuestionAnswerBodySchema = z.strictObject({
 
 // --- models ---
 
-export const ModelInfoSchema = z.object({
+const ModelInfoSchema = z.object({
   providerID: z.string(),
   modelID: z.string(),
   name: z.string().optional(),
@@ -232,7 +228,7 @@ const PermissionFields = durableDataSchemas["permission.asked"].shape;
 const QuestionFields = durableDataSchemas["question.asked"].shape;
 const SubagentFields = durableDataSchemas["subagent.started"].shape;
 
-export const ConversationPartSchema = z.discriminatedUnion("type", [
+const ConversationPartSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), partId: z.string(), text: z.string() }),
   z.object({ type: z.literal("reasoning"), partId: z.string(), text: z.string() }),
   z.object({

@@ -1,5 +1,4 @@
 /** The routes about the sidecar itself: health, metrics, its OpenAPI document, tickets, models. */
-import { z } from "zod";
 import type { SidecarContext } from "../context.js";
 import {
   ErrorBodySchema,
@@ -81,6 +80,3 @@ export function registerMetaRoutes(app: SidecarApp, ctx: SidecarContext): void {
     async () => modelCatalog(ctx),
   );
 }
-
-/** Schemas of the empty body some actions take (none, or `{}`). */
-export const EmptyBodySchema = z.strictObject({}).optional();

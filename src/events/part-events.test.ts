@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { canonical } from "../../events/build.js";
-import type { CanonicalEventOf, CanonicalType } from "../../events/canonical.js";
+import { canonical } from "./build.js";
+import type { CanonicalEventOf, CanonicalType } from "./canonical.js";
 import { deltaFromEnd, partEventOf } from "./part-events.js";
 
 function event<T extends CanonicalType>(type: T, data: CanonicalEventOf<T>["data"]) {

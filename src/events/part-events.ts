@@ -3,7 +3,7 @@
  * input): which part, and its delta or its whole value. The delta catch-up reads events
  * through this, and writes the one delta it makes itself (a part's missing tail).
  */
-import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "../../events/canonical.js";
+import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "./canonical.js";
 
 /** The kinds of part that stream deltas. */
 export type DeltaKind = "text" | "reasoning" | "tool.input";
