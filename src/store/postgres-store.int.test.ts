@@ -1,6 +1,6 @@
 /**
  * What only the Postgres store has to show (the shared guarantees are the store contract's,
- * postgres-contract.test.ts): two processes' stores appending to one session never share a seq
+ * postgres-contract.int.test.ts): two processes' stores appending to one session never share a seq
  * and leave no hole; the schema is made on an empty database, and a newer one is refused; a
  * server that cannot be reached or refuses the login fails with a clear error, bounded, that
  * never shows the password.

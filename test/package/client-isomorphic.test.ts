@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { build } from "vite";
 import { describe, expect, it } from "vitest";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CLIENT = join(ROOT, "src", "sidecar-client");
 const RUNTIME_ALLOWED = [CLIENT, join(ROOT, "src", "sidecar", "protocol")];
 /**
