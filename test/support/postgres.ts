@@ -103,7 +103,15 @@ async function startEmbedded(): Promise<TestPostgres> {
     onLog: (line) => keepTail(log, line),
     onError: (error) => keepTail(log, String(error)),
   });
-  const removeDir = (): void => rmSync(dir, { recursive: true, force: true });
+  const removeDir = (): void => {
+    try {
+      // Killed just now, its backends may still be writing there (ENOTEMPTY): retry a little,
+      // and a temp dir left behind beats a throw from an exit or Ctrl-C handler.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    } catch {
+      // left to the OS's temp cleaning
+    }
+  };
   let pid: number | undefined;
   const kill = (): void => {
     if (pid !== undefined) killHard(pid);
