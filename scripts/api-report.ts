@@ -1,7 +1,7 @@
 /**
  * The API report: every public name of each package entry point with its declaration, as the
  * compiler emits it (`tsc --emitDeclarationOnly`, comments and `@internal` members stripped).
- * `npm run api:report` rewrites `api/*.api.d.ts`; `test/api-report.test.ts` fails when the
+ * `npm run api:report` rewrites `api/*.api.d.ts`; `test/package/api-report.test.ts` fails when the
  * checked-in report differs, so every change of the public surface shows in review.
  *
  * The TypeScript 7 package has no classic compiler API, so the report follows the emitted

@@ -1,18 +1,15 @@
 /**
  * Suite-wide guard: after all tests, no process a test started (and recorded with
  * `trackProcess`) may still be alive. Survivors are killed and the run fails, naming them.
- * Also points the user's data directory (where bridges keep their store) at a temp dir, and
- * unpacks the browser tests' Chromium once, before the workers race to unpack it each.
+ * Also points the user's data directory (where bridges keep their store) at a temp dir. It is
+ * the root's global setup: it runs once per run, whichever tiers (test/tiers.ts) run.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromiumExecutable } from "./support/chromium.js";
 import { isRunning, PID_DIR_ENV } from "./support/process-tracker.js";
 
-export async function setup(): Promise<() => void> {
-  // A worker that found the file half-written by another would start a broken browser.
-  await chromiumExecutable();
+export function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), "ocb-test-pids-"));
   process.env[PID_DIR_ENV] = dir;
   // Bridges keep transcripts in the user's data directory by default: never the real one here.

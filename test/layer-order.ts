@@ -20,6 +20,11 @@ export const LAYERS: readonly Layer[] = [
   },
   { name: "scripts", paths: ["scripts"], what: "npm scripts: api report, fixtures, npm start" },
   { name: "bench", paths: ["bench"], what: "the benchmarks and the reliability suite" },
+  {
+    name: "test/tiers",
+    paths: ["test/tiers.ts"],
+    what: "the test tiers, declared once (vitest.config.ts and scripts/test-tiers.ts read it)",
+  },
   { name: "test/parity", paths: ["test/parity"], what: "the parity suite's scenarios" },
   { name: "test/scenarios", paths: ["test/scenarios"], what: "the fixture recording scenarios" },
   {

@@ -11,7 +11,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** A stand-in health route that wants `opencode:pw` (the real server: start-opencode.real.test.ts). */
+/** A stand-in health route that wants `opencode:pw` (the real server: start-opencode.real.int.test.ts). */
 async function serveHealth(): Promise<string> {
   const expected = `Basic ${Buffer.from("opencode:pw").toString("base64")}`;
   server = createServer((request, response) => {

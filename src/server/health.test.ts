@@ -20,7 +20,7 @@ afterEach(async () => {
   }
 });
 
-/** A stand-in health route (the real server's answers are covered in start-opencode.real.test.ts). */
+/** A stand-in health route (the real server's answers are covered in start-opencode.real.int.test.ts). */
 async function serve(handler: Handler): Promise<string> {
   const server = createServer(handler);
   servers.push(server);

@@ -13,8 +13,8 @@ import { describe, expect, it } from "vitest";
 import {
   letPostgresReach,
   publicTables,
-  startTestPostgres,
-  TEST_POSTGRES_ENV,
+  startPrivateTestPostgres,
+  userNamedPostgres,
 } from "../support/postgres.js";
 import { isRunning, trackProcess } from "../support/process-tracker.js";
 
@@ -36,7 +36,8 @@ describe("the tests' Postgres", () => {
   });
 
   it("gives each caller a fresh database, and a closed server leaves no process", async () => {
-    const server = await startTestPostgres();
+    // A private server: this test stops it (the run's shared one is not a file's to stop).
+    const server = await startPrivateTestPostgres();
     try {
       const one = await server.freshDatabase();
       const two = await server.freshDatabase();
@@ -50,8 +51,8 @@ describe("the tests' Postgres", () => {
     } finally {
       await server.close();
     }
-    // With OCB_TEST_POSTGRES the server is not ours to stop (and has no pid here).
-    if (process.env[TEST_POSTGRES_ENV] === undefined) {
+    // A server the user named is not ours to stop (and has no pid here).
+    if (userNamedPostgres() === undefined) {
       expect(server.pid).toBeTypeOf("number");
       expect(isRunning(server.pid ?? 0)).toBe(false);
     }
@@ -65,8 +66,8 @@ function startAbandoning(): {
   kill(signal: NodeJS.Signals): void;
 } {
   const script =
-    `import { startTestPostgres } from ${JSON.stringify(new URL("../support/postgres.ts", import.meta.url).href)};` +
-    "const server = await startTestPostgres(); console.log('postgres ' + server.pid);" +
+    `import { startPrivateTestPostgres } from ${JSON.stringify(new URL("../support/postgres.ts", import.meta.url).href)};` +
+    "const server = await startPrivateTestPostgres(); console.log('postgres ' + server.pid);" +
     "setInterval(() => {}, 1000);";
   const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
     stdio: ["ignore", "pipe", "inherit"],
@@ -90,7 +91,7 @@ async function gone(pid: number): Promise<boolean> {
   return !isRunning(pid);
 }
 
-describe.skipIf(process.env[TEST_POSTGRES_ENV] !== undefined)("an interrupted test process", () => {
+describe.skipIf(userNamedPostgres() !== undefined)("an interrupted test process", () => {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`takes its embedded Postgres with it on ${signal}`, async () => {
       const child = startAbandoning();

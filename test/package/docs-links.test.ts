@@ -9,9 +9,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { anchorsOf, linksOf, slugOf } from "./support/markdown-links.js";
+import { anchorsOf, linksOf, slugOf } from "../support/markdown-links.js";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 /** The pages checked, from the repository's root. */
 const PAGES = [

@@ -173,8 +173,8 @@ describe("SupervisedServer restarts", () => {
       first.crash();
       for (let tries = 0; tries < 100 && !existsSync(pidFile); tries++) await delay(50);
       const [leader = 0, child = 0] = readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
-      trackProcess(leader, "fake binary (supervised-server.test)");
-      trackProcess(child, "fake binary's child (supervised-server.test)");
+      trackProcess(leader, "fake binary (supervised-server.int.test)");
+      trackProcess(child, "fake binary's child (supervised-server.int.test)");
       expect(await settlesBeforeNet(server.close())).toBe("resolved");
       expect([isRunning(leader), isRunning(child)]).toEqual([false, false]);
     } finally {

@@ -1,7 +1,7 @@
 /**
  * startOpencode against fake binaries: every way a start can fail must end in a clear
  * error within the bound, with the process group gone and the temp dir removed.
- * (The real binary: start-opencode.real.test.ts.)
+ * (The real binary: start-opencode.real.int.test.ts.)
  */
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -61,7 +61,8 @@ async function failToStart(
 /** The pids and data dir a fixture wrote to FAKE_PID_FILE. */
 function fixtureRecord(): { leader: number; child: number; dataDir: string } {
   const [leader = "", child = "", dataDir = ""] = readFileSync(pidFile, "utf8").trim().split(" ");
-  for (const pid of [leader, child]) trackProcess(Number(pid), "fake binary (start-opencode.test)");
+  for (const pid of [leader, child])
+    trackProcess(Number(pid), "fake binary (start-opencode.int.test)");
   groups.push(Number(leader));
   return { leader: Number(leader), child: Number(child), dataDir };
 }

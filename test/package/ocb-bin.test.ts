@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type CommandRun, runCommand } from "./support/run-command.js";
+import { type CommandRun, runCommand } from "../support/run-command.js";
 
-const repoRoot = fileURLToPath(new URL("..", import.meta.url));
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const PRINT_ARGS = "process.stdout.write(JSON.stringify(process.argv.slice(2)));";
 
 describe("bin/ocb.js", () => {

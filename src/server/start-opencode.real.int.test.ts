@@ -33,7 +33,7 @@ afterEach(async () => {
 async function start(options: StartOpencodeOptions = {}): Promise<OpencodeServerHandle> {
   const handle = await startOpencode({ directory, ...options });
   handles.push(handle);
-  trackProcess(handle.pid, "opencode serve (start-opencode.real.test)");
+  trackProcess(handle.pid, "opencode serve (start-opencode.real.int.test)");
   return handle;
 }
 

@@ -1,7 +1,8 @@
 /**
  * The ```ts examples of the README and of every page under docs/ compile against the real API:
- * each one is written to a temp directory as a module importing `opencode-bridge` (mapped to
- * `src/` by `paths`) and the lot is type-checked with the repository's own compiler settings.
+ * each one is written to a temp directory as a module importing `opencode-bridge` (mapped by
+ * `paths` to the declarations of the package tier's build, the types a user installs) and the
+ * lot is type-checked with the repository's own compiler settings.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -9,8 +10,9 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { packageBuild } from "../support/package-build.js";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 /** The pages whose examples are checked, from the repository's root. */
 const PAGES = [
@@ -79,6 +81,7 @@ describe("the examples of the README and docs/", () => {
       files.filter((name) => name.startsWith("docs-library-md-")).length,
     ).toBeGreaterThanOrEqual(4);
     writeFileSync(join(dir, "reader-provides.d.ts"), READER_PROVIDES);
+    const { dist } = packageBuild();
     writeFileSync(
       join(dir, "tsconfig.json"),
       JSON.stringify({
@@ -88,11 +91,11 @@ describe("the examples of the README and docs/", () => {
           rootDir: "/",
           typeRoots: [join(ROOT, "node_modules", "@types")],
           paths: {
-            "opencode-bridge": [join(ROOT, "src", "index.ts")],
-            "opencode-bridge/protocol": [join(ROOT, "src", "protocol-entry.ts")],
-            "opencode-bridge/testing": [join(ROOT, "src", "testing", "index.ts")],
-            "opencode-bridge/client": [join(ROOT, "src", "sidecar-client", "index.ts")],
-            "opencode-bridge/sidecar": [join(ROOT, "src", "sidecar", "index.ts")],
+            "opencode-bridge": [join(dist, "index.d.ts")],
+            "opencode-bridge/protocol": [join(dist, "protocol-entry.d.ts")],
+            "opencode-bridge/testing": [join(dist, "testing", "index.d.ts")],
+            "opencode-bridge/client": [join(dist, "sidecar-client", "index.d.ts")],
+            "opencode-bridge/sidecar": [join(dist, "sidecar", "index.d.ts")],
           },
         },
         include: [],

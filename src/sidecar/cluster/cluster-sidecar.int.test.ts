@@ -2,7 +2,7 @@
  * Two sidecars of one cluster (a real Postgres; sessions on the in-process backend, so no
  * OpenCode: the e2e test test/e2e/sidecar-cluster.test.ts has that): a session is driven by
  * the sidecar that created it, and the other refuses to drive it (a forwarded command gets
- * `not_driver`, naming the driver; forward.test.ts has the forwarding) but follows its durable
+ * `not_driver`, naming the driver; forward.int.test.ts has the forwarding) but follows its durable
  * events from the store; a driver whose lease is taken stops
  * driving at once, ending nothing, and says so; an expired lease is taken over.
  */
@@ -115,7 +115,7 @@ describe("a sidecar in a cluster", () => {
     const stored = await a.store.read(id);
     expect(durableIds(live.received)).toEqual(durableIds(stored));
     // Not listening (the addresses lead nowhere), so no delta is relayed: each part's text
-    // goes out whole, as one delta made from its end (delta-relay.test.ts has the relay).
+    // goes out whole, as one delta made from its end (delta-relay.int.test.ts has the relay).
     const deltas = live.received.filter((event) => !event.durable);
     expect(deltas.map((event) => event.type)).toEqual(["text.delta"]);
     expect(deltas[0]?.data).toMatchObject({ delta: "3 tokens" });

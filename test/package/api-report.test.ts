@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { API_REPORT_DIR, ENTRY_POINTS, writeApiReport } from "../scripts/api-report.js";
+import { API_REPORT_DIR, ENTRY_POINTS, writeApiReport } from "../../scripts/api-report.js";
 
 describe("the API report", () => {
   const outDir = mkdtempSync(join(tmpdir(), "ocb-api-report-"));

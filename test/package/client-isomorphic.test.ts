@@ -14,9 +14,9 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "vite";
 import { describe, expect, it } from "vitest";
-import { importsOf, importsOfSource, resolveImport } from "./support/import-graph.js";
+import { importsOf, importsOfSource, resolveImport } from "../support/import-graph.js";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CLIENT = join(ROOT, "src", "sidecar-client");
 const RUNTIME_ALLOWED = [CLIENT, join(ROOT, "src", "sidecar", "protocol")];
 /**

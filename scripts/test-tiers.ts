@@ -1,0 +1,73 @@
+/**
+ * `npm test`'s test part: every tier (test/tiers.ts) in turn, each a `vitest run --project`,
+ * then each tier's wall time and the total. One tier after the other rather than all in one
+ * run: the machines have two cores that the integration tier alone keeps busy, and a tier's
+ * time is then its own. Every tier runs even when one fails (CI shows all failures at once);
+ * the exit code is the first failure's. Ctrl-C stops the running tier (vitest gets it from the
+ * terminal and cleans up) and no further tier starts.
+ *
+ * `npx tsx scripts/test-tiers.ts unit browser` runs those tiers only.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { TIERS, type TierName } from "../test/tiers.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+interface TierRun {
+  tier: TierName;
+  seconds: number;
+  code: number;
+}
+
+function runTier(tier: TierName): Promise<{ code: number; interrupted: boolean }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("npx", ["vitest", "run", "--project", tier], {
+      cwd: ROOT,
+      stdio: "inherit",
+    });
+    child.on("error", reject);
+    child.on("exit", (code, signal) => {
+      resolve({ code: code ?? 1, interrupted: signal === "SIGINT" || code === 130 });
+    });
+  });
+}
+
+function chosenTiers(args: string[]): TierName[] {
+  const known = TIERS.map((tier) => tier.name);
+  const unknown = args.filter((arg) => !known.includes(arg as TierName));
+  if (unknown.length > 0) {
+    throw new Error(`unknown tier ${unknown.join(", ")}: the tiers are ${known.join(", ")}`);
+  }
+  return args.length > 0 ? (args as TierName[]) : known;
+}
+
+async function main(): Promise<number> {
+  const tiers = chosenTiers(process.argv.slice(2));
+  // The terminal's Ctrl-C reaches vitest too: this script waits for it to clean up.
+  let interrupted = false;
+  process.on("SIGINT", () => {
+    interrupted = true;
+  });
+  const runs: TierRun[] = [];
+  const started = performance.now();
+  for (const tier of tiers) {
+    if (interrupted) break;
+    console.log(`\n=== tier ${tier} ===`);
+    const tierStarted = performance.now();
+    const result = await runTier(tier);
+    interrupted ||= result.interrupted;
+    runs.push({ tier, seconds: (performance.now() - tierStarted) / 1000, code: result.code });
+  }
+  const total = (performance.now() - started) / 1000;
+  console.log("\n=== test tiers: wall time ===");
+  for (const run of runs) {
+    const outcome = run.code === 0 ? "passed" : `FAILED (exit ${run.code})`;
+    console.log(`${run.tier.padEnd(12)} ${run.seconds.toFixed(0).padStart(6)} s  ${outcome}`);
+  }
+  console.log(`${"total".padEnd(12)} ${total.toFixed(0).padStart(6)} s`);
+  if (interrupted) return 130;
+  return runs.find((run) => run.code !== 0)?.code ?? 0;
+}
+
+process.exitCode = await main();
