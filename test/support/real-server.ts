@@ -6,7 +6,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { OpencodeClient } from "../../src/client/opencode-client.js";
-import { type OpencodeServerHandle, startOpencode } from "../../src/server/index.js";
+import {
+  type OpencodeServerHandle,
+  type StartOpencodeOptions,
+  startOpencode,
+} from "../../src/server/index.js";
 import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { HttpTransport } from "../../src/transport/http-transport.js";
@@ -22,12 +26,16 @@ export interface RealServer {
 }
 
 /** The real server with the scripted model behind it; `close()` stops both and removes temp dirs. */
-export async function startRealServer(config: Record<string, unknown> = {}): Promise<RealServer> {
+export async function startRealServer(
+  config: Record<string, unknown> = {},
+  options: Pick<StartOpencodeOptions, "startupTimeoutMs"> = {},
+): Promise<RealServer> {
   const model = await startScriptedModel();
   const directory = mkdtempSync(join(tmpdir(), "ocb-e2e-work-"));
   let server: OpencodeServerHandle;
   try {
     server = await startOpencode({
+      ...options,
       directory,
       config: mergeConfig(demoProviderConfig(model.url), config),
     });
