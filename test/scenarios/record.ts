@@ -11,7 +11,7 @@ import { RecordingTransport } from "../../src/transport/transcript/recording-tra
 import { ReplayTransport } from "../../src/transport/transcript/replay-transport.js";
 import type { TranscriptEntry } from "../../src/transport/transcript/transcript.js";
 import { fixturePath } from "../support/fixture-files.js";
-import { type RealServer, startRealServer } from "../support/real-server.js";
+import { type RealServer, startRealServer, WORK_DIRECTORY_PREFIX } from "../support/real-server.js";
 import { RECORDING_CONFIG, type Scenario } from "./scenario.js";
 import { DEMO_MODEL_V2 } from "./turns.js";
 
@@ -36,7 +36,7 @@ export async function recordScenario(
   on?: RealServer,
 ): Promise<TranscriptEntry[]> {
   if (on !== undefined) {
-    const directory = mkdtempSync(join(tmpdir(), "ocb-record-"));
+    const directory = mkdtempSync(join(tmpdir(), WORK_DIRECTORY_PREFIX));
     try {
       return await recordOn(scenario, on, directory);
     } finally {

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
+import { waitForModel } from "../../src/client/wait-for-model.js";
 import { Bridge } from "../../src/runtime/bridge.js";
 import type { BridgeOptions } from "../../src/runtime/bridge-options.js";
 import { managedConfig } from "../../src/runtime/managed-config.js";
@@ -19,10 +20,11 @@ import { type RealServer, startRealServer } from "./real-server.js";
 export const DEMO_MODEL = { providerID: "demo", modelID: "demo-1" } as const;
 
 /**
- * The bound on the shared server's start: one start carries a whole file's tests, and on a
- * loaded 2-core machine (other suites beside this one) a start has taken over 30 s.
+ * The bound on the shared server's start, and on a location's model catalog loading: one
+ * start carries a whole file's tests, and on a loaded 2-core machine (other suites beside this
+ * one) each has taken over the 30 s default. A safety net, never an assertion.
  */
-const SHARED_STARTUP_TIMEOUT_MS = 90_000;
+const SHARED_READY_TIMEOUT_MS = 90_000;
 
 /**
  * Starts the server before the block's tests and stops it after them; the returned function
@@ -31,7 +33,16 @@ const SHARED_STARTUP_TIMEOUT_MS = 90_000;
 export function useRealServer(config: Record<string, unknown> = {}): () => RealServer {
   let real: RealServer | undefined;
   beforeAll(async () => {
-    real = await startRealServer(config, { startupTimeoutMs: SHARED_STARTUP_TIMEOUT_MS });
+    real = await startRealServer(config, { startupTimeoutMs: SHARED_READY_TIMEOUT_MS });
+    // Ready means its catalog lists the demo model too: the first test's session would
+    // otherwise wait for it under the bridge's tighter bound.
+    await waitForModel(
+      real.client,
+      { providerID: DEMO_MODEL.providerID, id: DEMO_MODEL.modelID },
+      {
+        timeoutMs: SHARED_READY_TIMEOUT_MS,
+      },
+    );
   });
   afterAll(async () => {
     await real?.close();
@@ -66,6 +77,7 @@ export function attachBridge(
 ): Promise<Bridge> {
   return Bridge.start({
     model: DEMO_MODEL,
+    modelReadyTimeoutMs: SHARED_READY_TIMEOUT_MS,
     ...options,
     directory: options.directory ?? real.directory,
     attach: { url: real.server.url, password: real.server.password ?? "" },
