@@ -17,6 +17,9 @@ import { DEMO_MODEL_V2 } from "./turns.js";
 
 export const RECORDED_VERSION = "1.18.33";
 
+/** The bound on a location's model catalog loading before a recording (a safety net). */
+const CATALOG_TIMEOUT_MS = 90_000;
+
 /** Where a scenario's fixture lives. */
 export function fixtureFileOf(scenario: Scenario): string {
   return fixturePath(`opencode-${RECORDED_VERSION}/${scenario.name}.transcript.ndjson`);
@@ -60,7 +63,10 @@ async function recordOn(
     new HttpTransport({ url: real.server.url, password: real.server.password });
   // Readiness, not part of the scenario: the /api catalog of a location loads after the server
   // is ready, and polling it inside the recording would make the number of calls vary by run.
-  await waitForModel(new OpencodeClient(transport(), { directory }), DEMO_MODEL_V2);
+  // Each location loads its own catalog: a loaded machine has taken over the 30 s default.
+  await waitForModel(new OpencodeClient(transport(), { directory }), DEMO_MODEL_V2, {
+    timeoutMs: CATALOG_TIMEOUT_MS,
+  });
   const recorder = new RecordingTransport(transport(), {
     directory,
     secrets: real.server.password === undefined ? [] : [real.server.password],
