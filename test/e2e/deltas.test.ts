@@ -7,86 +7,26 @@
  * When the live stream drops during a part, its deltas are lost upstream: the end is not held,
  * and `session.stats()` counts the loss (a lost tail is made up as one delta from the end).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  echoCall,
+  LONG_PART_DELTAS_IN_TESTS,
+  longPartPrompt,
+  type PartKind,
+  partsOf,
+  partsOfKind,
+  summary,
+} from "../../bench/reliability/long-parts/parts.js";
 import type { BackendKind } from "../../src/backends/backend.js";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
-import { Bridge } from "../../src/runtime/bridge/bridge.js";
+import type { Bridge } from "../../src/runtime/bridge/bridge.js";
 import type { Session } from "../../src/runtime/session/session.js";
-import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { type BridgeBehindProxy, startBridgeBehindProxy } from "../support/bridge-behind-proxy.js";
-import { trackProcess } from "../support/process-tracker.js";
+import { attachBridge, useBridgeServer } from "../support/shared-real-server.js";
 import { collectTurn } from "../support/turn-events.js";
 
 /** 30 code points: CJK, emoji (one with a skin-tone modifier), letters with combining marks. */
 const MULTIBYTE = "漢字かな交じり文🙂👍🏽🎉e\u0301a\u0308o\u0302n\u0303ü中文테스트終わり。";
-
-type Kind = "text" | "reasoning" | "tool.input";
-
-interface PartStream {
-  deltas: string[];
-  /** Deltas handed out after the part's end (the rule says none). */
-  lateDeltas: number;
-  ended?: string;
-}
-
-/** Each part of the turn, by kind and id: its deltas in order, and its ended value. */
-function partsOf(events: readonly CanonicalEvent[]): Map<string, PartStream> {
-  const parts = new Map<string, PartStream>();
-  const part = (kind: Kind, id: string): PartStream => {
-    const key = `${kind} ${id}`;
-    let found = parts.get(key);
-    if (found === undefined) {
-      found = { deltas: [], lateDeltas: 0 };
-      parts.set(key, found);
-    }
-    return found;
-  };
-  const delta = (stream: PartStream, text: string): void => {
-    if (stream.ended === undefined) stream.deltas.push(text);
-    else stream.lateDeltas++;
-  };
-  for (const event of events) {
-    switch (event.type) {
-      case "text.delta":
-        delta(part("text", event.data.partId), event.data.delta);
-        break;
-      case "text.ended":
-        part("text", event.data.partId).ended = event.data.text;
-        break;
-      case "reasoning.delta":
-        delta(part("reasoning", event.data.partId), event.data.delta);
-        break;
-      case "reasoning.ended":
-        part("reasoning", event.data.partId).ended = event.data.text;
-        break;
-      case "tool.input.delta":
-        delta(part("tool.input", event.data.callId), event.data.delta);
-        break;
-      case "tool.input.ended":
-        part("tool.input", event.data.callId).ended = event.data.input;
-        break;
-      default:
-        break;
-    }
-  }
-  return parts;
-}
-
-/** How `joined` compares to the ended value: its length, and where the two first differ. */
-function summary(joined: string, ended: string | undefined) {
-  let differAt = 0;
-  const whole = ended ?? "";
-  while (differAt < joined.length && joined[differAt] === whole[differAt]) differAt++;
-  return {
-    ended: ended !== undefined,
-    length: joined.length,
-    same: differAt === joined.length && joined.length === whole.length,
-    around: joined.slice(Math.max(0, differAt - 10), differAt + 10),
-  };
-}
 
 type Annotate = (note: string) => Promise<unknown>;
 
@@ -100,13 +40,13 @@ type Annotate = (note: string) => Promise<unknown>;
 async function expectWholeDeltas(
   session: Session,
   prompt: string,
-  kind: Kind,
+  kind: PartKind,
   annotate?: Annotate,
 ) {
   const turn = await session.send(prompt, { delivery: "queue" });
   const events = await collectTurn(turn);
   expect(await turn.done()).toMatchObject({ outcome: "completed" });
-  const parts = new Map([...partsOf(events)].filter(([key]) => key.startsWith(`${kind} `)));
+  const parts = partsOfKind(partsOf(events), kind);
   expect(parts.size).toBeGreaterThan(0);
   const { liveReconnects, completedParts } = session.stats().deltas;
   if (annotate !== undefined && liveReconnects > 0) {
@@ -119,7 +59,7 @@ async function expectWholeDeltas(
   }
   for (const [key, part] of parts) {
     // One comparison of a short summary: a failure says what went wrong without printing
-    // 10,000 deltas.
+    // a thousand deltas.
     const joined = part.deltas.join("");
     expect({ key, ...summary(joined, part.ended), late: part.lateDeltas }).toEqual({
       key,
@@ -130,14 +70,17 @@ async function expectWholeDeltas(
   return { events, parts };
 }
 
+/** Both surfaces read one server: the tests neither stop nor reconfigure it. */
+const real = useBridgeServer();
+/** Deltas in a long part (`npm run reliability -- --only long-parts` runs 10,000). */
+const LONG = LONG_PART_DELTAS_IN_TESTS;
+const long = LONG.toLocaleString("en");
+
 describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) => {
   let bridge: Bridge;
-  let directory: string;
 
   beforeAll(async () => {
-    directory = mkdtempSync(join(tmpdir(), "ocb-deltas-"));
-    bridge = await Bridge.start({ directory, modelServer: demoModelServer, backend });
-    trackProcess(bridge.server.pid, `opencode serve (deltas, ${backend})`);
+    bridge = await attachBridge(real(), { backend });
   });
   // A test that failed or timed out must not leave its turn streaming upstream: the next
   // test's calls would queue behind thousands of deltas on the same server (seen on a loaded
@@ -158,7 +101,6 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
   });
   afterAll(async () => {
     await bridge?.close();
-    rmSync(directory, { recursive: true, force: true });
   });
 
   const noLoss = { completedParts: 0, incompleteParts: 0, droppedDeltas: 0, liveReconnects: 0 };
@@ -191,11 +133,12 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
     await session.close();
   });
 
-  it("a reply of 10,000 deltas: all of them, before the end", async ({ annotate }) => {
-    const session = await open("text 10,000");
-    const { parts } = await expectWholeDeltas(session, "[[slow 10000 0]]", "text", annotate);
+  it(`a reply of ${long} deltas: all of them, before the end`, async ({ annotate }) => {
+    const session = await open(`text ${long}`);
+    const prompt = longPartPrompt("text", LONG);
+    const { parts } = await expectWholeDeltas(session, prompt, "text", annotate);
     const [part] = parts.values();
-    expect(part?.ended?.endsWith(" tok10000")).toBe(true);
+    expect(part?.ended?.endsWith(` tok${LONG}`)).toBe(true);
     expectNothingLost(session);
     await session.close();
   });
@@ -209,20 +152,19 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
     await session.close();
   });
 
-  it("reasoning in 10,000 deltas", async ({ annotate }) => {
-    const session = await open("reasoning 10,000");
-    const reasoning = "思".repeat(10_000);
-    const prompt = `[[chunks 10000]] [[reasoning ${reasoning}]] [[reply done]]`;
+  it(`reasoning in ${long} deltas`, async ({ annotate }) => {
+    const session = await open(`reasoning ${long}`);
+    const prompt = longPartPrompt("reasoning", LONG);
     const { parts } = await expectWholeDeltas(session, prompt, "reasoning", annotate);
-    expect([...parts.values()][0]?.ended === reasoning).toBe(true);
+    const [part] = parts.values();
+    expect(part?.ended === "思".repeat(LONG)).toBe(true);
     expectNothingLost(session);
     await session.close();
   });
 
   // The legacy surface streams no tool input: its `tool.input.ended` is the parsed input again.
   const toolInputDeltas = backend === "serve";
-  const call = (text: string) =>
-    `[[tool bash ${JSON.stringify({ command: `echo ${text}`, description: "echo" })}]] [[then ok]]`;
+  const call = echoCall;
 
   it.runIf(toolInputDeltas)("tool input in a multibyte burst", async () => {
     const session = await open("tool input burst");
@@ -231,14 +173,10 @@ describe.each<BackendKind>(["serve", "serve-legacy"])("deltas on %s", (backend) 
     await session.close();
   });
 
-  it.runIf(toolInputDeltas)("tool input in 10,000 deltas", async ({ annotate }) => {
-    const session = await open("tool input 10,000");
-    await expectWholeDeltas(
-      session,
-      `[[chunks 10000]] ${call("x".repeat(10_000))}`,
-      "tool.input",
-      annotate,
-    );
+  it.runIf(toolInputDeltas)(`tool input in ${long} deltas`, async ({ annotate }) => {
+    const session = await open(`tool input ${long}`);
+    const prompt = longPartPrompt("tool.input", LONG);
+    await expectWholeDeltas(session, prompt, "tool.input", annotate);
     expectNothingLost(session);
     await session.close();
   });

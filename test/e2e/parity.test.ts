@@ -15,8 +15,8 @@ import { Bridge } from "../../src/runtime/bridge/bridge.js";
 import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { PARITY_SCENARIOS } from "../parity/scenarios.js";
 import { expectedSignature, paritySignature } from "../parity/signature.js";
-import { trackProcess } from "../support/process-tracker.js";
 import { processesIn } from "../support/processes-in.js";
+import { attachBridge, useBridgeServer } from "../support/shared-real-server.js";
 
 const REFERENCE: BackendKind = "serve";
 const OTHERS: BackendKind[] = ["serve-legacy", "subprocess"];
@@ -25,18 +25,23 @@ const OTHERS: BackendKind[] = ["serve-legacy", "subprocess"];
 const results = new Map<string, CanonicalEvent[][]>();
 const key = (backend: BackendKind, scenario: string) => `${backend}/${scenario}`;
 
+/** The two serve backends attach to one server (the scenarios neither stop nor reconfigure it). */
+const real = useBridgeServer();
+
 for (const backend of [REFERENCE, ...OTHERS]) {
   describe(`the ${backend} backend`, () => {
     let bridge: Bridge;
     let directory: string;
     beforeAll(async () => {
       directory = mkdtempSync(join(tmpdir(), `ocb-parity-${backend}-`));
-      bridge = await Bridge.start({ directory, modelServer: demoModelServer, backend });
-      if (backend !== "subprocess") trackProcess(bridge.server.pid, `opencode serve (${backend})`);
+      bridge =
+        backend === "subprocess"
+          ? await Bridge.start({ directory, modelServer: demoModelServer, backend })
+          : await attachBridge(real(), { directory, backend });
     });
     afterAll(async () => {
       await bridge?.close();
-      // Nothing of the backend's (a server, an `opencode run`, a tool's shell) outlives it.
+      // Nothing of the backend's (an `opencode run`, a tool's shell) outlives it.
       expect(processesIn(directory)).toEqual([]);
       rmSync(directory, { recursive: true, force: true });
     });

@@ -6,7 +6,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { OpencodeClient } from "../../src/client/opencode-client.js";
-import { type OpencodeServerHandle, startOpencode } from "../../src/server/index.js";
+import {
+  type OpencodeServerHandle,
+  type StartOpencodeOptions,
+  startOpencode,
+} from "../../src/server/index.js";
 import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { HttpTransport } from "../../src/transport/http-transport.js";
@@ -21,13 +25,24 @@ export interface RealServer {
   close(): Promise<void>;
 }
 
+/**
+ * The prefix of a project directory made for the real server. Its length shows in what the
+ * model is sent (the system prompt names the directory), and so in the token counts recorded
+ * in the fixtures: a scenario recorded in a directory of another name differs by a token.
+ */
+export const WORK_DIRECTORY_PREFIX = "ocb-e2e-work-";
+
 /** The real server with the scripted model behind it; `close()` stops both and removes temp dirs. */
-export async function startRealServer(config: Record<string, unknown> = {}): Promise<RealServer> {
+export async function startRealServer(
+  config: Record<string, unknown> = {},
+  options: Pick<StartOpencodeOptions, "startupTimeoutMs"> = {},
+): Promise<RealServer> {
   const model = await startScriptedModel();
-  const directory = mkdtempSync(join(tmpdir(), "ocb-e2e-work-"));
+  const directory = mkdtempSync(join(tmpdir(), WORK_DIRECTORY_PREFIX));
   let server: OpencodeServerHandle;
   try {
     server = await startOpencode({
+      ...options,
       directory,
       config: mergeConfig(demoProviderConfig(model.url), config),
     });

@@ -5,6 +5,7 @@
 import type { SuiteEntry } from "../scenario.js";
 import { bridgeSigkillScenario } from "./bridge-sigkill.js";
 import { fuzzScenario } from "./fuzz.js";
+import { longPartsScenario } from "./long-parts.js";
 import { malformedRequestsScenario } from "./malformed-requests.js";
 import { secretsScanScenario } from "./secrets-scan.js";
 import { serverSigkillScenario } from "./server-sigkill.js";
@@ -17,6 +18,7 @@ export const SUITE: readonly SuiteEntry[] = [
   serverSigkillScenario,
   bridgeSigkillScenario,
   sidecarClientsScenario,
+  longPartsScenario,
   fuzzScenario,
   malformedRequestsScenario,
   soakScenario,
