@@ -5,8 +5,7 @@
  * which only works while their parents live: ask before the first signal. Linux only (elsewhere
  * there is no /proc to walk, and nothing is found).
  */
-import { readdirSync } from "node:fs";
-import { readProcStat } from "../util/process-liveness.js";
+import { runningProcStats } from "../util/process-liveness.js";
 
 /** Groups (other than `pid`'s own) of the running processes below `pid`. */
 export function detachedGroupsBelow(pid: number): number[] {
@@ -24,18 +23,9 @@ export function detachedGroupsBelow(pid: number): number[] {
 
 function childrenByParent(): Map<number, { pid: number; pgrp: number }[]> {
   const children = new Map<number, { pid: number; pgrp: number }[]>();
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return children;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = readProcStat(entry); // undefined: exited while we looked
-    if (stat === undefined || stat.state === "Z") continue;
+  for (const { pid, stat } of runningProcStats() ?? []) {
     const siblings = children.get(stat.ppid) ?? [];
-    siblings.push({ pid: Number(entry), pgrp: stat.pgrp });
+    siblings.push({ pid, pgrp: stat.pgrp });
     children.set(stat.ppid, siblings);
   }
   return children;

@@ -55,18 +55,27 @@ function signalZeroFinds(target: number): boolean {
 }
 
 function hasRunningMember(pgid: number): boolean {
+  const stats = runningProcStats();
+  if (stats === undefined) return true;
+  return stats.some(({ stat }) => stat.pgrp === pgid);
+}
+
+/**
+ * Every process `/proc` lists now, with its stat, zombies left out; undefined where there is
+ * no `/proc` to read (not Linux).
+ */
+export function runningProcStats(): { pid: number; stat: ProcStat }[] | undefined {
   let entries: string[];
   try {
     entries = readdirSync("/proc");
   } catch {
-    return true;
+    return undefined;
   }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
+  return entries.flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
     const stat = readProcStat(entry); // undefined: exited while we looked
-    if (stat !== undefined && stat.pgrp === pgid && stat.state !== "Z") return true;
-  }
-  return false;
+    return stat === undefined || stat.state === "Z" ? [] : [{ pid: Number(entry), stat }];
+  });
 }
 
 function errorCode(error: unknown): unknown {
