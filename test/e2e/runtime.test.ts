@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { Bridge } from "../../src/runtime/bridge/bridge.js";
 import { demoModelServer } from "../../src/testing/demo-model-server.js";
@@ -17,12 +17,8 @@ let directory: string;
 
 beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), "ocb-runtime-"));
-  bridge = await Bridge.start({
-    directory,
-    modelServer: demoModelServer,
-    // Small bounds so a model that never answers fails the test turn quickly.
-    watchdog: { admitTimeoutMs: 4_000, silenceTimeoutMs: 4_000 },
-  });
+  // The default watchdog: a cold server's first turn has taken 7–9 s in CI, near a 4 s bound.
+  bridge = await Bridge.start({ directory, modelServer: demoModelServer });
   trackProcess(bridge.server.pid, "opencode serve (runtime e2e)");
 });
 afterAll(async () => {
@@ -118,7 +114,19 @@ describe("the runtime on the serve backend", () => {
   });
 
   it("fails a turn whose model never answers, within the bound, with a hint", async () => {
-    const session = await bridge.createSession({ title: "hang" });
+    // Small bounds, on a bridge of their own attached to the same server, so that a model that
+    // never answers fails the turn quickly while the other tests keep the default bounds.
+    const { url, password } = bridge.server;
+    const watched = await Bridge.start({
+      directory,
+      model: bridge.defaultModel,
+      attach: { url, password: password ?? "" },
+      watchdog: { admitTimeoutMs: 4_000, silenceTimeoutMs: 4_000 },
+    });
+    onTestFinished(async () => {
+      await watched.close();
+    });
+    const session = await watched.createSession({ title: "hang" });
     const turn = await session.send("[[hang]]", { delivery: "queue" });
     const result = await turn.done();
     expect(result).toMatchObject({ outcome: "failed", reason: "stalled" });
