@@ -8,7 +8,7 @@
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import * as normalizeApi from "../src/events/normalize-api.js";
-import * as apiEvents from "../src/protocol/api/events.js";
+import * as apiEvents from "../src/opencode-protocol/api/events.js";
 import { recordedEvents } from "../test/support/fixture-events.js";
 import { compiledBuild } from "./compiled-build.js";
 import { recordGoal } from "./goals.js";

@@ -8,14 +8,10 @@
  * The turns are sent in process (`session.send`) on the session the sidecar follows.
  */
 import { setMaxListeners } from "node:events";
+import { BridgeClient, type CanonicalEvent, type Subscription } from "../src/client/index.js";
 import type { Bridge } from "../src/runtime/bridge/bridge.js";
 import type { Session } from "../src/runtime/session/session.js";
 import { startSidecar } from "../src/sidecar/sidecar.js";
-import {
-  BridgeClient,
-  type CanonicalEvent,
-  type Subscription,
-} from "../src/sidecar-client/index.js";
 import { NodeWebSocket } from "../test/support/ws.js";
 import { note, withTimeout } from "./stats.js";
 

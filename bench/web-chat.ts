@@ -12,9 +12,9 @@
  * Goals (issue 14): first render ≤ 500 ms, longest task ≤ 50 ms. Figures, never assertions.
  */
 import type { Browser, Page } from "playwright-core";
+import { BridgeClient } from "../src/client/index.js";
 import type { Bridge } from "../src/runtime/bridge/bridge.js";
 import { startSidecar } from "../src/sidecar/sidecar.js";
-import { BridgeClient } from "../src/sidecar-client/index.js";
 import { launchBrowser } from "../test/support/chromium.js";
 import { assertWebBuilt } from "../test/support/web-build.js";
 import { NodeWebSocket } from "../test/support/ws.js";

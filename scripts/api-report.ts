@@ -20,7 +20,7 @@ export const ENTRY_POINTS = [
   { entry: ".", file: "index.d.ts", report: "index.api.d.ts" },
   { entry: "./protocol", file: "protocol-entry.d.ts", report: "protocol.api.d.ts" },
   { entry: "./testing", file: "testing/index.d.ts", report: "testing.api.d.ts" },
-  { entry: "./client", file: "sidecar-client/index.d.ts", report: "client.api.d.ts" },
+  { entry: "./client", file: "client/index.d.ts", report: "client.api.d.ts" },
   { entry: "./sidecar", file: "sidecar/index.d.ts", report: "sidecar.api.d.ts" },
   { entry: "./cluster", file: "cluster-entry.d.ts", report: "cluster.api.d.ts" },
 ] as const;

@@ -70,6 +70,11 @@ export type {
 } from "./server/sandbox/sandbox-options.js";
 export type { OpencodeServerHandle, ServerExit } from "./server/server-handle.js";
 export { type StartOpencodeOptions, startOpencode } from "./server/start-opencode.js";
+export { type OpenStoreOptions, openStore } from "./store/open-store.js";
+export { type PostgresConnectionOptions, PostgresStore } from "./store/postgres-store.js";
+export { SqliteStore } from "./store/sqlite-store.js";
+export type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store/store.js";
+export type { Logger } from "./util/logger.js";
 export {
   type AssistantMessage,
   type Conversation,
@@ -83,9 +88,4 @@ export {
   type TextPart,
   type ToolPart,
   type UserMessage,
-} from "./store/conversation.js";
-export { type OpenStoreOptions, openStore } from "./store/open-store.js";
-export { type PostgresConnectionOptions, PostgresStore } from "./store/postgres-store.js";
-export { SqliteStore } from "./store/sqlite-store.js";
-export type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store/store.js";
-export type { Logger } from "./util/logger.js";
+} from "./wire/conversation.js";

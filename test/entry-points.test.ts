@@ -85,7 +85,7 @@ describe("the protocol entry (opencode-bridge/protocol)", () => {
 
 describe("the client entry (opencode-bridge/client)", () => {
   it("exports the typed client, its errors and the live conversation, and none of its parts", async () => {
-    const client = Object.keys(await import("../src/sidecar-client/index.js")).sort();
+    const client = Object.keys(await import("../src/client/index.js")).sort();
     expect(client).toEqual([
       "BridgeAbortError",
       "BridgeApiError",

@@ -39,8 +39,8 @@ export const LAYERS: readonly Layer[] = [
   },
   { name: "cli", paths: ["src/cli"], what: "ocb" },
   {
-    name: "sidecar-client",
-    paths: ["src/sidecar-client"],
+    name: "client",
+    paths: ["src/client"],
     what: "opencode-bridge/client, isomorphic (test/client-isomorphic.test.ts)",
   },
   {
@@ -78,9 +78,9 @@ export const LAYERS: readonly Layer[] = [
     what: "the sidecar's shared parts: its context, errors, bounds, open sessions, stream source",
   },
   {
-    name: "sidecar/protocol",
-    paths: ["src/sidecar/protocol"],
-    what: "the sidecar's zod wire schemas, shared with the client",
+    name: "wire",
+    paths: ["src/wire"],
+    what: "what travels between the sidecar and its clients: zod schemas of the canonical events and the API, and the conversation reducer the client, the web chat and the CLI share",
   },
   { name: "testing", paths: ["src/testing"], what: "opencode-bridge/testing: the scripted model" },
   {
@@ -95,12 +95,12 @@ export const LAYERS: readonly Layer[] = [
   },
   { name: "backends", paths: ["src/backends"], what: "serve, serve-legacy, subprocess" },
   { name: "cluster", paths: ["src/cluster"], what: "leases and the durable feed on Postgres" },
-  { name: "store", paths: ["src/store"], what: "the transcript stores, the conversation reducer" },
+  { name: "store", paths: ["src/store"], what: "the transcript stores" },
   { name: "events", paths: ["src/events"], what: "the canonical events and the normalisers" },
   { name: "server", paths: ["src/server"], what: "managed opencode serve processes" },
-  { name: "client", paths: ["src/client"], what: "the typed OpenCode client" },
+  { name: "opencode-client", paths: ["src/opencode-client"], what: "the typed OpenCode client" },
   { name: "transport", paths: ["src/transport"], what: "HTTP, SSE, recording and replay" },
-  { name: "protocol", paths: ["src/protocol"], what: "OpenCode's wire schemas" },
+  { name: "opencode-protocol", paths: ["src/opencode-protocol"], what: "OpenCode's wire schemas" },
   { name: "util", paths: ["src/util"], what: "small shared helpers" },
   { name: "errors", paths: ["src/errors.ts"], what: "the one error base and its subclasses" },
 ];

@@ -14,7 +14,7 @@ export default defineConfig({
   publicDir: false,
   oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
   resolve: {
-    alias: { "opencode-bridge/client": here("../src/sidecar-client/index.ts") },
+    alias: { "opencode-bridge/client": here("../src/client/index.ts") },
   },
   build: {
     outDir: here("../dist/web"),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AbortError, OpencodeApiError } from "../errors.js";
-import type { Parsed } from "../protocol/common.js";
+import type { Parsed } from "../opencode-protocol/common.js";
 import type { StreamConnectionChange } from "../transport/transport.js";
 import { silentLogger } from "../util/logger.js";
 import { SharedStream } from "./shared-stream.js";

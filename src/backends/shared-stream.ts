@@ -9,7 +9,7 @@
  * The connection opens with the first session to join and closes when the last one leaves.
  */
 import { AbortError } from "../errors.js";
-import type { Parsed } from "../protocol/common.js";
+import type { Parsed } from "../opencode-protocol/common.js";
 import type { StreamConnectionChange } from "../transport/transport.js";
 import type { Logger } from "../util/logger.js";
 

@@ -1,6 +1,6 @@
 /** How `ocb show` prints a conversation: one line per tool call, ask and subagent. */
 import { describe, expect, it } from "vitest";
-import type { Conversation } from "../store/conversation-types.js";
+import type { Conversation } from "../wire/conversation-types.js";
 import { conversationText, inputSummary } from "./conversation-text.js";
 
 const conversation: Conversation = {

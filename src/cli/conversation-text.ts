@@ -3,13 +3,14 @@
  * under each, what the turn produced, one line per tool call, ask or subagent. A pure function
  * of the materialised conversation, so that it is tested without a store or a terminal.
  */
+
+import type { SessionRecord } from "../store/store.js";
 import type {
   AssistantMessage,
   Conversation,
   Part,
   UserMessage,
-} from "../store/conversation-types.js";
-import type { SessionRecord } from "../store/store.js";
+} from "../wire/conversation-types.js";
 import { paint } from "./ansi.js";
 import { answerText, oneLine, questionText } from "./turn-printer.js";
 

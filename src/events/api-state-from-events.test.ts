@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalEvent as event } from "../../test/support/canonical-event.js";
 import { recordedEvents } from "../../test/support/fixture-events.js";
 import { fixturePath } from "../../test/support/fixture-files.js";
-import { parseApiEvent } from "../protocol/api/events.js";
+import { parseApiEvent } from "../opencode-protocol/api/events.js";
 import { apiStateFromEvents } from "./api-state-from-events.js";
 import type { CanonicalEvent } from "./canonical.js";
 import { type ApiNormalizerState, initialApiState, normalizeApiEvent } from "./normalize-api.js";

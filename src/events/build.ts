@@ -1,5 +1,5 @@
 /** Small constructors shared by the normalizers. */
-import type { Tokens } from "../protocol/common.js";
+import type { Tokens } from "../opencode-protocol/common.js";
 import {
   type CanonicalEvent,
   type CanonicalEventOf,

@@ -1,6 +1,6 @@
 /** Legacy part snapshots as transitions: snapshots in, canonical events and state out. */
 import { describe, expect, it } from "vitest";
-import type { Part } from "../protocol/legacy/parts.js";
+import type { Part } from "../opencode-protocol/legacy/parts.js";
 import { emitterInto, type Origin } from "./build.js";
 import type { CanonicalEvent } from "./canonical.js";
 import { type PartsState, textPartSnapshot, toolPartSnapshot } from "./legacy-parts.js";

@@ -6,7 +6,7 @@
  * `tool.input.ended` + `tool.called`, then `tool.succeeded` / `tool.failed` (and, for a `task`
  * call that runs a child session, `subagent.started` / `subagent.ended`).
  */
-import type { Part } from "../protocol/legacy/parts.js";
+import type { Part } from "../opencode-protocol/legacy/parts.js";
 import { type Emit, toolErrorKind } from "./build.js";
 import { addTurnText, type TurnState } from "./turn-state.js";
 

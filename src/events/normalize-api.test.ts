@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { recordedEvents } from "../../test/support/fixture-events.js";
 import { fixturePath } from "../../test/support/fixture-files.js";
-import { parseApiEvent } from "../protocol/api/events.js";
+import { parseApiEvent } from "../opencode-protocol/api/events.js";
 import type { CanonicalEvent } from "./canonical.js";
 import { apiInterruptRequested, initialApiState, normalizeApiEvent } from "./normalize-api.js";
 

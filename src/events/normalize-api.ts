@@ -13,8 +13,8 @@
  *   is delivered while a turn runs here, that turn's run stopped unseen (it died with a killed
  *   server, whose `prompted` was read after the restart), and it ends `failed` (`run-lost`).
  */
-import type { ApiEvent } from "../protocol/api/events.js";
-import type { Parsed } from "../protocol/common.js";
+import type { ApiEvent } from "../opencode-protocol/api/events.js";
+import type { Parsed } from "../opencode-protocol/common.js";
 import { assertNever } from "../util/assert-never.js";
 import {
   canonical,

@@ -13,8 +13,8 @@
  * an abort fails the running tools and ends the step before the turn ends — the server idles
  * before the aborted tool settles, and that late snapshot is then ignored.
  */
-import type { Parsed } from "../protocol/common.js";
-import type { LegacyEvent } from "../protocol/legacy/events.js";
+import type { Parsed } from "../opencode-protocol/common.js";
+import type { LegacyEvent } from "../opencode-protocol/legacy/events.js";
 import { assertNever } from "../util/assert-never.js";
 import {
   canonical,

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { readNdjson } from "../../test/support/fixture-files.js";
-import { parseRunLine } from "../protocol/run/events.js";
+import { parseRunLine } from "../opencode-protocol/run/events.js";
 import type { Normalized } from "./build.js";
 import type { CanonicalEvent, CanonicalEventOf, CanonicalType } from "./canonical.js";
 import {

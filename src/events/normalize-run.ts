@@ -5,8 +5,8 @@
  * deltas), and a tool — printed only once it has settled — becomes `tool.input.started`,
  * `tool.called` and its outcome at once.
  */
-import type { Parsed } from "../protocol/common.js";
-import type { RunLine } from "../protocol/run/events.js";
+import type { Parsed } from "../opencode-protocol/common.js";
+import type { RunLine } from "../opencode-protocol/run/events.js";
 import { assertNever } from "../util/assert-never.js";
 import {
   emitterInto,

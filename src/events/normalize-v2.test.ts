@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { recordedEvents } from "../../test/support/fixture-events.js";
 import { fixturePath } from "../../test/support/fixture-files.js";
-import { parseV2Event } from "../protocol/v2/events.js";
+import { parseV2Event } from "../opencode-protocol/v2/events.js";
 import type { CanonicalEvent } from "./canonical.js";
 import { initialV2State, normalizeV2Event } from "./normalize-v2.js";
 

@@ -4,8 +4,8 @@
  * `session.execution.{succeeded,failed,interrupted}`, which ends the canonical turn.
  * Pinned to the recorded 2.0.18 session of seed 000.
  */
-import type { Parsed, Tokens } from "../protocol/common.js";
-import type { V2Event } from "../protocol/v2/events.js";
+import type { Parsed, Tokens } from "../opencode-protocol/common.js";
+import type { V2Event } from "../opencode-protocol/v2/events.js";
 import { assertNever } from "../util/assert-never.js";
 import { isRecord } from "../util/is-record.js";
 import { canonical, type Normalized, type Origin, serveNativeOf, usageOf } from "./build.js";

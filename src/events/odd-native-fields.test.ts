@@ -6,11 +6,11 @@
  * reliability fuzzer (`npm run reliability -- --only fuzz`).
  */
 import { describe, expect, it } from "vitest";
-import { parseApiEvent } from "../protocol/api/events.js";
-import { parseLegacyEvent } from "../protocol/legacy/events.js";
-import { parseRunLine } from "../protocol/run/events.js";
-import { parseV2Event } from "../protocol/v2/events.js";
-import { CanonicalEventSchema } from "../sidecar/protocol/canonical-schema.js";
+import { parseApiEvent } from "../opencode-protocol/api/events.js";
+import { parseLegacyEvent } from "../opencode-protocol/legacy/events.js";
+import { parseRunLine } from "../opencode-protocol/run/events.js";
+import { parseV2Event } from "../opencode-protocol/v2/events.js";
+import { CanonicalEventSchema } from "../wire/canonical-schema.js";
 import type { CanonicalEvent } from "./canonical.js";
 import { initialApiState, normalizeApiEvent } from "./normalize-api.js";
 import { initialLegacyState, normalizeLegacyEvent } from "./normalize-legacy.js";

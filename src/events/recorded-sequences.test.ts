@@ -6,7 +6,7 @@ import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { recordedEvents } from "../../test/support/fixture-events.js";
 import { fixturePath } from "../../test/support/fixture-files.js";
-import { parseApiEvent } from "../protocol/api/events.js";
+import { parseApiEvent } from "../opencode-protocol/api/events.js";
 import { initialApiState, normalizeApiEvent } from "./normalize-api.js";
 
 const DIRECTORY = "opencode-1.18.33";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { parseApiEvent } from "../protocol/api/events.js";
-import type { Parsed } from "../protocol/common.js";
-import { parseSafely } from "../protocol/parse-safely.js";
-import { parseRunLine } from "../protocol/run/events.js";
+import { parseApiEvent } from "../opencode-protocol/api/events.js";
+import type { Parsed } from "../opencode-protocol/common.js";
+import { parseSafely } from "../opencode-protocol/parse-safely.js";
+import { parseRunLine } from "../opencode-protocol/run/events.js";
 import { initialApiState, normalizeApiEvent } from "./normalize-api.js";
 import { normalizeSafely } from "./safe-normalize.js";
 

@@ -5,7 +5,7 @@
  * 1.18) get the time they were seen.
  */
 import { formatIssues, type ProtocolIssue } from "../errors.js";
-import type { Parsed } from "../protocol/common.js";
+import type { Parsed } from "../opencode-protocol/common.js";
 import { describeError } from "../util/describe-error.js";
 import { canonical, type Normalized } from "./build.js";
 import type { CanonicalEvent, NativeOrigin } from "./canonical.js";

@@ -1,7 +1,7 @@
 /** The step parts both `serve` surfaces send: parts in, canonical events and state out. */
 import { describe, expect, it } from "vitest";
-import { parseApiEvent } from "../protocol/api/events.js";
-import { parseV2Event } from "../protocol/v2/events.js";
+import { parseApiEvent } from "../opencode-protocol/api/events.js";
+import { parseV2Event } from "../opencode-protocol/v2/events.js";
 import type { Origin } from "./build.js";
 import { initialApiState, normalizeApiEvent } from "./normalize-api.js";
 import { initialV2State, normalizeV2Event } from "./normalize-v2.js";

@@ -10,7 +10,7 @@
  * and outcome (2.0 does not repeat the tool's name, 1.18 sends output as content items and
  * reports an interrupt only in the error's message).
  */
-import type { WireModelRef } from "../protocol/common.js";
+import type { WireModelRef } from "../opencode-protocol/common.js";
 import { assertNever } from "../util/assert-never.js";
 import { type Normalized, type Origin, single } from "./build.js";
 import type { ModelRef } from "./canonical.js";

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { standInBridge, TOKEN } from "../../test/support/sidecar-harness.js";
 import { NodeWebSocket } from "../../test/support/ws.js";
+import { BridgeApiError, BridgeClient } from "../client/index.js";
 import type { CanonicalEvent } from "../events/canonical.js";
-import { BridgeApiError, BridgeClient } from "../sidecar-client/index.js";
 import { SqliteStore } from "../store/sqlite-store.js";
 import { startSidecar } from "./sidecar.js";
 

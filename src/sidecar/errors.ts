@@ -14,7 +14,7 @@ import {
   UnknownModelError,
   UsageError,
 } from "../errors.js";
-import { ERROR_STATUS, type ErrorBody, type ErrorCode } from "./protocol/http.js";
+import { ERROR_STATUS, type ErrorBody, type ErrorCode } from "../wire/http.js";
 
 /** An error the API answers as it is: its code, a message that says what to do, details. */
 export class ApiError extends Error {

@@ -5,9 +5,9 @@
  */
 import { createHash } from "node:crypto";
 import type { LRUCache } from "lru-cache";
+import type { SendInputResult } from "../wire/http.js";
 import { type BoundedTtl, boundedTtlCache } from "./bounded-ttl.js";
 import { ApiError } from "./errors.js";
-import type { SendInputResult } from "./protocol/http.js";
 
 /**
  * Sends by idempotency key, as the inputs route uses them: kept in memory by one sidecar

@@ -9,12 +9,12 @@ import type { Bridge } from "../runtime/bridge/bridge.js";
 import type { ChildSession, Session } from "../runtime/session/session.js";
 import type { SessionRecord, Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";
+import type { SessionInfo } from "../wire/http.js";
 import { type ClusterSessions, ServedElsewhereError } from "./cluster/cluster-sessions.js";
 import type { RemoteSource } from "./cluster/remote-source.js";
 import { ApiError } from "./errors.js";
 import { DirectoryGoneError, directoryGone } from "./local-directories.js";
 import type { SidecarMetrics } from "./metrics.js";
-import type { SessionInfo } from "./protocol/http.js";
 import { childOf, recordInfo } from "./session-records.js";
 
 interface Followed {

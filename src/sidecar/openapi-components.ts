@@ -4,8 +4,8 @@
  * client in another language can generate its types for the streams too.
  */
 import { z } from "zod";
-import { CanonicalEventSchema } from "./protocol/canonical-schema.js";
-import { ClientMessageSchema, ServerMessageSchema } from "./protocol/ws.js";
+import { CanonicalEventSchema } from "../wire/canonical-schema.js";
+import { ClientMessageSchema, ServerMessageSchema } from "../wire/ws.js";
 
 export function streamSchemas(): Record<string, Record<string, unknown>> {
   const registry = z.registry<{ id: string }>();

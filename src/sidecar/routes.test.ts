@@ -9,7 +9,7 @@ import { describe, expect, it, vi } from "vitest";
 import { recordingLogger } from "../../test/support/recording-logger.js";
 import { AUTH, JSON_HEADERS, sessionHarnesses } from "../../test/support/sidecar-harness.js";
 import { CANONICAL_TYPES } from "../events/canonical.js";
-import { ConversationSchema } from "./protocol/http.js";
+import { ConversationSchema } from "../wire/http.js";
 
 const withSession = sessionHarnesses();
 

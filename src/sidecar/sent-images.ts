@@ -12,7 +12,7 @@
  * shown by its name, as before.
  */
 
-import { SENT_IMAGE_TYPES } from "./protocol/http.js";
+import { SENT_IMAGE_TYPES } from "../wire/http.js";
 
 const IMAGE_TYPES: ReadonlySet<string> = new Set(SENT_IMAGE_TYPES);
 

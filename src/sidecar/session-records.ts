@@ -7,7 +7,7 @@ import { BACKEND_CAPABILITIES } from "../backends/capabilities.js";
 import { UsageError } from "../errors.js";
 import type { ChildSession, Session } from "../runtime/session/session.js";
 import type { SessionRecord } from "../store/store.js";
-import type { SessionInfo } from "./protocol/http.js";
+import type { SessionInfo } from "../wire/http.js";
 
 /** A kept session as a client is told about it (not open here). */
 export function recordInfo(record: SessionRecord): SessionInfo {

@@ -3,7 +3,7 @@
  * following the route table in `protocol/operations.ts`.
  */
 import { UsageError } from "../errors.js";
-import { isOperationId, type OperationRoute, operations } from "../protocol/operations.js";
+import { isOperationId, type OperationRoute, operations } from "../opencode-protocol/operations.js";
 import type { OperationCall } from "./transport.js";
 
 export interface HttpRequestParts {

@@ -4,7 +4,7 @@
  * sent them (the client unwraps `{data}`), so a recording of it is faithful to the wire.
  */
 import { ConnectionError, OpencodeBridgeError, ProtocolError } from "../errors.js";
-import { UNPARSED_TYPE } from "../protocol/parse-safely.js";
+import { UNPARSED_TYPE } from "../opencode-protocol/parse-safely.js";
 import { withDeadline } from "../util/abort.js";
 import type { BackoffOptions } from "../util/backoff.js";
 import { basicAuthHeader } from "../util/basic-auth.js";

@@ -3,7 +3,7 @@
  * kept as an `unparsed` frame with its text and the reason, never thrown: throwing would end the
  * whole stream for one bad frame, and the session would go deaf.
  */
-import { UNPARSED_TYPE } from "../protocol/parse-safely.js";
+import { UNPARSED_TYPE } from "../opencode-protocol/parse-safely.js";
 
 /** What a stream yields for a frame whose data is not JSON. */
 export interface UnparsedFrame {

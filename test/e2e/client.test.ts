@@ -3,12 +3,12 @@
  * model as its provider. Nothing here is mocked.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OpencodeClient } from "../../src/client/opencode-client.js";
-import { waitForModel } from "../../src/client/wait-for-model.js";
 import { AbortError, OpencodeApiError } from "../../src/errors.js";
-import type { ApiEvent } from "../../src/protocol/api/events.js";
-import type { Parsed } from "../../src/protocol/common.js";
-import type { LegacyEvent } from "../../src/protocol/legacy/events.js";
+import { OpencodeClient } from "../../src/opencode-client/opencode-client.js";
+import { waitForModel } from "../../src/opencode-client/wait-for-model.js";
+import type { ApiEvent } from "../../src/opencode-protocol/api/events.js";
+import type { Parsed } from "../../src/opencode-protocol/common.js";
+import type { LegacyEvent } from "../../src/opencode-protocol/legacy/events.js";
 import { HttpTransport } from "../../src/transport/http-transport.js";
 import { type RealServer, startRealServer } from "../support/real-server.js";
 import { collectUntil, consumeInBackground } from "../support/streams.js";

@@ -4,13 +4,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { apiEventSchemas } from "../../src/protocol/api/events.js";
+import { apiEventSchemas } from "../../src/opencode-protocol/api/events.js";
 import {
   legacyEventSchemas,
   UNDOCUMENTED_LEGACY_EVENTS,
-} from "../../src/protocol/legacy/events.js";
-import { KNOWN_PART_TYPES } from "../../src/protocol/legacy/parts.js";
-import { operations } from "../../src/protocol/operations.js";
+} from "../../src/opencode-protocol/legacy/events.js";
+import { KNOWN_PART_TYPES } from "../../src/opencode-protocol/legacy/parts.js";
+import { operations } from "../../src/opencode-protocol/operations.js";
 import { basicAuthHeader } from "../../src/util/basic-auth.js";
 import { type RealServer, startRealServer } from "../support/real-server.js";
 

@@ -12,15 +12,11 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
-import { CanonicalEventSchema } from "../../src/sidecar/protocol/canonical-schema.js";
-import {
-  ConversationSchema,
-  type SessionInfo,
-  SessionInfoSchema,
-} from "../../src/sidecar/protocol/http.js";
 import type { Sidecar } from "../../src/sidecar/sidecar.js";
 import { secondScriptedModelId } from "../../src/testing/demo-provider.js";
 import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
+import { CanonicalEventSchema } from "../../src/wire/canonical-schema.js";
+import { ConversationSchema, type SessionInfo, SessionInfoSchema } from "../../src/wire/http.js";
 import { useRealSidecar } from "../support/real-sidecar.js";
 import { recordingLogger } from "../support/recording-logger.js";
 

@@ -6,9 +6,9 @@
  * before it, the session takes turns again and its conversation no longer shows it.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { BridgeApiError, type BridgeClient } from "../../src/client/index.js";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import type { Bridge } from "../../src/runtime/bridge/bridge.js";
-import { BridgeApiError, type BridgeClient } from "../../src/sidecar-client/index.js";
 import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { sendPoisonedPrompt } from "../support/poisoned-prompt.js";
 import { useRealSidecar } from "../support/real-sidecar.js";

@@ -1,7 +1,7 @@
 /**
  * `opencode-bridge/client` runs in a browser: its import graph, followed transitively from
- * every module of src/sidecar-client, reaches no `node:` module, no package but zod, and at run
- * time nothing outside src/sidecar-client and src/sidecar/protocol (type-only imports are
+ * every module of src/client, reaches no `node:` module, no package but zod, and at run
+ * time nothing outside src/client and src/wire (type-only imports are
  * erased: they may name the canonical events' and the protocol's types). Nor does any of those
  * modules touch a Node global (`process`, `Buffer`, `require`). It type-checks against the
  * DOM's `WebSocket` and `fetch` without Node's types, and vite bundles it for a browser
@@ -17,15 +17,16 @@ import { describe, expect, it } from "vitest";
 import { importsOf, importsOfSource, resolveImport } from "../support/import-graph.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const CLIENT = join(ROOT, "src", "sidecar-client");
-const RUNTIME_ALLOWED = [CLIENT, join(ROOT, "src", "sidecar", "protocol")];
+const CLIENT = join(ROOT, "src", "client");
+const WIRE = join(ROOT, "src", "wire");
+const RUNTIME_ALLOWED = [CLIENT, WIRE];
 /**
  * The conversation reducer the live state folds with (the library's own, so that a UI and the
  * library agree), and what it reaches: pure modules, held to the same rules as the client.
  */
 const SHARED_FILES = [
-  "src/store/conversation.ts",
-  "src/store/message-updates.ts",
+  "src/wire/conversation.ts",
+  "src/wire/message-updates.ts",
   "src/events/canonical.ts",
   "src/events/streamed-so-far.ts",
   "src/util/assert-never.ts",
@@ -84,13 +85,15 @@ function problemsFrom(start: string[]): { problems: string[]; visited: string[] 
 }
 
 describe("the client's import graph (opencode-bridge/client is isomorphic)", () => {
-  it("reaches no Node module, no package but zod, nothing outside the client and the protocol", () => {
-    const start = sourceFiles(CLIENT);
+  it("reaches no Node module, no package but zod, nothing outside the client and the wire", () => {
+    // Every module of the wire too, not only those the client imports: the web chat and the
+    // sidecar share all of it.
+    const start = [...sourceFiles(CLIENT), ...sourceFiles(WIRE)];
     expect(start.length).toBeGreaterThan(5);
     const { problems, visited } = problemsFrom(start);
     expect(problems).toEqual([]);
-    // The protocol's schemas are part of it (the client infers its types from them).
-    expect(visited.some((file) => file.includes("sidecar/protocol"))).toBe(true);
+    // The wire's schemas are part of it (the client infers its types from them).
+    expect(visited.some((file) => file.includes("src/wire/"))).toBe(true);
   });
 
   it("the check sees a Node import, a value import from elsewhere and a Node global", () => {
@@ -155,7 +158,7 @@ describe("the client in a browser's types", () => {
       // and a consumer's skipLibCheck passes over them in the declarations.
       const here = output.split("\n").filter((line) => line.includes("browser.ts("));
       expect(here).toEqual([]);
-      expect(output).not.toContain("sidecar-client/");
+      expect(output).not.toContain("client/");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

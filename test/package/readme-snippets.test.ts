@@ -94,7 +94,7 @@ describe("the examples of the README and docs/", () => {
             "opencode-bridge": [join(dist, "index.d.ts")],
             "opencode-bridge/protocol": [join(dist, "protocol-entry.d.ts")],
             "opencode-bridge/testing": [join(dist, "testing", "index.d.ts")],
-            "opencode-bridge/client": [join(dist, "sidecar-client", "index.d.ts")],
+            "opencode-bridge/client": [join(dist, "client", "index.d.ts")],
             "opencode-bridge/sidecar": [join(dist, "sidecar", "index.d.ts")],
           },
         },

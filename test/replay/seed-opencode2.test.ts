@@ -3,7 +3,7 @@
  * Altered copies of it must fail with a ReplayMismatchError that names the line.
  */
 import { describe, expect, it } from "vitest";
-import { Opencode2Client } from "../../src/client/opencode2-client.js";
+import { Opencode2Client } from "../../src/opencode-client/opencode2-client.js";
 import { ReplayMismatchError } from "../../src/transport/transcript/replay-mismatch-error.js";
 import { ReplayTransport } from "../../src/transport/transcript/replay-transport.js";
 import { type NumberedEntry, readTranscript } from "../../src/transport/transcript/transcript.js";

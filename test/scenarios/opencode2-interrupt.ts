@@ -3,7 +3,7 @@
  * create a session, put an instructions entry, prompt a long bash command, interrupt it
  * once the tool runs, and read on until the execution ends.
  */
-import { Opencode2Client } from "../../src/client/opencode2-client.js";
+import { Opencode2Client } from "../../src/opencode-client/opencode2-client.js";
 import type { Transport } from "../../src/transport/transport.js";
 import { consumeInBackground } from "../support/streams.js";
 

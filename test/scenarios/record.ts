@@ -4,8 +4,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { OpencodeClient } from "../../src/client/opencode-client.js";
-import { waitForModel } from "../../src/client/wait-for-model.js";
+import { OpencodeClient } from "../../src/opencode-client/opencode-client.js";
+import { waitForModel } from "../../src/opencode-client/wait-for-model.js";
 import { HttpTransport } from "../../src/transport/http-transport.js";
 import { RecordingTransport } from "../../src/transport/transcript/recording-transport.js";
 import { ReplayTransport } from "../../src/transport/transcript/replay-transport.js";

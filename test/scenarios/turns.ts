@@ -1,10 +1,10 @@
 /** Helpers scenarios share to run and follow turns on each surface. */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { OpencodeClient } from "../../src/client/opencode-client.js";
-import type { ApiEvent } from "../../src/protocol/api/events.js";
-import type { Parsed } from "../../src/protocol/common.js";
-import type { LegacyEvent } from "../../src/protocol/legacy/events.js";
+import { OpencodeClient } from "../../src/opencode-client/opencode-client.js";
+import type { ApiEvent } from "../../src/opencode-protocol/api/events.js";
+import type { Parsed } from "../../src/opencode-protocol/common.js";
+import type { LegacyEvent } from "../../src/opencode-protocol/legacy/events.js";
 import { ReplayTransport } from "../../src/transport/transcript/replay-transport.js";
 import { PullReader } from "../support/streams.js";
 import type { ScenarioContext } from "./scenario.js";

@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll } from "vitest";
 import type { BackendKind } from "../../src/backends/backend.js";
+import type { BridgeClient } from "../../src/client/index.js";
 import type { Bridge } from "../../src/runtime/bridge/bridge.js";
 import type { SandboxMode } from "../../src/server/sandbox/sandbox-options.js";
 import type { Sidecar } from "../../src/sidecar/sidecar.js";
-import type { BridgeClient } from "../../src/sidecar-client/index.js";
 import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { startRealSidecar } from "./real-sidecar.js";
 import { assertWebBuilt } from "./web-build.js";

@@ -5,8 +5,8 @@
  */
 
 import { ServeBackend } from "../../src/backends/serve/serve-backend.js";
-import { OpencodeClient } from "../../src/client/opencode-client.js";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
+import { OpencodeClient } from "../../src/opencode-client/opencode-client.js";
 import type { Transport } from "../../src/transport/transport.js";
 import { ChangeNotifier } from "../../src/util/change-notifier.js";
 import { silentLogger } from "../../src/util/logger.js";

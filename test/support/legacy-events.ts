@@ -1,7 +1,10 @@
 /** Recorded legacy (`/event`) frames normalised to canonical events, as the serve-legacy backend does. */
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { initialLegacyState, normalizeLegacyEvent } from "../../src/events/normalize-legacy.js";
-import { legacyEventSessionId, parseLegacyEvent } from "../../src/protocol/legacy/events.js";
+import {
+  legacyEventSessionId,
+  parseLegacyEvent,
+} from "../../src/opencode-protocol/legacy/events.js";
 
 /** Normalises the events of the first session that appears in `frames`. */
 export function normalizeLegacyFrames(frames: unknown[]): CanonicalEvent[] {

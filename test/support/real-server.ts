@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { OpencodeClient } from "../../src/client/opencode-client.js";
+import { OpencodeClient } from "../../src/opencode-client/opencode-client.js";
 import {
   type OpencodeServerHandle,
   type StartOpencodeOptions,

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { waitForModel } from "../../src/client/wait-for-model.js";
+import { waitForModel } from "../../src/opencode-client/wait-for-model.js";
 import { Bridge } from "../../src/runtime/bridge/bridge.js";
 import type { BridgeOptions } from "../../src/runtime/bridge/bridge-options.js";
 import { managedConfig } from "../../src/runtime/bridge/managed-config.js";

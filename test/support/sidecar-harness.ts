@@ -15,12 +15,12 @@ import type { Session } from "../../src/runtime/session/session.js";
 import { buildApp } from "../../src/sidecar/app.js";
 import type { SidecarContext } from "../../src/sidecar/context.js";
 import type { SidecarLimits } from "../../src/sidecar/limits.js";
-import { type SessionInfo, SessionInfoSchema } from "../../src/sidecar/protocol/http.js";
 import { createSidecarContext } from "../../src/sidecar/sidecar.js";
 import type { SidecarApp } from "../../src/sidecar/sidecar-app.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import type { Store } from "../../src/store/store.js";
 import type { Logger } from "../../src/util/logger.js";
+import { type SessionInfo, SessionInfoSchema } from "../../src/wire/http.js";
 import { type InProcessBackend, inProcessSession } from "./in-process-backend.js";
 
 export const TOKEN = "test-token-0123456789abcdef";

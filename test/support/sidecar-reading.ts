@@ -1,6 +1,7 @@
 /** Reading a `BridgeClient` subscription in an end-to-end test: until an event, bounded. */
+
+import type { BridgeClient } from "../../src/client/index.js";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
-import type { BridgeClient } from "../../src/sidecar-client/index.js";
 import { within } from "./within.js";
 
 /**

@@ -7,7 +7,7 @@
 import type { IncomingMessage } from "node:http";
 import { createRequire } from "node:module";
 import type { Duplex } from "node:stream";
-import type { WebSocketConstructor } from "../../src/sidecar-client/index.js";
+import type { WebSocketConstructor } from "../../src/client/index.js";
 
 /** A server-side socket. */
 export interface ServerSocket {

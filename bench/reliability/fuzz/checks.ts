@@ -5,8 +5,8 @@
  * its schema accepted (`normalizeSafely` keeps such a frame, but the normaliser misread it).
  */
 import type { CanonicalEvent } from "../../../src/events/canonical.js";
-import type { Parsed } from "../../../src/protocol/common.js";
-import { CanonicalEventSchema } from "../../../src/sidecar/protocol/canonical-schema.js";
+import type { Parsed } from "../../../src/opencode-protocol/common.js";
+import { CanonicalEventSchema } from "../../../src/wire/canonical-schema.js";
 
 export type ProblemKind = "invalid-event" | "not-kept" | "normaliser-threw" | "crash" | "sse";
 

@@ -18,12 +18,12 @@ import {
 import { initialV2State, normalizeV2Event } from "../../../src/events/normalize-v2.js";
 import { type Normalizer, normalizeSafely } from "../../../src/events/safe-normalize.js";
 import type { TurnState } from "../../../src/events/turn-state.js";
-import { parseApiEvent } from "../../../src/protocol/api/events.js";
-import type { Parsed } from "../../../src/protocol/common.js";
-import { parseLegacyEvent } from "../../../src/protocol/legacy/events.js";
-import { parseSafely } from "../../../src/protocol/parse-safely.js";
-import { parseRunLine } from "../../../src/protocol/run/events.js";
-import { parseV2Event } from "../../../src/protocol/v2/events.js";
+import { parseApiEvent } from "../../../src/opencode-protocol/api/events.js";
+import type { Parsed } from "../../../src/opencode-protocol/common.js";
+import { parseLegacyEvent } from "../../../src/opencode-protocol/legacy/events.js";
+import { parseSafely } from "../../../src/opencode-protocol/parse-safely.js";
+import { parseRunLine } from "../../../src/opencode-protocol/run/events.js";
+import { parseV2Event } from "../../../src/opencode-protocol/v2/events.js";
 import { streamFrameValue } from "../../../src/transport/stream-frame.js";
 import { type FrameProblem, problemsOf } from "./checks.js";
 import type { Surface } from "./seed-frames.js";

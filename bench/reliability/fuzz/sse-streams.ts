@@ -5,10 +5,10 @@
  * checked against what was written.
  */
 
-import { OpencodeClient } from "../../../src/client/opencode-client.js";
-import { Opencode2Client } from "../../../src/client/opencode2-client.js";
 import { AbortError } from "../../../src/errors.js";
-import type { Parsed } from "../../../src/protocol/common.js";
+import { OpencodeClient } from "../../../src/opencode-client/opencode-client.js";
+import { Opencode2Client } from "../../../src/opencode-client/opencode2-client.js";
+import type { Parsed } from "../../../src/opencode-protocol/common.js";
 import { HttpTransport } from "../../../src/transport/http-transport.js";
 import type { Transport } from "../../../src/transport/transport.js";
 import type { Surface } from "./seed-frames.js";

@@ -13,7 +13,7 @@ import {
   RenameSessionBodySchema,
   SendInputBodySchema,
   SwitchModelBodySchema,
-} from "../../../src/sidecar/protocol/http.js";
+} from "../../../src/wire/http.js";
 
 /** A route that takes a JSON body, with a body it accepts (the seed of the wrong ones). */
 export interface JsonRoute {

@@ -1,5 +1,5 @@
 /** One malformed HTTP request and the answer docs/sidecar.md documents for it. */
-import { ERROR_STATUS, type ErrorCode } from "../../../src/sidecar/protocol/http.js";
+import { ERROR_STATUS, type ErrorCode } from "../../../src/wire/http.js";
 
 export type HttpCaseKind =
   | "bad-json"

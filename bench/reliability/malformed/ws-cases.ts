@@ -7,7 +7,7 @@
  * a foreign Host: 421).
  */
 import fc from "fast-check";
-import { ClientMessageSchema } from "../../../src/sidecar/protocol/ws.js";
+import { ClientMessageSchema } from "../../../src/wire/ws.js";
 import { parses } from "./bodies.js";
 
 /** One frame on a socket subscribed to the target session, and the error code it gets. */

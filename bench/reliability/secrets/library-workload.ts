@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { createWriteStream, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { OpencodeClient } from "../../../src/client/opencode-client.js";
+import { OpencodeClient } from "../../../src/opencode-client/opencode-client.js";
 import { Bridge } from "../../../src/runtime/bridge/bridge.js";
 import { HttpTransport } from "../../../src/transport/http-transport.js";
 import { RecordingTransport } from "../../../src/transport/transcript/recording-transport.js";

@@ -4,12 +4,13 @@
  * normaliser the serve backend uses. Each canonical durable event it makes is named by its
  * native seq and type, the names the bridge's transcript must hold exactly once each.
  */
-import type { OpencodeClient } from "../../../src/client/opencode-client.js";
+
 import { AbortError } from "../../../src/errors.js";
 import type { CanonicalEvent } from "../../../src/events/canonical.js";
 import { initialApiState, normalizeApiEvent } from "../../../src/events/normalize-api.js";
 import { normalizeSafely } from "../../../src/events/safe-normalize.js";
-import { apiEventDurableSeq } from "../../../src/protocol/api/events.js";
+import type { OpencodeClient } from "../../../src/opencode-client/opencode-client.js";
+import { apiEventDurableSeq } from "../../../src/opencode-protocol/api/events.js";
 
 /** The log is read whole once nothing more came for this long. */
 const QUIET_MS = 1_500;

@@ -11,8 +11,8 @@ import {
   normalizeLegacyEvent,
 } from "../../events/normalize-legacy.js";
 import { normalizeSafely } from "../../events/safe-normalize.js";
-import type { Parsed } from "../../protocol/common.js";
-import type { LegacyEvent } from "../../protocol/legacy/events.js";
+import type { Parsed } from "../../opencode-protocol/common.js";
+import type { LegacyEvent } from "../../opencode-protocol/legacy/events.js";
 import type { Logger } from "../../util/logger.js";
 
 type Ask = CanonicalEventOf<"permission.asked"> | CanonicalEventOf<"question.asked">;

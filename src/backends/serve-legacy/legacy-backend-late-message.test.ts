@@ -8,7 +8,6 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { HandFedTransport, recordedEvents } from "../../../test/support/hand-fed-transport.js";
-import { OpencodeClient } from "../../client/opencode-client.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
 import {
   initialLegacyState,
@@ -17,7 +16,8 @@ import {
   normalizeLegacyEvent,
 } from "../../events/normalize-legacy.js";
 import { turnIdFor } from "../../events/turn-state.js";
-import { parseLegacyEvent } from "../../protocol/legacy/events.js";
+import { OpencodeClient } from "../../opencode-client/opencode-client.js";
+import { parseLegacyEvent } from "../../opencode-protocol/legacy/events.js";
 import { silentLogger } from "../../util/logger.js";
 import { LegacyBackend } from "./legacy-backend.js";
 

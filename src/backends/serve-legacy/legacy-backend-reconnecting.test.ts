@@ -6,8 +6,8 @@
  * The client is a stand-in whose event stream reports what the SSE reader reports.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { OpencodeClient } from "../../client/opencode-client.js";
 import { ConnectionError } from "../../errors.js";
+import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
 import type { SseConnectionChange as ConnectionChange } from "../../transport/sse-reader.js";
 import { silentLogger } from "../../util/logger.js";
 import type { BackendConnection } from "../backend.js";

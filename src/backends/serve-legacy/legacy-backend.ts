@@ -7,7 +7,6 @@
  * named on every prompt, so a switch applies from the next input on.
  */
 
-import type { OpencodeClient } from "../../client/opencode-client.js";
 import { AbortError, ConnectionError } from "../../errors.js";
 import type { ModelRef } from "../../events/canonical.js";
 import { DeltaCatchUp } from "../../events/delta-catch-up.js";
@@ -24,9 +23,10 @@ import {
   normalizeLegacyEvent,
 } from "../../events/normalize-legacy.js";
 import { normalizeSafely } from "../../events/safe-normalize.js";
-import type { Parsed } from "../../protocol/common.js";
-import { type LegacyEvent, legacyEventSessionId } from "../../protocol/legacy/events.js";
-import type { PartInput } from "../../protocol/legacy/session.js";
+import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
+import type { Parsed } from "../../opencode-protocol/common.js";
+import { type LegacyEvent, legacyEventSessionId } from "../../opencode-protocol/legacy/events.js";
+import type { PartInput } from "../../opencode-protocol/legacy/session.js";
 import { ChangeNotifier } from "../../util/change-notifier.js";
 import {
   type BackendContext,

@@ -4,8 +4,8 @@
  * names: those that exist only there (deltas, asks) to be read; the durable events it also
  * carries only as a sign that the session's durable stream is needed (merged-stream.ts).
  */
-import type { OpencodeClient } from "../../client/opencode-client.js";
-import { type ApiEvent, apiEventSessionId } from "../../protocol/api/events.js";
+import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
+import { type ApiEvent, apiEventSessionId } from "../../opencode-protocol/api/events.js";
 import type { Logger } from "../../util/logger.js";
 import { LIVE_CONNECT_TIMEOUT_MS } from "../live-readiness.js";
 import { SharedStream } from "../shared-stream.js";

@@ -17,11 +17,12 @@
  * idle session missed while the live stream was away is read when it next acts or when the
  * live stream next shows an event of it.
  */
-import type { OpencodeClient } from "../../client/opencode-client.js";
+
 import { AbortError } from "../../errors.js";
 import { serveNativeOf } from "../../events/build.js";
-import { type ApiEvent, apiEventDurableSeq } from "../../protocol/api/events.js";
-import type { Parsed } from "../../protocol/common.js";
+import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
+import { type ApiEvent, apiEventDurableSeq } from "../../opencode-protocol/api/events.js";
+import type { Parsed } from "../../opencode-protocol/common.js";
 import type { StreamConnectionChange } from "../../transport/transport.js";
 import { AsyncQueue } from "../../util/async-queue.js";
 import { type Logger, silentLogger } from "../../util/logger.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { OpencodeClient } from "../../client/opencode-client.js";
 import { UsageError } from "../../errors.js";
+import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
 import { revertToBefore } from "./revert-input.js";
 
 /**

@@ -6,9 +6,9 @@
  * OpenCode has no route that empties a session: that case is refused, saying what to do.
  */
 
-import type { OpencodeClient } from "../../client/opencode-client.js";
-import type { ClientCallOptions } from "../../client/operation-caller.js";
 import { UsageError } from "../../errors.js";
+import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
+import type { ClientCallOptions } from "../../opencode-client/operation-caller.js";
 
 /** Messages read per page while looking for the input, newest first. */
 const PAGE = 50;

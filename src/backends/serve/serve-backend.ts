@@ -4,7 +4,6 @@
  * stream merged with the live one (deltas, asks), and an interrupt is the server's own.
  */
 
-import type { OpencodeClient } from "../../client/opencode-client.js";
 import { AbortError } from "../../errors.js";
 import { apiStateFromEvents } from "../../events/api-state-from-events.js";
 import { canonical, type ToolErrorKind } from "../../events/build.js";
@@ -20,6 +19,7 @@ import {
 } from "../../events/normalize-api.js";
 import { normalizeSafely } from "../../events/safe-normalize.js";
 import { endingOf } from "../../events/turn-state.js";
+import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
 import { AnsweredAsks } from "../answered-asks.js";
 import type { BackendContext, PermissionReply, PromptRequest, SessionBackend } from "../backend.js";
 import { backendEvent } from "../backend-event.js";

@@ -16,8 +16,8 @@ import {
   runStarted,
 } from "../../events/normalize-run.js";
 import { normalizeSafely } from "../../events/safe-normalize.js";
-import { parseSafely } from "../../protocol/parse-safely.js";
-import { parseRunLine } from "../../protocol/run/events.js";
+import { parseSafely } from "../../opencode-protocol/parse-safely.js";
+import { parseRunLine } from "../../opencode-protocol/run/events.js";
 import { describeError } from "../../util/describe-error.js";
 import {
   type BackendContext,

@@ -1,6 +1,6 @@
 /** `ocb show SESSION`: a stored session's conversation, readable in a terminal. */
 import type { Command } from "commander";
-import { conversationOf } from "../../store/conversation.js";
+import { conversationOf } from "../../wire/conversation.js";
 import { wantsColor } from "../ansi.js";
 import { conversationText, sessionHeading } from "../conversation-text.js";
 import { requireSession, STORE_OPTION_HELP, withStore } from "../store-access.js";

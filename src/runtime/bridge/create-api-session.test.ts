@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { OpencodeClient } from "../../client/opencode-client.js";
 import { UnknownModelError } from "../../errors.js";
 import type { ModelRef } from "../../events/canonical.js";
+import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
 import { createApiSession } from "./create-api-session.js";
 import type { ServeRunner } from "./launch.js";
 import { ModelReadiness } from "./model-readiness.js";

@@ -5,8 +5,8 @@
  */
 import type { BackendKind } from "../../backends/backend.js";
 import { RunEnvironment } from "../../backends/subprocess/run-environment.js";
-import { OpencodeClient } from "../../client/opencode-client.js";
 import { UsageError } from "../../errors.js";
+import { OpencodeClient } from "../../opencode-client/opencode-client.js";
 import { attachOpencode } from "../../server/attach-opencode.js";
 import { sandboxSettings } from "../../server/sandbox/sandbox-options.js";
 import type { OpencodeServerHandle } from "../../server/server-handle.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { OpencodeClient } from "../../client/opencode-client.js";
 import type { ModelRef } from "../../events/canonical.js";
+import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
 import { ModelReadiness } from "./model-readiness.js";
 
 const CLIENT = {} as OpencodeClient;

@@ -3,9 +3,10 @@
  * loads after the server is ready, and a prompt sent before it lists the model is lost: the
  * bridge waits once per location and model, and again after the server may have lost it.
  */
-import type { OpencodeClient } from "../../client/opencode-client.js";
-import { waitForModel } from "../../client/wait-for-model.js";
+
 import type { ModelRef } from "../../events/canonical.js";
+import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
+import { waitForModel } from "../../opencode-client/wait-for-model.js";
 import { isRecord } from "../../util/is-record.js";
 
 /** Waits until `client`'s catalog for `directory` lists `model`; resolves with its entry. */

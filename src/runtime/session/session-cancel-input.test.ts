@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { inProcessSession } from "../../../test/support/in-process-backend.js";
 import { UsageError } from "../../errors.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
-import { conversationOf } from "../../store/conversation.js";
+import { conversationOf } from "../../wire/conversation.js";
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -19,7 +19,7 @@ import type { PromptRequest } from "../../backends/backend.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { initialApiState, normalizeApiEvent } from "../../events/normalize-api.js";
 import { turnIdFor } from "../../events/turn-state.js";
-import { parseApiEvent } from "../../protocol/api/events.js";
+import { parseApiEvent } from "../../opencode-protocol/api/events.js";
 import type { Session, SessionOptions } from "./session.js";
 
 const SESSION = "ses_joined";

@@ -19,7 +19,7 @@ import {
   stallPastItsLease,
 } from "../../../test/support/stalled-holder.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
-import { SessionInfoSchema } from "../protocol/http.js";
+import { SessionInfoSchema } from "../../wire/http.js";
 import { SessionFeeds } from "../streams/session-feeds.js";
 import { RemoteSource } from "./remote-source.js";
 import { takeOverExpired } from "./takeover.js";

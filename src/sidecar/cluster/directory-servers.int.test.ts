@@ -11,7 +11,7 @@ import { JSON_HEADERS } from "../../../test/support/sidecar-harness.js";
 import { usePostgres } from "../../../test/support/use-postgres.js";
 import { DirectoryServers } from "../../cluster/directory-servers.js";
 import type { Store } from "../../store/store.js";
-import { SessionInfoSchema } from "../protocol/http.js";
+import { SessionInfoSchema } from "../../wire/http.js";
 import { RemoteSource } from "./remote-source.js";
 import { takeOverExpired } from "./takeover.js";
 

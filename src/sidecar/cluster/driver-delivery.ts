@@ -10,9 +10,9 @@
 import { performance } from "node:perf_hooks";
 import type { LeaseHolder } from "../../cluster/lease-rows.js";
 import { sleep } from "../../util/abort.js";
+import { ErrorBodySchema } from "../../wire/http.js";
 import { ApiError } from "../errors.js";
 import { FORWARDED_HEADER } from "../peer-routes.js";
-import { ErrorBodySchema } from "../protocol/http.js";
 import type { ClusterSessions } from "./cluster-sessions.js";
 import { callPeer, type PeerAnswer, PeerCallError } from "./peer-call.js";
 

@@ -13,7 +13,7 @@ import {
   sendTo,
   useClusterSidecars,
 } from "../../../test/support/cluster-sidecars.js";
-import { SendInputResultSchema } from "../protocol/http.js";
+import { SendInputResultSchema } from "../../wire/http.js";
 
 const cluster = useClusterSidecars();
 

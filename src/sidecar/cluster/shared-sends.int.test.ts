@@ -14,9 +14,9 @@ import {
   useClusterSidecars,
 } from "../../../test/support/cluster-sidecars.js";
 import { silentLogger } from "../../util/logger.js";
+import type { SendInputResult } from "../../wire/http.js";
 import { ApiError } from "../errors.js";
 import { requestFingerprint } from "../idempotency.js";
-import type { SendInputResult } from "../protocol/http.js";
 import { SharedSends } from "./shared-sends.js";
 
 const cluster = useClusterSidecars();

@@ -19,9 +19,9 @@ import type { Claimant, SendClaim } from "../../cluster/send-claims.js";
 import { sleep } from "../../util/abort.js";
 import { describeError } from "../../util/describe-error.js";
 import type { Logger } from "../../util/logger.js";
+import { type SendInputResult, SendInputResultSchema } from "../../wire/http.js";
 import { ApiError } from "../errors.js";
 import { type IdempotentSends, keyReused, requestFingerprint } from "../idempotency.js";
-import { type SendInputResult, SendInputResultSchema } from "../protocol/http.js";
 
 export interface SharedSendsOptions {
   /** How long a key holds (the sidecar's `idempotencyTtlMs`). */

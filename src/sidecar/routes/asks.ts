@@ -1,16 +1,16 @@
 /** Answers to asks: permission replies, question answers and rejections. */
 import type { PendingAsk, Session } from "../../runtime/session/session.js";
-import { callSignal } from "../call-bounds.js";
-import { forwardedRoute } from "../cluster/forward.js";
-import type { SidecarContext } from "../context.js";
-import { ApiError } from "../errors.js";
 import {
   AskParamsSchema,
   ErrorBodySchema,
   OkSchema,
   PermissionReplyBodySchema,
   QuestionAnswerBodySchema,
-} from "../protocol/http.js";
+} from "../../wire/http.js";
+import { callSignal } from "../call-bounds.js";
+import { forwardedRoute } from "../cluster/forward.js";
+import type { SidecarContext } from "../context.js";
+import { ApiError } from "../errors.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { ERROR_RESPONSES } from "./meta.js";
 

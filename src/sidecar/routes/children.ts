@@ -5,16 +5,16 @@
  * on the streams: subscribe to the child's id while the parent is open.
  */
 import type { CanonicalEvent } from "../../events/canonical.js";
-import { conversationOf } from "../../store/conversation.js";
-import { callSignal } from "../call-bounds.js";
-import type { SidecarContext } from "../context.js";
-import { ApiError } from "../errors.js";
+import { conversationOf } from "../../wire/conversation.js";
 import {
   ChildParamsSchema,
   ConversationSchema,
   ErrorBodySchema,
   TranscriptQuerySchema,
-} from "../protocol/http.js";
+} from "../../wire/http.js";
+import { callSignal } from "../call-bounds.js";
+import type { SidecarContext } from "../context.js";
+import { ApiError } from "../errors.js";
 import { childOf } from "../session-records.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { ERROR_RESPONSES } from "./meta.js";

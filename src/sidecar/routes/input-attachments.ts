@@ -6,9 +6,9 @@
 import type { MultipartFile, MultipartValue } from "@fastify/multipart";
 import type { FastifyRequest } from "fastify";
 import type { AttachmentSpec } from "../../backends/attachments.js";
+import type { AttachmentBody } from "../../wire/http.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
-import type { AttachmentBody } from "../protocol/http.js";
 
 /** The specs `Session.send` takes for the API's attachments; too large ones are refused first. */
 export function attachmentSpecs(

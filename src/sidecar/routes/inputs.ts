@@ -3,11 +3,6 @@ import type { AttachmentSpec } from "../../backends/attachments.js";
 import type { ModelRef } from "../../events/canonical.js";
 import type { Session } from "../../runtime/session/session.js";
 import type { Turn } from "../../runtime/session/turn.js";
-import { callSignal } from "../call-bounds.js";
-import { carriesIdempotencyKey, forwardedRoute } from "../cluster/forward.js";
-import type { SidecarContext } from "../context.js";
-import { ApiError } from "../errors.js";
-import { DirectoryGoneError, directoryGone } from "../local-directories.js";
 import {
   ErrorBodySchema,
   InputAttachmentParamsSchema,
@@ -21,7 +16,12 @@ import {
   SendInputResultSchema,
   SessionIdParamsSchema,
   SwitchModelBodySchema,
-} from "../protocol/http.js";
+} from "../../wire/http.js";
+import { callSignal } from "../call-bounds.js";
+import { carriesIdempotencyKey, forwardedRoute } from "../cluster/forward.js";
+import type { SidecarContext } from "../context.js";
+import { ApiError } from "../errors.js";
+import { DirectoryGoneError, directoryGone } from "../local-directories.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { attachmentSpecs, multipartInput } from "./input-attachments.js";
 import { ERROR_RESPONSES } from "./meta.js";

@@ -1,11 +1,12 @@
 /** The routes about the sidecar itself: health, metrics, its OpenAPI document, tickets, models. */
-import type { SidecarContext } from "../context.js";
+
 import {
   ErrorBodySchema,
   HealthSchema,
   ModelCatalogSchema,
   TicketSchema,
-} from "../protocol/http.js";
+} from "../../wire/http.js";
+import type { SidecarContext } from "../context.js";
 import { RecentAnswer } from "../recent-answer.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { modelCatalog, opencodeIsUp } from "./models.js";

@@ -1,8 +1,8 @@
 /** What the OpenCode server says about itself: up or not, and its model catalog. */
 
+import type { ModelCatalog } from "../../wire/http.js";
 import { callSignal } from "../call-bounds.js";
 import type { SidecarContext } from "../context.js";
-import type { ModelCatalog } from "../protocol/http.js";
 
 const HEALTH_TIMEOUT_MS = 3_000;
 

@@ -2,13 +2,7 @@
 import { isAbsolute } from "node:path";
 import type { FastifyReply } from "fastify";
 import type { CanonicalEvent } from "../../events/canonical.js";
-import { conversationOf } from "../../store/conversation.js";
-import { callSignal } from "../call-bounds.js";
-import { ServedElsewhereError } from "../cluster/cluster-sessions.js";
-import { forwardedRoute } from "../cluster/forward.js";
-import type { SidecarContext } from "../context.js";
-import { ApiError } from "../errors.js";
-import { DirectoryGoneError, directoryGone } from "../local-directories.js";
+import { conversationOf } from "../../wire/conversation.js";
 import {
   ConversationSchema,
   CreateSessionBodySchema,
@@ -19,7 +13,13 @@ import {
   SessionInfoSchema,
   SessionListSchema,
   TranscriptQuerySchema,
-} from "../protocol/http.js";
+} from "../../wire/http.js";
+import { callSignal } from "../call-bounds.js";
+import { ServedElsewhereError } from "../cluster/cluster-sessions.js";
+import { forwardedRoute } from "../cluster/forward.js";
+import type { SidecarContext } from "../context.js";
+import { ApiError } from "../errors.js";
+import { DirectoryGoneError, directoryGone } from "../local-directories.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { ERROR_RESPONSES } from "./meta.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { canonicalEvent } from "../../../test/support/canonical-event.js";
-import { EventMessageSchema } from "../protocol/ws.js";
+import { EventMessageSchema } from "../../wire/ws.js";
 import { eventJson, eventMessageJson } from "./event-json.js";
 
 describe("eventMessageJson", () => {

@@ -7,11 +7,11 @@
  */
 import websocket from "@fastify/websocket";
 import { z } from "zod";
+import { WS_CLOSE } from "../../wire/ws.js";
 import { relaySource } from "../cluster/relay-serving.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { PEER_ROUTE, RELAY_HEADER } from "../peer-routes.js";
-import { WS_CLOSE } from "../protocol/ws.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { FeedRequestError, type FeedSource } from "./feed-types.js";
 import { SessionFeeds } from "./session-feeds.js";

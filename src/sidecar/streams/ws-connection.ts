@@ -10,7 +10,7 @@ import type { CanonicalEvent } from "../../events/canonical.js";
 import { assertNever } from "../../util/assert-never.js";
 import { describeError } from "../../util/describe-error.js";
 import type { Logger } from "../../util/logger.js";
-import { ClientMessageSchema, type ServerMessage, WS_CLOSE } from "../protocol/ws.js";
+import { ClientMessageSchema, type ServerMessage, WS_CLOSE } from "../../wire/ws.js";
 import { eventMessageJson } from "./event-json.js";
 import {
   type FeedEnd,

@@ -6,9 +6,9 @@
  */
 import { expect } from "vitest";
 import { z } from "zod";
-import type { OpencodeClient } from "../../../src/client/opencode-client.js";
-import { apiEventSessionId } from "../../../src/protocol/api/events.js";
-import { parseWire } from "../../../src/protocol/common.js";
+import type { OpencodeClient } from "../../../src/opencode-client/opencode-client.js";
+import { apiEventSessionId } from "../../../src/opencode-protocol/api/events.js";
+import { parseWire } from "../../../src/opencode-protocol/common.js";
 import type { ScenarioContext } from "../scenario.js";
 import { endsTurn, typesOf } from "../turns.js";
 import {

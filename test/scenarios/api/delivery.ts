@@ -1,7 +1,7 @@
 /** A second prompt while a turn streams: steered into it, or queued behind it. */
 import { expect } from "vitest";
-import type { ApiEvent } from "../../../src/protocol/api/events.js";
-import type { Parsed } from "../../../src/protocol/common.js";
+import type { ApiEvent } from "../../../src/opencode-protocol/api/events.js";
+import type { Parsed } from "../../../src/opencode-protocol/common.js";
 import { scenario } from "../scenario.js";
 import { typesOf } from "../turns.js";
 import { eventsOf, isType, openApiSession, positionOf, queuePrompt } from "./follow.js";

@@ -3,14 +3,14 @@
  * durable stream until it settles, the live stream for what only it carries (the asks, whose
  * helpers are in `asks.ts`), and the two 204 operations.
  */
-import type { OpencodeClient } from "../../../src/client/opencode-client.js";
+import type { OpencodeClient } from "../../../src/opencode-client/opencode-client.js";
 import {
   type ApiEvent,
   type ApiEventType,
   apiEventSessionId,
-} from "../../../src/protocol/api/events.js";
-import type { PromptRequest } from "../../../src/protocol/api/session.js";
-import type { Parsed } from "../../../src/protocol/common.js";
+} from "../../../src/opencode-protocol/api/events.js";
+import type { PromptRequest } from "../../../src/opencode-protocol/api/session.js";
+import type { Parsed } from "../../../src/opencode-protocol/common.js";
 import { PullReader } from "../../support/streams.js";
 import type { ScenarioContext } from "../scenario.js";
 import { clientFor, DEMO_MODEL_V2, endsTurn, openDurableEvents } from "../turns.js";

@@ -4,15 +4,15 @@
  * scenarios, because only tests need them.
  */
 import { expect } from "vitest";
-import type { OpencodeClient } from "../../../src/client/opencode-client.js";
-import type { Parsed } from "../../../src/protocol/common.js";
-import type { LegacyEvent, LegacyEventType } from "../../../src/protocol/legacy/events.js";
-import type { Part } from "../../../src/protocol/legacy/parts.js";
+import type { OpencodeClient } from "../../../src/opencode-client/opencode-client.js";
+import type { Parsed } from "../../../src/opencode-protocol/common.js";
+import type { LegacyEvent, LegacyEventType } from "../../../src/opencode-protocol/legacy/events.js";
+import type { Part } from "../../../src/opencode-protocol/legacy/parts.js";
 import type {
   MessageWithParts,
   PartInput,
   SessionCreateRequest,
-} from "../../../src/protocol/legacy/session.js";
+} from "../../../src/opencode-protocol/legacy/session.js";
 import type { ScenarioContext } from "../scenario.js";
 import { clientFor, DEMO_MODEL, isLegacy, openLegacyEvents, typesOf } from "../turns.js";
 

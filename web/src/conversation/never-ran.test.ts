@@ -1,6 +1,6 @@
 import type { AssistantMessage } from "opencode-bridge/client";
 import { describe, expect, it } from "vitest";
-import { conversationOf } from "../../../src/store/conversation.js";
+import { conversationOf } from "../../../src/wire/conversation.js";
 import { NumberedEvents } from "../../../test/support/numbered-events.js";
 import { neverRan, turnsWithInput } from "./never-ran.js";
 

@@ -4,8 +4,8 @@
  * 2.0.18 session of seed 000 shows, and is exercised by replaying that recording.
  */
 import { z } from "zod";
-import type { Parsed } from "../protocol/common.js";
-import { parseV2Event, type V2Event } from "../protocol/v2/events.js";
+import type { Parsed } from "../opencode-protocol/common.js";
+import { parseV2Event, type V2Event } from "../opencode-protocol/v2/events.js";
 import {
   V2InboxItem,
   V2InstructionsPutRequest,
@@ -16,7 +16,7 @@ import {
   V2Session,
   V2SessionCreateRequest,
   v2Operations,
-} from "../protocol/v2/session.js";
+} from "../opencode-protocol/v2/session.js";
 import type { Transport } from "../transport/transport.js";
 import {
   type ClientCallOptions,

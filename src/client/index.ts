@@ -17,7 +17,6 @@ export type {
   Outcome,
   Usage,
 } from "../events/canonical.js";
-export { type CreateSessionBody, SENT_IMAGE_TYPES } from "../sidecar/protocol/http.js";
 export type {
   AssistantMessage,
   Conversation,
@@ -30,7 +29,8 @@ export type {
   TextPart,
   ToolPart,
   UserMessage,
-} from "../store/conversation-types.js";
+} from "../wire/conversation-types.js";
+export { type CreateSessionBody, SENT_IMAGE_TYPES } from "../wire/http.js";
 export {
   BridgeClient,
   type BridgeClientOptions,

@@ -4,8 +4,7 @@
  * from them, and the client infers its types from them. Isomorphic: no `node:` import.
  */
 import { z } from "zod";
-import type { Capabilities } from "../../backends/capabilities.js";
-import type { Conversation } from "../../store/conversation-types.js";
+import type { Capabilities } from "../backends/capabilities.js";
 import {
   durableDataSchemas,
   ErrorInfoSchema,
@@ -13,6 +12,7 @@ import {
   OutcomeSchema,
   UsageSchema,
 } from "./canonical-schema.js";
+import type { Conversation } from "./conversation-types.js";
 import { assertType, type Equals } from "./type-equality.js";
 
 // --- errors ---

@@ -6,8 +6,8 @@ import { normalizeLegacyFrames } from "../../test/support/legacy-events.js";
 import { NumberedEvents } from "../../test/support/numbered-events.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { initialApiState, normalizeApiEvent } from "../events/normalize-api.js";
-import { parseApiEvent } from "../protocol/api/events.js";
-import { conversationOf } from "../store/conversation.js";
+import { parseApiEvent } from "../opencode-protocol/api/events.js";
+import { conversationOf } from "../wire/conversation.js";
 import {
   emptyLiveConversation,
   type LiveConversation,

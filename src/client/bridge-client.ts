@@ -1,13 +1,13 @@
 /**
  * `BridgeClient`: the sidecar's API as typed calls, for a browser or Node. One method per
  * route, its input and answer types inferred from the sidecar's own zod schemas
- * (`src/sidecar/protocol`), every answer checked against them at the boundary. Every call
+ * (`src/wire`), every answer checked against them at the boundary. Every call
  * takes `{ signal, timeoutMs }` and has a default bound; `subscribe` reads a session's events
  * over the client's one WebSocket, which reconnects and resumes by itself.
  */
 import { z } from "zod";
 import type { CanonicalEvent } from "../events/canonical.js";
-import { CanonicalEventSchema } from "../sidecar/protocol/canonical-schema.js";
+import { CanonicalEventSchema } from "../wire/canonical-schema.js";
 import {
   ConversationSchema,
   type CreateSessionBody,
@@ -19,7 +19,7 @@ import {
   SessionInfoSchema,
   SessionListSchema,
   TicketSchema,
-} from "../sidecar/protocol/http.js";
+} from "../wire/http.js";
 import { BridgeClientError, BridgeProtocolError } from "./errors.js";
 import { type CallOptions, type FetchLike, HttpCaller } from "./http-caller.js";
 import { inputBody, newIdempotencyKey, type SendInput, withOneRetry } from "./send-input.js";

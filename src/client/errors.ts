@@ -5,7 +5,7 @@
  * in `cause`.
  */
 import { OpencodeBridgeError } from "../errors.js";
-import { ERROR_STATUS } from "../sidecar/protocol/http.js";
+import { ERROR_STATUS } from "../wire/http.js";
 
 /** Base class of every error `opencode-bridge/client` throws. */
 export class BridgeClientError extends OpencodeBridgeError {}

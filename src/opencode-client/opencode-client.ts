@@ -6,12 +6,16 @@
  * sent; every response is validated leniently when it arrives.
  */
 import { z } from "zod";
-import { type ApiEvent, apiEventDurableSeq, parseApiEvent } from "../protocol/api/events.js";
-import * as api from "../protocol/api/session.js";
-import type { Parsed } from "../protocol/common.js";
-import { type LegacyEvent, parseLegacyEvent } from "../protocol/legacy/events.js";
-import * as legacy from "../protocol/legacy/session.js";
-import { type OperationId, operations } from "../protocol/operations.js";
+import {
+  type ApiEvent,
+  apiEventDurableSeq,
+  parseApiEvent,
+} from "../opencode-protocol/api/events.js";
+import * as api from "../opencode-protocol/api/session.js";
+import type { Parsed } from "../opencode-protocol/common.js";
+import { type LegacyEvent, parseLegacyEvent } from "../opencode-protocol/legacy/events.js";
+import * as legacy from "../opencode-protocol/legacy/session.js";
+import { type OperationId, operations } from "../opencode-protocol/operations.js";
 import type { Transport } from "../transport/transport.js";
 import {
   type ClientCallOptions,

@@ -20,7 +20,7 @@
  * asked for, it delayed the final catalog of a cold server by about a second.
  */
 import { OpencodeApiError, TimeoutError, UnknownModelError } from "../errors.js";
-import type { ModelInfo } from "../protocol/api/session.js";
+import type { ModelInfo } from "../opencode-protocol/api/session.js";
 import { sleep, withDeadline } from "../util/abort.js";
 import { closestNames } from "../util/closest-names.js";
 import type { OpencodeClient } from "./opencode-client.js";

@@ -1,14 +1,10 @@
 /**
  * The WebSocket messages, as this client reads and writes them (the schemas are the sidecar's
- * own, `src/sidecar/protocol/ws.ts`). What the sidecar sends is validated once, here, at the
+ * own, `src/wire/ws.ts`). What the sidecar sends is validated once, here, at the
  * boundary: a message of a type this client does not know is passed over (a newer sidecar may
  * add some); one of a known type that fails its schema is an error for its session.
  */
-import {
-  type ClientMessage,
-  type ServerMessage,
-  ServerMessageSchema,
-} from "../../sidecar/protocol/ws.js";
+import { type ClientMessage, type ServerMessage, ServerMessageSchema } from "../../wire/ws.js";
 
 export type { ClientMessage, ServerMessage };
 

@@ -4,8 +4,8 @@
  * parse each frame. The clients of each protocol version are thin tables over this.
  */
 import type { z } from "zod";
-import { type Parsed, parseWire, unwrapApiData } from "../protocol/common.js";
-import { parseSafely } from "../protocol/parse-safely.js";
+import { type Parsed, parseWire, unwrapApiData } from "../opencode-protocol/common.js";
+import { parseSafely } from "../opencode-protocol/parse-safely.js";
 import type { CallOptions, StreamOptions, Transport } from "../transport/transport.js";
 
 /** Options of one call: the bound, the signal and the location (project directory). */

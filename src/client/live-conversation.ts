@@ -13,8 +13,8 @@
  */
 import type { CanonicalEvent, ConnectionState, ModelRef, Usage } from "../events/canonical.js";
 import { streamedText } from "../events/streamed-so-far.js";
-import type { Conversation } from "../store/conversation.js";
-import { emptyConversation, reduceConversation } from "../store/conversation.js";
+import type { Conversation } from "../wire/conversation.js";
+import { emptyConversation, reduceConversation } from "../wire/conversation.js";
 
 /** An input the session admitted and has not delivered to the model (nor cancelled) yet. */
 export interface QueuedInput {

@@ -15,7 +15,7 @@ import type {
   ModelRef,
   NativeOrigin,
   Usage,
-} from "../../events/canonical.js";
+} from "../events/canonical.js";
 import { assertType, type Equals } from "./type-equality.js";
 
 const optionalString = () => z.string().exactOptional();

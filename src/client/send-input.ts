@@ -4,7 +4,7 @@
  * safe: when the connection broke after the sidecar admitted the input, the retry gets the
  * first answer back instead of a second admission.
  */
-import type { AttachmentBody, SendInputBody } from "../sidecar/protocol/http.js";
+import type { AttachmentBody, SendInputBody } from "../wire/http.js";
 import { BridgeClientError, BridgeConnectionError } from "./errors.js";
 
 /** A file to upload (multipart): any `Blob` (a browser `File` is one). */
