@@ -23,7 +23,9 @@ describe("queued inputs on a backend that can take them back", () => {
   it("a queued input removed before delivery never reaches the model; the next one runs", async () => {
     const { page } = await chromium.open();
     await openNewSession(page, harness.current, "remove queued");
-    await send(page, "[[slow 40 80]]");
+    // Long enough (10 s) that the two sends and the removal land while it runs: 3 s was not,
+    // once, on a loaded machine (the removal came after delivery: a 409).
+    await send(page, "[[slow 200 50]]");
     await eventually(async () => (await assistantText(page)).includes("tok2")).toBe(true);
     await send(page, "[[reply the removed one]]");
     await send(page, "[[reply the kept one]]");
@@ -41,7 +43,7 @@ describe("queued inputs on a backend that can take them back", () => {
     expect(await assistantText(page)).toBe("the kept one");
     const users = await textsOf(byTestId(page, "message-user"));
     expect(users).toEqual([
-      "[[slow 40 80]]",
+      "[[slow 200 50]]",
       expect.stringMatching(/the removed one.*not delivered/i),
       "[[reply the kept one]]",
     ]);
