@@ -27,6 +27,8 @@ import type { Turn } from "./turn.js";
 
 /** How long `send` waits for the stream to say which turn an input joined. */
 const ADMISSION_TIMEOUT_MS = 5_000;
+/** Late admissions whose attachments are kept for them: a few, the oldest dropped. */
+const KEPT_LATE_REFS = 20;
 
 /** What the sender is given by its session. */
 export interface InputSenderContext {
@@ -60,6 +62,12 @@ export class InputSender {
   #sending: Promise<void> = Promise.resolve();
   /** The input being handed to the backend now. */
   #inFlight: InFlight | undefined;
+  /**
+   * The attachment references of inputs whose admission did not come within the bound (a
+   * loaded server or stream), by input id, until it comes: their admission carries them too.
+   * Bounded: an admission that never comes is forgotten with the oldest.
+   */
+  readonly #lateRefs = new Map<string, string[]>();
   /** Aborts the waits of the send under way when the session closes. */
   #sendAbort: AbortController | undefined;
 
@@ -79,6 +87,13 @@ export class InputSender {
 
   /** An admission of the input in flight, with the references of its attachments. */
   withAttachmentRefs(event: CanonicalEvent): CanonicalEvent {
+    if (event.type === "input.admitted" && event.data.files === undefined) {
+      const late = this.#lateRefs.get(event.data.inputId);
+      if (late !== undefined) {
+        this.#lateRefs.delete(event.data.inputId);
+        return { ...event, data: { ...event.data, files: late } };
+      }
+    }
     return withAttachmentRefs(event, this.#inFlight);
   }
 
@@ -171,6 +186,7 @@ export class InputSender {
     const running = run.running === undefined ? undefined : context.turns.byId(run.running);
     // Sends run one at a time, so the admission of this text while it is in flight is its own.
     this.#inFlight = { text: input.text, refs: (input.files ?? []).map((file) => file.ref) };
+    const refs = this.#inFlight.refs;
     let inputId: string;
     let known: Turn | undefined;
     try {
@@ -195,6 +211,7 @@ export class InputSender {
       sessionId: context.state.sessionId,
       inputId,
     });
+    if (refs.length > 0) this.#keepLateRefs(inputId, refs);
     const turn =
       input.delivery === "steer" && running !== undefined && running.state !== "ended"
         ? running
@@ -203,6 +220,14 @@ export class InputSender {
     if (turn !== running) this.#awaiting(inputId);
     else context.watch.update();
     return turn;
+  }
+
+  #keepLateRefs(inputId: string, refs: string[]): void {
+    this.#lateRefs.set(inputId, refs);
+    for (const oldest of this.#lateRefs.keys()) {
+      if (this.#lateRefs.size <= KEPT_LATE_REFS) break;
+      this.#lateRefs.delete(oldest);
+    }
   }
 
   /** `inputId` went to the backend and waits for a turn to take it: the session is watched. */

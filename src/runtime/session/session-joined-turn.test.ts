@@ -12,75 +12,17 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
-  ServeShapedBackend,
-  serveShapedSession,
-} from "../../../test/support/serve-shaped-backend.js";
-import type { PromptRequest } from "../../backends/backend.js";
+  type NativeFedBackend,
+  nativeFedApiSession,
+} from "../../../test/support/native-fed-backend.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
-import { initialApiState, normalizeApiEvent } from "../../events/normalize-api.js";
 import { turnIdFor } from "../../events/turn-state.js";
-import { parseApiEvent } from "../../opencode-protocol/api/events.js";
 import type { Session, SessionOptions } from "./session.js";
 
 const SESSION = "ses_joined";
-const TOKENS = { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } };
-
-/** A serve backend whose native `/api` frames the test feeds, normalised as the real one does. */
-class NativeFedBackend extends ServeShapedBackend {
-  #state = initialApiState(SESSION);
-  #frames = 0;
-  #inputs = 0;
-  /** The next prompt's admission is held back (a loaded server or stream), until `admitHeld`. */
-  holdNextAdmission = false;
-  #heldAdmission: Record<string, unknown> | undefined;
-
-  /** Admitted upstream at once, as `POST /api/session/{id}/prompt` does. */
-  override async prompt(request: PromptRequest): Promise<{ inputId: string }> {
-    const messageID = `msg_${++this.#inputs}`;
-    const admission = { messageID, prompt: { text: request.text }, delivery: request.delivery };
-    if (this.holdNextAdmission) this.#heldAdmission = admission;
-    else this.feed("session.next.prompt.admitted", admission);
-    this.holdNextAdmission = false;
-    return { inputId: messageID };
-  }
-
-  admitHeld(): void {
-    if (this.#heldAdmission !== undefined) {
-      this.feed("session.next.prompt.admitted", this.#heldAdmission);
-    }
-    this.#heldAdmission = undefined;
-  }
-
-  /** The runner delivered `messageID` (it starts a turn, or joins the running one). */
-  prompted(messageID: string, delivery: "steer" | "queue"): void {
-    this.feed("session.next.prompted", { messageID, prompt: { text: messageID }, delivery });
-  }
-
-  step(id: string, finish = "stop"): void {
-    const model = { id: "scripted", providerID: "demo" };
-    this.feed("session.next.step.started", { assistantMessageID: id, agent: "build", model });
-    this.feed("session.next.step.ended", {
-      assistantMessageID: id,
-      finish,
-      cost: 0,
-      tokens: TOKENS,
-    });
-  }
-
-  feed(type: string, data: Record<string, unknown>): void {
-    const raw = {
-      id: `evt_${++this.#frames}`,
-      type,
-      data: { timestamp: 1, sessionID: SESSION, ...data },
-    };
-    const { state, events } = normalizeApiEvent(this.#state, parseApiEvent(raw));
-    this.#state = state;
-    for (const event of events) this.context.sink(event);
-  }
-}
 
 const nativeFedSession = (options: Partial<SessionOptions> = {}) =>
-  serveShapedSession(SESSION, options, (context) => new NativeFedBackend(context));
+  nativeFedApiSession(SESSION, options);
 
 const endsByTurn = (events: CanonicalEvent[]) => {
   const ends = new Map<string, number>();
