@@ -150,12 +150,15 @@ interface ConnectionObservable {
 }
 
 // ConnectionState
-interface ConnectionState {
+type ConnectionState = typeof connectionState;
+
+// connectionState (not exported: named by the type above)
+const connectionState: {
     state: "connected" | "reconnecting";
     since: number;
     attempt: number;
     reason?: string;
-}
+};
 
 // Conversation
 interface Conversation {
@@ -177,10 +180,13 @@ type DurableType = keyof DurableEventData;
 type EphemeralType = keyof EphemeralEventData;
 
 // ErrorInfo
-interface ErrorInfo {
+type ErrorInfo = typeof errorInfo;
+
+// errorInfo (not exported: named by the type above)
+const errorInfo: {
     kind: string;
     message: string;
-}
+};
 
 // FetchLike
 type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -213,10 +219,13 @@ type Message = UserMessage | AssistantMessage;
 type ModelCatalog = z.output<typeof ModelCatalogSchema>;
 
 // ModelRef
-interface ModelRef {
+type ModelRef = typeof modelRef;
+
+// modelRef (not exported: named by the type above)
+const modelRef: {
     providerID: string;
     modelID: string;
-}
+};
 
 // ModelSwitch
 interface ModelSwitch {
@@ -232,7 +241,10 @@ class OpencodeBridgeError extends Error {
 }
 
 // Outcome
-type Outcome = "completed" | "interrupted" | "failed";
+type Outcome = typeof outcome;
+
+// outcome (not exported: named by the type above)
+const outcome: "completed" | "failed" | "interrupted";
 
 // Part
 type Part = TextPart | ReasoningPart | ToolPart | PermissionPart | QuestionPart | SubagentPart;
@@ -362,7 +374,10 @@ interface UploadAttachment {
 }
 
 // Usage
-interface Usage {
+type Usage = typeof usage;
+
+// usage (not exported: named by the type above)
+const usage: {
     tokens: {
         input: number;
         output: number;
@@ -371,7 +386,7 @@ interface Usage {
         cacheWrite: number;
     };
     cost: number;
-}
+};
 
 // UserMessage
 interface UserMessage {

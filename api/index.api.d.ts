@@ -161,12 +161,15 @@ class ConnectionError extends OpencodeBridgeError {
 }
 
 // ConnectionState
-interface ConnectionState {
+type ConnectionState = typeof connectionState;
+
+// connectionState (not exported: named by the type above)
+const connectionState: {
     state: "connected" | "reconnecting";
     since: number;
     attempt: number;
     reason?: string;
-}
+};
 
 // Conversation
 interface Conversation {
@@ -187,7 +190,10 @@ interface DeltaStats {
 }
 
 // DurableEventData
-interface DurableEventData {
+type DurableEventData = typeof durablePayloads;
+
+// durablePayloads (not exported: named by the type above)
+const durablePayloads: {
     "session.created": {
         title?: string;
         directory?: string;
@@ -197,7 +203,10 @@ interface DurableEventData {
         title?: string;
     };
     "session.error": {
-        error: ErrorInfo;
+        error: {
+            kind: string;
+            message: string;
+        };
     };
     "session.reverted": {
         inputId: string;
@@ -205,7 +214,7 @@ interface DurableEventData {
     "input.admitted": {
         inputId: string;
         text: string;
-        delivery: "steer" | "queue";
+        delivery: "queue" | "steer";
         files?: string[];
     };
     "input.delivered": {
@@ -219,26 +228,62 @@ interface DurableEventData {
         inputId?: string;
     };
     "turn.ended": {
-        outcome: Outcome;
+        outcome: "completed" | "failed" | "interrupted";
         reason?: string;
-        error?: ErrorInfo;
-        usage?: Usage;
+        error?: {
+            kind: string;
+            message: string;
+        };
+        usage?: {
+            tokens: {
+                input: number;
+                output: number;
+                reasoning: number;
+                cacheRead: number;
+                cacheWrite: number;
+            };
+            cost: number;
+        };
         text?: string;
     };
     "step.started": {
         stepId: string;
-        model?: ModelRef;
+        model?: {
+            providerID: string;
+            modelID: string;
+        };
         agent?: string;
     };
     "step.ended": {
         stepId: string;
         finish: string;
-        usage?: Usage;
+        usage?: {
+            tokens: {
+                input: number;
+                output: number;
+                reasoning: number;
+                cacheRead: number;
+                cacheWrite: number;
+            };
+            cost: number;
+        };
     };
     "step.failed": {
         stepId: string;
-        error: ErrorInfo;
-        usage?: Usage;
+        error: {
+            kind: string;
+            message: string;
+        };
+        usage?: {
+            tokens: {
+                input: number;
+                output: number;
+                reasoning: number;
+                cacheRead: number;
+                cacheWrite: number;
+            };
+            cost: number;
+        };
     };
     "text.started": {
         partId: string;
@@ -280,7 +325,10 @@ interface DurableEventData {
     };
     "tool.failed": {
         callId: string;
-        error: ErrorInfo;
+        error: {
+            kind: string;
+            message: string;
+        };
     };
     "permission.asked": {
         requestId: string;
@@ -295,7 +343,7 @@ interface DurableEventData {
     };
     "permission.replied": {
         requestId: string;
-        reply: "once" | "always" | "reject";
+        reply: "always" | "once" | "reject";
     };
     "question.asked": {
         requestId: string;
@@ -325,11 +373,17 @@ interface DurableEventData {
         file: string;
     };
     "model.switched": {
-        model: ModelRef;
+        model: {
+            providerID: string;
+            modelID: string;
+        };
     };
     retry: {
         attempt: number;
-        error: ErrorInfo;
+        error: {
+            kind: string;
+            message: string;
+        };
     };
     "compaction.started": {
         reason?: string;
@@ -342,13 +396,16 @@ interface DurableEventData {
         raw: unknown;
         error?: string;
     };
-}
+};
 
 // DurableType
 type DurableType = keyof DurableEventData;
 
 // EphemeralEventData
-interface EphemeralEventData {
+type EphemeralEventData = typeof ephemeralPayloads;
+
+// ephemeralPayloads (not exported: named by the type above)
+const ephemeralPayloads: {
     "text.delta": {
         partId: string;
         delta: string;
@@ -369,19 +426,36 @@ interface EphemeralEventData {
         metadata?: Record<string, unknown>;
     };
     "usage.updated": {
-        usage: Usage;
+        usage: {
+            tokens: {
+                input: number;
+                output: number;
+                reasoning: number;
+                cacheRead: number;
+                cacheWrite: number;
+            };
+            cost: number;
+        };
     };
-    "connection.changed": ConnectionState;
-}
+    "connection.changed": {
+        state: "connected" | "reconnecting";
+        since: number;
+        attempt: number;
+        reason?: string;
+    };
+};
 
 // EphemeralType
 type EphemeralType = keyof EphemeralEventData;
 
 // ErrorInfo
-interface ErrorInfo {
+type ErrorInfo = typeof errorInfo;
+
+// errorInfo (not exported: named by the type above)
+const errorInfo: {
     kind: string;
     message: string;
-}
+};
 
 // EventData
 type EventData<T extends CanonicalType> = T extends DurableType ? DurableEventData[T] : T extends EphemeralType ? EphemeralEventData[T] : never;
@@ -412,18 +486,24 @@ interface Logger {
 type Message = UserMessage | AssistantMessage;
 
 // ModelRef
-interface ModelRef {
+type ModelRef = typeof modelRef;
+
+// modelRef (not exported: named by the type above)
+const modelRef: {
     providerID: string;
     modelID: string;
-}
+};
 
 // NativeOrigin
-interface NativeOrigin {
-    backend: "serve" | "serve-legacy" | "subprocess" | "replay";
+type NativeOrigin = typeof nativeOrigin;
+
+// nativeOrigin (not exported: named by the type above)
+const nativeOrigin: {
+    backend: "replay" | "serve" | "serve-legacy" | "subprocess";
     type: string;
     seq?: number;
     id?: string;
-}
+};
 
 // OpenStoreOptions
 interface OpenStoreOptions {
@@ -467,7 +547,10 @@ interface OpencodeServerHandle {
 }
 
 // Outcome
-type Outcome = "completed" | "interrupted" | "failed";
+type Outcome = typeof outcome;
+
+// outcome (not exported: named by the type above)
+const outcome: "completed" | "failed" | "interrupted";
 
 // Part
 type Part = TextPart | ReasoningPart | ToolPart | PermissionPart | QuestionPart | SubagentPart;
@@ -803,7 +886,10 @@ class UnknownModelError extends UsageError {
 }
 
 // Usage
-interface Usage {
+type Usage = typeof usage;
+
+// usage (not exported: named by the type above)
+const usage: {
     tokens: {
         input: number;
         output: number;
@@ -812,7 +898,7 @@ interface Usage {
         cacheWrite: number;
     };
     cost: number;
-}
+};
 
 // UsageError
 class UsageError extends OpencodeBridgeError {

@@ -159,6 +159,7 @@ class DeclarationTree {
 
   report(file: string, prefix = ""): string[] {
     const sections: string[] = [];
+    const shownPrivate = new Set<string>();
     const names = [...this.exportsOf(file)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     for (const [name, where] of names) {
       if (where.name === "*") {
@@ -169,6 +170,31 @@ class DeclarationTree {
       const renamed = where.name === name ? "" : ` (declared as ${where.name})`;
       const body = declarations.length > 0 ? declarations.join("\n") : "(declaration not found)";
       sections.push(`// ${prefix}${name}${renamed}\n${body}`);
+      sections.push(...this.#privateValuesNamedBy(where.file, body, shownPrivate));
+    }
+    return sections;
+  }
+
+  /**
+   * The declarations of the values of `file` that its module does not export and `body` names
+   * with `typeof`: a public type derived from one (`type DurableEventData = typeof
+   * durablePayloads`) shows what it is only there, the emitter having written that value's
+   * type out in full.
+   */
+  #privateValuesNamedBy(file: string, body: string, shown: Set<string>): string[] {
+    const exported = this.exportsOf(file);
+    const sections: string[] = [];
+    for (const [, name] of body.matchAll(/\btypeof ([A-Za-z_$][\w$]*)/g)) {
+      const key = `${file}#${name}`;
+      if (name === undefined || exported.has(name) || shown.has(key)) continue;
+      const declarations = this.declarationOf({ file, name }).filter((text) =>
+        /^(?:const|let|var) /.test(text),
+      );
+      if (declarations.length === 0) continue;
+      shown.add(key);
+      sections.push(
+        `// ${name} (not exported: named by the type above)\n${declarations.join("\n")}`,
+      );
     }
     return sections;
   }

@@ -5,13 +5,13 @@
  */
 import { z } from "zod";
 import type { Capabilities } from "../backends/capabilities.js";
+import { DURABLE_EVENTS } from "../events/event-definitions.js";
 import {
-  durableDataSchemas,
   ErrorInfoSchema,
   ModelRefSchema,
   OutcomeSchema,
   UsageSchema,
-} from "./canonical-schema.js";
+} from "../events/event-parts.js";
 import type { Conversation } from "./conversation-types.js";
 import { assertType, type Equals } from "./type-equality.js";
 
@@ -224,9 +224,9 @@ export type ModelCatalog = z.infer<typeof ModelCatalogSchema>;
 
 // --- conversation ---
 
-const PermissionFields = durableDataSchemas["permission.asked"].shape;
-const QuestionFields = durableDataSchemas["question.asked"].shape;
-const SubagentFields = durableDataSchemas["subagent.started"].shape;
+const PermissionFields = DURABLE_EVENTS["permission.asked"].shape;
+const QuestionFields = DURABLE_EVENTS["question.asked"].shape;
+const SubagentFields = DURABLE_EVENTS["subagent.started"].shape;
 
 const ConversationPartSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), partId: z.string(), text: z.string() }),

@@ -28,6 +28,9 @@ const SHARED_FILES = [
   "src/wire/conversation.ts",
   "src/wire/message-updates.ts",
   "src/events/canonical.ts",
+  // The canonical events' definitions: the wire's envelope schemas are built from them.
+  "src/events/event-definitions.ts",
+  "src/events/event-parts.ts",
   "src/events/streamed-so-far.ts",
   "src/util/assert-never.ts",
   "src/util/backoff.ts",
