@@ -84,3 +84,21 @@ export class Idempotency {
     return this.#entries.size;
   }
 }
+
+/** Whether a JSON or multipart send body carries an idempotency key (a retry is then safe). */
+export function carriesIdempotencyKey(body: Buffer, contentType: string | undefined): boolean {
+  if (contentType?.startsWith("multipart/") === true) {
+    return /name="idempotencyKey"/.test(body.toString("latin1"));
+  }
+  try {
+    const parsed: unknown = JSON.parse(body.toString("utf8"));
+    return (
+      typeof parsed === "object" &&
+      parsed !== null &&
+      "idempotencyKey" in parsed &&
+      typeof parsed.idempotencyKey === "string"
+    );
+  } catch {
+    return false;
+  }
+}

@@ -56,11 +56,9 @@ function takeOverOn(on: ClusterSidecar): Map<string, number> {
       return on.store.session(id);
     },
   };
-  const cluster = on.ctx.sessions.cluster;
-  if (cluster === undefined) throw new Error("not in a cluster");
   const stop = new AbortController();
   const running = takeOverExpired(
-    { cluster, sessions: on.ctx.sessions, store, logger: on.logger },
+    { member: on.cluster, sessions: on.ctx.sessions, store, logger: on.logger },
     stop.signal,
   );
   cleanups.push(async () => {
