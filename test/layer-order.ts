@@ -49,11 +49,13 @@ export const LAYERS: readonly Layer[] = [
     what: "the sidecar's assembly: startSidecar, the app, the security hook (every root module not in sidecar/parts)",
   },
   {
-    name: "sidecar/cluster",
-    paths: ["src/sidecar/cluster"],
+    name: "cluster",
+    paths: ["src/cluster"],
     what:
-      "the sidecar in a cluster: implements the parts' SessionCluster and ClusterPeers; above " +
-      "the routes and the streams, so that only the assembly imports it",
+      "sidecars sharing one Postgres: leases, the durable feed, the fenced store, and " +
+      "(cluster/sidecar/) the sidecar's use of them, which implements the sidecar parts' " +
+      "SessionCluster and ClusterPeers; above the routes and the streams, so that of the " +
+      "sidecar only its assembly imports it",
   },
   { name: "sidecar/routes", paths: ["src/sidecar/routes"], what: "the HTTP routes per concern" },
   { name: "sidecar/streams", paths: ["src/sidecar/streams"], what: "per-session fan-out over WS" },
@@ -105,7 +107,6 @@ export const LAYERS: readonly Layer[] = [
     what: "a Session and its parts (SessionState, Turn, EventLog, the input sender)",
   },
   { name: "backends", paths: ["src/backends"], what: "serve, serve-legacy, subprocess" },
-  { name: "cluster", paths: ["src/cluster"], what: "leases and the durable feed on Postgres" },
   { name: "store", paths: ["src/store"], what: "the transcript stores" },
   { name: "events", paths: ["src/events"], what: "the canonical events and the normalisers" },
   { name: "server", paths: ["src/server"], what: "managed opencode serve processes" },

@@ -1,7 +1,7 @@
 /**
  * What the routes, the stream routes and the security hook ask of a cluster about the calls
  * between its sidecars, declared here, below the cluster, so that none of them imports it:
- * sidecar/cluster/sidecar-cluster.ts implements it, and a sidecar outside a cluster has none
+ * cluster/sidecar/sidecar-cluster.ts implements it, and a sidecar outside a cluster has none
  * (it forwards nothing, serves no relay, and refuses every call marked as another sidecar's).
  */
 import type { Readable } from "node:stream";

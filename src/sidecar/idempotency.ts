@@ -11,7 +11,7 @@ import { ApiError } from "./errors.js";
 
 /**
  * Sends by idempotency key, as the inputs route uses them: kept in memory by one sidecar
- * (`Idempotency`), or in Postgres by a cluster's (`SharedSends`, cluster/shared-sends.ts).
+ * (`Idempotency`), or in Postgres by a cluster's (`SharedSends`, src/cluster/sidecar/shared-sends.ts).
  */
 export interface IdempotentSends {
   /** The answer for `key` on `sessionId`: the first send's (`replayed: true`), or `run()`'s. */

@@ -1,6 +1,6 @@
 /**
  * What the open sessions ask of a cluster of sidecars, declared here, below the cluster, so that
- * `OpenSessions` never imports it: sidecar/cluster/cluster-sessions.ts implements it, and a
+ * `OpenSessions` never imports it: cluster/sidecar/cluster-sessions.ts implements it, and a
  * sidecar outside a cluster has none (every session is its own to drive). Also the cluster's
  * refusals to let this sidecar drive a session, which the open sessions and the routes answer.
  */

@@ -4,12 +4,12 @@
  * with a close frame that tells them to resume, running turns are left to the bridge's store.
  */
 import type { ClusterMember } from "../cluster/cluster-member.js";
+import type { ClusterTrustOptions } from "../cluster/sidecar/cluster-trust.js";
+import { SidecarCluster } from "../cluster/sidecar/sidecar-cluster.js";
 import type { Bridge } from "../runtime/bridge/bridge.js";
 import type { Store } from "../store/store.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { buildApp } from "./app.js";
-import type { ClusterTrustOptions } from "./cluster/cluster-trust.js";
-import { SidecarCluster } from "./cluster/sidecar-cluster.js";
 import type { SidecarContext } from "./context.js";
 import { Idempotency, type IdempotentSends } from "./idempotency.js";
 import { resolveLimits, type SidecarLimits } from "./limits.js";

@@ -20,7 +20,7 @@ import { selfSignedCertificate } from "../../../test/support/self-signed.js";
 import { TOKEN } from "../../../test/support/sidecar-harness.js";
 import { within } from "../../../test/support/within.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
-import { createSidecarContext } from "../sidecar.js";
+import { createSidecarContext } from "../../sidecar/sidecar.js";
 
 const cluster = useClusterSidecars();
 const { cleanups } = cluster;

@@ -3,16 +3,17 @@
  * through the interfaces the sidecar's parts declare: the `SessionCluster` the open sessions
  * are given (`sessions`), the `ClusterPeers` the routes, the stream routes and the security
  * hook are given (this object), the sends' idempotency keys in Postgres and the failover loop.
- * The assembly imports nothing else of sidecar/cluster.
+ * The assembly imports nothing else of src/cluster/sidecar/.
  */
-import type { ClusterMember } from "../../cluster/cluster-member.js";
+
 import type { Session } from "../../runtime/session/session.js";
+import type { ClusterPeers, ForwardOptions, PreParsingHook } from "../../sidecar/cluster-peers.js";
+import type { SidecarContext } from "../../sidecar/context.js";
+import type { SidecarApp } from "../../sidecar/sidecar-app.js";
+import type { FeedSource } from "../../sidecar/streams/feed-types.js";
 import type { Store } from "../../store/store.js";
 import type { Logger } from "../../util/logger.js";
-import type { ClusterPeers, ForwardOptions, PreParsingHook } from "../cluster-peers.js";
-import type { SidecarContext } from "../context.js";
-import type { SidecarApp } from "../sidecar-app.js";
-import type { FeedSource } from "../streams/feed-types.js";
+import type { ClusterMember } from "../cluster-member.js";
 import { ClusterSessions } from "./cluster-sessions.js";
 import { ClusterTrust, type ClusterTrustOptions } from "./cluster-trust.js";
 import { forwardToDriver } from "./forward.js";

@@ -7,12 +7,13 @@
  * sidecar drives from the durable feed (one `RemoteSource` per session while someone reads
  * it, so that its subscribers share one session feed).
  */
-import type { ClusterMember } from "../../cluster/cluster-member.js";
-import type { LeaseHolder } from "../../cluster/lease-rows.js";
+
+import { ApiError } from "../../sidecar/errors.js";
+import { ServedElsewhereError, type SessionCluster } from "../../sidecar/session-cluster.js";
 import type { Store } from "../../store/store.js";
 import type { Logger } from "../../util/logger.js";
-import { ApiError } from "../errors.js";
-import { ServedElsewhereError, type SessionCluster } from "../session-cluster.js";
+import type { ClusterMember } from "../cluster-member.js";
+import type { LeaseHolder } from "../lease-rows.js";
 import type { ClusterTrust } from "./cluster-trust.js";
 import { DeltaRelay } from "./delta-relay.js";
 import { RemoteSource } from "./remote-source.js";

@@ -19,8 +19,8 @@ import {
   stallPastItsLease,
 } from "../../../test/support/stalled-holder.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
+import { SessionFeeds } from "../../sidecar/streams/session-feeds.js";
 import { SessionInfoSchema } from "../../wire/http.js";
-import { SessionFeeds } from "../streams/session-feeds.js";
 import { RemoteSource } from "./remote-source.js";
 import { takeOverExpired } from "./takeover.js";
 

@@ -15,12 +15,12 @@
  */
 import type { Readable } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { callSignal } from "../call-bounds.js";
-import type { ForwardOptions, PreParsingHook } from "../cluster-peers.js";
-import type { SidecarContext } from "../context.js";
-import { ApiError } from "../errors.js";
-import { FORWARDED_HEADER } from "../peer-routes.js";
-import type { SidecarApp } from "../sidecar-app.js";
+import { callSignal } from "../../sidecar/call-bounds.js";
+import type { ForwardOptions, PreParsingHook } from "../../sidecar/cluster-peers.js";
+import type { SidecarContext } from "../../sidecar/context.js";
+import { ApiError } from "../../sidecar/errors.js";
+import { FORWARDED_HEADER } from "../../sidecar/peer-routes.js";
+import type { SidecarApp } from "../../sidecar/sidecar-app.js";
 import type { ClusterSessions } from "./cluster-sessions.js";
 import { type Command, deliverToDriver } from "./driver-delivery.js";
 import type { PeerAnswer } from "./peer-call.js";

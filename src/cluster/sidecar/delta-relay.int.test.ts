@@ -23,7 +23,7 @@ import {
 } from "../../../test/support/stalled-holder.js";
 import { usePostgres } from "../../../test/support/use-postgres.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
-import { RELAY_HEADER } from "../peer-routes.js";
+import { RELAY_HEADER } from "../../sidecar/peer-routes.js";
 
 const postgres = usePostgres();
 const cleanups: (() => Promise<unknown>)[] = [];

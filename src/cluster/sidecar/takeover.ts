@@ -6,12 +6,13 @@
  * driven from here. Another sidecar may be faster: its `not_driver` is no failure; a session
  * whose directory another OpenCode server serves is left to the sidecars attached to it.
  */
-import type { ClusterMember } from "../../cluster/cluster-member.js";
+
+import type { OpenSessions } from "../../sidecar/open-sessions.js";
+import { refusedToLead } from "../../sidecar/session-cluster.js";
 import type { Store } from "../../store/store.js";
 import { describeError } from "../../util/describe-error.js";
 import type { Logger } from "../../util/logger.js";
-import type { OpenSessions } from "../open-sessions.js";
-import { refusedToLead } from "../session-cluster.js";
+import type { ClusterMember } from "../cluster-member.js";
 
 export interface TakeoverDeps {
   member: ClusterMember;
