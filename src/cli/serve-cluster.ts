@@ -11,8 +11,8 @@
 import type { Command } from "commander";
 import type { ClusterMember } from "../cluster/cluster-member.js";
 import { checkPeerAddress } from "../cluster/peer-address.js";
+import type { ClusterTrustOptions } from "../cluster/sidecar/cluster-trust.js";
 import { UsageError } from "../errors.js";
-import type { ClusterTrustOptions } from "../sidecar/cluster/cluster-trust.js";
 import { weakSecretProblem } from "../sidecar/secret-rules.js";
 import type { Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";

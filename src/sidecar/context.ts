@@ -2,6 +2,7 @@
 import type { Bridge } from "../runtime/bridge/bridge.js";
 import type { Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";
+import type { ClusterPeers } from "./cluster-peers.js";
 import type { IdempotentSends } from "./idempotency.js";
 import type { SidecarLimits } from "./limits.js";
 import type { SidecarMetrics } from "./metrics.js";
@@ -33,6 +34,11 @@ export interface SidecarContext {
   readonly logger: Logger;
   readonly limits: SidecarLimits;
   readonly sessions: OpenSessions;
+  /**
+   * In a cluster: the calls between its sidecars (their secret, commands forwarded to a
+   * session's driver, delta relays); undefined outside one.
+   */
+  readonly cluster?: ClusterPeers;
   /** Answers of inputs by idempotency key (in memory; in Postgres in a cluster). */
   readonly idempotency: IdempotentSends;
   /** The images of inputs sent here, to show again (in memory, bounded). */

@@ -11,7 +11,7 @@ import { ApiError } from "./errors.js";
 
 /**
  * Sends by idempotency key, as the inputs route uses them: kept in memory by one sidecar
- * (`Idempotency`), or in Postgres by a cluster's (`SharedSends`, cluster/shared-sends.ts).
+ * (`Idempotency`), or in Postgres by a cluster's (`SharedSends`, src/cluster/sidecar/shared-sends.ts).
  */
 export interface IdempotentSends {
   /** The answer for `key` on `sessionId`: the first send's (`replayed: true`), or `run()`'s. */
@@ -82,5 +82,23 @@ export class Idempotency {
   get size(): number {
     this.#entries.purgeStale();
     return this.#entries.size;
+  }
+}
+
+/** Whether a JSON or multipart send body carries an idempotency key (a retry is then safe). */
+export function carriesIdempotencyKey(body: Buffer, contentType: string | undefined): boolean {
+  if (contentType?.startsWith("multipart/") === true) {
+    return /name="idempotencyKey"/.test(body.toString("latin1"));
+  }
+  try {
+    const parsed: unknown = JSON.parse(body.toString("utf8"));
+    return (
+      typeof parsed === "object" &&
+      parsed !== null &&
+      "idempotencyKey" in parsed &&
+      typeof parsed.idempotencyKey === "string"
+    );
+  } catch {
+    return false;
   }
 }

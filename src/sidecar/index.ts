@@ -9,7 +9,7 @@ export {
   type ClusterOptions,
   type StoppedDriving,
 } from "../cluster/cluster-member.js";
-export type { ClusterTrustOptions } from "./cluster/cluster-trust.js";
+export type { ClusterTrustOptions } from "../cluster/sidecar/cluster-trust.js";
 export type { SidecarLimits } from "./limits.js";
 export type { LogFormat } from "./log-lines.js";
 export { SidecarMetrics } from "./metrics.js";

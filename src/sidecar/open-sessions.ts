@@ -10,12 +10,12 @@ import type { ChildSession, Session } from "../runtime/session/session.js";
 import type { SessionRecord, Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";
 import type { SessionInfo } from "../wire/http.js";
-import { type ClusterSessions, ServedElsewhereError } from "./cluster/cluster-sessions.js";
-import type { RemoteSource } from "./cluster/remote-source.js";
 import { ApiError } from "./errors.js";
 import { DirectoryGoneError, directoryGone } from "./local-directories.js";
 import type { SidecarMetrics } from "./metrics.js";
+import { refusedToLead, type SessionCluster } from "./session-cluster.js";
 import { childOf, recordInfo } from "./session-records.js";
+import type { FeedSource } from "./streams/feed-types.js";
 
 interface Followed {
   session: Session;
@@ -35,14 +35,14 @@ export class OpenSessions {
 
   readonly #store: Store | undefined;
   /** In a cluster: leases before driving, remote sessions from the durable feed. */
-  readonly #cluster: ClusterSessions | undefined;
+  readonly #cluster: SessionCluster | undefined;
 
   constructor(
     bridge: Bridge,
     metrics: SidecarMetrics,
     logger: Logger,
     store?: Store,
-    cluster?: ClusterSessions,
+    cluster?: SessionCluster,
   ) {
     this.#bridge = bridge;
     this.#store = store;
@@ -50,14 +50,9 @@ export class OpenSessions {
     this.#logger = logger;
     this.#cluster = cluster;
     metrics.readDeltaStatsFrom(() => this.#deltaStats());
-    cluster?.member.onStoppedDriving(({ sessionId, reason }) => {
+    cluster?.onStoppedDriving(({ sessionId, reason }) => {
       void this.#stopDriving(sessionId, reason);
     });
-  }
-
-  /** The cluster's side of sessions, when this sidecar is in one. */
-  get cluster(): ClusterSessions | undefined {
-    return this.#cluster;
   }
 
   /** The open session `id`, if this sidecar follows it now. */
@@ -127,10 +122,7 @@ export class OpenSessions {
    * that id, the child session of a subagent of a session followed now (`subagent.started`
    * named it). A child of a kept session is found once its parent is opened.
    */
-  async source(
-    id: string,
-    options: { signal?: AbortSignal } = {},
-  ): Promise<Session | ChildSession | RemoteSource> {
+  async source(id: string, options: { signal?: AbortSignal } = {}): Promise<FeedSource> {
     const open = this.peek(id);
     if (open !== undefined) return open;
     if ((await this.record(id)) === undefined) {
@@ -151,12 +143,7 @@ export class OpenSessions {
     try {
       return await this.open(id, options);
     } catch (error) {
-      const elsewhere =
-        error instanceof ServedElsewhereError ||
-        (error instanceof ApiError && error.code === "not_driver");
-      if (elsewhere) {
-        return await cluster.remoteSource(id);
-      }
+      if (refusedToLead(error)) return await cluster.remoteSource(id);
       throw error;
     }
   }

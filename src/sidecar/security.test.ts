@@ -174,6 +174,19 @@ describe("security of every route", () => {
     expect(response.json().error.code).toBe("unavailable");
   });
 
+  it("outside a cluster, refuses every call marked as another sidecar's, the client's token or not", async () => {
+    const { app } = harness();
+    const calls = [
+      { method: "DELETE", url: "/v1/sessions/ses_any", mark: "x-ocb-forwarded" },
+      { method: "GET", url: "/v1/ws", mark: "x-ocb-cluster-relay" },
+    ] as const;
+    for (const { method, url, mark } of calls) {
+      const response = await app.inject({ method, url, headers: { ...AUTH, [mark]: "a" } });
+      expect(response.statusCode, `${method} ${url}`).toBe(401);
+      expect(response.json().error.message).toContain("this sidecar is in no cluster");
+    }
+  });
+
   it("compares tokens whole: only the exact token passes", () => {
     expect(hasToken(`Bearer ${TOKEN}`, TOKEN)).toBe(true);
     expect(hasToken(`Bearer  ${TOKEN} `, TOKEN)).toBe(true);

@@ -120,8 +120,8 @@ function peerMark(request: FastifyRequest): string | undefined {
 
 /** Why a call marked as another sidecar's is refused, if it is. */
 function peerCallProblem(ctx: SidecarContext, request: FastifyRequest): ApiError | undefined {
-  const trust = ctx.sessions.cluster?.trust;
-  if (trust === undefined) {
+  const cluster = ctx.cluster;
+  if (cluster === undefined) {
     return new ApiError(
       "unauthorized",
       `this sidecar is in no cluster: requests with ${FORWARDED_HEADER} or ${RELAY_HEADER} ` +
@@ -136,7 +136,7 @@ function peerCallProblem(ctx: SidecarContext, request: FastifyRequest): ApiError
         `sidecars: send it without ${FORWARDED_HEADER} or ${RELAY_HEADER}, with a client's token`,
     );
   }
-  if (hasToken(request.headers.authorization, trust.secret)) return undefined;
+  if (hasToken(request.headers.authorization, cluster.secret)) return undefined;
   return new ApiError(
     "unauthorized",
     "a call from another sidecar of the cluster needs `Authorization: Bearer <cluster secret>` " +

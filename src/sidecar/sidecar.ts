@@ -4,14 +4,12 @@
  * with a close frame that tells them to resume, running turns are left to the bridge's store.
  */
 import type { ClusterMember } from "../cluster/cluster-member.js";
+import type { ClusterTrustOptions } from "../cluster/sidecar/cluster-trust.js";
+import { SidecarCluster } from "../cluster/sidecar/sidecar-cluster.js";
 import type { Bridge } from "../runtime/bridge/bridge.js";
 import type { Store } from "../store/store.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { buildApp } from "./app.js";
-import { ClusterSessions } from "./cluster/cluster-sessions.js";
-import { ClusterTrust, type ClusterTrustOptions } from "./cluster/cluster-trust.js";
-import { SharedSends } from "./cluster/shared-sends.js";
-import { takeOverExpired } from "./cluster/takeover.js";
 import type { SidecarContext } from "./context.js";
 import { Idempotency, type IdempotentSends } from "./idempotency.js";
 import { resolveLimits, type SidecarLimits } from "./limits.js";
@@ -91,11 +89,26 @@ export interface Sidecar {
 
 export { MIN_TOKEN_LENGTH } from "./secret-rules.js";
 
+/** A sidecar's context, and its part in a cluster when it is in one. */
+export interface AssembledSidecar {
+  ctx: SidecarContext;
+  /** What the context's parts were given of the cluster, as one object (undefined outside one). */
+  cluster: SidecarCluster | undefined;
+}
+
 /** Builds the context of a sidecar (exported for tests that `inject()` without listening). */
 export function createSidecarContext(
   options: SidecarOptions,
   stopping: AbortSignal,
 ): SidecarContext {
+  return assembleSidecar(options, stopping).ctx;
+}
+
+/**
+ * Builds the context of a sidecar, joining the cluster's parts to it in a cluster (exported for
+ * tests of a cluster that `inject()` without listening).
+ */
+export function assembleSidecar(options: SidecarOptions, stopping: AbortSignal): AssembledSidecar {
   const weakToken = weakSecretProblem("the token", options.token);
   if (weakToken !== undefined) throw new RangeError(weakToken);
   const secret = clusterSecretOf(options);
@@ -105,7 +118,16 @@ export function createSidecarContext(
     options.token,
     ...(secret === undefined ? [] : [secret]),
   ]);
-  return {
+  // `secret` is set whenever `cluster` is (clusterSecretOf throws otherwise).
+  const cluster =
+    options.cluster === undefined || secret === undefined
+      ? undefined
+      : new SidecarCluster(options.cluster, {
+          store: options.store ?? options.cluster.store,
+          trust: { ...options.clusterTrust, secret },
+          logger,
+        });
+  const ctx: SidecarContext = {
     bridge: options.bridge,
     token: options.token,
     allowOrigins: [...(options.allowOrigins ?? [])],
@@ -114,20 +136,9 @@ export function createSidecarContext(
     metrics,
     logger,
     limits,
-    sessions: new OpenSessions(
-      options.bridge,
-      metrics,
-      logger,
-      options.store,
-      // `secret` is set whenever `cluster` is (clusterSecretOf throws otherwise).
-      options.cluster === undefined || secret === undefined
-        ? undefined
-        : new ClusterSessions(options.cluster, options.store ?? options.cluster.store, {
-            trust: new ClusterTrust({ ...options.clusterTrust, secret }, logger),
-            logger,
-          }),
-    ),
-    idempotency: sendKeys(options, limits, logger, stopping),
+    sessions: new OpenSessions(options.bridge, metrics, logger, options.store, cluster?.sessions),
+    ...(cluster === undefined ? {} : { cluster }),
+    idempotency: sendKeys(cluster, limits, logger, stopping),
     sentImages: new SentImages(limits.sentImageBytes),
     store: options.store,
     address: {
@@ -139,6 +150,7 @@ export function createSidecarContext(
     ...(options.web === false ? {} : { webRoot: options.webRoot ?? defaultWebRoot() }),
     stopping,
   };
+  return { ctx, cluster };
 }
 
 /**
@@ -182,15 +194,15 @@ function clusterHost(cluster: ClusterMember | undefined): string[] {
 
 /** Sends' idempotency keys: in memory, or in Postgres for the whole cluster. */
 function sendKeys(
-  options: SidecarOptions,
+  cluster: SidecarCluster | undefined,
   limits: SidecarLimits,
   logger: Logger,
   stopping: AbortSignal,
 ): IdempotentSends {
-  if (options.cluster === undefined) {
+  if (cluster === undefined) {
     return new Idempotency({ ttlMs: limits.idempotencyTtlMs, max: limits.maxIdempotencyKeys });
   }
-  return new SharedSends(options.cluster, {
+  return cluster.sends({
     ttlMs: limits.idempotencyTtlMs,
     // The first send's own call is bounded by requestTimeoutMs: past it (and some slack for
     // recording its answer), no answer will come.
@@ -209,7 +221,7 @@ function chosenLogger(options: SidecarOptions): Logger {
 /** Starts the sidecar on `host:port`. */
 export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   const stop = new AbortController();
-  const ctx = createSidecarContext(options, stop.signal);
+  const { ctx, cluster } = assembleSidecar(options, stop.signal);
   const app = buildApp(ctx);
   try {
     await app.listen({ host: ctx.address.host, port: ctx.address.port });
@@ -223,7 +235,7 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   const port = listeningPort(app);
   ctx.address.port = port;
   const url = `${options.tls === undefined ? "http" : "https"}://${urlHost(ctx.address.host)}:${port}`;
-  const takingOver = takeOverIn(ctx, options, stop.signal);
+  const takingOver = takeOverIn(ctx, cluster, options, stop.signal);
   ctx.logger.info("sidecar listening", {
     url,
     loopback: isLoopbackHost(ctx.address.host),
@@ -270,11 +282,11 @@ function urlHost(host: string): string {
 /** In a cluster, the failover loop (until the sidecar stops); otherwise nothing. */
 function takeOverIn(
   ctx: SidecarContext,
+  cluster: SidecarCluster | undefined,
   options: SidecarOptions,
   stopping: AbortSignal,
 ): Promise<void> {
-  const cluster = ctx.sessions.cluster;
   if (cluster === undefined) return Promise.resolve();
   const store = options.store ?? cluster.member.store;
-  return takeOverExpired({ cluster, sessions: ctx.sessions, store, logger: ctx.logger }, stopping);
+  return cluster.takeOverExpired({ sessions: ctx.sessions, store, logger: ctx.logger }, stopping);
 }

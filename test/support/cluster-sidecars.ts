@@ -11,11 +11,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect } from "vitest";
 import { ClusterMember } from "../../src/cluster/cluster-member.js";
+import type { ClusterTrustOptions } from "../../src/cluster/sidecar/cluster-trust.js";
+import type { SidecarCluster } from "../../src/cluster/sidecar/sidecar-cluster.js";
 import { findFreePort } from "../../src/server/free-port.js";
 import { buildApp } from "../../src/sidecar/app.js";
-import type { ClusterTrustOptions } from "../../src/sidecar/cluster/cluster-trust.js";
 import type { SidecarContext } from "../../src/sidecar/context.js";
-import { createSidecarContext, type SidecarTls } from "../../src/sidecar/sidecar.js";
+import { assembleSidecar, type SidecarTls } from "../../src/sidecar/sidecar.js";
 import type { SidecarApp } from "../../src/sidecar/sidecar-app.js";
 import { PostgresStore } from "../../src/store/postgres-store.js";
 import { SessionInfoSchema } from "../../src/wire/http.js";
@@ -55,6 +56,8 @@ export interface ClusterSidecar {
   app: SidecarApp;
   ctx: SidecarContext;
   cluster: ClusterMember;
+  /** Its part in the cluster as its context was given it (the cluster's sessions, their relay). */
+  inCluster: SidecarCluster;
   store: PostgresStore;
   backends: Map<string, InProcessBackend>;
   logger: RecordingLogger;
@@ -123,7 +126,7 @@ export async function clusterSidecar(
   });
   const { bridge, backends, open } = standInBridge(directory, cluster.store);
   const stopping = new AbortController();
-  const ctx = createSidecarContext(
+  const { ctx, cluster: inCluster } = assembleSidecar(
     {
       bridge,
       token: TOKEN,
@@ -135,6 +138,7 @@ export async function clusterSidecar(
     },
     stopping.signal,
   );
+  if (inCluster === undefined) throw new Error("the sidecar was assembled outside its cluster");
   ctx.address.port = port;
   const app = buildApp(ctx);
   if (options.listen === true) await app.listen({ host: "127.0.0.1", port });
@@ -166,6 +170,7 @@ export async function clusterSidecar(
     app,
     ctx,
     cluster,
+    inCluster,
     store,
     backends,
     logger,

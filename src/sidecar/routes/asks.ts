@@ -8,7 +8,7 @@ import {
   QuestionAnswerBodySchema,
 } from "../../wire/http.js";
 import { callSignal } from "../call-bounds.js";
-import { forwardedRoute } from "../cluster/forward.js";
+import { forwardedRoute } from "../cluster-peers.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import type { SidecarApp } from "../sidecar-app.js";
@@ -17,7 +17,7 @@ import { ERROR_RESPONSES } from "./meta.js";
 const ASK_ERRORS = { ...ERROR_RESPONSES, 409: ErrorBodySchema, 502: ErrorBodySchema } as const;
 
 export function registerAskRoutes(app: SidecarApp, ctx: SidecarContext): void {
-  // In a cluster, answers for a session another sidecar drives go to it (cluster/forward.ts).
+  // In a cluster, answers for a session another sidecar drives go to it (forwardedRoute).
   const forwarded = forwardedRoute(ctx, app);
   app.post(
     "/v1/sessions/:id/permissions/:requestId",

@@ -18,9 +18,10 @@ import {
   SwitchModelBodySchema,
 } from "../../wire/http.js";
 import { callSignal } from "../call-bounds.js";
-import { carriesIdempotencyKey, forwardedRoute } from "../cluster/forward.js";
+import { forwardedRoute } from "../cluster-peers.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
+import { carriesIdempotencyKey } from "../idempotency.js";
 import { DirectoryGoneError, directoryGone } from "../local-directories.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { attachmentSpecs, multipartInput } from "./input-attachments.js";
@@ -46,7 +47,7 @@ async function refuseWithoutDirectory(ctx: SidecarContext, session: Session): Pr
 }
 
 export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void {
-  // In a cluster, commands for a session another sidecar drives go to it (cluster/forward.ts).
+  // In a cluster, commands for a session another sidecar drives go to it (forwardedRoute).
   const forwarded = forwardedRoute(ctx, app);
   app.post(
     "/v1/sessions/:id/inputs",

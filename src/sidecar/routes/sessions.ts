@@ -15,11 +15,11 @@ import {
   TranscriptQuerySchema,
 } from "../../wire/http.js";
 import { callSignal } from "../call-bounds.js";
-import { ServedElsewhereError } from "../cluster/cluster-sessions.js";
-import { forwardedRoute } from "../cluster/forward.js";
+import { forwardedRoute } from "../cluster-peers.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { DirectoryGoneError, directoryGone } from "../local-directories.js";
+import { refusedToLead } from "../session-cluster.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { ERROR_RESPONSES } from "./meta.js";
 
@@ -96,10 +96,7 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
       } catch (error) {
         // In a cluster, another sidecar drives it, or its directory is another server's; or its
         // directory is gone (it is read, not opened): what the store says is still an answer.
-        const elsewhere =
-          error instanceof ServedElsewhereError ||
-          (error instanceof ApiError && error.code === "not_driver");
-        if (!elsewhere && !(error instanceof DirectoryGoneError)) throw error;
+        if (!refusedToLead(error) && !(error instanceof DirectoryGoneError)) throw error;
       }
       return await sessions.info(id);
     },
@@ -148,7 +145,7 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
         params: SessionIdParamsSchema,
         response: { 200: OkSchema, ...WITH_UPSTREAM },
       },
-      // In a cluster, a session another sidecar drives is killed by it (cluster/forward.ts).
+      // In a cluster, a session another sidecar drives is killed by it (forwardedRoute).
       ...forwardedRoute(ctx, app),
     },
     async (request) => {

@@ -8,7 +8,6 @@
 import websocket from "@fastify/websocket";
 import { z } from "zod";
 import { WS_CLOSE } from "../../wire/ws.js";
-import { relaySource } from "../cluster/relay-serving.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { PEER_ROUTE, RELAY_HEADER } from "../peer-routes.js";
@@ -36,7 +35,7 @@ export async function registerStreamRoutes(app: SidecarApp, ctx: SidecarContext)
   const metrics = streamMetrics(ctx.metrics);
   const logger = ctx.logger;
   const feeds = new SessionFeeds({ logger });
-  // Other sidecars' delta relays: feeds of their own (ephemeral events only, see relay-serving.ts).
+  // Other sidecars' delta relays: feeds of their own (ephemeral events only, ClusterPeers).
   const relayFeeds = new SessionFeeds({ logger });
   const sockets = new Set<WsConnection>();
   const sseStreams = new Set<SseStream>();
@@ -80,8 +79,16 @@ export async function registerStreamRoutes(app: SidecarApp, ctx: SidecarContext)
   });
 
   /** A relay is served only from a session this sidecar drives now: it never opens one. */
-  const openRelaySource = async (sessionId: string): Promise<FeedSource> =>
-    relaySource(ctx.sessions.peek(sessionId), sessionId);
+  const openRelaySource = async (sessionId: string): Promise<FeedSource> => {
+    // Outside a cluster the security hook refuses a relay's handshake before it comes here.
+    if (ctx.cluster === undefined) {
+      throw new FeedRequestError(
+        "unauthorized",
+        "this sidecar is in no cluster: it relays no deltas",
+      );
+    }
+    return ctx.cluster.relaySource(ctx.sessions.peek(sessionId), sessionId);
+  };
 
   // Clients' streams, and other sidecars' delta relays (with the cluster's secret, security.ts).
   app.get("/v1/ws", { websocket: true, config: PEER_ROUTE.relay }, (socket, request) => {

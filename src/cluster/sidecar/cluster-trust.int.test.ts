@@ -20,7 +20,7 @@ import { selfSignedCertificate } from "../../../test/support/self-signed.js";
 import { TOKEN } from "../../../test/support/sidecar-harness.js";
 import { within } from "../../../test/support/within.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
-import { createSidecarContext } from "../sidecar.js";
+import { createSidecarContext } from "../../sidecar/sidecar.js";
 
 const cluster = useClusterSidecars();
 const { cleanups } = cluster;
@@ -153,7 +153,7 @@ describe("calls between sidecars", () => {
     // The delta relay of a reader on C, and commands sent to C: none goes to the address.
     const stop = new AbortController();
     cleanups.push(async () => stop.abort());
-    c.ctx.sessions.cluster?.relay.follow(id, { delta() {}, live() {}, lost() {} }, stop.signal);
+    c.inCluster.sessions.relay.follow(id, { delta() {}, live() {}, lost() {} }, stop.signal);
     const sent = await sendTo(c, id, "to the attacker?");
     expect(sent.statusCode).toBe(503);
     expect(sent.json().error.message).toContain("refused");
@@ -209,7 +209,7 @@ describe("sidecars serving https", () => {
     const stop = new AbortController();
     cleanups.push(async () => stop.abort());
     const live = new Promise<void>((resolve) => {
-      b.ctx.sessions.cluster?.relay.follow(
+      b.inCluster.sessions.relay.follow(
         id,
         { delta: (event) => deltas.push(event), live: resolve, lost() {} },
         stop.signal,

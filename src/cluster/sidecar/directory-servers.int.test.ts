@@ -9,9 +9,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type ClusterSidecar, clusterSidecar } from "../../../test/support/cluster-sidecars.js";
 import { JSON_HEADERS } from "../../../test/support/sidecar-harness.js";
 import { usePostgres } from "../../../test/support/use-postgres.js";
-import { DirectoryServers } from "../../cluster/directory-servers.js";
 import type { Store } from "../../store/store.js";
 import { SessionInfoSchema } from "../../wire/http.js";
+import { DirectoryServers } from "../directory-servers.js";
 import { RemoteSource } from "./remote-source.js";
 import { takeOverExpired } from "./takeover.js";
 
@@ -56,11 +56,9 @@ function takeOverOn(on: ClusterSidecar): Map<string, number> {
       return on.store.session(id);
     },
   };
-  const cluster = on.ctx.sessions.cluster;
-  if (cluster === undefined) throw new Error("not in a cluster");
   const stop = new AbortController();
   const running = takeOverExpired(
-    { cluster, sessions: on.ctx.sessions, store, logger: on.logger },
+    { member: on.cluster, sessions: on.ctx.sessions, store, logger: on.logger },
     stop.signal,
   );
   cleanups.push(async () => {

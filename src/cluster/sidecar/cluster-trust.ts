@@ -6,8 +6,9 @@
  * An address refused is said once at warn (a row of the `leases` table is wrong, or was
  * written by someone who should not), never with the secret.
  */
-import { checkPeerAddress } from "../../cluster/peer-address.js";
+
 import type { Logger } from "../../util/logger.js";
+import { checkPeerAddress } from "../peer-address.js";
 
 /** What `startSidecar` needs to join a cluster's calls between sidecars. */
 export interface ClusterTrustOptions {

@@ -8,10 +8,11 @@
  * one-process rule (`delta-merge.ts`); a read of the past (a subscriber catching up) gets the
  * durable events only, as the store has them.
  */
-import type { DurableFeed } from "../../cluster/durable-feed.js";
+
 import type { CanonicalEvent } from "../../events/canonical.js";
+import type { FeedSource } from "../../sidecar/streams/feed-types.js";
 import { type Logger, silentLogger } from "../../util/logger.js";
-import type { FeedSource } from "../streams/feed-types.js";
+import type { DurableFeed } from "../durable-feed.js";
 import { mergeRelayedDeltas, type RelayFollow } from "./delta-merge.js";
 
 /** Where a remote session's deltas come from, when they are relayed. */

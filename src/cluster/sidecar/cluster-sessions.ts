@@ -1,49 +1,24 @@
 /**
- * The sidecar's side of a cluster's sessions: taking a session's lease before driving it
- * (refused with `not_driver`, naming the driver, when another sidecar holds it; with
- * `conflict`, naming the server, when the session's directory is another OpenCode server's,
- * which only that server's sidecars can drive; the routes forward
- * commands to a driver elsewhere, cluster/forward.ts), and reading a session another sidecar drives
- * from the durable feed (one `RemoteSource` per session while someone reads it, so that its
- * subscribers share one session feed).
+ * The sidecar's side of a cluster's sessions, the `SessionCluster` the open sessions are given:
+ * taking a session's lease before driving it (refused with `not_driver`, naming the driver,
+ * when another sidecar holds it; with `conflict`, naming the server, when the session's
+ * directory is another OpenCode server's, which only that server's sidecars can drive; the
+ * routes forward commands to a driver elsewhere, forward.ts), and reading a session another
+ * sidecar drives from the durable feed (one `RemoteSource` per session while someone reads
+ * it, so that its subscribers share one session feed).
  */
-import type { ClusterMember } from "../../cluster/cluster-member.js";
-import type { DirectoryServer } from "../../cluster/directory-servers.js";
-import type { LeaseHolder } from "../../cluster/lease-rows.js";
+
+import { ApiError } from "../../sidecar/errors.js";
+import { ServedElsewhereError, type SessionCluster } from "../../sidecar/session-cluster.js";
 import type { Store } from "../../store/store.js";
 import type { Logger } from "../../util/logger.js";
-import { ApiError } from "../errors.js";
+import type { ClusterMember } from "../cluster-member.js";
+import type { LeaseHolder } from "../lease-rows.js";
 import type { ClusterTrust } from "./cluster-trust.js";
 import { DeltaRelay } from "./delta-relay.js";
 import { RemoteSource } from "./remote-source.js";
 
-/**
- * The session's directory is served by another OpenCode server than this sidecar's: it is
- * left to the sidecars attached to that server (409 `conflict`, the server named).
- */
-export class ServedElsewhereError extends ApiError {
-  readonly record: DirectoryServer;
-
-  constructor(record: DirectoryServer, mine: string, sessionId?: string) {
-    const what = sessionId === undefined ? "" : `session ${sessionId}'s `;
-    super(
-      "conflict",
-      `${what}directory ${record.directory} is served by the OpenCode server at ${record.server} ` +
-        `in this cluster; this sidecar is attached to ${mine}: use a sidecar attached to ` +
-        `${record.server}`,
-      {
-        details: {
-          ...(sessionId === undefined ? {} : { sessionId }),
-          directory: record.directory,
-          server: record.server,
-        },
-      },
-    );
-    this.record = record;
-  }
-}
-
-export class ClusterSessions {
+export class ClusterSessions implements SessionCluster {
   readonly member: ClusterMember;
   readonly #store: Pick<Store, "lastSeq">;
   readonly #remote = new Map<string, RemoteSource>();
@@ -106,6 +81,11 @@ export class ClusterSessions {
   async serveDirectory(directory: string): Promise<void> {
     const elsewhere = await this.#servedElsewhere(directory);
     if (elsewhere !== undefined) throw elsewhere;
+  }
+
+  /** Told when this sidecar no longer drives a session (`ClusterMember.onStoppedDriving`). */
+  onStoppedDriving(listener: (stopped: { sessionId: string; reason: string }) => void): void {
+    this.member.onStoppedDriving(listener);
   }
 
   /** Gives the lease up (the session was released or killed here). */

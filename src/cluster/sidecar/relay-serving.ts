@@ -7,7 +7,7 @@
  */
 import type { CanonicalEvent } from "../../events/canonical.js";
 import type { Session } from "../../runtime/session/session.js";
-import { FeedRequestError, type FeedSource } from "../streams/feed-types.js";
+import { FeedRequestError, type FeedSource } from "../../sidecar/streams/feed-types.js";
 
 /**
  * A session's ephemeral events from now on. It has no durable events (`lastSeq` 0), so a

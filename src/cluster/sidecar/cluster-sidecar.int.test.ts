@@ -19,8 +19,8 @@ import {
   stallPastItsLease,
 } from "../../../test/support/stalled-holder.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
+import { SessionFeeds } from "../../sidecar/streams/session-feeds.js";
 import { SessionInfoSchema } from "../../wire/http.js";
-import { SessionFeeds } from "../streams/session-feeds.js";
 import { RemoteSource } from "./remote-source.js";
 import { takeOverExpired } from "./takeover.js";
 
@@ -166,7 +166,7 @@ describe("a sidecar in a cluster", () => {
     expect(release.statusCode, release.body).toBeLessThan(300);
     const stop = new AbortController();
     const takingOver = takeOverExpired(
-      { cluster: requireCluster(b), sessions: b.ctx.sessions, store: b.store, logger: b.logger },
+      { member: b.cluster, sessions: b.ctx.sessions, store: b.store, logger: b.logger },
       stop.signal,
     );
     cleanups.push(async () => {
@@ -183,9 +183,3 @@ describe("a sidecar in a cluster", () => {
     expect(b.ctx.sessions.peek(released)).toBeUndefined();
   });
 });
-
-function requireCluster(of: ClusterSidecar) {
-  const cluster = of.ctx.sessions.cluster;
-  if (cluster === undefined) throw new Error("not in a cluster");
-  return cluster;
-}

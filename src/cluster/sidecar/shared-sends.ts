@@ -14,14 +14,14 @@
  * are deleted (at most once a minute, by the sidecar that claims a key).
  */
 import { performance } from "node:perf_hooks";
-import type { ClusterMember } from "../../cluster/cluster-member.js";
-import type { Claimant, SendClaim } from "../../cluster/send-claims.js";
+import { ApiError } from "../../sidecar/errors.js";
+import { type IdempotentSends, keyReused, requestFingerprint } from "../../sidecar/idempotency.js";
 import { sleep } from "../../util/abort.js";
 import { describeError } from "../../util/describe-error.js";
 import type { Logger } from "../../util/logger.js";
 import { type SendInputResult, SendInputResultSchema } from "../../wire/http.js";
-import { ApiError } from "../errors.js";
-import { type IdempotentSends, keyReused, requestFingerprint } from "../idempotency.js";
+import type { ClusterMember } from "../cluster-member.js";
+import type { Claimant, SendClaim } from "../send-claims.js";
 
 export interface SharedSendsOptions {
   /** How long a key holds (the sidecar's `idempotencyTtlMs`). */

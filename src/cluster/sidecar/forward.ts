@@ -9,16 +9,19 @@
  * receives one for a session it does not drive answers 409 `not_driver`, and the sender looks
  * the driver up again (driver-delivery.ts).
  *
- * It runs as the routes' `preParsing` hook, before the body is read: a command for a session
- * this sidecar drives (or can take: nobody drives it) goes on to its route untouched.
+ * It runs as the routes' `preParsing` hook (`forwardedRoute`, cluster-peers.ts), before the
+ * body is read: a command for a session this sidecar drives (or can take: nobody drives it)
+ * goes on to its route untouched.
  */
 import type { Readable } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { callSignal } from "../call-bounds.js";
-import type { SidecarContext } from "../context.js";
-import { ApiError } from "../errors.js";
-import { FORWARDED_HEADER, PEER_ROUTE } from "../peer-routes.js";
-import type { SidecarApp } from "../sidecar-app.js";
+import { callSignal } from "../../sidecar/call-bounds.js";
+import type { ForwardOptions, PreParsingHook } from "../../sidecar/cluster-peers.js";
+import type { SidecarContext } from "../../sidecar/context.js";
+import { ApiError } from "../../sidecar/errors.js";
+import { FORWARDED_HEADER } from "../../sidecar/peer-routes.js";
+import type { SidecarApp } from "../../sidecar/sidecar-app.js";
+import type { ClusterSessions } from "./cluster-sessions.js";
 import { type Command, deliverToDriver } from "./driver-delivery.js";
 import type { PeerAnswer } from "./peer-call.js";
 
@@ -28,29 +31,16 @@ const RELAYED_HEADERS = ["content-type", "idempotent-replayed", "retry-after"] a
 /** Slack over the driver's own bound on a call (`requestTimeoutMs`) for its answer to come. */
 const ANSWER_SLACK_MS = 10_000;
 
-export interface ForwardOptions {
-  /** Whether sending the command twice is harmless (default: yes). */
-  repeatable?: (body: Buffer, contentType: string | undefined) => boolean;
-}
-
-/**
- * What a route whose commands go to the session's driver adds to its options: the
- * `preParsing` hook that forwards them, and the mark that lets other sidecars call it.
- */
-export function forwardedRoute(ctx: SidecarContext, app: SidecarApp, options: ForwardOptions = {}) {
-  return { preParsing: forwardToDriver(ctx, app, options), config: PEER_ROUTE.forwarded };
-}
-
 /** The `preParsing` hook of a route whose commands go to the session's driver. */
-function forwardToDriver(
+export function forwardToDriver(
   ctx: SidecarContext,
   app: SidecarApp,
-  options: ForwardOptions = {},
-): (request: FastifyRequest, reply: FastifyReply, payload: Readable) => Promise<Readable> {
+  options: ForwardOptions,
+  cluster: ClusterSessions,
+): PreParsingHook {
   return async (request, reply, payload) => {
-    const cluster = ctx.sessions.cluster;
     // Never forwarded twice: a forwarded command is this sidecar's to run, or not_driver.
-    if (cluster === undefined || request.headers[FORWARDED_HEADER] !== undefined) return payload;
+    if (request.headers[FORWARDED_HEADER] !== undefined) return payload;
     const sessionId = sessionIdOf(request);
     if (ctx.sessions.peek(sessionId) !== undefined) return payload;
     const signal = callSignal(ctx, ctx.limits.requestTimeoutMs + ANSWER_SLACK_MS);
@@ -76,24 +66,6 @@ function forwardToDriver(
     await reply;
     return payload;
   };
-}
-
-/** Whether a JSON or multipart send body carries an idempotency key (a retry is then safe). */
-export function carriesIdempotencyKey(body: Buffer, contentType: string | undefined): boolean {
-  if (contentType?.startsWith("multipart/") === true) {
-    return /name="idempotencyKey"/.test(body.toString("latin1"));
-  }
-  try {
-    const parsed: unknown = JSON.parse(body.toString("utf8"));
-    return (
-      typeof parsed === "object" &&
-      parsed !== null &&
-      "idempotencyKey" in parsed &&
-      typeof parsed.idempotencyKey === "string"
-    );
-  } catch {
-    return false;
-  }
 }
 
 function sessionIdOf(request: FastifyRequest): string {

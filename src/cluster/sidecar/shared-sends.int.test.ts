@@ -13,10 +13,10 @@ import {
   sendTo,
   useClusterSidecars,
 } from "../../../test/support/cluster-sidecars.js";
+import { ApiError } from "../../sidecar/errors.js";
+import { requestFingerprint } from "../../sidecar/idempotency.js";
 import { silentLogger } from "../../util/logger.js";
 import type { SendInputResult } from "../../wire/http.js";
-import { ApiError } from "../errors.js";
-import { requestFingerprint } from "../idempotency.js";
 import { SharedSends } from "./shared-sends.js";
 
 const cluster = useClusterSidecars();

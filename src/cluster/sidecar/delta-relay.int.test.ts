@@ -23,7 +23,7 @@ import {
 } from "../../../test/support/stalled-holder.js";
 import { usePostgres } from "../../../test/support/use-postgres.js";
 import type { CanonicalEvent } from "../../events/canonical.js";
-import { RELAY_HEADER } from "../peer-routes.js";
+import { RELAY_HEADER } from "../../sidecar/peer-routes.js";
 
 const postgres = usePostgres();
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -138,10 +138,10 @@ describe("deltas across sidecars", () => {
     const durable = (events: CanonicalEvent[]) =>
       events.filter((event) => event.durable).map((event) => `${event.seq}:${event.id}`);
     expect(durable(canonicalEventsOf(onB))).toEqual(durable(await a.store.read(id)));
-    expect(b.ctx.sessions.cluster?.relay?.sockets).toBe(1);
+    expect(b.inCluster.sessions.relay.sockets).toBe(1);
     // The relay follows its subscribers' lifetime: the last one gone, its socket closes.
     onB.close();
-    await until("the relay socket's close", () => b.ctx.sessions.cluster?.relay?.sockets === 0);
+    await until("the relay socket's close", () => b.inCluster.sessions.relay.sockets === 0);
   });
 
   it("follows the session to its new driver after the lease moves", async () => {
@@ -203,7 +203,7 @@ describe("deltas across sidecars", () => {
     }
     expect(a.ctx.sessions.peek(kept)).toBeUndefined(); // not adopted
     expect(a.ctx.sessions.peek(drivenByB)).toBeUndefined();
-    expect(await a.ctx.sessions.cluster?.member.leases.holderOf(kept)).toBeUndefined();
-    expect((await a.ctx.sessions.cluster?.member.leases.holderOf(drivenByB))?.holder).toBe("b");
+    expect(await a.cluster.leases.holderOf(kept)).toBeUndefined();
+    expect((await a.cluster.leases.holderOf(drivenByB))?.holder).toBe("b");
   });
 });

@@ -8,11 +8,11 @@
  * open: lease, then adoption) and runs the command here (`runHere`).
  */
 import { performance } from "node:perf_hooks";
-import type { LeaseHolder } from "../../cluster/lease-rows.js";
+import { ApiError } from "../../sidecar/errors.js";
+import { FORWARDED_HEADER } from "../../sidecar/peer-routes.js";
 import { sleep } from "../../util/abort.js";
 import { ErrorBodySchema } from "../../wire/http.js";
-import { ApiError } from "../errors.js";
-import { FORWARDED_HEADER } from "../peer-routes.js";
+import type { LeaseHolder } from "../lease-rows.js";
 import type { ClusterSessions } from "./cluster-sessions.js";
 import { callPeer, type PeerAnswer, PeerCallError } from "./peer-call.js";
 

@@ -13,10 +13,10 @@
  */
 import { createRequire } from "node:module";
 import type { CanonicalEvent } from "../../events/canonical.js";
+import { RELAY_HEADER } from "../../sidecar/peer-routes.js";
 import { describeError } from "../../util/describe-error.js";
 import type { Logger } from "../../util/logger.js";
 import { ServerMessageSchema } from "../../wire/ws.js";
-import { RELAY_HEADER } from "../peer-routes.js";
 import type { ClusterTrust } from "./cluster-trust.js";
 
 /** Bound on the handshake (a driver that accepts the TCP connection and says nothing). */

@@ -6,15 +6,16 @@
  * driven from here. Another sidecar may be faster: its `not_driver` is no failure; a session
  * whose directory another OpenCode server serves is left to the sidecars attached to it.
  */
+
+import type { OpenSessions } from "../../sidecar/open-sessions.js";
+import { refusedToLead } from "../../sidecar/session-cluster.js";
 import type { Store } from "../../store/store.js";
 import { describeError } from "../../util/describe-error.js";
 import type { Logger } from "../../util/logger.js";
-import { ApiError } from "../errors.js";
-import type { OpenSessions } from "../open-sessions.js";
-import { type ClusterSessions, ServedElsewhereError } from "./cluster-sessions.js";
+import type { ClusterMember } from "../cluster-member.js";
 
 export interface TakeoverDeps {
-  cluster: ClusterSessions;
+  member: ClusterMember;
   sessions: OpenSessions;
   store: Pick<Store, "session">;
   logger: Logger;
@@ -22,8 +23,8 @@ export interface TakeoverDeps {
 
 /** Takes over expired sessions until `signal` aborts; resolves then. */
 export async function takeOverExpired(deps: TakeoverDeps, signal: AbortSignal): Promise<void> {
-  const { cluster, sessions, store, logger } = deps;
-  for await (const batch of cluster.member.leases.expired(signal)) {
+  const { member, sessions, store, logger } = deps;
+  for await (const batch of member.leases.expired(signal)) {
     for (const lease of batch) {
       if (signal.aborted) return;
       try {
@@ -38,9 +39,9 @@ export async function takeOverExpired(deps: TakeoverDeps, signal: AbortSignal): 
         });
       } catch (error) {
         if (signal.aborted) return;
-        if (error instanceof ApiError && error.code === "not_driver") continue; // another was faster
-        // Its directory is another server's: that server's sidecars take it over.
-        if (error instanceof ServedElsewhereError) continue;
+        // Another sidecar was faster, or its directory is another server's (whose sidecars
+        // take it over).
+        if (refusedToLead(error)) continue;
         logger.warn("taking over a session failed; tried again at the next check", {
           sessionId: lease.sessionId,
           error: describeError(error),
