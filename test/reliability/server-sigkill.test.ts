@@ -1,8 +1,10 @@
 /**
  * The reliability suite's server-sigkill scenario, short variant (`npm run reliability -- --only
- * server-sigkill` runs 5 sessions for 5 minutes): the managed `opencode serve` SIGKILLed every
- * 2–6 s (from the suite's fixed seed) while 2 sessions run turns back to back: every turn ends
- * exactly once, every send works, the next turn after the last kill completes, nothing is left.
+ * server-sigkill` runs 5 sessions for 5 minutes): the managed `opencode serve` SIGKILLed twice,
+ * 2–6 s after it runs (again), from the suite's fixed seed, while 2 sessions run turns back to
+ * back: every turn ends exactly once, every send works, the next turn after the last kill
+ * completes, nothing is left. Two kills, however long the restarts take: it once ran for 16 s,
+ * and a clean-clone run's slow restart left room for one.
  */
 import { afterAll, expect, it } from "vitest";
 import { serverSigkillScenario } from "../../bench/reliability/scenarios/server-sigkill.js";
@@ -20,6 +22,6 @@ it("SIGKILLs the managed server under 2 sessions: every turn ends once, every se
   const findings = row.notes.filter((note) => !FIGURES.test(note));
   expect(findings, row.notes.join("\n")).toEqual([]);
   expect(row.leakedProcesses).toBe(0);
-  expect(row.faultsInjected).toBeGreaterThanOrEqual(2);
+  expect(row.faultsInjected).toBe(2);
   expect(row.passed).toBe(true);
 });

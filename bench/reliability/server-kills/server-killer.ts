@@ -1,7 +1,7 @@
 /**
  * SIGKILLs a bridge's managed server (its whole process group, as a crash or the OOM killer
  * would) every few seconds, at random from the suite seed, each time once the supervisor has
- * it running again, until told to stop.
+ * it running again, until told to stop or until it made the kills it was asked for.
  */
 
 import { AbortError } from "../../../src/errors.js";
@@ -22,6 +22,12 @@ export interface KillerOptions {
   gapMs: { min: number; max: number };
   random: SeededRandom;
   signal: AbortSignal;
+  /**
+   * Stop once this many kills were made and the server runs again after the last one (default:
+   * until `signal`). A count rather than a duration makes a short run inject the same faults on a
+   * fast machine and a slow one: a restart takes seconds, more on a loaded machine.
+   */
+  kills?: number;
   /** Told of each kill, as it happens. */
   onKill?: (kill: KillRecord, count: number) => void;
 }
@@ -44,7 +50,7 @@ function nextRestart(server: SupervisedServer, signal: AbortSignal): Promise<voi
   });
 }
 
-/** Kills until `signal` fires; resolves with the kills made. */
+/** Kills until `signal` fires, or `kills` were made; resolves with the kills made. */
 export async function killRepeatedly(
   bridge: Bridge,
   options: KillerOptions,
@@ -55,7 +61,7 @@ export async function killRepeatedly(
   }
   const kills: KillRecord[] = [];
   try {
-    for (;;) {
+    while (options.kills === undefined || kills.length < options.kills) {
       await sleep(options.random.between(options.gapMs.min, options.gapMs.max), options.signal);
       const pid = server.pid;
       if (pid === undefined) throw new Error("the managed server has no pid");
