@@ -25,6 +25,7 @@ import { prepareOpencodeEnv } from "../src/server/prepared-env.js";
 import { resolveOpencodeBinary } from "../src/server/resolve-binary.js";
 import { demoModelRef, demoProviderConfig } from "../src/testing/demo-provider.js";
 import { startScriptedModel } from "../src/testing/scripted-model/index.js";
+import { anySignalWithTimeout } from "../src/util/timeout-signal.js";
 import { BACKEND_TURN } from "./backends.js";
 import { recordGoal } from "./goals.js";
 import { formatMs, formatRatio, median, note } from "./stats.js";
@@ -140,7 +141,7 @@ function timed(
     const child = spawn(command, args, {
       ...spawnOptions,
       stdio: ["ignore", "ignore", "pipe"],
-      signal: AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]),
+      signal: anySignalWithTimeout([options.signal], options.timeoutMs),
       killSignal: "SIGKILL",
     });
     let stderr = "";

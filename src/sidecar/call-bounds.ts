@@ -1,4 +1,5 @@
 /** The bound on a call a request makes into the bridge: a timeout and the sidecar's stop. */
+import { anySignalWithTimeout } from "../util/timeout-signal.js";
 import type { SidecarContext } from "./context.js";
 
 /**
@@ -10,5 +11,5 @@ export function callSignal(
   ctx: SidecarContext,
   timeoutMs = ctx.limits.requestTimeoutMs,
 ): AbortSignal {
-  return AbortSignal.any([AbortSignal.timeout(timeoutMs), ctx.stopping]);
+  return anySignalWithTimeout([ctx.stopping], timeoutMs);
 }

@@ -35,6 +35,7 @@ const SHARED_FILES = [
   "src/util/assert-never.ts",
   "src/util/backoff.ts",
   "src/util/replay-seam.ts",
+  "src/util/timeout-signal.ts",
   "src/util/abortable-delay.ts",
   "src/errors.ts",
 ].map((file) => join(ROOT, file));

@@ -14,6 +14,7 @@ import { Bridge } from "../../../src/runtime/bridge/bridge.js";
 import type { Session } from "../../../src/runtime/session/session.js";
 import { SupervisedServer } from "../../../src/server/supervised-server.js";
 import { demoModelServer } from "../../../src/testing/demo-model-server.js";
+import { anySignalWithTimeout } from "../../../src/util/timeout-signal.js";
 import { withProcessCount } from "../faults/scenario-run.js";
 import { seededRandom } from "../faults/seeded-random.js";
 import type { Scenario, ScenarioContext, ScenarioRow } from "../scenario.js";
@@ -78,7 +79,7 @@ async function runUnderKills(
   }
   // The turns stop with the killer: at the end of the time, or once it made its kills.
   const killerDone = new AbortController();
-  const stop = AbortSignal.any([killerDone.signal, AbortSignal.timeout(variant.durationMs)]);
+  const stop = anySignalWithTimeout([killerDone.signal], variant.durationMs);
   const kills: KillRecord[] = [];
   const killing = killRepeatedly(bridge, {
     gapMs: variant.gapMs,

@@ -11,6 +11,7 @@ import { initialApiState, normalizeApiEvent } from "../../../src/events/normaliz
 import { normalizeSafely } from "../../../src/events/safe-normalize.js";
 import type { OpencodeClient } from "../../../src/opencode-client/opencode-client.js";
 import { apiEventDurableSeq } from "../../../src/opencode-protocol/api/events.js";
+import { anySignalWithTimeout } from "../../../src/util/timeout-signal.js";
 
 /** The log is read whole once nothing more came for this long. */
 const QUIET_MS = 1_500;
@@ -30,8 +31,7 @@ export async function expectedDurableKeys(
   directory: string,
 ): Promise<{ keys: string[]; nativeEvents: number; lastSeq: number }> {
   const stop = new AbortController();
-  const bound = AbortSignal.timeout(READ_BOUND_MS);
-  const signal = AbortSignal.any([stop.signal, bound]);
+  const signal = anySignalWithTimeout([stop.signal], READ_BOUND_MS);
   let quiet = setTimeout(() => stop.abort(), QUIET_MS);
   let state = initialApiState(sessionId);
   const keys: string[] = [];
@@ -57,7 +57,8 @@ export async function expectedDurableKeys(
       }
     }
   } catch (error) {
-    if (bound.aborted) throw new Error(`reading the native log took over ${READ_BOUND_MS} ms`);
+    const timedOut = signal.aborted && !stop.signal.aborted;
+    if (timedOut) throw new Error(`reading the native log took over ${READ_BOUND_MS} ms`);
     if (!(error instanceof AbortError) && !stop.signal.aborted) throw error;
   } finally {
     clearTimeout(quiet);

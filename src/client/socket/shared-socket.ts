@@ -10,6 +10,7 @@
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { assertNever } from "../../util/assert-never.js";
 import { Backoff, type BackoffOptions } from "../../util/backoff.js";
+import { anySignalWithTimeout } from "../../util/timeout-signal.js";
 import { sleep, unrefTimer } from "../deadline.js";
 import { BridgeApiError, BridgeClientError, BridgeProtocolError, statusOfCode } from "../errors.js";
 import { type ConnectionObservable, ConnectionStateCell } from "./connection-state.js";
@@ -187,7 +188,10 @@ export class SharedSocket {
   async #connectOnce(backoff: Backoff): Promise<string> {
     const options = this.#deps.options;
     const connectMs = options.connectTimeoutMs ?? 10_000;
-    const ticketSignal = anySignal([this.#lifetime.signal, this.#idle.signal], connectMs);
+    const ticketSignal = anySignalWithTimeout(
+      [this.#lifetime.signal, this.#idle.signal],
+      connectMs,
+    );
     const ticket = await this.#deps.ticket(ticketSignal);
     const Socket = this.#deps.WebSocket as WebSocketConstructor;
     const ws = new Socket(socketUrl(this.#deps.baseUrl, ticket));
@@ -332,9 +336,4 @@ function socketUrl(base: URL, ticket: string): string {
   url.pathname = `${url.pathname.replace(/\/+$/, "")}/v1/ws`;
   url.search = `?ticket=${encodeURIComponent(ticket)}`;
   return url.href;
-}
-
-/** Fires when any of `signals` does or after `ms`. */
-function anySignal(signals: AbortSignal[], ms: number): AbortSignal {
-  return AbortSignal.any([...signals, AbortSignal.timeout(ms)]);
 }
