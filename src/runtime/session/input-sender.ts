@@ -5,6 +5,7 @@
  * back where the backend has no queue or cannot steer (`HeldInputs`); the admission event
  * names its turn, or past a bound the turn is guessed.
  */
+import { LRUCache } from "lru-cache";
 import { resolveAttachments } from "../../backends/attachments.js";
 import { mintInputId, type SessionBackend } from "../../backends/backend.js";
 import { forTheModel } from "../../backends/model-attachments.js";
@@ -67,7 +68,7 @@ export class InputSender {
    * loaded server or stream), by input id, until it comes: their admission carries them too.
    * Bounded: an admission that never comes is forgotten with the oldest.
    */
-  readonly #lateRefs = new Map<string, string[]>();
+  readonly #lateRefs = new LRUCache<string, string[]>({ max: KEPT_LATE_REFS });
   /** Aborts the waits of the send under way when the session closes. */
   #sendAbort: AbortController | undefined;
 
@@ -211,7 +212,7 @@ export class InputSender {
       sessionId: context.state.sessionId,
       inputId,
     });
-    if (refs.length > 0) this.#keepLateRefs(inputId, refs);
+    if (refs.length > 0) this.#lateRefs.set(inputId, refs);
     const turn =
       input.delivery === "steer" && running !== undefined && running.state !== "ended"
         ? running
@@ -220,14 +221,6 @@ export class InputSender {
     if (turn !== running) this.#awaiting(inputId);
     else context.watch.update();
     return turn;
-  }
-
-  #keepLateRefs(inputId: string, refs: string[]): void {
-    this.#lateRefs.set(inputId, refs);
-    for (const oldest of this.#lateRefs.keys()) {
-      if (this.#lateRefs.size <= KEPT_LATE_REFS) break;
-      this.#lateRefs.delete(oldest);
-    }
   }
 
   /** `inputId` went to the backend and waits for a turn to take it: the session is watched. */
