@@ -40,6 +40,7 @@ export {
   type ModelRef,
   type NativeOrigin,
   type Outcome,
+  type RevertedFile,
   type Usage,
 } from "./events/canonical.js";
 export type { DeltaStats } from "./events/delta-stats.js";
@@ -87,5 +88,6 @@ export {
   type SubagentPart,
   type TextPart,
   type ToolPart,
+  type Undone,
   type UserMessage,
 } from "./wire/conversation.js";

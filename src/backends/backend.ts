@@ -68,11 +68,17 @@ export interface SessionBackend {
   /** The model of the following steps (or turns). */
   switchModel(model: ModelRef, signal?: AbortSignal): Promise<void>;
   /**
-   * Reverts the session to before `inputId` (capabilities.revert): the server forgets that
-   * input and everything after it and undoes their file changes; then the backend publishes
-   * `session.reverted`. Only while nothing runs (the runtime checks).
+   * Undo (capabilities.revert): takes the session back to before `inputId`, the files that
+   * input and every one after it changed put back; then the backend publishes
+   * `session.reverted`. The next prompt makes it final. Only while nothing runs (the runtime
+   * checks).
    */
   revert?(inputId: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * Redo: takes back the undo no prompt has followed yet, then publishes `session.unreverted`.
+   * Throws a UsageError when there is none.
+   */
+  unrevert?(signal?: AbortSignal): Promise<void>;
   /**
    * The runtime ended the running turn itself (the watchdog fired): forget it, so that late
    * native events do not end it twice, and stop the upstream run. Resolves once it is stopped.
@@ -87,6 +93,13 @@ export interface SessionBackend {
   serverRestarted?(): void;
   /** What the backend's deltas could not hand out whole (a backend without deltas has none). */
   deltaStats?(): DeltaStats;
+}
+
+/** A backend that can undo and redo (`capabilities.revert`). */
+export type HistoryBackend = SessionBackend & Required<Pick<SessionBackend, "revert" | "unrevert">>;
+
+export function hasHistory(backend: SessionBackend): backend is HistoryBackend {
+  return backend.revert !== undefined && backend.unrevert !== undefined;
 }
 
 /** What the runtime gives a backend when it makes one. */

@@ -276,11 +276,21 @@ export class BridgeClient {
   }
 
   /**
-   * `POST /v1/sessions/:id/revert`: OpenCode forgets the input and everything after it, their
-   * file changes undone (`capabilities.revert`; 409 while the session is busy).
+   * `POST /v1/sessions/:id/revert`, undo: the session goes back to before the input, the files
+   * it and every input after it changed put back; the conversation keeps those messages in
+   * `undone` until `unrevert` or the next input (`capabilities.revert`; 409 while the session
+   * is busy).
    */
   async revert(sessionId: string, inputId: string, options?: CallOptions): Promise<void> {
     await this.#ok("POST", `${sessionPath(sessionId)}/revert`, { inputId }, options);
+  }
+
+  /**
+   * `POST /v1/sessions/:id/unrevert`, redo: takes back the last undo while no input has
+   * followed it (409 when there is nothing to redo, or while the session is busy).
+   */
+  async unrevert(sessionId: string, options?: CallOptions): Promise<void> {
+    await this.#ok("POST", `${sessionPath(sessionId)}/unrevert`, undefined, options);
   }
 
   /** `POST /v1/sessions/:id/model`: the model of the next steps. */

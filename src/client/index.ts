@@ -15,6 +15,7 @@ export type {
   ErrorInfo,
   ModelRef,
   Outcome,
+  RevertedFile,
   Usage,
 } from "../events/canonical.js";
 export type {
@@ -28,6 +29,7 @@ export type {
   SubagentPart,
   TextPart,
   ToolPart,
+  Undone,
   UserMessage,
 } from "../wire/conversation-types.js";
 export { type CreateSessionBody, SENT_IMAGE_TYPES } from "../wire/http.js";

@@ -211,6 +211,7 @@ function foldLive(state: LiveConversation, event: CanonicalEvent): LiveConversat
     case "subagent.started":
     case "subagent.ended":
     case "session.reverted":
+    case "session.unreverted":
       return withSwitchesWithin(state);
     // The rest change nothing that a live view keeps beside the conversation.
     default:

@@ -16,6 +16,7 @@ import {
   ModelRefSchema,
   NativeOriginSchema,
   OutcomeSchema,
+  RevertedFileSchema,
   UsageSchema,
 } from "./event-parts.js";
 
@@ -42,6 +43,7 @@ const usage = outputOf(UsageSchema);
 const errorInfo = outputOf(ErrorInfoSchema);
 const modelRef = outputOf(ModelRefSchema);
 const connectionState = outputOf(ConnectionStateSchema);
+const revertedFile = outputOf(RevertedFileSchema);
 const nativeOrigin = outputOf(NativeOriginSchema);
 const durablePayloads = outputsOf(DURABLE_EVENTS);
 const ephemeralPayloads = outputsOf(EPHEMERAL_EVENTS);
@@ -57,6 +59,8 @@ export type ModelRef = typeof modelRef;
  * attempt of an outage, with the count of failed attempts in a row; `connected` since it ended.
  */
 export type ConnectionState = typeof connectionState;
+/** A file an undo or redo puts back: its path in the session's directory, the lines it changes. */
+export type RevertedFile = typeof revertedFile;
 
 /** Payloads of the durable events (stored, numbered, replayed), by type. */
 export type DurableEventData = typeof durablePayloads;

@@ -12,6 +12,7 @@ import {
   ErrorInfoSchema,
   ModelRefSchema,
   OutcomeSchema,
+  RevertedFileSchema,
   UsageSchema,
 } from "./event-parts.js";
 
@@ -61,9 +62,24 @@ export const DURABLE_EVENTS = {
     description: "error",
     example: { error: { kind: "provider", message: "rate limited" } },
   }),
-  "session.reverted": defineEvent(z.object({ inputId: z.string() }), {
+  "session.reverted": defineEvent(
+    z.object({
+      inputId: z.string(),
+      files: z.array(RevertedFileSchema).exactOptional(),
+      moreFiles: z.number().int().exactOptional(),
+    }),
+    {
+      description:
+        "undo: the session was taken back to before this input (`Session.revert`), its files and those of every input after it put back as they were (`files`, the first 200; `moreFiles` beyond); a conversation moves those messages to `undone` until `session.unreverted` (redo) brings them back or the next input makes the undo final",
+      example: {
+        inputId: "msg_2355d07a3001tBCy4GoAM1JV4O",
+        files: [{ path: "src/app.ts", status: "modified", additions: 3, deletions: 1 }],
+      },
+    },
+  ),
+  "session.unreverted": defineEvent(z.object({ inputId: z.string() }), {
     description:
-      "the session was reverted to before this input (`Session.revert`): OpenCode forgot it and all after it, file changes undone; a conversation drops them",
+      "redo: the undo to before this input was taken back (`Session.unrevert`), its messages and file changes restored",
     example: { inputId: "msg_2355d07a3001tBCy4GoAM1JV4O" },
   }),
   "input.admitted": defineEvent(

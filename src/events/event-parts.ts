@@ -30,6 +30,17 @@ export const ErrorInfoSchema = z.object({
 export const ModelRefSchema = z.object({ providerID: z.string(), modelID: z.string() });
 
 /**
+ * A file an undo (or redo) puts back, as OpenCode's revert reports it: its path relative to the
+ * session's directory and the lines it changes. The diff itself is the changes view's.
+ */
+export const RevertedFileSchema = z.object({
+  path: z.string(),
+  status: z.enum(["added", "modified", "deleted"]),
+  additions: z.number().int(),
+  deletions: z.number().int(),
+});
+
+/**
  * Whether a session's native streams reach the server. `reconnecting` since the first failed
  * attempt of an outage, with the count of failed attempts in a row; `connected` since it ended.
  */

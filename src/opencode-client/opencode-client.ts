@@ -194,7 +194,7 @@ export class OpencodeClient {
         options?: ClientCallOptions,
       ) => this.#call("v2.session.messages", input, api.MessagePage, options),
       revert: {
-        /** What reverting to `messageID` would undo; changes nothing by itself. */
+        /** Puts the files back as they were at `messageID` and marks the point (see `RevertStageRequest`). */
         stage: (
           input: { sessionID: string } & z.input<typeof api.RevertStageRequest>,
           options?: ClientCallOptions,
@@ -205,9 +205,12 @@ export class OpencodeClient {
             api.RevertStaged,
             options,
           ),
-        /** Applies the staged revert. */
+        /** Makes the staged revert final: the messages after its point are deleted. */
         commit: (input: { sessionID: string }, options?: ClientCallOptions) =>
           this.#call("v2.session.revert.commit", input, z.undefined(), options),
+        /** Takes the staged revert back: the files as they were before it, no point. */
+        clear: (input: { sessionID: string }, options?: ClientCallOptions) =>
+          this.#call("v2.session.revert.clear", input, z.undefined(), options),
       },
       switchModel: (
         input: { sessionID: string } & z.input<typeof api.SwitchModelRequest>,

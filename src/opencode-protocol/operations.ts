@@ -84,6 +84,7 @@ export const operations = {
   }),
   "v2.session.revert.stage": api("POST", "/api/session/{sessionID}/revert/stage"),
   "v2.session.revert.commit": api("POST", "/api/session/{sessionID}/revert/commit"),
+  "v2.session.revert.clear": api("POST", "/api/session/{sessionID}/revert/clear"),
   "v2.session.events": api("GET", "/api/session/{sessionID}/event", {
     query: ["after"],
     stream: true,

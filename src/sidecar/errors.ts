@@ -110,6 +110,7 @@ const USAGE_CODES: ReadonlyArray<readonly [RegExp, ErrorCode]> = [
   [/^no queued input /, "not_found"],
   [/^no input \S+ in OpenCode's session/, "not_found"],
   [/^session \S+ is busy/, "conflict"],
+  [/^nothing to redo in session /, "conflict"],
   [/^input \S+ was sent already/, "conflict"],
   [/was killed; it cannot be opened|^session \S+ is closed/, "conflict"],
   [/ is \d+ bytes, over the limit of \d+ bytes/, "too_large"],

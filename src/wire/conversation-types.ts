@@ -1,11 +1,32 @@
 /** The shape of a materialised conversation: plain objects and arrays, JSON all the way down. */
-import type { DurableEventData, ErrorInfo, Outcome, Usage } from "../events/canonical.js";
+import type {
+  DurableEventData,
+  ErrorInfo,
+  Outcome,
+  RevertedFile,
+  Usage,
+} from "../events/canonical.js";
 
 export interface Conversation {
   sessionId: string;
   messages: Message[];
   /** The seq of the last stored event folded in (0 for none). */
   lastSeq: number;
+  /** What an undo took out of `messages`, while a redo can still bring it back. */
+  undone?: Undone;
+}
+
+/**
+ * The messages an undo (`session.reverted`) took out of the conversation, from its input on,
+ * and the files it put back. A redo (`session.unreverted`) brings them back; the next input
+ * makes the undo final and drops them.
+ */
+export interface Undone {
+  inputId: string;
+  messages: Message[];
+  files: RevertedFile[];
+  /** Files put back beyond those named. */
+  moreFiles?: number;
 }
 
 export type Message = UserMessage | AssistantMessage;

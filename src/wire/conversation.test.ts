@@ -509,29 +509,84 @@ describe("conversationOf (examples)", () => {
     expect(reduceConversation(conversation, foreign)).toBe(conversation);
   });
 
-  it("drops a reverted input and everything after it; an unknown one changes nothing", () => {
-    const out = new Transcript();
-    const turn = (inputId: string, turnId: string, text: string) => {
-      out.add("input.admitted", { inputId, text, delivery: "queue" }, turnId);
-      out.add("turn.started", { inputId }, turnId);
-      out.add("turn.ended", { outcome: "completed", text }, turnId);
-    };
-    turn("in_1", "turn_1", "kept");
-    turn("in_2", "turn_2", "poisoned");
-    turn("in_3", "turn_3", "after");
-    out.add("session.reverted", { inputId: "in_2" });
-    const reverted = conversationOf(out.events);
-    expect(reverted.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
-    expect(reverted.messages[0]).toMatchObject({ inputId: "in_1" });
-    expect(reverted.lastSeq).toBe(10);
-    out.add("session.reverted", { inputId: "in_unknown" });
-    turn("in_4", "turn_4", "next");
-    expect(conversationOf(out.events).messages.map((message) => message.role)).toEqual([
-      "user",
-      "assistant",
-      "user",
-      "assistant",
-    ]);
+  describe("undo and redo", () => {
+    const FILE = { path: "a.txt", status: "modified", additions: 1, deletions: 1 } as const;
+    function threeTurns(): { out: Transcript; turn: (inputId: string, turnId: string) => void } {
+      const out = new Transcript();
+      const turn = (inputId: string, turnId: string) => {
+        out.add("input.admitted", { inputId, text: inputId, delivery: "queue" }, turnId);
+        out.add("turn.started", { inputId }, turnId);
+        out.add("turn.ended", { outcome: "completed", text: inputId }, turnId);
+      };
+      turn("in_1", "turn_1");
+      turn("in_2", "turn_2");
+      turn("in_3", "turn_3");
+      return { out, turn };
+    }
+    const inputs = (messages: readonly Message[]) =>
+      messages.flatMap((message) => (message.role === "user" ? [message.inputId] : []));
+
+    it("an undo moves its input and all after it to `undone`, with the files it put back", () => {
+      const { out } = threeTurns();
+      const before = conversationOf(out.events);
+      out.add("session.reverted", { inputId: "in_2", files: [FILE] });
+      const undone = conversationOf(out.events);
+      expect(inputs(undone.messages)).toEqual(["in_1"]);
+      expect(undone.messages).toEqual(before.messages.slice(0, 2));
+      expect(undone.undone).toEqual({
+        inputId: "in_2",
+        messages: before.messages.slice(2),
+        files: [FILE],
+      });
+      expect(undone.lastSeq).toBe(10);
+      // It survives JSON and is what the wire carries.
+      expect(roundTrip(undone)).toStrictEqual(undone);
+    });
+
+    it("a redo brings the messages back as they were", () => {
+      const { out } = threeTurns();
+      const before = conversationOf(out.events);
+      out.add("session.reverted", { inputId: "in_2", files: [FILE] });
+      out.add("session.unreverted", { inputId: "in_2" });
+      const redone = conversationOf(out.events);
+      expect(redone.messages).toEqual(before.messages);
+      expect(redone).not.toHaveProperty("undone");
+    });
+
+    it("the next input makes the undo final: the undone messages go, a redo then does nothing", () => {
+      const { out, turn } = threeTurns();
+      out.add("session.reverted", { inputId: "in_2" });
+      turn("in_4", "turn_4");
+      out.add("session.unreverted", { inputId: "in_2" });
+      const after = conversationOf(out.events);
+      expect(inputs(after.messages)).toEqual(["in_1", "in_4"]);
+      expect(after).not.toHaveProperty("undone");
+    });
+
+    it("a second undo moves the point either way, over what the first took out", () => {
+      const { out } = threeTurns();
+      const before = conversationOf(out.events);
+      out.add("session.reverted", { inputId: "in_3" });
+      out.add("session.reverted", { inputId: "in_2" });
+      const further = conversationOf(out.events);
+      expect(inputs(further.messages)).toEqual(["in_1"]);
+      expect(further.undone?.messages).toEqual(before.messages.slice(2));
+      // Back to a later point: in_2's messages return, in_3's stay undone.
+      out.add("session.reverted", { inputId: "in_3" });
+      const nearer = conversationOf(out.events);
+      expect(inputs(nearer.messages)).toEqual(["in_1", "in_2"]);
+      expect(nearer.undone?.messages).toEqual(before.messages.slice(4));
+    });
+
+    it("an unknown input changes nothing; an undo kept before files were named reads as none", () => {
+      const { out } = threeTurns();
+      const before = conversationOf(out.events);
+      out.add("session.reverted", { inputId: "in_unknown" });
+      expect(conversationOf(out.events).messages).toEqual(before.messages);
+      expect(conversationOf(out.events)).not.toHaveProperty("undone");
+      out.add("session.reverted", { inputId: "in_3" });
+      expect(conversationOf(out.events).undone?.files).toEqual([]);
+    });
   });
 
   it("needs a session id when there are no events", () => {

@@ -16,6 +16,7 @@ import type {
   SubagentPart,
   TextPart,
   ToolPart,
+  Undone,
   UserMessage,
 } from "./conversation-types.js";
 import {
@@ -57,10 +58,62 @@ export function reduceConversation(
   event: CanonicalEvent,
 ): Conversation {
   if (!event.durable || event.sessionId !== conversation.sessionId) return conversation;
-  const messages = foldMessages(conversation.messages, event);
+  const history = foldUndo(conversation, event);
+  const messages = foldMessages(history.messages, event);
   const lastSeq = Math.max(conversation.lastSeq, event.seq ?? 0);
-  if (messages === conversation.messages && lastSeq === conversation.lastSeq) return conversation;
-  return { sessionId: conversation.sessionId, messages, lastSeq };
+  const { undone } = history;
+  if (
+    messages === conversation.messages &&
+    undone === conversation.undone &&
+    lastSeq === conversation.lastSeq
+  ) {
+    return conversation;
+  }
+  return {
+    sessionId: conversation.sessionId,
+    messages,
+    lastSeq,
+    ...(undone === undefined ? {} : { undone }),
+  };
+}
+
+/**
+ * Undo and redo: `session.reverted` moves the messages from its input on (those an earlier undo
+ * took out included: OpenCode can move the point either way) to `undone`; `session.unreverted`
+ * brings them back; a new input makes the undo final.
+ */
+function foldUndo(
+  conversation: Conversation,
+  event: CanonicalEvent,
+): { messages: Message[]; undone: Undone | undefined } {
+  const { messages, undone } = conversation;
+  switch (event.type) {
+    case "session.reverted": {
+      const all = undone === undefined ? messages : [...messages, ...undone.messages];
+      const index = findUser(all, event.data.inputId);
+      if (index === undefined) return { messages, undone };
+      const { inputId, files = [], moreFiles } = event.data;
+      return {
+        messages: all.slice(0, index),
+        undone: {
+          inputId,
+          messages: all.slice(index),
+          files,
+          ...(moreFiles === undefined ? {} : { moreFiles }),
+        },
+      };
+    }
+    case "session.unreverted":
+      return undone === undefined
+        ? { messages, undone }
+        : { messages: [...messages, ...undone.messages], undone: undefined };
+    case "input.admitted":
+      return undone === undefined || findUser(undone.messages, event.data.inputId) !== undefined
+        ? { messages, undone }
+        : { messages, undone: undefined };
+    default:
+      return { messages, undone };
+  }
 }
 
 function foldMessages(messages: Message[], event: CanonicalEvent): Message[] {
@@ -192,11 +245,10 @@ function foldMessages(messages: Message[], event: CanonicalEvent): Message[] {
         ...(result === undefined ? {} : { result }),
       }));
     }
-    case "session.reverted": {
-      // OpenCode forgot the input and all that came after it: so does the conversation.
-      const index = findUser(messages, event.data.inputId);
-      return index === undefined ? messages : messages.slice(0, index);
-    }
+    // Undo and redo: foldUndo.
+    case "session.reverted":
+    case "session.unreverted":
+      return messages;
     // The transcript keeps these; the conversation has no place for them.
     case "tool.input.ended":
     case "session.created":

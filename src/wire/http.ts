@@ -10,6 +10,7 @@ import {
   ErrorInfoSchema,
   ModelRefSchema,
   OutcomeSchema,
+  RevertedFileSchema,
   UsageSchema,
 } from "../events/event-parts.js";
 import type { Conversation } from "./conversation-types.js";
@@ -260,29 +261,41 @@ const ConversationPartSchema = z.discriminatedUnion("type", [
   }),
 ]);
 
+const MessageSchema = z.discriminatedUnion("role", [
+  z.object({
+    role: z.literal("user"),
+    inputId: z.string(),
+    turnId: z.string().exactOptional(),
+    text: z.string(),
+    files: z.array(z.string()).exactOptional(),
+    cancelled: z.string().exactOptional(),
+    delivered: z.literal(true).exactOptional(),
+  }),
+  z.object({
+    role: z.literal("assistant"),
+    turnId: z.string(),
+    parts: z.array(ConversationPartSchema),
+    outcome: OutcomeSchema.exactOptional(),
+    usage: UsageSchema.exactOptional(),
+    error: ErrorInfoSchema.exactOptional(),
+  }),
+]);
+
 export const ConversationSchema = z.object({
   sessionId: z.string(),
   lastSeq: z.number(),
-  messages: z.array(
-    z.discriminatedUnion("role", [
-      z.object({
-        role: z.literal("user"),
-        inputId: z.string(),
-        turnId: z.string().exactOptional(),
-        text: z.string(),
-        files: z.array(z.string()).exactOptional(),
-        cancelled: z.string().exactOptional(),
-      }),
-      z.object({
-        role: z.literal("assistant"),
-        turnId: z.string(),
-        parts: z.array(ConversationPartSchema),
-        outcome: OutcomeSchema.exactOptional(),
-        usage: UsageSchema.exactOptional(),
-        error: ErrorInfoSchema.exactOptional(),
-      }),
-    ]),
-  ),
+  messages: z.array(MessageSchema),
+  undone: z
+    .object({
+      inputId: z.string(),
+      messages: z.array(MessageSchema),
+      files: z.array(RevertedFileSchema),
+      moreFiles: z.number().int().exactOptional(),
+    })
+    .exactOptional()
+    .describe(
+      "what an undo took out of `messages` (session.reverted), while a redo (session.unreverted) can bring it back",
+    ),
 });
 // Both ways by assignability (the parts are intersections in the hand-written types).
 const _toConversation = (value: z.infer<typeof ConversationSchema>): Conversation => value;

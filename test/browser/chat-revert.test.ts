@@ -3,7 +3,8 @@
  * (issue 29, item 1): a session where every turn fails because an earlier message carried a
  * text file as media (sent straight to OpenCode, as an older bridge did) offers "Revert to
  * before this message" under each failed input but the first; confirmed, the poisoned input
- * and all after it leave the conversation and the next message gets an answer.
+ * and all after it are set aside under a "Redo" bar; Redo brings them back; undone again, the
+ * next message gets an answer and makes the undo final (the bar goes).
  */
 import { describe, expect, it } from "vitest";
 import { screenshot, useBrowser } from "../support/browser.js";
@@ -46,8 +47,21 @@ describe("reverting a session from the chat", () => {
 
     await eventually(() => textsOf(users.locator(".user-text"))).toEqual(["[[reply zero]]"]);
     await eventually(() => offers.count()).toBe(0);
+    const redoBar = byTestId(page, "redo-bar");
+    await eventually(() => redoBar.textContent()).toMatch(/^2 messages undone\./);
+    await screenshot(page, "chat-revert-redo-bar");
+
+    await redoBar.getByRole("button", { name: "Redo" }).click();
+    await eventually(() => users.count()).toBe(3);
+    await eventually(() => redoBar.count()).toBe(0);
+    expect(await waitForOutcomes(page, 3)).toEqual(["completed", "failed", "failed"]);
+
+    await users.nth(1).getByRole("button", { name: "Revert to before this message" }).click();
+    await confirm.getByRole("button", { name: "Revert", exact: true }).click();
+    await eventually(() => textsOf(users.locator(".user-text"))).toEqual(["[[reply zero]]"]);
     await send(page, "[[reply recovered]]");
     expect(await waitForOutcomes(page, 2)).toEqual(["completed", "completed"]);
+    await eventually(() => redoBar.count()).toBe(0);
     await screenshot(page, "chat-revert-after");
   });
 });

@@ -1,20 +1,44 @@
 /**
- * End to end: reverting a session to before an input over the sidecar, against a real
- * `opencode serve` 1.18.33 and the scripted model. The way out of a poisoned session: a text
- * file sent as media (as the bridge did before it inlined text files; here sent straight to
- * OpenCode, as another client still can) fails its turn and every turn after it; reverted to
- * before it, the session takes turns again and its conversation no longer shows it.
+ * End to end: undo and redo over the sidecar, against a real `opencode serve` 1.18.33 and the
+ * scripted model, in a git worktree (where OpenCode snapshots files, so an undo puts them
+ * back). Undo takes the files back and moves the messages to the conversation's `undone`; redo
+ * brings both back; the next input makes the undo final. Also the way out of a poisoned
+ * session: a text file sent as media (as the bridge did before it inlined text files; here
+ * sent straight to OpenCode, as another client still can) fails its turn and every turn after
+ * it; undone to before it, the session takes turns again and its conversation no longer shows
+ * it.
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { BridgeApiError, type BridgeClient } from "../../src/client/index.js";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BridgeApiError, BridgeClient } from "../../src/client/index.js";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import type { Bridge } from "../../src/runtime/bridge/bridge.js";
 import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
+import { conversationOf } from "../../src/wire/conversation.js";
 import { sendPoisonedPrompt } from "../support/poisoned-prompt.js";
 import { useRealSidecar } from "../support/real-sidecar.js";
 import { readUntil } from "../support/sidecar-reading.js";
+import { NodeWebSocket } from "../support/ws.js";
 
-const real = useRealSidecar({ web: false, label: "sidecar revert e2e" });
+/** A git worktree with one commit: OpenCode keeps file snapshots only in one. */
+function gitWorktree(): string {
+  const directory = mkdtempSync(join(tmpdir(), "ocb-revert-e2e-"));
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=e2e", "-c", "user.email=e2e@example.com", ...args], {
+      cwd: directory,
+      stdio: "ignore",
+    });
+  git("init", "-q");
+  git("commit", "-q", "--allow-empty", "-m", "start");
+  return directory;
+}
+
+const worktree = gitWorktree();
+afterAll(() => rmSync(worktree, { recursive: true, force: true }));
+const real = useRealSidecar({ web: false, label: "sidecar revert e2e", directory: worktree });
 let directory: string;
 let bridge: Bridge;
 let client: BridgeClient;
@@ -47,6 +71,115 @@ async function poison(sessionId: string): Promise<string> {
   expect(JSON.stringify(events.at(-1))).toMatch(/does not support media type text\/plain/);
   return inputId;
 }
+
+/** A prompt that has the model write `content` to `name` in the worktree. */
+function write(name: string, content: string): string {
+  return `[[tool write ${JSON.stringify({ path: join(directory, name), content })}]]`;
+}
+
+function fileAt(name: string): string | undefined {
+  const path = join(directory, name);
+  return existsSync(path) ? readFileSync(path, "utf8") : undefined;
+}
+
+describe("undo and redo", () => {
+  it("undo puts the files back and sets the messages aside; redo restores both; a second client sees the same", async () => {
+    const session = await client.createSession();
+    await turn(session.id, write("a.txt", "one"));
+    const second = await client.send(session.id, {
+      text: `${write("a.txt", "two")} ${write("b.txt", "new")}`,
+      delivery: "queue",
+    });
+    await readUntil(
+      client,
+      session.id,
+      (event) => event.type === "turn.ended" && event.turnId === second.turnId,
+      { what: "the second turn's end" },
+    );
+    await turn(session.id, "[[reply three]]");
+    expect([fileAt("a.txt"), fileAt("b.txt")]).toEqual(["two", "new"]);
+    const before = await client.conversation(session.id);
+
+    await client.revert(session.id, second.inputId ?? "");
+
+    expect([fileAt("a.txt"), fileAt("b.txt")]).toEqual(["one", undefined]);
+    const reverted = (
+      await readUntil(client, session.id, (event) => event.type === "session.reverted", {
+        what: "session.reverted",
+      })
+    ).at(-1);
+    if (reverted?.type !== "session.reverted") throw new Error("no session.reverted");
+    expect(reverted.data.inputId).toBe(second.inputId);
+    const files = reverted.data.files ?? [];
+    expect(files.map((file) => file.path).sort()).toEqual(["a.txt", "b.txt"]);
+    const undone = await client.conversation(session.id);
+    expect(undone.messages).toEqual(before.messages.slice(0, 2));
+    expect(undone.undone?.inputId).toBe(second.inputId);
+    expect(undone.undone?.messages).toEqual(before.messages.slice(2));
+    // A second client, and a replay of the kept events, show the same.
+    const other = new BridgeClient({
+      url: real.current.sidecar.url,
+      token: real.current.token,
+      WebSocket: NodeWebSocket,
+    });
+    try {
+      expect(await other.conversation(session.id)).toEqual(undone);
+      const kept = await readUntil(other, session.id, (event) => event.seq === undone.lastSeq, {
+        what: "the kept events up to the undo",
+      });
+      expect(conversationOf(kept, session.id)).toEqual(undone);
+    } finally {
+      other.close();
+    }
+
+    await client.unrevert(session.id);
+
+    expect([fileAt("a.txt"), fileAt("b.txt")]).toEqual(["two", "new"]);
+    const redone = await client.conversation(session.id);
+    expect(redone.messages).toEqual(before.messages);
+    expect(redone.undone).toBeUndefined();
+    const again = await client.unrevert(session.id).catch((error) => error);
+    expect(again).toBeInstanceOf(BridgeApiError);
+    expect(again).toMatchObject({ status: 409 });
+    expect(String(again.message)).toMatch(/nothing to redo/);
+  });
+
+  it("the next input makes an undo final: the model no longer sees what was undone, nothing to redo", async () => {
+    const session = await client.createSession();
+    await turn(session.id, write("c.txt", "kept"));
+    const undoneInput = await client.send(session.id, {
+      text: `${write("c.txt", "undone")} [[reply secret-undone-answer]]`,
+      delivery: "queue",
+    });
+    await readUntil(
+      client,
+      session.id,
+      (event) => event.type === "turn.ended" && event.turnId === undoneInput.turnId,
+      { what: "the turn to undo" },
+    );
+    await client.revert(session.id, undoneInput.inputId ?? "");
+    expect(fileAt("c.txt")).toBe("kept");
+
+    const after = await turn(session.id, "[[reply after the undo]]");
+
+    expect(after.data).toMatchObject({ outcome: "completed", text: "after the undo" });
+    const requests = model.requests.filter((request) =>
+      request.lastUserText.includes("[[reply after the undo]]"),
+    );
+    expect(requests.length).toBeGreaterThan(0);
+    for (const request of requests) {
+      expect(JSON.stringify(request.messages)).not.toContain("secret-undone-answer");
+    }
+    const conversation = await client.conversation(session.id);
+    expect(conversation.undone).toBeUndefined();
+    expect(
+      conversation.messages.flatMap((message) => (message.role === "user" ? [message.text] : [])),
+    ).toEqual([write("c.txt", "kept"), "[[reply after the undo]]"]);
+    const redo = await client.unrevert(session.id).catch((error) => error);
+    expect(redo).toMatchObject({ status: 409 });
+    expect(fileAt("c.txt")).toBe("kept");
+  });
+});
 
 describe("reverting a session to before an input", () => {
   it("takes back a poisoned input: the next turn completes, the conversation drops it", async () => {
@@ -82,7 +215,8 @@ describe("reverting a session to before an input", () => {
       (event) => event.type === "session.reverted",
       { what: "the kept session.reverted" },
     );
-    expect(transcript.at(-1)?.data).toEqual({ inputId: poisoned });
+    // The poisoned turn changed no file: the undo names none.
+    expect(transcript.at(-1)?.data).toEqual({ inputId: poisoned, files: [] });
   });
 
   it("refuses while a turn runs (409), an unknown input (404), the first input (422)", async () => {
@@ -95,6 +229,9 @@ describe("reverting a session to before an input", () => {
     expect(busy).toBeInstanceOf(BridgeApiError);
     expect(busy).toMatchObject({ status: 409 });
     expect(String(busy.message)).toMatch(/is busy .*interrupt it first/);
+    const busyRedo = await client.unrevert(session.id).catch((error) => error);
+    expect(busyRedo).toMatchObject({ status: 409 });
+    expect(String(busyRedo.message)).toMatch(/is busy .*redo once it has ended/);
     await client.interrupt(session.id);
     await readUntil(client, session.id, (event) => event.type === "turn.ended", {
       what: "the interrupted turn's end",

@@ -18,8 +18,10 @@ export interface SessionActions {
   childHref(childSessionId: string): string;
   /** Whether the session can be reverted to before an input (`capabilities.revert`). */
   canRevert: boolean;
-  /** Reverts the session to before `inputId`: it and all after it are forgotten. */
+  /** Undo: the session goes back to before `inputId`, it and all after it set aside. */
   revert(inputId: string): Promise<void>;
+  /** Redo: takes the last undo back (while no message has followed it). */
+  unrevert(): Promise<void>;
   /** An image an input carried, as the sidecar keeps it (rejects when it does not). */
   sentImage(inputId: string, index: number, signal: AbortSignal): Promise<Blob>;
 }
@@ -58,6 +60,7 @@ export function sessionActions(
     canRevert,
     revert: (inputId) =>
       reported(client.revert(sessionId, inputId, { timeoutMs: ACTION_BOUND_MS })),
+    unrevert: () => reported(client.unrevert(sessionId, { timeoutMs: ACTION_BOUND_MS })),
     sentImage: (inputId, index, signal) =>
       client.inputImage(sessionId, inputId, index, { signal, timeoutMs: ACTION_BOUND_MS }),
   };

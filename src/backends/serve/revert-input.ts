@@ -1,12 +1,15 @@
 /**
- * Reverting an `/api` session to before one of its inputs. OpenCode 1.18.33 reverts *to* a
- * message: that message is kept and everything after it goes (verified: staging the input's
- * own message kept it, and a text file sent as media then failed every later turn still). So
- * the revert point is the message just before the input's; the first input has none, and
- * OpenCode has no route that empties a session: that case is refused, saying what to do.
+ * Undo on an `/api` session: taking it back to before one of its inputs. OpenCode 1.18.33
+ * reverts *to* a message: that message is kept and everything after it goes (verified: staging
+ * the input's own message kept it, and a text file sent as media then failed every later turn
+ * still). So the revert point is the message just before the input's; the first input has
+ * none, and OpenCode has no route that empties a session: that case is refused, saying what to
+ * do. Staging puts the files back at once and can be cleared (redo) until it is committed
+ * (`RevertStageRequest` says what each step does).
  */
 
 import { UsageError } from "../../errors.js";
+import type { RevertedFile } from "../../events/canonical.js";
 import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
 import type { ClientCallOptions } from "../../opencode-client/operation-caller.js";
 
@@ -14,21 +17,62 @@ import type { ClientCallOptions } from "../../opencode-client/operation-caller.j
 const PAGE = 50;
 /** Pages read at most: a bound on the walk, far past any session a person reverts in. */
 const MAX_PAGES = 200;
+/** Files an undo names in its event; the rest are counted (`moreFiles`). */
+export const MAX_REVERTED_FILES = 200;
+
+/** What an undo put back. */
+export interface StagedRevert {
+  files: RevertedFile[];
+  moreFiles: number;
+}
 
 /**
- * Stages and commits the revert that takes back `inputId` and everything after it, files
- * included. Throws a UsageError (before changing anything) when the input is not in the
- * session or is its first message.
+ * Stages the revert that takes back `inputId` and everything after it, files included: the
+ * files are back as they were, the messages stay until a commit. Throws a UsageError (before
+ * changing anything) when the input is not in the session or is its first message.
  */
-export async function revertToBefore(
+export async function stageRevertToBefore(
   client: OpencodeClient,
   sessionID: string,
   inputId: string,
   options: ClientCallOptions,
-): Promise<void> {
+): Promise<StagedRevert> {
   const point = await messageBefore(client, sessionID, inputId, options);
-  await client.v2.session.revert.stage({ sessionID, messageID: point, files: true }, options);
-  await client.v2.session.revert.commit({ sessionID }, options);
+  const staged = await client.v2.session.revert.stage(
+    { sessionID, messageID: point, files: true },
+    options,
+  );
+  const files = (staged.files ?? []).map(
+    (file): RevertedFile => ({
+      path: file.path,
+      status: file.status === "added" || file.status === "deleted" ? file.status : "modified",
+      additions: file.additions,
+      deletions: file.deletions,
+    }),
+  );
+  return {
+    files: files.slice(0, MAX_REVERTED_FILES),
+    moreFiles: Math.max(0, files.length - MAX_REVERTED_FILES),
+  };
+}
+
+/**
+ * The input a staged revert took back: the first user message after its point, or undefined
+ * when the session has no staged revert (none was made, or it was cleared or committed).
+ */
+export async function stagedRevertInput(
+  client: OpencodeClient,
+  sessionID: string,
+  options: ClientCallOptions,
+): Promise<string | undefined> {
+  const point = (await client.v2.session.get({ sessionID }, options)).revert?.messageID;
+  if (point === undefined) return undefined;
+  let after: string | undefined;
+  for await (const message of newestFirst(client, sessionID, options)) {
+    if (message.id === point) return after;
+    if (message.type === "user") after = message.id;
+  }
+  return undefined;
 }
 
 async function messageBefore(
@@ -37,20 +81,10 @@ async function messageBefore(
   inputId: string,
   options: ClientCallOptions,
 ): Promise<string> {
-  let cursor: string | undefined;
   let found = false;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    // A cursor carries its order: the server refuses both together.
-    const { data, cursor: next } = await client.v2.session.messages(
-      { sessionID, limit: PAGE, ...(cursor === undefined ? { order: "desc" } : { cursor }) },
-      options,
-    );
-    for (const message of data) {
-      if (found) return message.id;
-      found = message.id === inputId;
-    }
-    cursor = next?.next ?? undefined;
-    if (cursor === undefined || data.length < PAGE) break;
+  for await (const message of newestFirst(client, sessionID, options)) {
+    if (found) return message.id;
+    found = message.id === inputId;
   }
   if (!found) {
     throw new UsageError(
@@ -60,4 +94,23 @@ async function messageBefore(
   throw new UsageError(
     `the serve backend cannot revert to before a session's first message: OpenCode reverts to a message it keeps, and the first has none before it. Start a new session instead`,
   );
+}
+
+/** The session's messages, newest first, a page at a time (at most `MAX_PAGES`). */
+async function* newestFirst(
+  client: OpencodeClient,
+  sessionID: string,
+  options: ClientCallOptions,
+): AsyncGenerator<{ id: string; type: string }> {
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    // A cursor carries its order: the server refuses both together.
+    const { data, cursor: next } = await client.v2.session.messages(
+      { sessionID, limit: PAGE, ...(cursor === undefined ? { order: "desc" } : { cursor }) },
+      options,
+    );
+    yield* data;
+    cursor = next?.next ?? undefined;
+    if (cursor === undefined || data.length < PAGE) return;
+  }
 }

@@ -4,7 +4,7 @@
  * stream merged with the live one (deltas, asks), and an interrupt is the server's own.
  */
 
-import { AbortError } from "../../errors.js";
+import { AbortError, UsageError } from "../../errors.js";
 import { apiStateFromEvents } from "../../events/api-state-from-events.js";
 import { canonical, type ToolErrorKind } from "../../events/build.js";
 import type { CanonicalEvent, CanonicalEventOf, ModelRef } from "../../events/canonical.js";
@@ -33,7 +33,7 @@ import { AskCalls } from "./ask-calls.js";
 import { AskTurns } from "./ask-turns.js";
 import { MergedSessionStream, type MergedStreamName } from "./merged-stream.js";
 import { isMessageId, mintMessageId } from "./message-id.js";
-import { revertToBefore } from "./revert-input.js";
+import { stagedRevertInput, stageRevertToBefore } from "./revert-input.js";
 
 /** How long an ask waits for its tool call's input (it comes on the other connection). */
 const TOOL_INPUT_WAIT_MS = 2_000;
@@ -76,6 +76,11 @@ export class ServeBackend implements SessionBackend {
   readonly #askTurns: AskTurns;
   /** The tool call each ask is about, and the calls whose ask was refused (and how). */
   readonly #askCalls = new AskCalls();
+  /**
+   * The input an undo staged upstream took back, `none`, or `unknown` (an adopted session:
+   * asked of OpenCode when it matters). The next prompt commits it first.
+   */
+  #undone: string | "none" | "unknown";
 
   constructor(client: OpencodeClient, context: BackendContext, options: ServeBackendOptions = {}) {
     this.upstreamId = context.sessionId;
@@ -92,6 +97,7 @@ export class ServeBackend implements SessionBackend {
             context.sessionId,
             resume.events.filter((event) => (event.native?.seq ?? 0) <= this.#after),
           );
+    this.#undone = resume === undefined ? "none" : "unknown";
     this.#answered = new AnsweredAsks(context.sessionId, this.kind);
     this.#catchUp = new DeltaCatchUp(context.sink, {
       logger: context.logger,
@@ -131,6 +137,7 @@ export class ServeBackend implements SessionBackend {
   }
 
   async #admit(request: PromptRequest): Promise<{ inputId: string }> {
+    await this.#commitUndo(request.signal);
     // `/api` takes one text: attached text files go in it (the admission echo drops them again).
     const { media, texts } = forTheModel(request.files ?? []);
     const admitted = await this.#client.v2.session.prompt(
@@ -176,11 +183,57 @@ export class ServeBackend implements SessionBackend {
   }
 
   async revert(inputId: string, signal?: AbortSignal): Promise<void> {
-    await revertToBefore(this.#client, this.upstreamId, inputId, this.#callOptions(signal));
-    // OpenCode's own `revert.committed` names the message kept, not the input: said here.
-    this.#context.sink(
-      backendEvent(this.upstreamId, this.kind, "session.revert", "session.reverted", { inputId }),
+    const { files, moreFiles } = await stageRevertToBefore(
+      this.#client,
+      this.upstreamId,
+      inputId,
+      this.#callOptions(signal),
     );
+    this.#undone = inputId;
+    // OpenCode's own `revert.*` events name the message kept, not the input: said here.
+    this.#context.sink(
+      backendEvent(this.upstreamId, this.kind, "session.revert", "session.reverted", {
+        inputId,
+        files,
+        ...(moreFiles === 0 ? {} : { moreFiles }),
+      }),
+    );
+  }
+
+  async unrevert(signal?: AbortSignal): Promise<void> {
+    const options = this.#callOptions(signal);
+    if (this.#undone === "unknown") {
+      this.#undone = (await stagedRevertInput(this.#client, this.upstreamId, options)) ?? "none";
+    }
+    const inputId = this.#undone;
+    if (inputId === "none") {
+      throw new UsageError(
+        `nothing to redo in session ${this.upstreamId}: no undo since its last input (an input after an undo makes it final)`,
+      );
+    }
+    await this.#client.v2.session.revert.clear({ sessionID: this.upstreamId }, options);
+    this.#undone = "none";
+    this.#context.sink(
+      backendEvent(this.upstreamId, this.kind, "session.unrevert", "session.unreverted", {
+        inputId,
+      }),
+    );
+  }
+
+  /**
+   * Makes a staged undo final before a prompt: OpenCode would otherwise keep the undone
+   * messages in the model's context, and a later redo would put back files over the new turn's.
+   */
+  async #commitUndo(signal: AbortSignal | undefined): Promise<void> {
+    if (this.#undone === "none") return;
+    const options = this.#callOptions(signal);
+    const staged =
+      this.#undone !== "unknown" ||
+      (await this.#client.v2.session.get({ sessionID: this.upstreamId }, options)).revert !==
+        undefined;
+    if (staged)
+      await this.#client.v2.session.revert.commit({ sessionID: this.upstreamId }, options);
+    this.#undone = "none";
   }
 
   async abandonTurn(): Promise<void> {

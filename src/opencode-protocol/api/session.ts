@@ -12,6 +12,8 @@ export const SessionInfo = z.looseObject({
   time: z.looseObject({ created: z.number(), updated: z.number() }),
   title: z.string(),
   location: LocationRef,
+  /** A staged revert (`revert/stage`): the message it goes back to; gone once cleared or committed. */
+  revert: z.looseObject({ messageID: z.string() }).optional(),
 });
 export type SessionInfo = z.infer<typeof SessionInfo>;
 
@@ -74,11 +76,28 @@ export type MessagePage = z.infer<typeof MessagePage>;
 
 /**
  * `POST /api/session/{id}/revert/stage` body: the message to revert to (it is kept, what
- * follows it goes) and whether the files changed since are restored too. Staging alone
- * changes nothing; `revert/commit` applies it (verified on 1.18.33).
+ * follows it goes) and whether the files changed since are restored too. Verified on 1.18.33:
+ * staging puts the files back on disk at once (in a git worktree; elsewhere OpenCode keeps no
+ * snapshots and reports no file) but keeps the messages, listed and sent to the model, with
+ * the session's `revert` naming the point; `revert/clear` restores the files and drops the
+ * point (redo); `revert/commit` deletes the messages after it, for good. A prompt sent while a
+ * revert is staged neither commits nor clears it.
  */
 export const RevertStageRequest = z.strictObject({ messageID: z.string(), files: z.boolean() });
-export const RevertStaged = z.looseObject({ messageID: z.string() });
+/** What staging put back: each file with its lines (and a patch, which the bridge leaves out). */
+export const RevertStaged = z.looseObject({
+  messageID: z.string(),
+  files: z
+    .array(
+      z.looseObject({
+        path: z.string(),
+        status: z.string(),
+        additions: z.number(),
+        deletions: z.number(),
+      }),
+    )
+    .optional(),
+});
 
 /** `POST /api/session/{id}/model` body. */
 export const SwitchModelRequest = z.strictObject({ model: ModelChoice });

@@ -14,7 +14,13 @@
  * child sessions (`child-sessions.ts`).
  */
 
-import type { BackendConnection, BackendKind, SessionBackend } from "../../backends/backend.js";
+import {
+  type BackendConnection,
+  type BackendKind,
+  type HistoryBackend,
+  hasHistory,
+  type SessionBackend,
+} from "../../backends/backend.js";
 import type { Capabilities } from "../../backends/capabilities.js";
 import { withCheckedDiff } from "../../backends/permission-diff.js";
 import { UsageError } from "../../errors.js";
@@ -77,6 +83,8 @@ export class Session implements AsyncDisposable {
   /** Whether the native streams reach the server, and the bound on an outage while busy. */
   readonly #connection: ConnectionWatch;
   #connectionChanges = 0;
+  /** An undo or redo under way: inputs wait for it. */
+  #historyChange: Promise<void> | undefined;
   #lastActivity = Date.now();
 
   /** @internal Sessions come from `Bridge.createSession` / `openSession`, not from users. */
@@ -230,6 +238,7 @@ export class Session implements AsyncDisposable {
       );
     }
     this.#state.throwIfClosed();
+    await this.#historyChange;
     return await this.#sender.send(text, options);
   }
 
@@ -296,24 +305,51 @@ export class Session implements AsyncDisposable {
   }
 
   /**
-   * Reverts the session to before `inputId` (`capabilities.revert`): OpenCode forgets that
-   * input and everything after it, their file changes are undone, and `session.reverted`
-   * drops them from the conversation. A way out of a turn that fails every turn after it.
-   * Only while nothing runs or waits.
+   * Undo: takes the session back to before `inputId` (`capabilities.revert`). The files it and
+   * every input after it changed are put back as they were, and `session.reverted` (naming
+   * them) moves their messages out of the conversation. `unrevert()` takes the undo back; the
+   * next input makes it final. Also the way out of a turn that fails every turn after it. Only
+   * while nothing runs or waits.
    */
   async revert(inputId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    const backend = this.#historyBackend("revert", options.signal);
+    await this.#changingHistory(() => backend.revert(inputId, options.signal));
+  }
+
+  /**
+   * Redo: takes the last undo back while no input has followed it: its messages and file
+   * changes are back (`session.unreverted`). Refused when there is nothing to redo.
+   */
+  async unrevert(options: { signal?: AbortSignal } = {}): Promise<void> {
+    const backend = this.#historyBackend("redo", options.signal);
+    await this.#changingHistory(() => backend.unrevert(options.signal));
+  }
+
+  /** The backend, when it can undo and redo and the session is free to. */
+  #historyBackend(what: "revert" | "redo", signal: AbortSignal | undefined): HistoryBackend {
     this.#state.throwIfClosed();
-    throwIfAborted(options.signal, "reverting the session");
+    throwIfAborted(signal, what === "revert" ? "reverting the session" : "redoing");
     const backend = this.#backend;
-    if (!backend.capabilities.revert || backend.revert === undefined) {
-      throw new UsageError(`the ${backend.kind} backend cannot revert a session`);
+    if (!backend.capabilities.revert || !hasHistory(backend)) {
+      throw new UsageError(`the ${backend.kind} backend cannot ${what} a session`);
     }
-    if (this.#busy) {
+    if (this.#busy || this.#historyChange !== undefined) {
       throw new UsageError(
-        `session ${this.id} is busy (a turn runs, an input waits or an ask is open): revert once it has ended, or interrupt it first`,
+        `session ${this.id} is busy (a turn runs, an input waits, an ask is open or an undo is under way): ${what} once it has ended, or interrupt it first`,
       );
     }
-    await backend.revert(inputId, options.signal);
+    return backend;
+  }
+
+  /** Runs an undo or redo; inputs sent meanwhile wait for it (they would race the files). */
+  async #changingHistory(change: () => Promise<void>): Promise<void> {
+    const running = change();
+    this.#historyChange = running.catch(() => {});
+    try {
+      await running;
+    } finally {
+      this.#historyChange = undefined;
+    }
   }
 
   /** Switches the model for the next steps. */

@@ -1,4 +1,4 @@
-/** Inputs, interrupts, reverts and model switches: what drives a session's turns. */
+/** Inputs, interrupts, undo and redo, model switches: what drives a session's turns. */
 import type { AttachmentSpec } from "../../backends/attachments.js";
 import type { ModelRef } from "../../events/canonical.js";
 import type { Session } from "../../runtime/session/session.js";
@@ -152,7 +152,7 @@ export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void 
     {
       schema: {
         summary:
-          "Reverts the session to before an input (capabilities.revert): OpenCode forgets it and everything after it, their file changes undone; session.reverted follows. 409 while a turn runs",
+          "Undo: takes the session back to before an input (capabilities.revert), the files it and every input after it changed put back; session.reverted (naming the files) follows, and the conversation moves those messages to `undone`. The next input makes it final; /unrevert takes it back. 409 while a turn runs, 422 for the first input",
         params: SessionIdParamsSchema,
         body: RevertBodySchema,
         response: { 200: OkSchema, ...INPUT_ERRORS },
@@ -163,6 +163,25 @@ export function registerInputRoutes(app: SidecarApp, ctx: SidecarContext): void 
       const session = await ctx.sessions.open(request.params.id, { signal: callSignal(ctx) });
       await refuseWithoutDirectory(ctx, session);
       await session.revert(request.body.inputId, { signal: callSignal(ctx) });
+      return { ok: true as const };
+    },
+  );
+
+  app.post(
+    "/v1/sessions/:id/unrevert",
+    {
+      schema: {
+        summary:
+          "Redo: takes back the last undo while no input has followed it, its messages and file changes restored; session.unreverted follows. 409 while a turn runs or when there is nothing to redo",
+        params: SessionIdParamsSchema,
+        response: { 200: OkSchema, ...INPUT_ERRORS },
+      },
+      ...forwarded,
+    },
+    async (request) => {
+      const session = await ctx.sessions.open(request.params.id, { signal: callSignal(ctx) });
+      await refuseWithoutDirectory(ctx, session);
+      await session.unrevert({ signal: callSignal(ctx) });
       return { ok: true as const };
     },
   );

@@ -9,6 +9,7 @@ import { AssistantMessageView } from "./assistant-message.js";
 import { useFollowScroll } from "./follow-scroll.js";
 import { ModelSwitchMark } from "./model-switch-mark.js";
 import { neverRan, turnsWithInput } from "./never-ran.js";
+import { RedoBar } from "./redo-bar.js";
 import { UserMessageView } from "./user-message.js";
 
 export function ConversationView(props: {
@@ -80,6 +81,9 @@ export function ConversationView(props: {
             ),
           )}
           <SwitchMarks switches={switches} afterInputs={users} />
+          {live?.conversation.undone === undefined ? null : (
+            <RedoBar undone={live.conversation.undone} running={live.running !== undefined} />
+          )}
         </div>
       </div>
       {follow.behind ? (

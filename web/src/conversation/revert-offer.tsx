@@ -1,7 +1,8 @@
 /**
  * "Revert to before this message", under an input whose turn failed: the way out of a session
  * where every turn fails because of something an earlier message carried (a file the model
- * cannot take). Asks once before doing it: it cannot be undone, and file changes go too.
+ * cannot take). Asks once before doing it: file changes go back too; a redo (RedoBar) takes it
+ * back until the next message.
  */
 import { useState } from "preact/hooks";
 import { useSessionActions } from "../session-actions.js";
@@ -22,14 +23,14 @@ export function RevertOffer(props: { inputId: string }) {
   const revert = async () => {
     setState("reverting");
     await actions.revert(props.inputId);
-    // On success the message goes (session.reverted); on failure the banner says why.
+    // On success the messages are set aside (session.reverted); on failure the banner says why.
     setState("offered");
   };
   return (
     <fieldset class="revert-offer confirming" aria-label="Revert the session">
       <p>
-        OpenCode forgets this message and everything after it, and undoes their file changes. This
-        cannot be undone.
+        This message and everything after it are set aside, and their file changes undone. Redo
+        brings them back until you send the next message.
       </p>
       <button
         type="button"
