@@ -62,6 +62,7 @@ class BridgeClient {
     cancelInput(sessionId: string, inputId: string, options?: CallOptions): Promise<void>;
     interrupt(sessionId: string, options?: CallOptions): Promise<void>;
     revert(sessionId: string, inputId: string, options?: CallOptions): Promise<void>;
+    unrevert(sessionId: string, options?: CallOptions): Promise<void>;
     switchModel(sessionId: string, model: {
         providerID: string;
         modelID: string;
@@ -165,6 +166,7 @@ interface Conversation {
     sessionId: string;
     messages: Message[];
     lastSeq: number;
+    undone?: Undone;
 }
 
 // ConversationView
@@ -291,6 +293,17 @@ interface ReasoningPart {
 // ReconnectBackoff
 type ReconnectBackoff = BackoffOptions;
 
+// RevertedFile
+type RevertedFile = typeof revertedFile;
+
+// revertedFile (not exported: named by the type above)
+const revertedFile: {
+    path: string;
+    status: "added" | "deleted" | "modified";
+    additions: number;
+    deletions: number;
+};
+
 // SENT_IMAGE_TYPES
 const SENT_IMAGE_TYPES: readonly string[];
 
@@ -365,6 +378,14 @@ interface ToolPart {
     output?: string;
     title?: string;
     error?: ErrorInfo;
+}
+
+// Undone
+interface Undone {
+    inputId: string;
+    messages: Message[];
+    files: RevertedFile[];
+    moreFiles?: number;
 }
 
 // UploadAttachment

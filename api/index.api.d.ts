@@ -176,6 +176,7 @@ interface Conversation {
     sessionId: string;
     messages: Message[];
     lastSeq: number;
+    undone?: Undone;
 }
 
 // Delivery
@@ -209,6 +210,16 @@ const durablePayloads: {
         };
     };
     "session.reverted": {
+        inputId: string;
+        files?: {
+            path: string;
+            status: "added" | "deleted" | "modified";
+            additions: number;
+            deletions: number;
+        }[];
+        moreFiles?: number;
+    };
+    "session.unreverted": {
         inputId: string;
     };
     "input.admitted": {
@@ -638,6 +649,17 @@ interface ReconnectPolicy {
     maxDelayMs?: number;
 }
 
+// RevertedFile
+type RevertedFile = typeof revertedFile;
+
+// revertedFile (not exported: named by the type above)
+const revertedFile: {
+    path: string;
+    status: "added" | "deleted" | "modified";
+    additions: number;
+    deletions: number;
+};
+
 // SandboxMode
 type SandboxMode = (typeof SANDBOX_MODES)[number];
 
@@ -734,6 +756,9 @@ class Session implements AsyncDisposable {
         signal?: AbortSignal;
     }): Promise<void>;
     revert(inputId: string, options?: {
+        signal?: AbortSignal;
+    }): Promise<void>;
+    unrevert(options?: {
         signal?: AbortSignal;
     }): Promise<void>;
     switchModel(model: ModelRef, options?: {
@@ -876,6 +901,14 @@ interface TurnResult {
     usage?: Usage;
     reason?: string;
     error?: ErrorInfo;
+}
+
+// Undone
+interface Undone {
+    inputId: string;
+    messages: Message[];
+    files: RevertedFile[];
+    moreFiles?: number;
 }
 
 // UnknownModelError

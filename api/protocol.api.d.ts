@@ -646,6 +646,10 @@ class OpencodeClient {
                     directory: string;
                     workspaceID?: string | undefined;
                 };
+                revert?: {
+                    [x: string]: unknown;
+                    messageID: string;
+                } | undefined;
             }>;
             get: (input: {
                 sessionID: string;
@@ -684,6 +688,10 @@ class OpencodeClient {
                     directory: string;
                     workspaceID?: string | undefined;
                 };
+                revert?: {
+                    [x: string]: unknown;
+                    messageID: string;
+                } | undefined;
             }>;
             active: (options?: ClientCallOptions) => Promise<Record<string, unknown>>;
             prompt: (input: {
@@ -725,8 +733,18 @@ class OpencodeClient {
                 } & z.input<typeof api.RevertStageRequest>, options?: ClientCallOptions) => Promise<{
                     [x: string]: unknown;
                     messageID: string;
+                    files?: {
+                        [x: string]: unknown;
+                        path: string;
+                        status: string;
+                        additions: number;
+                        deletions: number;
+                    }[] | undefined;
                 }>;
                 commit: (input: {
+                    sessionID: string;
+                }, options?: ClientCallOptions) => Promise<undefined>;
+                clear: (input: {
                     sessionID: string;
                 }, options?: ClientCallOptions) => Promise<undefined>;
             };
@@ -1302,6 +1320,12 @@ const RevertStageRequest: z.ZodObject<{
 // api.RevertStaged
 const RevertStaged: z.ZodObject<{
     messageID: z.ZodString;
+    files: z.ZodOptional<z.ZodArray<z.ZodObject<{
+        path: z.ZodString;
+        status: z.ZodString;
+        additions: z.ZodNumber;
+        deletions: z.ZodNumber;
+    }, z.core.$loose>>>;
 }, z.core.$loose>;
 
 // api.SessionCreateRequest
@@ -1351,6 +1375,9 @@ const SessionInfo: z.ZodObject<{
         directory: z.ZodString;
         workspaceID: z.ZodOptional<z.ZodString>;
     }, z.core.$loose>;
+    revert: z.ZodOptional<z.ZodObject<{
+        messageID: z.ZodString;
+    }, z.core.$loose>>;
 }, z.core.$loose>;
 type SessionInfo = z.infer<typeof SessionInfo>;
 
@@ -2810,6 +2837,7 @@ const operations: {
     readonly "v2.session.messages": OperationRoute;
     readonly "v2.session.revert.stage": OperationRoute;
     readonly "v2.session.revert.commit": OperationRoute;
+    readonly "v2.session.revert.clear": OperationRoute;
     readonly "v2.session.events": OperationRoute;
     readonly "v2.event.subscribe": OperationRoute;
     readonly "v2.session.permission.list": OperationRoute;
