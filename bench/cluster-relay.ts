@@ -17,6 +17,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import type { CanonicalEvent } from "../src/events/canonical.js";
+import { CLUSTER_SECRET } from "../test/support/cluster-secret.js";
 import { type RunningOcb, startOcb } from "../test/support/ocb-cli.js";
 import { freePort, startTestPostgres } from "../test/support/postgres.js";
 import { RawWsClient } from "../test/support/raw-ws.js";
@@ -265,7 +266,13 @@ async function startMember(
       ...["--attach", real.server.url, "--model", "demo/demo-1", "--no-web"],
       ...["--port", String(await freePort())],
     ],
-    { env: { OCB_TOKEN: TOKEN, OCB_ATTACH_PASSWORD: real.server.password ?? "" } },
+    {
+      env: {
+        OCB_TOKEN: TOKEN,
+        OCB_ATTACH_PASSWORD: real.server.password ?? "",
+        OCB_CLUSTER_SECRET: CLUSTER_SECRET,
+      },
+    },
   );
   const deadline = Date.now() + 90_000;
   for (;;) {
