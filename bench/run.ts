@@ -495,6 +495,11 @@ try {
   process.stdout.write(`${lines.join("\n")}\n`);
 } catch (error) {
   note(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  // The goals of the figures that ended before the failure: a long run is not all lost.
+  const measured = goalTable();
+  if (measured.length > 0) {
+    process.stdout.write(`figures measured before the failure:\n${measured.join("\n")}\n`);
+  }
   process.exitCode = 1;
 } finally {
   await cleanUp();
