@@ -29,6 +29,7 @@ export const CAPABILITY_DESCRIPTIONS: Readonly<Record<keyof Capabilities, string
   subagents: "subagents",
   interruptKeepsSession: "interrupt keeps the session",
   revert: "revert to before an input",
+  switchAgent: "switch the session's agent",
 };
 
 /** A Markdown table of the capabilities of every backend (the library guide shows it). */
