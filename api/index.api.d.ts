@@ -5,6 +5,12 @@ class AbortError extends OpencodeBridgeError {
     constructor(what: string, options?: BridgeErrorOptions);
 }
 
+// AgentInfo
+interface AgentInfo {
+    name: string;
+    description?: string;
+}
+
 // AskTimeout
 interface AskTimeout {
     afterMs: number;
@@ -50,6 +56,10 @@ class Bridge implements AsyncDisposable {
     get sandbox(): SandboxMode | "unknown";
     get directory(): string;
     get defaultModel(): ModelRef;
+    agents(options?: {
+        directory?: string;
+        signal?: AbortSignal;
+    }): Promise<AgentInfo[]>;
     createSession(options?: {
         directory?: string;
         model?: ModelRef;
@@ -136,6 +146,7 @@ interface Capabilities {
     subagents: boolean;
     interruptKeepsSession: boolean;
     revert: boolean;
+    switchAgent: boolean;
 }
 
 // ChildSession
@@ -388,6 +399,9 @@ const durablePayloads: {
             providerID: string;
             modelID: string;
         };
+    };
+    "agent.switched": {
+        agent: string;
     };
     retry: {
         attempt: number;
@@ -762,6 +776,9 @@ class Session implements AsyncDisposable {
         signal?: AbortSignal;
     }): Promise<void>;
     switchModel(model: ModelRef, options?: {
+        signal?: AbortSignal;
+    }): Promise<void>;
+    switchAgent(agent: string, options?: {
         signal?: AbortSignal;
     }): Promise<void>;
     events(options?: {

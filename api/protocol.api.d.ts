@@ -607,6 +607,15 @@ class OpencodeClient {
                 id: string;
             }>;
         };
+        agent: {
+            list: (options?: ClientCallOptions) => Promise<{
+                [x: string]: unknown;
+                id: string;
+                description?: string | undefined;
+                mode: string;
+                hidden?: boolean | undefined;
+            }[]>;
+        };
         event: {
             subscribe: (options?: ClientStreamOptions) => AsyncIterable<Parsed<ApiEvent>>;
         };
@@ -751,6 +760,9 @@ class OpencodeClient {
             switchModel: (input: {
                 sessionID: string;
             } & z.input<typeof api.SwitchModelRequest>, options?: ClientCallOptions) => Promise<undefined>;
+            switchAgent: (input: {
+                sessionID: string;
+            } & z.input<typeof api.SwitchAgentRequest>, options?: ClientCallOptions) => Promise<undefined>;
             permission: {
                 list: (input: {
                     sessionID: string;
@@ -1200,6 +1212,23 @@ type WireModelRef = z.infer<typeof WireModelRef>;
 // api.ActiveSessions
 const ActiveSessions: z.ZodRecord<z.ZodString, z.ZodUnknown>;
 
+// api.AgentInfo
+const AgentInfo: z.ZodObject<{
+    id: z.ZodString;
+    description: z.ZodOptional<z.ZodString>;
+    mode: z.ZodString;
+    hidden: z.ZodOptional<z.ZodBoolean>;
+}, z.core.$loose>;
+type AgentInfo = z.infer<typeof AgentInfo>;
+
+// api.AgentList
+const AgentList: z.ZodArray<z.ZodObject<{
+    id: z.ZodString;
+    description: z.ZodOptional<z.ZodString>;
+    mode: z.ZodString;
+    hidden: z.ZodOptional<z.ZodBoolean>;
+}, z.core.$loose>>;
+
 // api.Health
 const Health: z.ZodObject<{
     healthy: z.ZodLiteral<true>;
@@ -1380,6 +1409,11 @@ const SessionInfo: z.ZodObject<{
     }, z.core.$loose>>;
 }, z.core.$loose>;
 type SessionInfo = z.infer<typeof SessionInfo>;
+
+// api.SwitchAgentRequest
+const SwitchAgentRequest: z.ZodObject<{
+    agent: z.ZodString;
+}, z.core.$strict>;
 
 // api.SwitchModelRequest
 const SwitchModelRequest: z.ZodObject<{
@@ -2827,6 +2861,7 @@ const operations: {
     readonly "v2.health.get": OperationRoute;
     readonly "v2.model.list": OperationRoute;
     readonly "v2.provider.get": OperationRoute;
+    readonly "v2.agent.list": OperationRoute;
     readonly "v2.session.create": OperationRoute;
     readonly "v2.session.list": OperationRoute;
     readonly "v2.session.get": OperationRoute;
@@ -2834,6 +2869,7 @@ const operations: {
     readonly "v2.session.prompt": OperationRoute;
     readonly "v2.session.interrupt": OperationRoute;
     readonly "v2.session.switchModel": OperationRoute;
+    readonly "v2.session.switchAgent": OperationRoute;
     readonly "v2.session.messages": OperationRoute;
     readonly "v2.session.revert.stage": OperationRoute;
     readonly "v2.session.revert.commit": OperationRoute;

@@ -28,7 +28,8 @@ export const CAPABILITY_DESCRIPTIONS: Readonly<Record<keyof Capabilities, string
   images: "images",
   subagents: "subagents",
   interruptKeepsSession: "interrupt keeps the session",
-  revert: "revert to before an input",
+  revert: "undo (revert to before an input) and redo",
+  switchAgent: "switch the session's agent",
 };
 
 /** A Markdown table of the capabilities of every backend (the library guide shows it). */

@@ -6,6 +6,7 @@
  * `opencode-bridge/protocol`; helpers for tests in `opencode-bridge/testing`. Every change of
  * what this file exports shows in `api/*.api.d.ts` (`npm run api:report`).
  */
+export type { AgentInfo } from "./backends/agents.js";
 export type { AttachmentSpec } from "./backends/attachments.js";
 export type { BackendKind } from "./backends/backend.js";
 export type { Capabilities } from "./backends/capabilities.js";

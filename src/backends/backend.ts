@@ -80,6 +80,12 @@ export interface SessionBackend {
    */
   unrevert?(signal?: AbortSignal): Promise<void>;
   /**
+   * The agent of the following steps (capabilities.switchAgent): one of the directory's
+   * pickable agents (`listAgents`), else a UsageError naming them. The server says so on its
+   * stream (`agent.switched`).
+   */
+  switchAgent?(agent: string, signal?: AbortSignal): Promise<void>;
+  /**
    * The runtime ended the running turn itself (the watchdog fired): forget it, so that late
    * native events do not end it twice, and stop the upstream run. Resolves once it is stopped.
    */

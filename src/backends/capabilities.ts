@@ -33,6 +33,8 @@ export interface Capabilities {
   interruptKeepsSession: boolean;
   /** The session can be reverted to before one of its inputs (`Session.revert`). */
   revert: boolean;
+  /** The session's agent can be switched (`Session.switchAgent`), from one of `Bridge.agents()`. */
+  switchAgent: boolean;
 }
 
 export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> = {
@@ -53,6 +55,8 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     interruptKeepsSession: true,
     // /api revert/stage + commit (but not to before the first message: see revert-input.ts).
     revert: true,
+    // /api/session/{id}/agent.
+    switchAgent: true,
   },
   "serve-legacy": {
     streamingDeltas: true,
@@ -71,6 +75,8 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     interruptKeepsSession: true,
     // Not built yet: the legacy `/session/{id}/revert` hides messages until the next prompt.
     revert: false,
+    // Not built yet: the legacy surface takes the agent per prompt only.
+    switchAgent: false,
   },
   subprocess: {
     // `opencode run --format json` prints each part once it is whole.
@@ -88,5 +94,7 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     interruptKeepsSession: true,
     // `opencode run` has no revert.
     revert: false,
+    // `opencode run --agent` is fixed for the process.
+    switchAgent: false,
   },
 };

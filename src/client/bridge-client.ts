@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { CanonicalEventSchema } from "../wire/canonical-schema.js";
 import {
+  AgentListSchema,
   ConversationSchema,
   type CreateSessionBody,
   HealthSchema,
@@ -45,6 +46,8 @@ export interface BridgeClientOptions {
 
 export type SessionInfo = z.output<typeof SessionInfoSchema>;
 export type ModelCatalog = z.output<typeof ModelCatalogSchema>;
+/** An agent a session can switch to (`BridgeClient.agents`). */
+export type AgentInfo = z.output<typeof AgentListSchema>["agents"][number];
 export type ConversationView = z.output<typeof ConversationSchema>;
 export type Health = z.output<typeof HealthSchema>;
 export type Ticket = z.output<typeof TicketSchema>;
@@ -141,6 +144,18 @@ export class BridgeClient {
       { method: "GET", path: "/v1/models", schema: ModelCatalogSchema },
       options,
     );
+  }
+
+  /**
+   * `GET /v1/agents`: the agents a session can switch to (OpenCode's primary ones that are not
+   * hidden; `capabilities.switchAgent`, 422 elsewhere).
+   */
+  async agents(options?: CallOptions): Promise<AgentInfo[]> {
+    const list = await this.#http.call(
+      { method: "GET", path: "/v1/agents", schema: AgentListSchema },
+      options,
+    );
+    return list.agents;
   }
 
   // --- sessions ---
@@ -294,6 +309,14 @@ export class BridgeClient {
   }
 
   /** `POST /v1/sessions/:id/model`: the model of the next steps. */
+  /**
+   * `POST /v1/sessions/:id/agent`: the agent of the next steps, one of `agents()` (400 naming
+   * them otherwise); `agent.switched` follows on the session's stream.
+   */
+  async switchAgent(sessionId: string, agent: string, options?: CallOptions): Promise<void> {
+    await this.#ok("POST", `${sessionPath(sessionId)}/agent`, { agent }, options);
+  }
+
   async switchModel(
     sessionId: string,
     model: { providerID: string; modelID: string },

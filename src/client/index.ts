@@ -34,6 +34,7 @@ export type {
 } from "../wire/conversation-types.js";
 export { type CreateSessionBody, SENT_IMAGE_TYPES } from "../wire/http.js";
 export {
+  type AgentInfo,
   BridgeClient,
   type BridgeClientOptions,
   type ConversationView,

@@ -171,6 +171,20 @@ describe("reduceLive: the running turn, its usage and the connection", () => {
     expect(stream.state().model).toEqual(other);
   });
 
+  it("follows the agent: a step's, then one switched to", () => {
+    const stream = new Stream()
+      .add("turn.started", {}, "turn_1")
+      .add("step.started", { stepId: "s1", agent: "build" }, "turn_1");
+    expect(stream.state().agent).toBe("build");
+    stream.add("turn.ended", { outcome: "completed" }, "turn_1").add("agent.switched", {
+      agent: "plan",
+    });
+    expect(stream.state().agent).toBe("plan");
+    // A step that names no agent leaves it.
+    stream.add("turn.started", {}, "turn_2").add("step.started", { stepId: "s2" }, "turn_2");
+    expect(stream.state().agent).toBe("plan");
+  });
+
   it("says when the running turn started, from its turn.started, until it ends", () => {
     const stream = new Stream().add("turn.started", {}, "turn_1");
     const started = stream.events[0]?.at;

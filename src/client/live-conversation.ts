@@ -75,6 +75,8 @@ export interface LiveConversation {
   model?: ModelRef;
   /** Each switch to another model, in order (a switch to the model already in use is none). */
   modelSwitches: ModelSwitch[];
+  /** The agent of the latest step, or the one switched to since (absent until either is seen). */
+  agent?: string;
   /** Why each ended turn that gave a reason ended (`step-failed`, `connection-lost`, …), by turn id. */
   endReasons: Readonly<Record<string, string>>;
 }
@@ -195,8 +197,17 @@ function foldLive(state: LiveConversation, event: CanonicalEvent): LiveConversat
       return { ...state, usage: event.data.usage };
     case "model.switched":
       return { ...switchedTo(state, event.data.model, event.at), model: event.data.model };
-    case "step.started":
-      return event.data.model === undefined ? state : { ...state, model: event.data.model };
+    case "agent.switched":
+      return { ...state, agent: event.data.agent };
+    case "step.started": {
+      const { model, agent } = event.data;
+      if (model === undefined && agent === undefined) return state;
+      return {
+        ...state,
+        ...(model === undefined ? {} : { model }),
+        ...(agent === undefined ? {} : { agent }),
+      };
+    }
     case "connection.changed":
       return { ...state, connection: event.data };
     case "session.created":

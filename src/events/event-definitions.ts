@@ -286,6 +286,11 @@ export const DURABLE_EVENTS = {
     description: "the session's model changed",
     example: { model: { providerID: "demo", modelID: "demo-2" } },
   }),
+  "agent.switched": defineEvent(z.object({ agent: z.string() }), {
+    description:
+      "the session's agent changed (`Session.switchAgent`): the following steps run as `agent`",
+    example: { agent: "plan" },
+  }),
   retry: defineEvent(z.object({ attempt: z.number(), error: ErrorInfoSchema }), {
     description: "the server retries a step",
     example: { attempt: 1, error: { kind: "provider", message: "HTTP 503" } },

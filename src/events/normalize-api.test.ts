@@ -213,6 +213,21 @@ describe("normalizeApiEvent on recorded 1.18.33 streams", () => {
     ]);
   });
 
+  it("an agent switch (POST /api/session/{id}/agent) becomes agent.switched, durable, in no turn", () => {
+    const { feed } = handFed();
+    // As 1.18.33 puts it on the durable stream (test/e2e/sidecar-agents.test.ts sees it live).
+    const events = feed({
+      id: "evt_1",
+      seq: 3,
+      type: "session.next.agent.switched",
+      data: { timestamp: 1, sessionID: "ses_test", messageID: "msg_9", agent: "plan" },
+    });
+    expect(events).toEqual([
+      expect.objectContaining({ type: "agent.switched", durable: true, data: { agent: "plan" } }),
+    ]);
+    expect(events[0]?.turnId).toBeUndefined();
+  });
+
   it("turns an unknown native event into native.unknown, dropping nothing", () => {
     const result = normalizeApiEvent(
       initialApiState("ses_test"),

@@ -188,6 +188,8 @@ export function normalizeApiEvent(
       });
     case "session.next.model.switched":
       return single(state, origin, "model.switched", { model: modelRefOf(event.data.model) });
+    case "session.next.agent.switched":
+      return single(state, origin, "agent.switched", { agent: event.data.agent });
     case "session.next.compaction.started":
       return single(state, origin, "compaction.started", { reason: event.data.reason });
     case "session.next.compaction.ended":
@@ -226,7 +228,6 @@ export function normalizeApiEvent(
       });
     case "question.v2.rejected":
       return single(state, origin, "question.rejected", { requestId: event.data.requestID });
-    case "session.next.agent.switched":
     case "session.next.synthetic":
       // Known to the wire schema, with no canonical counterpart yet: kept, not dropped.
       return single(state, origin, "native.unknown", { nativeType: event.type, raw: event });

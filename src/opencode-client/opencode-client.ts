@@ -161,6 +161,11 @@ export class OpencodeClient {
       get: (input: { providerID: string }, options?: ClientCallOptions) =>
         this.#call("v2.provider.get", input, api.ProviderInfo, options),
     },
+    agent: {
+      /** The agents of a location (`directory`), hidden ones and subagents included. */
+      list: (options?: ClientCallOptions) =>
+        this.#call("v2.agent.list", {}, api.AgentList, options),
+    },
     event: {
       /** The live, global stream: deltas and durable events of every session. */
       subscribe: (options: ClientStreamOptions = {}): AsyncIterable<Parsed<ApiEvent>> =>
@@ -219,6 +224,17 @@ export class OpencodeClient {
         this.#call(
           "v2.session.switchModel",
           () => this.#withBody(input, api.SwitchModelRequest, "v2.session.switchModel"),
+          z.undefined(),
+          options,
+        ),
+      /** The agent of the following steps; OpenCode does not check the name (see `SwitchAgentRequest`). */
+      switchAgent: (
+        input: { sessionID: string } & z.input<typeof api.SwitchAgentRequest>,
+        options?: ClientCallOptions,
+      ) =>
+        this.#call(
+          "v2.session.switchAgent",
+          () => this.#withBody(input, api.SwitchAgentRequest, "v2.session.switchAgent"),
           z.undefined(),
           options,
         ),

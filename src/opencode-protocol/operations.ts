@@ -70,6 +70,7 @@ export const operations = {
   "v2.health.get": api("GET", "/api/health", { location: "none", wrapped: false }),
   "v2.model.list": api("GET", "/api/model", { location: "query-location" }),
   "v2.provider.get": api("GET", "/api/provider/{providerID}", { location: "query-location" }),
+  "v2.agent.list": api("GET", "/api/agent", { location: "query-location" }),
   "v2.session.create": api("POST", "/api/session"),
   "v2.session.list": api("GET", "/api/session", { query: ["limit", "order", "cursor", "search"] }),
   "v2.session.get": api("GET", "/api/session/{sessionID}"),
@@ -77,6 +78,7 @@ export const operations = {
   "v2.session.prompt": api("POST", "/api/session/{sessionID}/prompt"),
   "v2.session.interrupt": api("POST", "/api/session/{sessionID}/interrupt"),
   "v2.session.switchModel": api("POST", "/api/session/{sessionID}/model"),
+  "v2.session.switchAgent": api("POST", "/api/session/{sessionID}/agent"),
   "v2.session.messages": api("GET", "/api/session/{sessionID}/message", {
     query: ["limit", "order", "cursor"],
     // The page's cursor sits beside `data`: the whole body is read.

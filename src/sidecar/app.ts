@@ -17,6 +17,7 @@ import type { SidecarContext } from "./context.js";
 import { ApiError, toApiError } from "./errors.js";
 import { streamSchemas } from "./openapi-components.js";
 import { redactUrl } from "./redact.js";
+import { registerAgentRoutes } from "./routes/agents.js";
 import { registerAskRoutes } from "./routes/asks.js";
 import { registerChildRoutes } from "./routes/children.js";
 import { registerInputRoutes } from "./routes/inputs.js";
@@ -140,6 +141,7 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
     registerSessionRoutes(scope, ctx);
     registerChildRoutes(scope, ctx);
     registerInputRoutes(scope, ctx);
+    registerAgentRoutes(scope, ctx);
     registerAskRoutes(scope, ctx);
   });
   void app.register(async (scope) => registerStreamRoutes(scope, ctx));

@@ -20,6 +20,8 @@ import type { FeedSource } from "./streams/feed-types.js";
 interface Followed {
   session: Session;
   model: ModelRef | undefined;
+  /** The agent of its latest step or switch (none seen yet: absent). */
+  agent?: string;
   /** Stops the watcher. */
   stop: AbortController;
 }
@@ -251,6 +253,7 @@ export class OpenSessions {
       capabilities: { ...session.capabilities },
       sandbox: this.#bridge.sandbox,
       ...(followed.model === undefined ? {} : { model: followed.model }),
+      ...(followed.agent === undefined ? {} : { agent: followed.agent }),
       pendingAsks: session.pendingAsks.map((ask) => ({
         kind: ask.kind,
         requestId: ask.requestId,
@@ -295,6 +298,12 @@ export class OpenSessions {
   noteModel(id: string, model: ModelRef): void {
     const followed = this.#open.get(id);
     if (followed !== undefined) followed.model = model;
+  }
+
+  /** The agent switched to, shown at once (its `agent.switched` follows on the stream). */
+  noteAgent(id: string, agent: string): void {
+    const followed = this.#open.get(id);
+    if (followed !== undefined) followed.agent = agent;
   }
 
   /**
@@ -358,8 +367,11 @@ export class OpenSessions {
           }
         } else if (event.type === "model.switched") {
           followed.model = event.data.model;
-        } else if (event.type === "step.started" && event.data.model !== undefined) {
-          followed.model = event.data.model;
+        } else if (event.type === "agent.switched") {
+          followed.agent = event.data.agent;
+        } else if (event.type === "step.started") {
+          if (event.data.model !== undefined) followed.model = event.data.model;
+          if (event.data.agent !== undefined) followed.agent = event.data.agent;
         }
       }
     } catch (error) {

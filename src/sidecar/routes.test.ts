@@ -123,6 +123,28 @@ describe("metrics and the log of turn ends", () => {
   });
 });
 
+describe("agents", () => {
+  it("a switch where the backend cannot: 422 unsupported; a body without a name: 400", async () => {
+    const { post } = await withSession();
+    const refused = await post("/agent", { agent: "plan" });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().error).toMatchObject({
+      code: "unsupported",
+      message: "the subprocess backend cannot switch a session's agent",
+    });
+    for (const body of [
+      {},
+      { agent: "" },
+      { agent: "plan", extra: 1 },
+      { agent: "x".repeat(201) },
+    ]) {
+      const invalid = await post("/agent", body);
+      expect(invalid.statusCode).toBe(400);
+      expect(invalid.json().error.code).toBe("invalid_request");
+    }
+  });
+});
+
 describe("inputs", () => {
   it("admits a send retried with the same idempotency key once, and answers it the same", async () => {
     const { backend, post } = await withSession();
@@ -269,6 +291,8 @@ describe("the OpenAPI document", () => {
         "POST /v1/sessions/{id}/inputs",
         "POST /v1/sessions/{id}/interrupt",
         "POST /v1/sessions/{id}/model",
+        "GET /v1/agents",
+        "POST /v1/sessions/{id}/agent",
         "POST /v1/sessions/{id}/permissions/{requestId}",
         "POST /v1/sessions/{id}/questions/{requestId}",
         "POST /v1/sessions/{id}/questions/{requestId}/reject",

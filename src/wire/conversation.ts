@@ -256,6 +256,7 @@ function foldMessages(messages: Message[], event: CanonicalEvent): Message[] {
     case "session.error":
     case "file.edited":
     case "model.switched":
+    case "agent.switched":
     case "retry":
     case "compaction.started":
     case "compaction.ended":

@@ -67,6 +67,7 @@ const CapabilitiesSchema = z.object({
   subagents: z.boolean(),
   interruptKeepsSession: z.boolean(),
   revert: z.boolean(),
+  switchAgent: z.boolean(),
 });
 assertType<Equals<z.infer<typeof CapabilitiesSchema>, Capabilities>>(true);
 
@@ -123,6 +124,8 @@ export const SessionInfoSchema = z.object({
    */
   sandbox: z.enum(["off", "read-only", "workspace-write", "unknown"]).optional(),
   model: ModelRefSchema.optional(),
+  /** The agent of its latest step or switch (`agent.switched`), while it is open; absent before either. */
+  agent: z.string().optional(),
   pendingAsks: z.array(PendingAskSchema).optional(),
   createdAt: z.number().optional(),
   /** When its record last changed (created, opened, renamed): not its activity. */
@@ -222,6 +225,15 @@ export const ModelCatalogSchema = z.object({
   default: ModelRefSchema.optional(),
 });
 export type ModelCatalog = z.infer<typeof ModelCatalogSchema>;
+
+/** The agents a session can switch to: OpenCode's primary ones that are not hidden. */
+export const AgentListSchema = z.object({
+  agents: z.array(z.object({ name: z.string(), description: z.string().optional() })),
+});
+export type AgentList = z.infer<typeof AgentListSchema>;
+
+/** `POST /v1/sessions/:id/agent`: one of `GET /v1/agents`. */
+export const SwitchAgentBodySchema = z.strictObject({ agent: text(200) });
 
 // --- conversation ---
 

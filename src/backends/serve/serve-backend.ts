@@ -20,6 +20,7 @@ import {
 import { normalizeSafely } from "../../events/safe-normalize.js";
 import { endingOf } from "../../events/turn-state.js";
 import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
+import { checkAgentName, listAgents } from "../agents.js";
 import { AnsweredAsks } from "../answered-asks.js";
 import type { BackendContext, PermissionReply, PromptRequest, SessionBackend } from "../backend.js";
 import { backendEvent } from "../backend-event.js";
@@ -180,6 +181,18 @@ export class ServeBackend implements SessionBackend {
       { sessionID: this.upstreamId, model: { providerID: model.providerID, id: model.modelID } },
       this.#callOptions(signal),
     );
+  }
+
+  async switchAgent(agent: string, signal?: AbortSignal): Promise<void> {
+    const options = this.#callOptions(signal);
+    // OpenCode takes any name: an unknown one is refused here, with the names there are.
+    checkAgentName(
+      agent,
+      await listAgents(this.#client, this.#context.directory, signal ? { signal } : {}),
+    );
+    // OpenCode's own `session.next.agent.switched` (durable) becomes `agent.switched`: read now.
+    this.#streams.wake();
+    await this.#client.v2.session.switchAgent({ sessionID: this.upstreamId, agent }, options);
   }
 
   async revert(inputId: string, signal?: AbortSignal): Promise<void> {

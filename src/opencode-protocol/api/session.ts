@@ -102,6 +102,29 @@ export const RevertStaged = z.looseObject({
 /** `POST /api/session/{id}/model` body. */
 export const SwitchModelRequest = z.strictObject({ model: ModelChoice });
 
+/**
+ * `POST /api/session/{id}/agent` body. Verified on 1.18.33: OpenCode checks neither the name
+ * (an unknown one runs the next turns under that name) nor whether a turn runs (the running
+ * step keeps its agent); it answers 204 and appends `session.next.agent.switched { messageID,
+ * agent }` to the session's durable stream, and the next steps run as that agent.
+ */
+export const SwitchAgentRequest = z.strictObject({ agent: z.string() });
+
+/**
+ * One agent of `GET /api/agent` (a location's agents, configured ones included; an empty list
+ * until OpenCode has loaded them, see `listAgents`). `mode` is `primary`, `subagent` or `all`
+ * (both); left a string so that a new mode does not fail the list. 1.18.33 lists `build`,
+ * `plan` (primary), `general`, `explore` (subagents), `compaction`, `title`, `summary` (hidden).
+ */
+export const AgentInfo = z.looseObject({
+  id: z.string(),
+  description: z.string().optional(),
+  mode: z.string(),
+  hidden: z.boolean().optional(),
+});
+export type AgentInfo = z.infer<typeof AgentInfo>;
+export const AgentList = z.array(AgentInfo);
+
 /** `GET /api/session/active`: session id -> what is running. */
 export const ActiveSessions = z.record(z.string(), z.unknown());
 

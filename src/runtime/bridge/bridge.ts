@@ -5,6 +5,7 @@
  */
 
 import { randomUUID } from "node:crypto";
+import { type AgentInfo, listAgents } from "../../backends/agents.js";
 import type { BackendKind } from "../../backends/backend.js";
 import { checkModelTakes } from "../../backends/model-attachments.js";
 import { reconnectLiveStreams } from "../../backends/serve/live-stream.js";
@@ -138,6 +139,21 @@ export class Bridge implements AsyncDisposable {
     throw new UsageError(
       "no model: pass `model` (provider/model), set `model` in the OpenCode config, or pass a `modelServer`",
     );
+  }
+
+  /**
+   * The agents a session can switch to (`Session.switchAgent`) in `directory` (default: the
+   * bridge's): OpenCode's primary agents that are not hidden, configured ones included. The
+   * serve backend only (`capabilities.switchAgent`).
+   */
+  async agents(options: { directory?: string; signal?: AbortSignal } = {}): Promise<AgentInfo[]> {
+    throwIfAborted(options.signal, "listing the agents");
+    if (this.backend !== "serve") {
+      throw new UsageError(`the ${this.backend} backend cannot list or switch agents`);
+    }
+    return await listAgents(this.client, options.directory ?? this.directory, {
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
   }
 
   /** Creates a session (upstream too, except on `subprocess`, where its first turn does) and follows it. */

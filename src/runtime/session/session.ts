@@ -358,6 +358,21 @@ export class Session implements AsyncDisposable {
     await this.#backend.switchModel(model, options.signal);
   }
 
+  /**
+   * Switches the session's agent for the next steps (`capabilities.switchAgent`): one of
+   * `Bridge.agents()`, else a UsageError naming them; `agent.switched` follows. Like a model
+   * switch, allowed while a turn runs (OpenCode takes it; the run's next step uses it).
+   */
+  async switchAgent(agent: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    this.#state.throwIfClosed();
+    throwIfAborted(options.signal, "switching the agent");
+    const backend = this.#backend;
+    if (!backend.capabilities.switchAgent || backend.switchAgent === undefined) {
+      throw new UsageError(`the ${backend.kind} backend cannot switch a session's agent`);
+    }
+    await backend.switchAgent(agent, options.signal);
+  }
+
   /** Kept events after `after` (a bridge seq), then live ones; ends when the session closes. */
   events(options: { after?: number; signal?: AbortSignal } = {}): AsyncIterable<CanonicalEvent> {
     return this.#log.read(options.after ?? 0, options.signal);
