@@ -49,14 +49,22 @@ beforeAll(() => {
 
 /** Sends `text` and waits for its turn's end (read from the session's events). */
 async function turn(sessionId: string, text: string): Promise<CanonicalEvent> {
-  const { turnId } = await client.send(sessionId, { text, delivery: "queue" });
+  return (await sentTurn(sessionId, text)).end;
+}
+
+/** Sends `text`, waits for its turn's end, and says which input it was. */
+async function sentTurn(
+  sessionId: string,
+  text: string,
+): Promise<{ inputId: string; end: CanonicalEvent }> {
+  const { inputId, turnId } = await client.send(sessionId, { text, delivery: "queue" });
   const events = await readUntil(
     client,
     sessionId,
     (event) => event.type === "turn.ended" && event.turnId === turnId,
     { what: `the end of the turn of ${text}` },
   );
-  return events.at(-1) as CanonicalEvent;
+  return { inputId: inputId ?? "", end: events.at(-1) as CanonicalEvent };
 }
 
 /** Poisons the session (test/support/poisoned-prompt.ts) and waits for the failure. */
@@ -86,21 +94,12 @@ describe("undo and redo", () => {
   it("undo puts the files back and sets the messages aside; redo restores both; a second client sees the same", async () => {
     const session = await client.createSession();
     await turn(session.id, write("a.txt", "one"));
-    const second = await client.send(session.id, {
-      text: `${write("a.txt", "two")} ${write("b.txt", "new")}`,
-      delivery: "queue",
-    });
-    await readUntil(
-      client,
-      session.id,
-      (event) => event.type === "turn.ended" && event.turnId === second.turnId,
-      { what: "the second turn's end" },
-    );
+    const second = await sentTurn(session.id, `${write("a.txt", "two")} ${write("b.txt", "new")}`);
     await turn(session.id, "[[reply three]]");
     expect([fileAt("a.txt"), fileAt("b.txt")]).toEqual(["two", "new"]);
     const before = await client.conversation(session.id);
 
-    await client.revert(session.id, second.inputId ?? "");
+    await client.revert(session.id, second.inputId);
 
     expect([fileAt("a.txt"), fileAt("b.txt")]).toEqual(["one", undefined]);
     const reverted = (
@@ -147,17 +146,11 @@ describe("undo and redo", () => {
   it("the next input makes an undo final: the model no longer sees what was undone, nothing to redo", async () => {
     const session = await client.createSession();
     await turn(session.id, write("c.txt", "kept"));
-    const undoneInput = await client.send(session.id, {
-      text: `${write("c.txt", "undone")} [[reply secret-undone-answer]]`,
-      delivery: "queue",
-    });
-    await readUntil(
-      client,
+    const undoneInput = await sentTurn(
       session.id,
-      (event) => event.type === "turn.ended" && event.turnId === undoneInput.turnId,
-      { what: "the turn to undo" },
+      `${write("c.txt", "undone")} [[reply secret-undone-answer]]`,
     );
-    await client.revert(session.id, undoneInput.inputId ?? "");
+    await client.revert(session.id, undoneInput.inputId);
     expect(fileAt("c.txt")).toBe("kept");
 
     const after = await turn(session.id, "[[reply after the undo]]");

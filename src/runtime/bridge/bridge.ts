@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { type AgentInfo, listAgents } from "../../backends/agents.js";
 import type { BackendKind } from "../../backends/backend.js";
+import { BACKEND_CAPABILITIES } from "../../backends/capabilities.js";
 import { checkModelTakes } from "../../backends/model-attachments.js";
 import { reconnectLiveStreams } from "../../backends/serve/live-stream.js";
 import { ServeBackend } from "../../backends/serve/serve-backend.js";
@@ -148,7 +149,7 @@ export class Bridge implements AsyncDisposable {
    */
   async agents(options: { directory?: string; signal?: AbortSignal } = {}): Promise<AgentInfo[]> {
     throwIfAborted(options.signal, "listing the agents");
-    if (this.backend !== "serve") {
+    if (!BACKEND_CAPABILITIES[this.backend].switchAgent) {
       throw new UsageError(`the ${this.backend} backend cannot list or switch agents`);
     }
     return await listAgents(this.client, options.directory ?? this.directory, {
