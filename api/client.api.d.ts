@@ -48,6 +48,8 @@ class BridgeClient {
     models(options?: CallOptions): Promise<ModelCatalog>;
     agents(options?: CallOptions): Promise<AgentInfo[]>;
     listSessions(options?: CallOptions): Promise<SessionInfo[]>;
+    sessionPage(query: SessionListQuery, options?: CallOptions): Promise<SessionPage>;
+    projects(options?: CallOptions): Promise<Project[]>;
     createSession(body?: CreateSessionBody, options?: CallOptions): Promise<SessionInfo>;
     getSession(sessionId: string, options?: CallOptions): Promise<SessionInfo>;
     inputImage(sessionId: string, inputId: string, index: number, options?: CallOptions): Promise<Blob>;
@@ -273,6 +275,9 @@ type PermissionPart = {
 // PermissionReply
 type PermissionReply = "once" | "always" | "reject";
 
+// Project
+type Project = z.output<typeof ProjectListSchema>["projects"][number];
+
 // QuestionPart
 type QuestionPart = {
     type: "question";
@@ -329,6 +334,12 @@ type SendResult = SendInputResult & {
 
 // SessionInfo
 type SessionInfo = z.output<typeof SessionInfoSchema>;
+
+// SessionListQuery
+type SessionListQuery = z.infer<typeof SessionListQuerySchema>;
+
+// SessionPage
+type SessionPage = z.output<typeof SessionListSchema>;
 
 // SocketOptions
 interface SocketOptions {

@@ -103,6 +103,7 @@ interface SidecarOptions {
     port?: number;
     allowOrigins?: string[];
     allowHosts?: string[];
+    allowDirectories?: string[];
     logger?: Logger;
     logFormat?: LogFormat;
     limits?: Partial<SidecarLimits>;

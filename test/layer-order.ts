@@ -67,6 +67,7 @@ export const LAYERS: readonly Layer[] = [
     // cluster implements (session-cluster.ts, cluster-peers.ts), and the stream source the
     // streams read and the cluster provides.
     paths: [
+      "src/sidecar/allowed-directories.ts",
       "src/sidecar/call-bounds.ts",
       "src/sidecar/cluster-peers.ts",
       "src/sidecar/context.ts",
@@ -81,6 +82,7 @@ export const LAYERS: readonly Layer[] = [
       "src/sidecar/recent-answer.ts",
       "src/sidecar/sent-images.ts",
       "src/sidecar/session-cluster.ts",
+      "src/sidecar/session-pages.ts",
       "src/sidecar/session-records.ts",
       "src/sidecar/sidecar-app.ts",
       "src/sidecar/tickets.ts",

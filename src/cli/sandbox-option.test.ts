@@ -15,6 +15,16 @@ describe("sandboxOf", () => {
     expect(() => sandboxOf({ sandboxNetwork: "off", sandboxDeny: [] }, place)).toThrow(UsageError);
   });
 
+  it("makes the --allow-dir directories writable in workspace-write, and only there", () => {
+    const place = { directory: root, allowDirs: ["/srv/other"], store: undefined };
+    expect(sandboxOf({ sandbox: "workspace-write", sandboxDeny: [] }, place)).toMatchObject({
+      writable: ["/srv/other"],
+    });
+    expect(sandboxOf({ sandbox: "read-only", sandboxDeny: [] }, place)).not.toHaveProperty(
+      "writable",
+    );
+  });
+
   it("hides the store's files, the bridge's secret files and what --sandbox-deny names", () => {
     const project = join(root, "project");
     const state = join(root, "state");

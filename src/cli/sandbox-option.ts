@@ -57,6 +57,8 @@ export function sandboxOf(
   flags: SandboxFlags,
   place: {
     directory: string;
+    /** More project directories sessions may be in (`--allow-dir`): writable in workspace-write. */
+    allowDirs?: readonly string[];
     store: string | undefined;
     /** Files of the bridge's own secrets (a TLS key, the cluster secret): never the agent's. */
     secretFiles?: readonly (string | undefined)[];
@@ -76,6 +78,9 @@ export function sandboxOf(
     mode,
     ...(flags.sandboxNetwork === undefined ? {} : { network: flags.sandboxNetwork }),
     deny: [...flags.sandboxDeny, ...storePaths(place), ...existing(place.secretFiles ?? [])],
+    ...(mode === "workspace-write" && (place.allowDirs ?? []).length > 0
+      ? { writable: (place.allowDirs ?? []).map((dir) => resolve(dir)) }
+      : {}),
   };
 }
 

@@ -15,9 +15,11 @@ import {
   HealthSchema,
   ModelCatalogSchema,
   OkSchema,
+  ProjectListSchema,
   type SendInputResult,
   SendInputResultSchema,
   SessionInfoSchema,
+  type SessionListQuery,
   SessionListSchema,
   TicketSchema,
 } from "../wire/http.js";
@@ -48,6 +50,9 @@ export type SessionInfo = z.output<typeof SessionInfoSchema>;
 export type ModelCatalog = z.output<typeof ModelCatalogSchema>;
 /** An agent a session can switch to (`BridgeClient.agents`). */
 export type AgentInfo = z.output<typeof AgentListSchema>["agents"][number];
+export type Project = z.output<typeof ProjectListSchema>["projects"][number];
+export type SessionPage = z.output<typeof SessionListSchema>;
+export type { SessionListQuery };
 export type ConversationView = z.output<typeof ConversationSchema>;
 export type Health = z.output<typeof HealthSchema>;
 export type Ticket = z.output<typeof TicketSchema>;
@@ -160,13 +165,31 @@ export class BridgeClient {
 
   // --- sessions ---
 
-  /** `GET /v1/sessions`: the open sessions and the store's records. */
+  /** `GET /v1/sessions`: every session, open or kept, oldest first (`sessionPage` for pages). */
   async listSessions(options?: CallOptions): Promise<SessionInfo[]> {
+    return (await this.sessionPage({}, options)).sessions;
+  }
+
+  /**
+   * `GET /v1/sessions?limit=&cursor=&directory=&order=`: a page of the sessions; pass its
+   * `nextCursor` as `cursor` for the next one (absent on the last page).
+   */
+  sessionPage(query: SessionListQuery, options?: CallOptions): Promise<SessionPage> {
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) {
+      if (value !== undefined) search.set(name, String(value));
+    }
+    const path = search.size === 0 ? "/v1/sessions" : `/v1/sessions?${search}`;
+    return this.#http.call({ method: "GET", path, schema: SessionListSchema }, options);
+  }
+
+  /** `GET /v1/projects`: the directories sessions are made in, with their session counts. */
+  async projects(options?: CallOptions): Promise<Project[]> {
     const list = await this.#http.call(
-      { method: "GET", path: "/v1/sessions", schema: SessionListSchema },
+      { method: "GET", path: "/v1/projects", schema: ProjectListSchema },
       options,
     );
-    return list.sessions;
+    return list.projects;
   }
 
   /** `POST /v1/sessions`. */

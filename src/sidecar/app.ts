@@ -22,6 +22,7 @@ import { registerAskRoutes } from "./routes/asks.js";
 import { registerChildRoutes } from "./routes/children.js";
 import { registerInputRoutes } from "./routes/inputs.js";
 import { registerMetaRoutes } from "./routes/meta.js";
+import { registerProjectRoutes } from "./routes/projects.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
 import { securityHook } from "./security.js";
 import type { SidecarApp } from "./sidecar-app.js";
@@ -139,6 +140,7 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
   void app.register(async (scope) => {
     registerMetaRoutes(scope, ctx);
     registerSessionRoutes(scope, ctx);
+    registerProjectRoutes(scope, ctx);
     registerChildRoutes(scope, ctx);
     registerInputRoutes(scope, ctx);
     registerAgentRoutes(scope, ctx);

@@ -2,6 +2,7 @@
 import type { Bridge } from "../runtime/bridge/bridge.js";
 import type { Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";
+import type { AllowedDirectories } from "./allowed-directories.js";
 import type { ClusterPeers } from "./cluster-peers.js";
 import type { IdempotentSends } from "./idempotency.js";
 import type { SidecarLimits } from "./limits.js";
@@ -29,6 +30,8 @@ export interface SidecarContext {
   readonly allowOrigins: readonly string[];
   /** `Host` names besides its own it answers to (`--allow-host`: a reverse proxy's public name). */
   readonly allowHosts?: readonly string[];
+  /** Where clients may make sessions: the bridge's directory and `--allow-dir`'s. */
+  readonly allowedDirectories: AllowedDirectories;
   readonly tickets: Tickets;
   readonly metrics: SidecarMetrics;
   readonly logger: Logger;

@@ -11,7 +11,7 @@ import { ApiError } from "./errors.js";
  * Whether sessions' directories are on this machine: with a managed server or `opencode run`
  * they are; an attached server's may be on another.
  */
-function directoriesAreLocal(bridge: Bridge): boolean {
+export function directoriesAreLocal(bridge: Bridge): boolean {
   if (bridge.backend === "subprocess") return true;
   try {
     return bridge.server.pid !== undefined;

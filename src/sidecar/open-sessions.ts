@@ -14,6 +14,7 @@ import { ApiError } from "./errors.js";
 import { DirectoryGoneError, directoryGone } from "./local-directories.js";
 import type { SidecarMetrics } from "./metrics.js";
 import { refusedToLead, type SessionCluster } from "./session-cluster.js";
+import { type ListedSession, type SessionPageQuery, sessionPage } from "./session-pages.js";
 import { childOf, recordInfo } from "./session-records.js";
 import type { FeedSource } from "./streams/feed-types.js";
 
@@ -271,13 +272,35 @@ export class OpenSessions {
     return (await store.read(id, { after: lastSeq - 1, limit: 1 }))[0]?.at;
   }
 
-  /** Every session: the store's records (with the open ones' live state), oldest first. */
-  async list(): Promise<SessionInfo[]> {
-    const ids = new Set([
-      ...(await this.#bridge.sessions()).map((record) => record.id),
-      ...this.#open.keys(),
-    ]);
-    return await Promise.all([...ids].map((id) => this.info(id)));
+  /**
+   * The sessions, the store's records with the open ones' live state: all of them, oldest
+   * first, or the page `query` asks for (only that page is described).
+   */
+  async list(
+    query: SessionPageQuery = {},
+  ): Promise<{ sessions: SessionInfo[]; nextCursor?: string }> {
+    const page = sessionPage(await this.listed(), query);
+    return {
+      sessions: await Promise.all(page.ids.map((id) => this.info(id))),
+      ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+    };
+  }
+
+  /** Every session as the list sorts and filters it: the store's records and the open ones. */
+  async listed(): Promise<ListedSession[]> {
+    const listed: ListedSession[] = (await this.#bridge.sessions()).map((record) => ({
+      id: record.id,
+      createdAt: record.createdAt,
+      directory: record.directory,
+    }));
+    const kept = new Set(listed.map((session) => session.id));
+    for (const [id, { session }] of this.#open) {
+      // Open without a record (a store that keeps none): listed after the kept ones.
+      if (!kept.has(id)) {
+        listed.push({ id, createdAt: Number.MAX_SAFE_INTEGER, directory: session.directory });
+      }
+    }
+    return listed;
   }
 
   /** Renames a session in the store (OpenCode's client has no rename: the title is the bridge's). */

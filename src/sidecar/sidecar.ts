@@ -9,11 +9,13 @@ import { SidecarCluster } from "../cluster/sidecar/sidecar-cluster.js";
 import type { Bridge } from "../runtime/bridge/bridge.js";
 import type { Store } from "../store/store.js";
 import { type Logger, silentLogger } from "../util/logger.js";
+import { AllowedDirectories } from "./allowed-directories.js";
 import { buildApp } from "./app.js";
 import type { SidecarContext } from "./context.js";
 import { Idempotency, type IdempotentSends } from "./idempotency.js";
 import { resolveLimits, type SidecarLimits } from "./limits.js";
 import { listenError } from "./listen-error.js";
+import { directoriesAreLocal } from "./local-directories.js";
 import { type LogFormat, lineLogger } from "./log-lines.js";
 import { SidecarMetrics } from "./metrics.js";
 import { OpenSessions } from "./open-sessions.js";
@@ -37,6 +39,11 @@ export interface SidecarOptions {
   allowOrigins?: string[];
   /** `Host` names besides its own (`name` or `name:port`), for a reverse proxy in front. */
   allowHosts?: string[];
+  /**
+   * Directories besides the bridge's own in which clients may make sessions, each with what
+   * lies under it (`--allow-dir`); by default only the bridge's directory and what is under it.
+   */
+  allowDirectories?: string[];
   /** Where the sidecar logs (one line per request and per turn end); silent by default. */
   logger?: Logger;
   /** Without `logger`: log lines on stderr, as text or JSON lines. */
@@ -132,6 +139,10 @@ export function assembleSidecar(options: SidecarOptions, stopping: AbortSignal):
     token: options.token,
     allowOrigins: [...(options.allowOrigins ?? [])],
     allowHosts: [...(options.allowHosts ?? []), ...clusterHost(options.cluster)],
+    allowedDirectories: new AllowedDirectories(
+      [options.bridge.directory, ...(options.allowDirectories ?? [])],
+      directoriesAreLocal(options.bridge),
+    ),
     tickets: new Tickets({ ttlMs: limits.ticketTtlMs, max: limits.maxTickets }),
     metrics,
     logger,

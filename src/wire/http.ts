@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   invalid_request: 400,
   unauthorized: 401,
   bad_origin: 403,
+  /** Refused by the operator's rules (a session directory outside `--allow-dir`). */
+  forbidden: 403,
   not_found: 404,
   /** The request (headers and body) did not arrive within the sidecar's receive timeout. */
   request_timeout: 408,
@@ -141,7 +143,40 @@ export const SessionInfoSchema = z.object({
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 
-export const SessionListSchema = z.object({ sessions: z.array(SessionInfoSchema) });
+export const SessionListSchema = z.object({
+  sessions: z.array(SessionInfoSchema),
+  /** Where the next page starts (`?cursor=`); absent on the last page and without `limit`. */
+  nextCursor: z.string().optional(),
+});
+
+/** `GET /v1/sessions`'s query: without `limit`, every session. */
+export const SessionListQuerySchema = z.object({
+  /** Only the sessions made in this directory (an absolute path). */
+  directory: text(4096).optional(),
+  /** At most this many sessions (a page). */
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  /** A page's `nextCursor`: the sessions after that page. */
+  cursor: text(500).optional(),
+  /** `oldest` first (the default) or `newest` first. */
+  order: z.enum(["oldest", "newest"]).optional(),
+});
+export type SessionListQuery = z.infer<typeof SessionListQuerySchema>;
+
+/** A project: a directory sessions are made in. */
+export const ProjectSchema = z.object({
+  directory: z.string(),
+  /** The sidecar's own directory, where a session is made when none is named. */
+  default: z.boolean(),
+  /** Clients may make sessions there (`--allow-dir`, or the default directory). */
+  allowed: z.boolean(),
+  /** How many sessions the store keeps for it. */
+  sessions: z.number().int(),
+  /** When its newest session was made (ms since the epoch); absent with none. */
+  lastCreatedAt: z.number().optional(),
+});
+export type Project = z.infer<typeof ProjectSchema>;
+
+export const ProjectListSchema = z.object({ projects: z.array(ProjectSchema) });
 
 export const CreateSessionBodySchema = z.strictObject({
   /** Default: the bridge's directory. An absolute path. */

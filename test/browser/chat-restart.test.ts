@@ -73,8 +73,9 @@ async function withRemovedCheckout(
     kept: { id: string; removed: string; directory: string },
   ) => Promise<void>,
 ): Promise<void> {
-  await withKeptPlace(async ({ storeFile, directory, root }) => {
-    const removed = join(root, "removed-checkout");
+  await withKeptPlace(async ({ storeFile, directory }) => {
+    // Under the default directory: the only place sessions may be made (no --allow-dir here).
+    const removed = join(directory, "removed-checkout");
     mkdirSync(removed);
     const before = await startChatHarness({ storeFile, directory });
     let id: string;

@@ -57,6 +57,8 @@ export interface RealSidecarOptions {
   logger?: Logger;
   /** Default `SIDECAR_TOKEN`. */
   token?: string;
+  /** Directories besides `directory` where clients may make sessions (`startSidecar`'s). */
+  allowDirectories?: string[];
   /** Named in the tracked server's description (which test file it belongs to). */
   label?: string;
 }
@@ -91,6 +93,9 @@ export async function startRealSidecar(options: RealSidecarOptions = {}): Promis
       store,
       ...(options.web === undefined ? {} : { web: options.web }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
+      ...(options.allowDirectories === undefined
+        ? {}
+        : { allowDirectories: options.allowDirectories }),
     });
   } catch (error) {
     await close();

@@ -51,8 +51,8 @@ export function standInBridge(
   const backends = new Map<string, InProcessBackend>();
   const open = new Map<string, Session>();
   let count = 0;
-  const follow = (id: string): Session => {
-    const { session, backend } = inProcessSession(id, { directory, store });
+  const follow = (id: string, where = directory): Session => {
+    const { session, backend } = inProcessSession(id, { directory: where, store });
     backends.set(id, backend);
     open.set(id, session);
     return session;
@@ -62,23 +62,25 @@ export function standInBridge(
     directory,
     defaultModel: MODEL,
     sessions: () => store.sessions(),
-    async createSession(options: { title?: string; claim?: (id: string) => Promise<void> } = {}) {
+    async createSession(
+      options: { title?: string; directory?: string; claim?: (id: string) => Promise<void> } = {},
+    ) {
       const id = `ses_unit_${directory.slice(-6)}_${++count}`;
       await options.claim?.(id);
       const now = Date.now();
       await store.saveSession({
         id,
         backend: "subprocess",
-        directory,
+        directory: options.directory ?? directory,
         ...(options.title === undefined ? {} : { title: options.title }),
         state: "open",
         createdAt: now,
         updatedAt: now,
       });
-      return follow(id);
+      return follow(id, options.directory);
     },
     async openSession(id: string) {
-      return open.get(id) ?? follow(id);
+      return open.get(id) ?? follow(id, (await store.session(id))?.directory);
     },
     async releaseSession(session: Session) {
       open.delete(session.id);
@@ -106,6 +108,7 @@ export function sidecarHarness(
     logger?: Logger;
     allowOrigins?: string[];
     allowHosts?: string[];
+    allowDirectories?: string[];
     limits?: Partial<SidecarLimits>;
     /** `false`: no web chat; a directory: the chat's built assets (default: the package's). */
     web?: false | string;
@@ -123,6 +126,9 @@ export function sidecarHarness(
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       ...(options.allowOrigins === undefined ? {} : { allowOrigins: options.allowOrigins }),
       ...(options.allowHosts === undefined ? {} : { allowHosts: options.allowHosts }),
+      ...(options.allowDirectories === undefined
+        ? {}
+        : { allowDirectories: options.allowDirectories }),
       ...(options.limits === undefined ? {} : { limits: options.limits }),
       ...(options.web === false ? { web: false } : {}),
       ...(typeof options.web === "string" ? { webRoot: options.web } : {}),

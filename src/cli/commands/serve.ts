@@ -6,6 +6,7 @@
  * same store to adopt; with none, the server stops too. A second one kills the server's
  * process group and exits 130 at once.
  */
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { BACKEND_KINDS, type BackendKind } from "../../backends/backend.js";
@@ -50,6 +51,7 @@ interface ServeOptions extends ClusterServeOptions, SandboxFlags, TlsServeOption
   allowOrigin: string[];
   passEnv: string[];
   allowHost: string[];
+  allowDir: string[];
   web: boolean;
   logFormat: LogFormat;
   permissions?: PermissionPreset;
@@ -95,6 +97,12 @@ export function registerServeCommand(program: Command): void {
       [] as string[],
     )
     .option(
+      "--allow-dir <directory>",
+      "a directory besides --dir in which clients may make sessions, with what lies under it (repeatable)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option(
       "--allow-host <host>",
       "a Host name (name or name:port) to answer to besides its own, for a reverse proxy (repeatable)",
       (value: string, previous: string[]) => [...previous, value],
@@ -133,6 +141,7 @@ async function serve(options: ServeOptions): Promise<void> {
   const port = wholeNumber("--port", options.port ?? "0", 65_535);
   const startupTimeoutMs = wholeNumber("--startup-timeout", options.startupTimeout);
   const allowOrigins = options.allowOrigin.map(checkOrigin);
+  const allowDirs = options.allowDir.map(checkAllowedDirectory);
   const { startSidecar, SidecarMetrics, timedStore, isLoopbackHost, chooseToken } =
     await sidecarModules();
   const token = chooseToken(options.host, process.env.OCB_TOKEN);
@@ -147,6 +156,7 @@ async function serve(options: ServeOptions): Promise<void> {
   const attach = attachedServer(options);
   const sandbox = sandboxOf(options, {
     directory,
+    allowDirs,
     store: spec,
     secretFiles: [options.tlsKey, options.clusterSecretFile],
   });
@@ -195,6 +205,7 @@ async function serve(options: ServeOptions): Promise<void> {
       port,
       allowOrigins,
       allowHosts: options.allowHost,
+      allowDirectories: allowDirs,
       logger,
       store,
       metrics,
@@ -292,6 +303,17 @@ function checkOrigin(origin: string): string {
     );
   }
   return url.origin;
+}
+
+/** An `--allow-dir`, resolved: it must be a directory already (a typo would allow nothing). */
+function checkAllowedDirectory(directory: string): string {
+  const resolved = resolve(directory);
+  if (!statSync(resolved, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UsageError(
+      `--allow-dir ${JSON.stringify(directory)} is not a directory (${resolved}); create it first or fix the path`,
+    );
+  }
+  return resolved;
 }
 
 function wholeNumber(flag: string, value: string, max = Number.MAX_SAFE_INTEGER): number {

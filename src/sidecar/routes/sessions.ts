@@ -11,6 +11,7 @@ import {
   RenameSessionBodySchema,
   SessionIdParamsSchema,
   SessionInfoSchema,
+  SessionListQuerySchema,
   SessionListSchema,
   TranscriptQuerySchema,
 } from "../../wire/http.js";
@@ -32,11 +33,13 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
     "/v1/sessions",
     {
       schema: {
-        summary: "Every session: the open ones and the store's records",
+        summary:
+          "The sessions, open or kept: all of them, or a page (limit, cursor), of one directory if asked",
+        querystring: SessionListQuerySchema,
         response: { 200: SessionListSchema, ...ERROR_RESPONSES },
       },
     },
-    async () => ({ sessions: await sessions.list() }),
+    async (request) => await sessions.list(request.query),
   );
 
   app.post(
@@ -68,6 +71,9 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
           "invalid_request",
           `directory ${JSON.stringify(directory)} does not exist or is not a directory; create it first`,
         );
+      }
+      if (directory !== undefined && !(await ctx.allowedDirectories.allows(directory))) {
+        throw new ApiError("forbidden", ctx.allowedDirectories.refusal(directory));
       }
       const session = await sessions.create({
         ...(directory === undefined ? {} : { directory }),

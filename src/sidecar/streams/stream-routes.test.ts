@@ -10,6 +10,7 @@ import { messageWith, RawWsClient } from "../../../test/support/raw-ws.js";
 import { sseFrames } from "../../../test/support/sse-frames.js";
 import type { Bridge } from "../../runtime/bridge/bridge.js";
 import { silentLogger } from "../../util/logger.js";
+import { AllowedDirectories } from "../allowed-directories.js";
 import { buildApp } from "../app.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
@@ -46,6 +47,7 @@ async function listen(sources: LogSource[]) {
     bridge: undefined as unknown as Bridge, // the stream routes never reach it
     token: TOKEN,
     allowOrigins: [],
+    allowedDirectories: new AllowedDirectories(["/nowhere"], false),
     tickets: new Tickets({ ttlMs: 30_000, max: 10 }),
     metrics: new SidecarMetrics(),
     logger: silentLogger,
