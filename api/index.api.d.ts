@@ -70,7 +70,7 @@ class Bridge implements AsyncDisposable {
         model?: ModelRef;
         signal?: AbortSignal;
     }): Promise<Session>;
-    sessions(): Promise<SessionRecord[]>;
+    sessions(query?: SessionQuery): Promise<SessionRecord[]>;
     releaseSession(session: Session): Promise<void>;
     killSession(session: Session, options?: {
         signal?: AbortSignal;
@@ -616,7 +616,7 @@ class PostgresStore implements Store {
     cursor(sessionId: string): Promise<string | undefined>;
     saveSession(record: SessionRecord): Promise<void>;
     session(id: string): Promise<SessionRecord | undefined>;
-    sessions(): Promise<SessionRecord[]>;
+    sessions(query?: SessionQuery): Promise<SessionRecord[]>;
     deleteSession(id: string): Promise<void>;
     saveServer(key: string, record: ServerRecord): Promise<void>;
     server(key: string): Promise<ServerRecord | undefined>;
@@ -825,7 +825,7 @@ class SqliteStore implements Store {
     deleteServer(key: string): Promise<void>;
     saveSession(record: SessionRecord): Promise<void>;
     session(id: string): Promise<SessionRecord | undefined>;
-    sessions(): Promise<SessionRecord[]>;
+    sessions(query?: SessionQuery): Promise<SessionRecord[]>;
     deleteSession(id: string): Promise<void>;
     close(): Promise<void>;
 }
@@ -858,7 +858,7 @@ interface Store {
     cursor(sessionId: string): Promise<string | undefined>;
     saveSession(record: SessionRecord): Promise<void>;
     session(id: string): Promise<SessionRecord | undefined>;
-    sessions(): Promise<SessionRecord[]>;
+    sessions(query?: SessionQuery): Promise<SessionRecord[]>;
     deleteSession(id: string): Promise<void>;
     saveServer(key: string, record: ServerRecord): Promise<void>;
     server(key: string): Promise<ServerRecord | undefined>;

@@ -17,7 +17,7 @@
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N and --store-concurrent N (e), --memory-sessions N (f), --sidecar-turns N and
  * --sidecar-clients N (g), --web-events N, --web-renders N and --web-deltas N (h),
- * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u,v.
+ * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u,v,w.
  *   (p) the Postgres store against the SQLite store, the same appends and reads on each.
  *   (r), (t) three `ocb serve --cluster` processes: events/s to 100 clients over them, and
  *       failover time after SIGKILL of the driving one (bench/cluster.ts).
@@ -27,6 +27,8 @@
  *       given up, and how long that takes (bench/ask-diff.ts).
  *   (v) the sandbox's cost: a tool turn and a server start in bubblewrap against without
  *       (--sandbox-turns N; bench/sandbox-cost.ts).
+ *   (w) the session list with N kept sessions (--list-sessions N): the latency of a page of
+ *       `GET /v1/sessions?limit=50`, p99 (bench/session-list.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -55,6 +57,7 @@ import {
   postgresStoreLines,
 } from "./postgres-store.js";
 import { benchSandboxCost, type SandboxCostResult, sandboxCostLines } from "./sandbox-cost.js";
+import { benchSessionList, type SessionListResult, sessionListLines } from "./session-list.js";
 import {
   benchSessionMemory,
   type SessionMemoryResult,
@@ -88,8 +91,9 @@ const { values } = parseArgs({
     "cold-runs": { type: "string", default: "5" },
     "pg-sessions": { type: "string", default: "1000" },
     "relay-turns": { type: "string", default: "5" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u,v" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u,v,w" },
     "sandbox-turns": { type: "string", default: "20" },
+    "list-sessions": { type: "string", default: "10000" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -252,6 +256,7 @@ async function main(): Promise<string[]> {
   let clusterRelay: ClusterRelayResult | undefined;
   let askDiff: AskDiffResult | undefined;
   let sandboxCost: SandboxCostResult | undefined;
+  let sessionList: SessionListResult | undefined;
 
   if (only.has("a")) normalizer = await benchNormalizer({ events, runs: 7, warmups: 2 });
   if (only.has("u")) askDiff = await benchAskDiff({ runs: 5 });
@@ -259,6 +264,12 @@ async function main(): Promise<string[]> {
     sandboxCost = await benchSandboxCost({
       turns: positive("sandbox-turns", values["sandbox-turns"]),
       starts: 5,
+    });
+  }
+
+  if (only.has("w")) {
+    sessionList = await benchSessionList({
+      sessions: positive("list-sessions", values["list-sessions"]),
     });
   }
 
@@ -401,6 +412,7 @@ async function main(): Promise<string[]> {
   if (clusterRelay !== undefined) lines.push(...clusterRelayLines(clusterRelay));
   if (askDiff !== undefined) lines.push(...askDiffLines(askDiff));
   if (sandboxCost !== undefined) lines.push(...sandboxCostLines(sandboxCost));
+  if (sessionList !== undefined) lines.push(...sessionListLines(sessionList));
   lines.push(...goalTable());
   return lines;
 }

@@ -14,7 +14,7 @@ import { ApiError } from "./errors.js";
 import { DirectoryGoneError, directoryGone } from "./local-directories.js";
 import type { SidecarMetrics } from "./metrics.js";
 import { refusedToLead, type SessionCluster } from "./session-cluster.js";
-import { type ListedSession, type SessionPageQuery, sessionPage } from "./session-pages.js";
+import { type SessionPageQuery, sessionPage } from "./session-pages.js";
 import { childOf, recordInfo } from "./session-records.js";
 import type { FeedSource } from "./streams/feed-types.js";
 
@@ -273,34 +273,17 @@ export class OpenSessions {
   }
 
   /**
-   * The sessions, the store's records with the open ones' live state: all of them, oldest
+   * The sessions kept in the store, with the open ones' live state: all of them, oldest
    * first, or the page `query` asks for (only that page is described).
    */
   async list(
     query: SessionPageQuery = {},
   ): Promise<{ sessions: SessionInfo[]; nextCursor?: string }> {
-    const page = sessionPage(await this.listed(), query);
+    const page = await sessionPage((asked) => this.#bridge.sessions(asked), query);
     return {
-      sessions: await Promise.all(page.ids.map((id) => this.info(id))),
+      sessions: await Promise.all(page.records.map((record) => this.info(record.id))),
       ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
     };
-  }
-
-  /** Every session as the list sorts and filters it: the store's records and the open ones. */
-  async listed(): Promise<ListedSession[]> {
-    const listed: ListedSession[] = (await this.#bridge.sessions()).map((record) => ({
-      id: record.id,
-      createdAt: record.createdAt,
-      directory: record.directory,
-    }));
-    const kept = new Set(listed.map((session) => session.id));
-    for (const [id, { session }] of this.#open) {
-      // Open without a record (a store that keeps none): listed after the kept ones.
-      if (!kept.has(id)) {
-        listed.push({ id, createdAt: Number.MAX_SAFE_INTEGER, directory: session.directory });
-      }
-    }
-    return listed;
   }
 
   /** Renames a session in the store (OpenCode's client has no rename: the title is the bridge's). */

@@ -1,17 +1,11 @@
 /**
  * Pages of the session list: a store may keep tens of thousands of sessions, and what a
- * client is told of each one costs reads, so the list is cut before it is described. The
- * order is by creation (then id), which a session never changes: a cursor, the last entry of
- * a page, stays valid while sessions come and go.
+ * client is told of each one costs reads, so the store reads one page and only that page is
+ * described. The order is by creation (then id), which a session never changes: a cursor, the
+ * last entry of a page, stays valid while sessions come and go.
  */
+import type { SessionQuery, SessionRecord } from "../store/store.js";
 import { ApiError } from "./errors.js";
-
-/** What the list is sorted and filtered on, per session. */
-export interface ListedSession {
-  readonly id: string;
-  readonly createdAt: number;
-  readonly directory: string;
-}
 
 export interface SessionPageQuery {
   /** Only the sessions made in this directory. */
@@ -25,52 +19,42 @@ export interface SessionPageQuery {
 }
 
 export interface SessionPage {
-  readonly ids: string[];
+  readonly records: SessionRecord[];
   /** Where the next page starts; absent on the last page. */
   readonly nextCursor?: string;
 }
 
-export function sessionPage(
-  sessions: readonly ListedSession[],
+/** The page `query` asks for, read with `read` (a store's `sessions`). */
+export async function sessionPage(
+  read: (query: SessionQuery) => Promise<SessionRecord[]>,
   query: SessionPageQuery,
-): SessionPage {
-  const newest = query.order === "newest";
-  const sorted = sessions
-    .filter((session) => query.directory === undefined || session.directory === query.directory)
-    .sort((a, b) => (newest ? -1 : 1) * compare(a, b));
+): Promise<SessionPage> {
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-  const rest =
-    after === undefined
-      ? sorted
-      : sorted.filter((session) => (newest ? -1 : 1) * compare(session, after) > 0);
-  const page = query.limit === undefined ? rest : rest.slice(0, query.limit);
+  // One more than the page: whether there is a next page, without a count.
+  const records = await read({
+    directory: query.directory,
+    order: query.order,
+    after,
+    limit: query.limit === undefined ? undefined : query.limit + 1,
+  });
+  if (query.limit === undefined || records.length <= query.limit) return { records };
+  const page = records.slice(0, query.limit);
   const last = page.at(-1);
-  return {
-    ids: page.map((session) => session.id),
-    ...(last === undefined || page.length === rest.length
-      ? {}
-      : { nextCursor: encodeCursor(last) }),
-  };
+  return { records: page, ...(last === undefined ? {} : { nextCursor: encodeCursor(last) }) };
 }
 
-function compare(
-  a: Pick<ListedSession, "createdAt" | "id">,
-  b: Pick<ListedSession, "createdAt" | "id">,
-): number {
-  if (a.createdAt !== b.createdAt) return a.createdAt - b.createdAt;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+function encodeCursor(record: SessionRecord): string {
+  return Buffer.from(JSON.stringify([record.createdAt, record.id])).toString("base64url");
 }
 
-function encodeCursor(session: ListedSession): string {
-  return Buffer.from(JSON.stringify([session.createdAt, session.id])).toString("base64url");
-}
-
-function decodeCursor(cursor: string): Pick<ListedSession, "createdAt" | "id"> {
+function decodeCursor(cursor: string): { createdAt: number; id: string } {
   try {
     const [createdAt, id] = JSON.parse(
       Buffer.from(cursor, "base64url").toString("utf8"),
     ) as unknown[];
-    if (typeof createdAt === "number" && typeof id === "string") return { createdAt, id };
+    if (Number.isSafeInteger(createdAt) && typeof id === "string") {
+      return { createdAt: createdAt as number, id };
+    }
   } catch {
     // said below
   }

@@ -56,6 +56,16 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec("CREATE TABLE servers (key TEXT PRIMARY KEY, body TEXT NOT NULL) STRICT;");
     },
   },
+  {
+    version: 3,
+    description: "indexes of the session list's order, overall and per directory (its pages)",
+    up(db) {
+      db.exec(`
+        CREATE INDEX sessions_by_creation ON sessions (created_at, id);
+        CREATE INDEX sessions_by_directory ON sessions (directory, created_at, id);
+      `);
+    },
+  },
 ];
 
 /** The schema version a database has (0 when it is new). */

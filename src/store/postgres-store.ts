@@ -20,6 +20,7 @@ import {
 import { GroupCommit } from "./postgres/group-commit.js";
 import { openMigratedPool } from "./postgres/migrated-pool.js";
 import { numberOfColumn, sessionOfPostgresRow } from "./postgres/rows.js";
+import { type SessionQuery, sessionQuerySql } from "./session-query.js";
 import { eventOfBody } from "./sqlite-rows.js";
 import type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store.js";
 import { checkTimestamps, durableEventsFor, readBounds } from "./store-input.js";
@@ -144,8 +145,9 @@ export class PostgresStore implements Store {
     return rows[0] === undefined ? undefined : sessionOfPostgresRow(rows[0], this.description);
   }
 
-  async sessions(): Promise<SessionRecord[]> {
-    const rows = await this.#query("sessions", "SELECT * FROM sessions ORDER BY created_at, id");
+  async sessions(query: SessionQuery = {}): Promise<SessionRecord[]> {
+    const { sql, params } = sessionQuerySql(query, (index) => `$${index}`);
+    const rows = await this.#query("sessions", sql, params);
     return rows.map((row) => sessionOfPostgresRow(row, this.description));
   }
 

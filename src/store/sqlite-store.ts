@@ -9,6 +9,7 @@ import { describeError } from "../util/describe-error.js";
 import { loadBetterSqlite3 } from "./load-sqlite.js";
 import { migrate } from "./migrations.js";
 import { preparePrivateFile, tightenSideFiles } from "./private-files.js";
+import { type SessionQuery, sessionQuerySql } from "./session-query.js";
 import { SqliteAppends } from "./sqlite-appends.js";
 import { eventOfBody, sessionOfRow } from "./sqlite-rows.js";
 import type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store.js";
@@ -22,6 +23,8 @@ export class SqliteStore implements Store {
   readonly path: string;
   readonly #db: Database.Database;
   readonly #sql: ReturnType<typeof prepare>;
+  /** The list queries prepared so far, by their SQL (a handful of shapes). */
+  readonly #sessionQueries = new Map<string, Database.Statement>();
   readonly #appends: SqliteAppends;
   readonly #deleteSession: (id: string) => void;
 
@@ -128,8 +131,14 @@ export class SqliteStore implements Store {
     return row === undefined ? undefined : sessionOfRow(row, this.path);
   }
 
-  async sessions(): Promise<SessionRecord[]> {
-    return this.#sql.sessions.all().map((row) => sessionOfRow(row, this.path));
+  async sessions(query: SessionQuery = {}): Promise<SessionRecord[]> {
+    const { sql, params } = sessionQuerySql(query, () => "?");
+    let statement = this.#sessionQueries.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql);
+      this.#sessionQueries.set(sql, statement);
+    }
+    return statement.all(...params).map((row) => sessionOfRow(row, this.path));
   }
 
   async deleteSession(id: string): Promise<void> {
@@ -216,7 +225,6 @@ function prepare(db: Database.Database) {
          created_at = excluded.created_at, updated_at = excluded.updated_at`,
     ),
     session: db.prepare<[string]>("SELECT * FROM sessions WHERE id = ?"),
-    sessions: db.prepare<[]>("SELECT * FROM sessions ORDER BY created_at, id"),
     deleteEvents: db.prepare<[string]>("DELETE FROM events WHERE session_id = ?"),
     deleteCursor: db.prepare<[string]>("DELETE FROM cursors WHERE session_id = ?"),
     deleteSession: db.prepare<[string]>("DELETE FROM sessions WHERE id = ?"),

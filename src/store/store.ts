@@ -4,6 +4,9 @@
  * the runtime does not care which database keeps them (SQLite today, Postgres later).
  */
 import type { CanonicalEvent } from "../events/canonical.js";
+import type { SessionQuery } from "./session-query.js";
+
+export type { SessionQuery };
 
 /** What the bridge remembers about one of its sessions. */
 export interface SessionRecord {
@@ -64,8 +67,8 @@ export interface Store {
   /** Inserts or replaces the record with the same id. */
   saveSession(record: SessionRecord): Promise<void>;
   session(id: string): Promise<SessionRecord | undefined>;
-  /** Every record, oldest first. */
-  sessions(): Promise<SessionRecord[]>;
+  /** The records `query` asks for (default: every one, oldest first). */
+  sessions(query?: SessionQuery): Promise<SessionRecord[]>;
   /** Forgets the session: its record, its events and its cursor. */
   deleteSession(id: string): Promise<void>;
 

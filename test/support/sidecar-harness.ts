@@ -18,7 +18,7 @@ import type { SidecarLimits } from "../../src/sidecar/limits.js";
 import { createSidecarContext } from "../../src/sidecar/sidecar.js";
 import type { SidecarApp } from "../../src/sidecar/sidecar-app.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
-import type { Store } from "../../src/store/store.js";
+import type { SessionQuery, Store } from "../../src/store/store.js";
 import type { Logger } from "../../src/util/logger.js";
 import { type SessionInfo, SessionInfoSchema } from "../../src/wire/http.js";
 import { type InProcessBackend, inProcessSession } from "./in-process-backend.js";
@@ -61,7 +61,7 @@ export function standInBridge(
     backend: "subprocess",
     directory,
     defaultModel: MODEL,
-    sessions: () => store.sessions(),
+    sessions: (query?: SessionQuery) => store.sessions(query),
     async createSession(
       options: { title?: string; directory?: string; claim?: (id: string) => Promise<void> } = {},
     ) {

@@ -288,6 +288,27 @@ export function describeStoreContract(
       expect((await store.append(SESSION, [started])).map((kept) => kept.seq)).toEqual([1]);
     });
 
+    it("lists one directory's records a page at a time, in either order, after a given one", async () => {
+      const made = [
+        { id: "ses_c", createdAt: 30, directory: "/p" },
+        { id: "ses_a", createdAt: 10, directory: "/p" },
+        { id: "ses_b2", createdAt: 20, directory: "/q" },
+        { id: "ses_b1", createdAt: 20, directory: "/p" },
+      ];
+      for (const { id, createdAt, directory } of made) {
+        await store.saveSession({ ...record, id, createdAt, updatedAt: createdAt, directory });
+      }
+      const ids = async (query: Parameters<Store["sessions"]>[0]) =>
+        (await store.sessions(query)).map((session) => session.id);
+      expect(await ids({})).toEqual(["ses_a", "ses_b1", "ses_b2", "ses_c"]);
+      expect(await ids({ order: "newest", limit: 3 })).toEqual(["ses_c", "ses_b2", "ses_b1"]);
+      expect(await ids({ directory: "/p" })).toEqual(["ses_a", "ses_b1", "ses_c"]);
+      expect(await ids({ after: { createdAt: 20, id: "ses_b1" } })).toEqual(["ses_b2", "ses_c"]);
+      expect(
+        await ids({ order: "newest", directory: "/p", after: { createdAt: 20, id: "ses_b1" } }),
+      ).toEqual(["ses_a"]);
+    });
+
     it("refuses timestamps that are not whole milliseconds", async () => {
       await expect(store.saveSession({ ...record, createdAt: 1.5 })).rejects.toThrow(UsageError);
     });

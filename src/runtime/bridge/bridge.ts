@@ -22,7 +22,7 @@ import { DEFAULT_ORPHAN_TIMEOUT_MS } from "../../server/server-keeper.js";
 import { SupervisedServer } from "../../server/supervised-server.js";
 import { defaultStorePath } from "../../store/default-store-path.js";
 import { openStore } from "../../store/open-store.js";
-import type { SessionRecord, Store } from "../../store/store.js";
+import type { SessionQuery, SessionRecord, Store } from "../../store/store.js";
 import { throwIfAborted } from "../../util/abort.js";
 import { type Logger, silentLogger } from "../../util/logger.js";
 import { type BackendFactory, Session } from "../session/session.js";
@@ -255,9 +255,9 @@ export class Bridge implements AsyncDisposable {
     return this.#follow(id, record.directory, model, resume, record.upstreamId);
   }
 
-  /** The sessions kept in the store, oldest first. */
-  sessions(): Promise<SessionRecord[]> {
-    return this.#store.sessions();
+  /** The sessions kept in the store that `query` asks for (default: all, oldest first). */
+  sessions(query?: SessionQuery): Promise<SessionRecord[]> {
+    return this.#store.sessions(query);
   }
 
   /** Stops following a session and frees what it holds; the upstream session is kept (`openSession` takes it up again). */

@@ -21,12 +21,10 @@ export function registerProjectRoutes(app: SidecarApp, ctx: SidecarContext): voi
 async function projects(ctx: SidecarContext): Promise<Project[]> {
   const found = new Map<string, { sessions: number; lastCreatedAt?: number }>();
   for (const root of ctx.allowedDirectories.roots) found.set(root, { sessions: 0 });
-  for (const session of await ctx.sessions.listed()) {
+  for (const session of await ctx.bridge.sessions()) {
     const project = found.get(session.directory) ?? { sessions: 0 };
     project.sessions += 1;
-    if (session.createdAt !== Number.MAX_SAFE_INTEGER) {
-      project.lastCreatedAt = Math.max(project.lastCreatedAt ?? 0, session.createdAt);
-    }
+    project.lastCreatedAt = Math.max(project.lastCreatedAt ?? 0, session.createdAt);
     found.set(session.directory, project);
   }
   return await Promise.all(

@@ -102,6 +102,14 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    description: "indexes of the session list's order, overall and per directory (its pages)",
+    sql: `
+      CREATE INDEX sessions_by_creation ON sessions (created_at, id);
+      CREATE INDEX sessions_by_directory ON sessions (directory, created_at, id);
+    `,
+  },
 ];
 
 /** Any fixed number, the same in every process: the lock migrations are applied under. */
