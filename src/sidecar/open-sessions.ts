@@ -176,6 +176,52 @@ export class OpenSessions {
     return this.#follow(session, options.model ?? this.#bridge.defaultModel);
   }
 
+  /**
+   * Forks `originId` before its input `inputId` (`Bridge.forkSession`) and follows the fork; in
+   * a cluster, this sidecar leads it, as a session it creates.
+   */
+  async fork(
+    originId: string,
+    inputId: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<Session> {
+    this.#throwIfClosed();
+    const origin = await this.#recordOrNotFound(originId);
+    const cluster = this.#cluster;
+    await cluster?.serveDirectory(origin.directory);
+    const session = await this.#bridge.forkSession(originId, inputId, {
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(cluster === undefined ? {} : { claim: (id: string) => cluster.lead(id) }),
+    });
+    return this.#follow(session, this.#bridge.defaultModel);
+  }
+
+  /**
+   * Continues `id` in a new OpenCode session after its own was lost (`Bridge.continueSession`):
+   * the session followed until now (if any) is let go, the continued one followed.
+   */
+  async continue(id: string, options: { signal?: AbortSignal } = {}): Promise<Session> {
+    this.#throwIfClosed();
+    const record = await this.#recordOrNotFound(id);
+    if (!this.#open.has(id)) await this.#cluster?.lead(id, { directory: record.directory });
+    // Its watcher stops now: the bridge closes the session, and this one must not reopen it.
+    this.#forget(id);
+    const session = await this.#bridge.continueSession(
+      id,
+      options.signal === undefined ? {} : { signal: options.signal },
+    );
+    return this.#follow(session, this.#bridge.defaultModel);
+  }
+
+  async #recordOrNotFound(id: string): Promise<SessionRecord> {
+    const record = await this.record(id);
+    if (record !== undefined) return record;
+    throw new ApiError(
+      "not_found",
+      `no session ${JSON.stringify(id)}; list them with GET /v1/sessions`,
+    );
+  }
+
   /** Stops following `id` (the upstream session is kept; it can be opened again). */
   async release(id: string): Promise<void> {
     const followed = this.#open.get(id);
@@ -254,6 +300,7 @@ export class OpenSessions {
       sandbox: this.#bridge.sandbox,
       ...(followed.model === undefined ? {} : { model: followed.model }),
       ...(followed.agent === undefined ? {} : { agent: followed.agent }),
+      ...(session.forkedFrom === undefined ? {} : { forkedFrom: session.forkedFrom }),
       pendingAsks: session.pendingAsks.map((ask) => ({
         kind: ask.kind,
         requestId: ask.requestId,

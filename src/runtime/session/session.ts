@@ -86,6 +86,7 @@ export class Session implements AsyncDisposable {
   /** An undo or redo under way: inputs wait for it. */
   #historyChange: Promise<void> | undefined;
   #lastActivity = Date.now();
+  #forkedFrom: { sessionId: string; inputId: string } | undefined;
 
   /** @internal Sessions come from `Bridge.createSession` / `openSession`, not from users. */
   constructor(id: string, backend: BackendFactory, options: SessionOptions) {
@@ -191,6 +192,11 @@ export class Session implements AsyncDisposable {
   /** The OpenCode session id (a subprocess session has one only after its first turn). */
   get upstreamId(): string | undefined {
     return this.#backend.upstreamId;
+  }
+
+  /** The session this one is a fork of, and the input it was forked before (`session.forked`). */
+  get forkedFrom(): { sessionId: string; inputId: string } | undefined {
+    return this.#forkedFrom;
   }
 
   /** Since when nothing has run or waited (ms since the epoch); undefined while busy. */
@@ -475,6 +481,7 @@ export class Session implements AsyncDisposable {
    * change: a send for its input's admission, re-checked once the turns have the event too).
    */
   #track(event: CanonicalEvent): void {
+    if (event.type === "session.forked") this.#forkedFrom = event.data.from;
     this.#asks.track(event);
     this.#state.track(event);
   }
