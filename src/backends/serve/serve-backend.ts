@@ -19,6 +19,7 @@ import {
   normalizeApiEvent,
 } from "../../events/normalize-api.js";
 import { normalizeSafely } from "../../events/safe-normalize.js";
+import { sinceRehydration } from "../../events/since-rehydration.js";
 import { endingOf } from "../../events/turn-state.js";
 import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
 import { checkAgentName, listAgents } from "../agents.js";
@@ -107,7 +108,10 @@ export class ServeBackend implements SessionBackend {
         ? initialApiState(context.sessionId)
         : apiStateFromEvents(
             context.sessionId,
-            resume.events.filter((event) => (event.native?.seq ?? 0) <= this.#after),
+            // The cursor is the current OpenCode session's: a lost one's events are not its.
+            sinceRehydration(resume.events).filter(
+              (event) => (event.native?.seq ?? 0) <= this.#after,
+            ),
           );
     this.#undone = resume === undefined ? "none" : "unknown";
     this.#earlier = resume === undefined ? undefined : pendingEarlierConversation(resume.events);
