@@ -205,11 +205,23 @@ export class OpenSessions {
     const record = await this.#recordOrNotFound(id);
     if (!this.#open.has(id)) await this.#cluster?.lead(id, { directory: record.directory });
     // Its watcher stops now: the bridge closes the session, and this one must not reopen it.
+    const followed = this.#open.get(id);
     this.#forget(id);
-    const session = await this.#bridge.continueSession(
-      id,
-      options.signal === undefined ? {} : { signal: options.signal },
-    );
+    let session: Session;
+    try {
+      session = await this.#bridge.continueSession(
+        id,
+        options.signal === undefined ? {} : { signal: options.signal },
+      );
+    } catch (error) {
+      // Refused (its OpenCode session is there): still followed. Closed by then: the watcher
+      // lets it go at once, and the next request opens it again.
+      if (followed !== undefined) {
+        this.#follow(followed.session, followed.model);
+        if (followed.agent !== undefined) this.noteAgent(id, followed.agent);
+      }
+      throw error;
+    }
     return this.#follow(session, this.#bridge.defaultModel);
   }
 

@@ -147,7 +147,7 @@ describe("agents", () => {
 
 describe("forks and continuations", () => {
   it("where the backend cannot: 422 unsupported; a fork body without an input id: 400; an unknown session: 404", async () => {
-    const { app, id, post } = await withSession();
+    const { app, ctx, id, post } = await withSession();
     const fork = await post("/fork", { inputId: "in_1" });
     expect(fork.statusCode).toBe(422);
     expect(fork.json().error).toMatchObject({
@@ -157,6 +157,8 @@ describe("forks and continuations", () => {
     const continued = await post("/continue", {});
     expect(continued.statusCode).toBe(422);
     expect(continued.json().error.code).toBe("unsupported");
+    // A continuation refused leaves the session followed as it was.
+    expect(ctx.sessions.peek(id)).toBeDefined();
     for (const body of [
       {},
       { inputId: "" },
