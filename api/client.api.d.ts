@@ -68,6 +68,8 @@ class BridgeClient {
     cancelInput(sessionId: string, inputId: string, options?: CallOptions): Promise<void>;
     interrupt(sessionId: string, options?: CallOptions): Promise<void>;
     revert(sessionId: string, inputId: string, options?: CallOptions): Promise<void>;
+    fork(sessionId: string, inputId: string, options?: CallOptions): Promise<SessionInfo>;
+    continueSession(sessionId: string, options?: CallOptions): Promise<SessionInfo>;
     unrevert(sessionId: string, options?: CallOptions): Promise<void>;
     switchAgent(sessionId: string, agent: string, options?: CallOptions): Promise<void>;
     switchModel(sessionId: string, model: {
@@ -174,6 +176,8 @@ interface Conversation {
     messages: Message[];
     lastSeq: number;
     undone?: Undone;
+    forkedFrom?: ForkedFrom;
+    rehydrations?: Rehydration[];
 }
 
 // ConversationView
@@ -199,6 +203,12 @@ const errorInfo: {
 
 // FetchLike
 type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+// ForkedFrom
+interface ForkedFrom {
+    sessionId: string;
+    inputId: string;
+}
 
 // Health
 type Health = z.output<typeof HealthSchema>;
@@ -303,6 +313,13 @@ interface ReasoningPart {
 
 // ReconnectBackoff
 type ReconnectBackoff = BackoffOptions;
+
+// Rehydration
+interface Rehydration {
+    previousUpstreamId: string;
+    upstreamId: string;
+    afterMessages: number;
+}
 
 // RevertedFile
 type RevertedFile = typeof revertedFile;

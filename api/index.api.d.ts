@@ -70,6 +70,14 @@ class Bridge implements AsyncDisposable {
         model?: ModelRef;
         signal?: AbortSignal;
     }): Promise<Session>;
+    forkSession(originId: string, inputId: string, options?: {
+        model?: ModelRef;
+        signal?: AbortSignal;
+    }): Promise<Session>;
+    continueSession(id: string, options?: {
+        model?: ModelRef;
+        signal?: AbortSignal;
+    }): Promise<Session>;
     sessions(query?: SessionQuery): Promise<SessionRecord[]>;
     releaseSession(session: Session): Promise<void>;
     killSession(session: Session, options?: {
@@ -147,6 +155,8 @@ interface Capabilities {
     interruptKeepsSession: boolean;
     revert: boolean;
     switchAgent: boolean;
+    fork: boolean;
+    rehydrate: boolean;
 }
 
 // ChildSession
@@ -188,6 +198,8 @@ interface Conversation {
     messages: Message[];
     lastSeq: number;
     undone?: Undone;
+    forkedFrom?: ForkedFrom;
+    rehydrations?: Rehydration[];
 }
 
 // Delivery
@@ -232,6 +244,17 @@ const durablePayloads: {
     };
     "session.unreverted": {
         inputId: string;
+    };
+    "session.forked": {
+        from: {
+            sessionId: string;
+            inputId: string;
+        };
+        upstreamId: string;
+    };
+    "session.rehydrated": {
+        previousUpstreamId: string;
+        upstreamId: string;
     };
     "input.admitted": {
         inputId: string;
@@ -485,6 +508,12 @@ const errorInfo: {
 // EventData
 type EventData<T extends CanonicalType> = T extends DurableType ? DurableEventData[T] : T extends EphemeralType ? EphemeralEventData[T] : never;
 
+// ForkedFrom
+interface ForkedFrom {
+    sessionId: string;
+    inputId: string;
+}
+
 // LeftRunning
 interface LeftRunning {
     turns: {
@@ -663,6 +692,13 @@ interface ReconnectPolicy {
     maxDelayMs?: number;
 }
 
+// Rehydration
+interface Rehydration {
+    previousUpstreamId: string;
+    upstreamId: string;
+    afterMessages: number;
+}
+
 // RevertedFile
 type RevertedFile = typeof revertedFile;
 
@@ -748,6 +784,10 @@ class Session implements AsyncDisposable {
     get capabilities(): Capabilities;
     get backend(): BackendKind;
     get upstreamId(): string | undefined;
+    get forkedFrom(): {
+        sessionId: string;
+        inputId: string;
+    } | undefined;
     get idleSince(): number | undefined;
     get connection(): ConnectionState;
     get lastSeq(): number;

@@ -30,6 +30,8 @@ export const CAPABILITY_DESCRIPTIONS: Readonly<Record<keyof Capabilities, string
   interruptKeepsSession: "interrupt keeps the session",
   revert: "undo (revert to before an input) and redo",
   switchAgent: "switch the session's agent",
+  fork: "fork a session before an input",
+  rehydrate: "continue a session whose OpenCode session was lost",
 };
 
 /** A Markdown table of the capabilities of every backend (the library guide shows it). */

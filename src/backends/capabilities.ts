@@ -35,6 +35,13 @@ export interface Capabilities {
   revert: boolean;
   /** The session's agent can be switched (`Session.switchAgent`), from one of `Bridge.agents()`. */
   switchAgent: boolean;
+  /** A session can be forked before one of its inputs (`Bridge.forkSession`). */
+  fork: boolean;
+  /**
+   * A session whose OpenCode session was lost can go on in a new one, primed with the
+   * conversation so far (`Bridge.continueSession`).
+   */
+  rehydrate: boolean;
 }
 
 export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> = {
@@ -57,6 +64,9 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     revert: true,
     // /api/session/{id}/agent.
     switchAgent: true,
+    // A new /api session whose first prompt carries the conversation (see earlier-conversation.ts).
+    fork: true,
+    rehydrate: true,
   },
   "serve-legacy": {
     streamingDeltas: true,
@@ -77,6 +87,9 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     revert: false,
     // Not built yet: the legacy surface takes the agent per prompt only.
     switchAgent: false,
+    // Not built yet (legacy `POST /session/{id}/fork` copies messages; unverified here).
+    fork: false,
+    rehydrate: false,
   },
   subprocess: {
     // `opencode run --format json` prints each part once it is whole.
@@ -96,5 +109,8 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     revert: false,
     // `opencode run --agent` is fixed for the process.
     switchAgent: false,
+    // `opencode run` keeps no history of the bridge's to start from.
+    fork: false,
+    rehydrate: false,
   },
 };

@@ -324,6 +324,36 @@ export class BridgeClient {
   }
 
   /**
+   * `POST /v1/sessions/:id/fork`: a new session whose conversation is this one's before
+   * `inputId` (that input's turn and what followed left out; its `forkedFrom` names both). The
+   * origin is unchanged (`capabilities.fork`; 404 for an input the session has not).
+   */
+  fork(sessionId: string, inputId: string, options?: CallOptions): Promise<SessionInfo> {
+    return this.#http.call(
+      {
+        method: "POST",
+        path: `${sessionPath(sessionId)}/fork`,
+        body: { inputId },
+        schema: SessionInfoSchema,
+      },
+      options,
+    );
+  }
+
+  /**
+   * `POST /v1/sessions/:id/continue`: a session whose OpenCode session was lost goes on in a new
+   * one, primed with the conversation so far (`session.rehydrated`; `capabilities.rehydrate`;
+   * 409 while its OpenCode session still exists). A send to such a session answers 409 until
+   * then.
+   */
+  continueSession(sessionId: string, options?: CallOptions): Promise<SessionInfo> {
+    return this.#http.call(
+      { method: "POST", path: `${sessionPath(sessionId)}/continue`, schema: SessionInfoSchema },
+      options,
+    );
+  }
+
+  /**
    * `POST /v1/sessions/:id/unrevert`, redo: takes back the last undo while no input has
    * followed it (409 when there is nothing to redo, or while the session is busy).
    */

@@ -21,11 +21,13 @@ export type {
 export type {
   AssistantMessage,
   Conversation,
+  ForkedFrom,
   Message,
   Part,
   PermissionPart,
   QuestionPart,
   ReasoningPart,
+  Rehydration,
   SubagentPart,
   TextPart,
   ToolPart,

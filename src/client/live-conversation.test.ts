@@ -171,6 +171,17 @@ describe("reduceLive: the running turn, its usage and the connection", () => {
     expect(stream.state().model).toEqual(other);
   });
 
+  it("a continuation in a new OpenCode session shows in its conversation, after the messages before it", () => {
+    const stream = new Stream()
+      .add("input.admitted", { inputId: "in_1", text: "hi", delivery: "queue" }, "turn_1")
+      .add("turn.started", { inputId: "in_1" }, "turn_1")
+      .add("turn.ended", { outcome: "completed", text: "hello" }, "turn_1")
+      .add("session.rehydrated", { previousUpstreamId: "ses_old", upstreamId: "ses_new" });
+    expect(stream.state().conversation.rehydrations).toEqual([
+      { previousUpstreamId: "ses_old", upstreamId: "ses_new", afterMessages: 2 },
+    ]);
+  });
+
   it("follows the agent: a step's, then one switched to", () => {
     const stream = new Stream()
       .add("turn.started", {}, "turn_1")

@@ -82,6 +82,34 @@ export const DURABLE_EVENTS = {
       "redo: the undo to before this input was taken back (`Session.unrevert`), its messages and file changes restored",
     example: { inputId: "msg_2355d07a3001tBCy4GoAM1JV4O" },
   }),
+  "session.forked": defineEvent(
+    z.object({
+      from: z.object({ sessionId: z.string(), inputId: z.string() }),
+      upstreamId: z.string(),
+    }),
+    {
+      description:
+        "this session is a fork (`Bridge.forkSession`): the events before it are `from.sessionId`'s up to before its input `from.inputId`, copied; it runs on a new OpenCode session (`upstreamId`), whose first input carries that conversation to the model",
+      example: {
+        from: {
+          sessionId: "ses_dc6d30ef5ffeH8CYvyPfjRNZpl",
+          inputId: "msg_2355d07a3001tBCy4GoAM1JV4O",
+        },
+        upstreamId: "ses_dc6d2eb91ffeuqqZIaOTbOVx3p",
+      },
+    },
+  ),
+  "session.rehydrated": defineEvent(
+    z.object({ previousUpstreamId: z.string(), upstreamId: z.string() }),
+    {
+      description:
+        "the session's OpenCode session was lost (deleted, or kept on another machine) and it goes on in a new one (`Bridge.continueSession`): the events before it happened in `previousUpstreamId`; the next input carries that conversation to the model",
+      example: {
+        previousUpstreamId: "ses_dc6d30ef5ffeH8CYvyPfjRNZpl",
+        upstreamId: "ses_dc6d2eb91ffeuqqZIaOTbOVx3p",
+      },
+    },
+  ),
   "input.admitted": defineEvent(
     z.object({
       inputId: z.string(),

@@ -21,6 +21,7 @@ import { registerAgentRoutes } from "./routes/agents.js";
 import { registerAskRoutes } from "./routes/asks.js";
 import { registerChildRoutes } from "./routes/children.js";
 import { registerInputRoutes } from "./routes/inputs.js";
+import { registerLineageRoutes } from "./routes/lineage.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerProjectRoutes } from "./routes/projects.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
@@ -144,6 +145,7 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
     registerChildRoutes(scope, ctx);
     registerInputRoutes(scope, ctx);
     registerAgentRoutes(scope, ctx);
+    registerLineageRoutes(scope, ctx);
     registerAskRoutes(scope, ctx);
   });
   void app.register(async (scope) => registerStreamRoutes(scope, ctx));

@@ -177,6 +177,64 @@ export class OpenSessions {
     return this.#follow(session, options.model ?? this.#bridge.defaultModel);
   }
 
+  /**
+   * Forks `originId` before its input `inputId` (`Bridge.forkSession`) and follows the fork; in
+   * a cluster, this sidecar leads it, as a session it creates.
+   */
+  async fork(
+    originId: string,
+    inputId: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<Session> {
+    this.#throwIfClosed();
+    const origin = await this.#recordOrNotFound(originId);
+    const cluster = this.#cluster;
+    await cluster?.serveDirectory(origin.directory);
+    const session = await this.#bridge.forkSession(originId, inputId, {
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(cluster === undefined ? {} : { claim: (id: string) => cluster.lead(id) }),
+    });
+    return this.#follow(session, this.#bridge.defaultModel);
+  }
+
+  /**
+   * Continues `id` in a new OpenCode session after its own was lost (`Bridge.continueSession`):
+   * the session followed until now (if any) is let go, the continued one followed.
+   */
+  async continue(id: string, options: { signal?: AbortSignal } = {}): Promise<Session> {
+    this.#throwIfClosed();
+    const record = await this.#recordOrNotFound(id);
+    if (!this.#open.has(id)) await this.#cluster?.lead(id, { directory: record.directory });
+    // Its watcher stops now: the bridge closes the session, and this one must not reopen it.
+    const followed = this.#open.get(id);
+    this.#forget(id);
+    let session: Session;
+    try {
+      session = await this.#bridge.continueSession(
+        id,
+        options.signal === undefined ? {} : { signal: options.signal },
+      );
+    } catch (error) {
+      // Refused (its OpenCode session is there): still followed. Closed by then: the watcher
+      // lets it go at once, and the next request opens it again.
+      if (followed !== undefined) {
+        this.#follow(followed.session, followed.model);
+        if (followed.agent !== undefined) this.noteAgent(id, followed.agent);
+      }
+      throw error;
+    }
+    return this.#follow(session, this.#bridge.defaultModel);
+  }
+
+  async #recordOrNotFound(id: string): Promise<SessionRecord> {
+    const record = await this.record(id);
+    if (record !== undefined) return record;
+    throw new ApiError(
+      "not_found",
+      `no session ${JSON.stringify(id)}; list them with GET /v1/sessions`,
+    );
+  }
+
   /** Stops following `id` (the upstream session is kept; it can be opened again). */
   async release(id: string): Promise<void> {
     const followed = this.#open.get(id);
@@ -255,6 +313,7 @@ export class OpenSessions {
       sandbox: this.#bridge.sandbox,
       ...(followed.model === undefined ? {} : { model: followed.model }),
       ...(followed.agent === undefined ? {} : { agent: followed.agent }),
+      ...(session.forkedFrom === undefined ? {} : { forkedFrom: session.forkedFrom }),
       pendingAsks: session.pendingAsks.map((ask) => ({
         kind: ask.kind,
         requestId: ask.requestId,

@@ -145,6 +145,41 @@ describe("agents", () => {
   });
 });
 
+describe("forks and continuations", () => {
+  it("where the backend cannot: 422 unsupported; a fork body without an input id: 400; an unknown session: 404", async () => {
+    const { app, ctx, id, post } = await withSession();
+    const fork = await post("/fork", { inputId: "in_1" });
+    expect(fork.statusCode).toBe(422);
+    expect(fork.json().error).toMatchObject({
+      code: "unsupported",
+      message: "the subprocess backend cannot fork a session",
+    });
+    const continued = await post("/continue", {});
+    expect(continued.statusCode).toBe(422);
+    expect(continued.json().error.code).toBe("unsupported");
+    // A continuation refused leaves the session followed as it was.
+    expect(ctx.sessions.peek(id)).toBeDefined();
+    for (const body of [
+      {},
+      { inputId: "" },
+      { inputId: "in_1", extra: 1 },
+      { inputId: "x".repeat(201) },
+    ]) {
+      const invalid = await post("/fork", body);
+      expect(invalid.statusCode).toBe(400);
+      expect(invalid.json().error.code).toBe("invalid_request");
+    }
+    const unknown = await app.inject({
+      method: "POST",
+      url: "/v1/sessions/ses_nope/fork",
+      headers: JSON_HEADERS,
+      payload: { inputId: "in_1" },
+    });
+    expect(unknown.statusCode).toBe(404);
+    expect(id).not.toBe("ses_nope");
+  });
+});
+
 describe("inputs", () => {
   it("admits a send retried with the same idempotency key once, and answers it the same", async () => {
     const { backend, post } = await withSession();
@@ -293,6 +328,8 @@ describe("the OpenAPI document", () => {
         "POST /v1/sessions/{id}/model",
         "GET /v1/agents",
         "POST /v1/sessions/{id}/agent",
+        "POST /v1/sessions/{id}/fork",
+        "POST /v1/sessions/{id}/continue",
         "POST /v1/sessions/{id}/permissions/{requestId}",
         "POST /v1/sessions/{id}/questions/{requestId}",
         "POST /v1/sessions/{id}/questions/{requestId}/reject",

@@ -14,6 +14,27 @@ export interface Conversation {
   lastSeq: number;
   /** What an undo took out of `messages`, while a redo can still bring it back. */
   undone?: Undone;
+  /** The session this one is a fork of, and the input it was forked before (`session.forked`). */
+  forkedFrom?: ForkedFrom;
+  /**
+   * Where the session went on in a new OpenCode session after its own was lost
+   * (`session.rehydrated`): a chat draws a divider after `afterMessages` messages.
+   */
+  rehydrations?: Rehydration[];
+}
+
+/** The origin of a fork: its messages before `inputId` are this session's first ones. */
+export interface ForkedFrom {
+  sessionId: string;
+  inputId: string;
+}
+
+/** A continuation in a new OpenCode session (`session.rehydrated`). */
+export interface Rehydration {
+  previousUpstreamId: string;
+  upstreamId: string;
+  /** How many of `messages` came before it. */
+  afterMessages: number;
 }
 
 /**

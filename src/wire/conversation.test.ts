@@ -589,6 +589,29 @@ describe("conversationOf (examples)", () => {
     });
   });
 
+  it("a fork names its origin; each continuation in a new OpenCode session is placed after the messages before it", () => {
+    const out = new Transcript();
+    out.add("input.admitted", { inputId: "in_1", text: "one", delivery: "queue" }, "turn_1");
+    out.add("turn.started", { inputId: "in_1" }, "turn_1");
+    out.add("turn.ended", { outcome: "completed", text: "a" }, "turn_1");
+    const from = { sessionId: "ses_origin", inputId: "in_2" };
+    out.add("session.forked", { from, upstreamId: SESSION });
+    const forked = conversationOf(out.events);
+    expect(forked.forkedFrom).toEqual(from);
+    expect(forked.messages).toHaveLength(2);
+    expect(forked).not.toHaveProperty("rehydrations");
+    out.add("session.rehydrated", { previousUpstreamId: SESSION, upstreamId: "ses_new" });
+    out.add("input.admitted", { inputId: "in_3", text: "three", delivery: "queue" }, "turn_3");
+    const continued = conversationOf(out.events);
+    expect(continued.rehydrations).toEqual([
+      { previousUpstreamId: SESSION, upstreamId: "ses_new", afterMessages: 2 },
+    ]);
+    expect(continued.messages).toHaveLength(3);
+    expect(continued.forkedFrom).toEqual(from);
+    expect(continued.lastSeq).toBe(6);
+    expect(roundTrip(continued)).toStrictEqual(continued);
+  });
+
   it("needs a session id when there are no events", () => {
     expect(() => conversationOf([])).toThrow(/pass it/);
     expect(conversationOf([], SESSION)).toStrictEqual(emptyConversation(SESSION));

@@ -62,19 +62,50 @@ export function reduceConversation(
   const messages = foldMessages(history.messages, event);
   const lastSeq = Math.max(conversation.lastSeq, event.seq ?? 0);
   const { undone } = history;
+  const lineage = foldLineage(conversation, event);
   if (
     messages === conversation.messages &&
     undone === conversation.undone &&
-    lastSeq === conversation.lastSeq
+    lastSeq === conversation.lastSeq &&
+    lineage === conversation
   ) {
     return conversation;
   }
+  const { forkedFrom, rehydrations } = lineage;
   return {
     sessionId: conversation.sessionId,
     messages,
     lastSeq,
     ...(undone === undefined ? {} : { undone }),
+    ...(forkedFrom === undefined ? {} : { forkedFrom }),
+    ...(rehydrations === undefined ? {} : { rehydrations }),
   };
+}
+
+/**
+ * Where the session comes from: the origin of a fork (`session.forked`), and each continuation
+ * in a new OpenCode session (`session.rehydrated`), placed after the messages before it.
+ * `conversation` itself when the event says neither.
+ */
+function foldLineage(
+  conversation: Conversation,
+  event: CanonicalEvent,
+): Pick<Conversation, "forkedFrom" | "rehydrations"> {
+  switch (event.type) {
+    case "session.forked":
+      return { ...conversation, forkedFrom: event.data.from };
+    case "session.rehydrated": {
+      const { previousUpstreamId, upstreamId } = event.data;
+      const rehydration = {
+        previousUpstreamId,
+        upstreamId,
+        afterMessages: conversation.messages.length,
+      };
+      return { ...conversation, rehydrations: [...(conversation.rehydrations ?? []), rehydration] };
+    }
+    default:
+      return conversation;
+  }
 }
 
 /**
@@ -245,9 +276,11 @@ function foldMessages(messages: Message[], event: CanonicalEvent): Message[] {
         ...(result === undefined ? {} : { result }),
       }));
     }
-    // Undo and redo: foldUndo.
+    // Undo and redo: foldUndo; forks and continuations: foldLineage.
     case "session.reverted":
     case "session.unreverted":
+    case "session.forked":
+    case "session.rehydrated":
       return messages;
     // The transcript keeps these; the conversation has no place for them.
     case "tool.input.ended":

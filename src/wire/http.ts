@@ -70,6 +70,8 @@ const CapabilitiesSchema = z.object({
   interruptKeepsSession: z.boolean(),
   revert: z.boolean(),
   switchAgent: z.boolean(),
+  fork: z.boolean(),
+  rehydrate: z.boolean(),
 });
 assertType<Equals<z.infer<typeof CapabilitiesSchema>, Capabilities>>(true);
 
@@ -107,6 +109,9 @@ const PendingAskSchema = z.object({
   turnId: z.string().optional(),
 });
 
+/** The origin of a fork (`session.forked`): the session, and the input it was forked before. */
+export const ForkedFromSchema = z.object({ sessionId: z.string(), inputId: z.string() });
+
 export const SessionInfoSchema = z.object({
   id: z.string(),
   title: z.string().optional(),
@@ -128,6 +133,8 @@ export const SessionInfoSchema = z.object({
   model: ModelRefSchema.optional(),
   /** The agent of its latest step or switch (`agent.switched`), while it is open; absent before either. */
   agent: z.string().optional(),
+  /** The session this one is a fork of (its `session.forked`), while it is open. */
+  forkedFrom: ForkedFromSchema.optional(),
   pendingAsks: z.array(PendingAskSchema).optional(),
   createdAt: z.number().optional(),
   /** When its record last changed (created, opened, renamed): not its activity. */
@@ -270,6 +277,9 @@ export type AgentList = z.infer<typeof AgentListSchema>;
 /** `POST /v1/sessions/:id/agent`: one of `GET /v1/agents`. */
 export const SwitchAgentBodySchema = z.strictObject({ agent: text(200) });
 
+/** `POST /v1/sessions/:id/fork`: the input the fork is made before (its turn left out). */
+export const ForkBodySchema = z.strictObject({ inputId: text(200) });
+
 // --- conversation ---
 
 const PermissionFields = DURABLE_EVENTS["permission.asked"].shape;
@@ -342,6 +352,21 @@ export const ConversationSchema = z.object({
     .exactOptional()
     .describe(
       "what an undo took out of `messages` (session.reverted), while a redo (session.unreverted) can bring it back",
+    ),
+  forkedFrom: ForkedFromSchema.exactOptional().describe(
+    "the session this one is a fork of, and the input it was forked before (session.forked)",
+  ),
+  rehydrations: z
+    .array(
+      z.object({
+        previousUpstreamId: z.string(),
+        upstreamId: z.string(),
+        afterMessages: z.number().int(),
+      }),
+    )
+    .exactOptional()
+    .describe(
+      "each continuation in a new OpenCode session after the session's own was lost (session.rehydrated), after `afterMessages` of `messages`",
     ),
 });
 // Both ways by assignability (the parts are intersections in the hand-written types).

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Response as InjectResponse } from "light-my-request";
 import { afterEach } from "vitest";
+import { UsageError } from "../../src/errors.js";
 import type { ModelRef } from "../../src/events/canonical.js";
 import type { Bridge } from "../../src/runtime/bridge/bridge.js";
 import type { Session } from "../../src/runtime/session/session.js";
@@ -87,6 +88,15 @@ export function standInBridge(
       await session.close();
       const record = await store.session(session.id);
       if (record !== undefined) await store.saveSession({ ...record, state: "released" });
+    },
+    // The subprocess backend has no fork and no continuation (capabilities.fork, .rehydrate).
+    async forkSession() {
+      throw new UsageError("the subprocess backend cannot fork a session");
+    },
+    async continueSession() {
+      throw new UsageError(
+        "the subprocess backend cannot continue a session in a new OpenCode session",
+      );
     },
     async detachSession(session: Session) {
       open.delete(session.id);

@@ -4,13 +4,14 @@
  * stream merged with the live one (deltas, asks), and an interrupt is the server's own.
  */
 
-import { AbortError, UsageError } from "../../errors.js";
+import { AbortError, OpencodeApiError, UsageError } from "../../errors.js";
 import { apiStateFromEvents } from "../../events/api-state-from-events.js";
 import { canonical, type ToolErrorKind } from "../../events/build.js";
 import type { CanonicalEvent, CanonicalEventOf, ModelRef } from "../../events/canonical.js";
 import { DeltaCatchUp } from "../../events/delta-catch-up.js";
 import type { DeltaStats } from "../../events/delta-stats.js";
-import { withInlinedTexts } from "../../events/inlined-texts.js";
+import { pendingEarlierConversation } from "../../events/earlier-conversation.js";
+import { type InlinedText, withInlinedTexts } from "../../events/inlined-texts.js";
 import {
   type ApiNormalizerState,
   apiInterruptRequested,
@@ -18,6 +19,7 @@ import {
   normalizeApiEvent,
 } from "../../events/normalize-api.js";
 import { normalizeSafely } from "../../events/safe-normalize.js";
+import { sinceRehydration } from "../../events/since-rehydration.js";
 import { endingOf } from "../../events/turn-state.js";
 import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
 import { checkAgentName, listAgents } from "../agents.js";
@@ -52,6 +54,11 @@ export interface ServeBackendOptions {
   deltaIdleMs?: number;
   /** How long an idle session keeps its durable stream open (default `DURABLE_LINGER_MS`). */
   durableLingerMs?: number;
+  /**
+   * The OpenCode session, where it is not the bridge's session id: a session that went on in a
+   * new one after its own was lost (`session.rehydrated`).
+   */
+  upstreamId?: string;
 }
 
 export class ServeBackend implements SessionBackend {
@@ -82,9 +89,14 @@ export class ServeBackend implements SessionBackend {
    * asked of OpenCode when it matters). The next prompt commits it first.
    */
   #undone: string | "none" | "unknown";
+  /**
+   * A fork's, or a continued session's, conversation so far: its new OpenCode session has none
+   * of it, so the first input carries it to the model (attached, as text files are).
+   */
+  #earlier: InlinedText | undefined;
 
   constructor(client: OpencodeClient, context: BackendContext, options: ServeBackendOptions = {}) {
-    this.upstreamId = context.sessionId;
+    this.upstreamId = options.upstreamId ?? context.sessionId;
     this.#client = client;
     this.#context = context;
     // An adopted session carries on from the cursor, with the state its events describe.
@@ -96,9 +108,13 @@ export class ServeBackend implements SessionBackend {
         ? initialApiState(context.sessionId)
         : apiStateFromEvents(
             context.sessionId,
-            resume.events.filter((event) => (event.native?.seq ?? 0) <= this.#after),
+            // The cursor is the current OpenCode session's: a lost one's events are not its.
+            sinceRehydration(resume.events).filter(
+              (event) => (event.native?.seq ?? 0) <= this.#after,
+            ),
           );
     this.#undone = resume === undefined ? "none" : "unknown";
+    this.#earlier = resume === undefined ? undefined : pendingEarlierConversation(resume.events);
     this.#answered = new AnsweredAsks(context.sessionId, this.kind);
     this.#catchUp = new DeltaCatchUp(context.sink, {
       logger: context.logger,
@@ -141,28 +157,50 @@ export class ServeBackend implements SessionBackend {
     await this.#commitUndo(request.signal);
     // `/api` takes one text: attached text files go in it (the admission echo drops them again).
     const { media, texts } = forTheModel(request.files ?? []);
-    const admitted = await this.#client.v2.session.prompt(
-      {
-        sessionID: this.upstreamId,
-        prompt: {
-          text: withInlinedTexts(request.text, texts),
-          ...(media.length === 0
-            ? {}
-            : { files: media.map((file) => ({ uri: file.uri, name: file.name })) }),
-          ...(request.agents === undefined
-            ? {}
-            : { agents: request.agents.map((name) => ({ name })) }),
+    const earlier = this.#earlier;
+    const admitted = await this.#client.v2.session
+      .prompt(
+        {
+          sessionID: this.upstreamId,
+          prompt: {
+            text: withInlinedTexts(
+              request.text,
+              earlier === undefined ? texts : [...texts, earlier],
+            ),
+            ...(media.length === 0
+              ? {}
+              : { files: media.map((file) => ({ uri: file.uri, name: file.name })) }),
+            ...(request.agents === undefined
+              ? {}
+              : { agents: request.agents.map((name) => ({ name })) }),
+          },
+          delivery: request.delivery,
+          // Named by the bridge, so that a prompt whose answer was lost can be sent again.
+          id:
+            request.inputId !== undefined && isMessageId(request.inputId)
+              ? request.inputId
+              : mintMessageId(),
         },
-        delivery: request.delivery,
-        // Named by the bridge, so that a prompt whose answer was lost can be sent again.
-        id:
-          request.inputId !== undefined && isMessageId(request.inputId)
-            ? request.inputId
-            : mintMessageId(),
-      },
-      this.#callOptions(request.signal),
-    );
+        this.#callOptions(request.signal),
+      )
+      .catch((error: unknown) => {
+        throw this.#lostUpstream(error);
+      });
+    this.#earlier = undefined; // said: the new OpenCode session keeps it in its history
     return { inputId: admitted.id };
+  }
+
+  /**
+   * A prompt OpenCode answered 404 (`SessionNotFoundError`): its session was deleted, or this
+   * server never had it. Said as what to do about it; other errors as they are.
+   */
+  #lostUpstream(error: unknown): unknown {
+    if (!(error instanceof OpencodeApiError) || error.status !== 404) return error;
+    const id = this.#context.sessionId;
+    return new UsageError(
+      `session ${id}'s OpenCode session ${this.upstreamId} no longer exists (deleted, or kept by another server): continue it in a new one (Bridge.continueSession, POST /v1/sessions/${id}/continue)`,
+      { cause: error },
+    );
   }
 
   async interrupt(signal?: AbortSignal): Promise<void> {
@@ -205,7 +243,7 @@ export class ServeBackend implements SessionBackend {
     this.#undone = inputId;
     // OpenCode's own `revert.*` events name the message kept, not the input: said here.
     this.#context.sink(
-      backendEvent(this.upstreamId, this.kind, "session.revert", "session.reverted", {
+      backendEvent(this.#context.sessionId, this.kind, "session.revert", "session.reverted", {
         inputId,
         files,
         ...(moreFiles === 0 ? {} : { moreFiles }),
@@ -227,7 +265,7 @@ export class ServeBackend implements SessionBackend {
     await this.#client.v2.session.revert.clear({ sessionID: this.upstreamId }, options);
     this.#undone = "none";
     this.#context.sink(
-      backendEvent(this.upstreamId, this.kind, "session.unrevert", "session.unreverted", {
+      backendEvent(this.#context.sessionId, this.kind, "session.unrevert", "session.unreverted", {
         inputId,
       }),
     );
@@ -495,7 +533,7 @@ export class ServeBackend implements SessionBackend {
       this.#catchUp.push(
         canonical(
           {
-            sessionId: this.upstreamId,
+            sessionId: this.#context.sessionId,
             turnId: turn.id,
             at: Date.now(),
             native: { backend: "serve", type: "session.active", id: `stopped_${turn.id}` },

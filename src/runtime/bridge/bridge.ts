@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { type AgentInfo, listAgents } from "../../backends/agents.js";
 import type { BackendKind } from "../../backends/backend.js";
+import { backendEvent } from "../../backends/backend-event.js";
 import { BACKEND_CAPABILITIES } from "../../backends/capabilities.js";
 import { checkModelTakes } from "../../backends/model-attachments.js";
 import { reconnectLiveStreams } from "../../backends/serve/live-stream.js";
@@ -27,7 +28,7 @@ import { throwIfAborted } from "../../util/abort.js";
 import { type Logger, silentLogger } from "../../util/logger.js";
 import { type BackendFactory, Session } from "../session/session.js";
 import { type BridgeOptions, chooseBackend, parseModel } from "./bridge-options.js";
-import { createApiSession } from "./create-api-session.js";
+import { createApiSession, upstreamExists } from "./create-api-session.js";
 import { launch, type Runner, type ServeRunner } from "./launch.js";
 import { type CloseOptions, type LeftRunning, leavingRefusal } from "./leave-running.js";
 import { forgetServer, leaveServer, managedServerKey } from "./managed-servers.js";
@@ -35,6 +36,7 @@ import { ModelReadiness } from "./model-readiness.js";
 import type { ModelServer } from "./model-server.js";
 import { reconnectPolicy } from "./reconnect-policy.js";
 import { whenServerReady } from "./server-ready.js";
+import { historyBefore, movedTo } from "./session-lineage.js";
 
 export type { BridgeOptions } from "./bridge-options.js";
 export type { CloseOptions, LeftRunning } from "./leave-running.js";
@@ -248,6 +250,122 @@ export class Bridge implements AsyncDisposable {
     return await opening;
   }
 
+  /**
+   * Forks session `originId` before its input `inputId` (`capabilities.fork`): a new session
+   * whose conversation is the origin's up to that input, its turn and what came after left
+   * out (the chosen input is not sent again: a UI offers its text). Its kept events are the
+   * origin's, copied, then `session.forked`; it runs on a new OpenCode session, which the
+   * first input primes with that conversation. The origin is not changed. A UsageError for an
+   * input the origin has not, or one that started no turn of its own.
+   */
+  async forkSession(
+    originId: string,
+    inputId: string,
+    options: {
+      model?: ModelRef;
+      signal?: AbortSignal;
+      /** As `createSession`'s: called with the fork's id before it is stored. @internal */
+      claim?: (id: string) => Promise<void>;
+    } = {},
+  ): Promise<Session> {
+    const { signal } = options;
+    throwIfAborted(signal, `forking session ${originId}`);
+    const runner = this.#apiRunner("fork a session");
+    const origin = await this.#keptRecord(originId);
+    // What the origin has received is kept before it is read.
+    await [...this.#sessions].find((session) => session.id === originId)?.settled();
+    const history = historyBefore(originId, await this.#store.read(originId), inputId);
+    const model = options.model ?? this.defaultModel;
+    const id = await createApiSession(runner, this.#readyModels, {
+      directory: origin.directory,
+      model,
+      ...(origin.title === undefined ? {} : { title: origin.title }),
+      ...(signal === undefined ? {} : { signal }),
+    });
+    await options.claim?.(id);
+    const now = Date.now();
+    await this.#store.saveSession({
+      id,
+      backend: runner.kind,
+      upstreamId: id,
+      directory: origin.directory,
+      ...(origin.title === undefined ? {} : { title: origin.title }),
+      state: "released",
+      createdAt: now,
+      updatedAt: now,
+    });
+    const forked = backendEvent(id, runner.kind, "runtime.fork", "session.forked", {
+      from: { sessionId: originId, inputId },
+      upstreamId: id,
+    });
+    await this.#store.append(id, [...movedTo(id, history), forked]);
+    return await this.openSession(id, { model, ...(signal === undefined ? {} : { signal }) });
+  }
+
+  /**
+   * Continues a session whose OpenCode session was lost (deleted, or kept by a server on
+   * another machine) in a new one (`capabilities.rehydrate`): `session.rehydrated` names both,
+   * and the next input primes the new one with the conversation so far (its latest part, when
+   * long). A UsageError while its OpenCode session still exists. A session open here is
+   * closed first (a turn it was running ends `failed`, `session-closed`).
+   */
+  async continueSession(
+    id: string,
+    options: { model?: ModelRef; signal?: AbortSignal } = {},
+  ): Promise<Session> {
+    const { signal } = options;
+    throwIfAborted(signal, `continuing session ${id}`);
+    const runner = this.#apiRunner("continue a session in a new OpenCode session");
+    const record = await this.#keptRecord(id);
+    const previous = record.upstreamId ?? id;
+    if (await upstreamExists(runner, previous, record.directory, signal)) {
+      throw new UsageError(
+        `session ${id}'s OpenCode session ${previous} still exists: there is nothing to continue (send to the session)`,
+      );
+    }
+    const open = [...this.#sessions].find((session) => session.id === id);
+    if (open !== undefined) {
+      this.#sessions.delete(open);
+      await open.close();
+    }
+    const model = options.model ?? this.defaultModel;
+    const upstreamId = await createApiSession(runner, this.#readyModels, {
+      directory: record.directory,
+      model,
+      ...(record.title === undefined ? {} : { title: record.title }),
+      ...(signal === undefined ? {} : { signal }),
+    });
+    const rehydrated = backendEvent(id, runner.kind, "runtime.rehydrate", "session.rehydrated", {
+      previousUpstreamId: previous,
+      upstreamId,
+    });
+    // The cursor starts again: the new OpenCode session's events are read from its first.
+    await this.#store.append(id, [rehydrated], "0");
+    await this.#store.saveSession({ ...record, upstreamId, updatedAt: Date.now() });
+    return await this.openSession(id, { model, ...(signal === undefined ? {} : { signal }) });
+  }
+
+  /** The runner of the `/api` surface, or a UsageError saying the backend cannot `what`. */
+  #apiRunner(what: string): ServeRunner & { kind: "serve" } {
+    const runner = this.#runner;
+    if (runner.kind !== "serve") throw new UsageError(`the ${runner.kind} backend cannot ${what}`);
+    return runner as ServeRunner & { kind: "serve" };
+  }
+
+  /** The store's record of `id`, which must be there and not killed. */
+  async #keptRecord(id: string): Promise<SessionRecord> {
+    const record = await this.#store.session(id);
+    if (record === undefined) {
+      throw new UsageError(
+        `no session ${JSON.stringify(id)} in the store; list them with \`ocb sessions\``,
+      );
+    }
+    if (record.state === "killed") {
+      throw new UsageError(`session ${id} was killed; it cannot be forked or continued`);
+    }
+    return record;
+  }
+
   async #adopt(record: SessionRecord, model: ModelRef): Promise<Session> {
     const { id } = record;
     await this.#store.saveSession({ ...record, state: "open", updatedAt: Date.now() });
@@ -328,7 +446,12 @@ export class Bridge implements AsyncDisposable {
             })
         : runner.kind === "serve-legacy"
           ? (context) => new LegacyBackend(runner.client, context, { model })
-          : (context) => new ServeBackend(runner.client, context);
+          : (context) =>
+              new ServeBackend(
+                runner.client,
+                context,
+                upstreamId === undefined ? {} : { upstreamId },
+              );
     const session = new Session(id, factory, {
       directory,
       logger: this.#logger,

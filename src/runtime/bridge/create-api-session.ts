@@ -3,6 +3,7 @@
  * needs no catalog (a prompt does, and every send waits for it in the session's `beforeSend`),
  * so a cold `ocb run` does not pay the create's round trip after the catalog wait.
  */
+import { OpencodeApiError } from "../../errors.js";
 import type { ModelRef } from "../../events/canonical.js";
 import type { ServeRunner } from "./launch.js";
 import type { ModelReadiness } from "./model-readiness.js";
@@ -34,4 +35,26 @@ export async function createApiSession(
     throw error;
   }
   return (await creating).id;
+}
+
+/**
+ * Whether OpenCode still has session `sessionId` (a 404 says it has not: deleted, or never on
+ * this server). Any other failure is thrown: a server that cannot be asked proves nothing.
+ */
+export async function upstreamExists(
+  runner: ServeRunner,
+  sessionId: string,
+  directory: string,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  try {
+    await runner.client.v2.session.get(
+      { sessionID: sessionId },
+      { directory, ...(signal === undefined ? {} : { signal }) },
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof OpencodeApiError && error.status === 404) return false;
+    throw error;
+  }
 }

@@ -208,6 +208,18 @@ export class RuntimeEnds {
     });
   }
 
+  /**
+   * An adopted turn ran in an OpenCode session that was lost since (the session went on in a
+   * new one, `session.rehydrated`): nothing upstream will end it.
+   */
+  upstreamLost(running: string): void {
+    this.#fail(running, [], false, {
+      source: "runtime.rehydrate",
+      reason: "upstream-lost",
+      message: "the OpenCode session this turn ran in was lost; the session went on in a new one",
+    });
+  }
+
   get #sessionId(): string {
     return this.#options.state.sessionId;
   }

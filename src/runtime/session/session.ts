@@ -25,6 +25,7 @@ import type { Capabilities } from "../../backends/capabilities.js";
 import { withCheckedDiff } from "../../backends/permission-diff.js";
 import { UsageError } from "../../errors.js";
 import type { CanonicalEvent, ConnectionState, ModelRef } from "../../events/canonical.js";
+import { sinceRehydration } from "../../events/since-rehydration.js";
 import type { ServerExit } from "../../server/server-handle.js";
 import { throwIfAborted } from "../../util/abort.js";
 import { type Logger, silentLogger } from "../../util/logger.js";
@@ -86,6 +87,7 @@ export class Session implements AsyncDisposable {
   /** An undo or redo under way: inputs wait for it. */
   #historyChange: Promise<void> | undefined;
   #lastActivity = Date.now();
+  #forkedFrom: { sessionId: string; inputId: string } | undefined;
 
   /** @internal Sessions come from `Bridge.createSession` / `openSession`, not from users. */
   constructor(id: string, backend: BackendFactory, options: SessionOptions) {
@@ -155,15 +157,23 @@ export class Session implements AsyncDisposable {
       ...(resume === undefined ? {} : { resume }),
     });
     if (resume !== undefined && this.capabilities.durableResume) {
-      // Admitted upstream before the last bridge died, not started yet: the turn is coming.
-      for (const inputId of awaitingInputs(resume.events)) state.awaiting(inputId);
+      // Admitted upstream before the last bridge died, not started yet: the turn is coming
+      // (unless that OpenCode session was lost since: the new one has no such input).
+      for (const inputId of awaitingInputs(sinceRehydration(resume.events))) {
+        state.awaiting(inputId);
+      }
     }
     // An adopted turn is watched like any other: silence from a run that died upstream ends it.
     if (resume !== undefined) this.#watch.update();
     const adoptedRun = state.run.running;
-    if (resume !== undefined && adoptedRun !== undefined && !this.capabilities.durableResume) {
-      // What happened upstream while nobody followed is gone on this backend.
-      ends.bridgeRestarted(adoptedRun);
+    if (resume !== undefined && adoptedRun !== undefined) {
+      if (!this.capabilities.durableResume) {
+        // What happened upstream while nobody followed is gone on this backend.
+        ends.bridgeRestarted(adoptedRun);
+      } else if (!startedIn(sinceRehydration(resume.events), adoptedRun)) {
+        // It ran in an OpenCode session lost since: nothing will end it.
+        ends.upstreamLost(adoptedRun);
+      }
     }
     // A turn that took another turn's input ended before the last bridge died, that one not yet.
     for (const joined of this.#turns.takeJoinedEnds()) ends.joined(joined);
@@ -191,6 +201,11 @@ export class Session implements AsyncDisposable {
   /** The OpenCode session id (a subprocess session has one only after its first turn). */
   get upstreamId(): string | undefined {
     return this.#backend.upstreamId;
+  }
+
+  /** The session this one is a fork of, and the input it was forked before (`session.forked`). */
+  get forkedFrom(): { sessionId: string; inputId: string } | undefined {
+    return this.#forkedFrom;
   }
 
   /** Since when nothing has run or waited (ms since the epoch); undefined while busy. */
@@ -475,6 +490,7 @@ export class Session implements AsyncDisposable {
    * change: a send for its input's admission, re-checked once the turns have the event too).
    */
   #track(event: CanonicalEvent): void {
+    if (event.type === "session.forked") this.#forkedFrom = event.data.from;
     this.#asks.track(event);
     this.#state.track(event);
   }
@@ -532,4 +548,9 @@ export class Session implements AsyncDisposable {
   get #origin(): RuntimeOrigin {
     return { sessionId: this.id, backend: this.#backend.kind };
   }
+}
+
+/** Whether turn `turnId` started among `events`. */
+function startedIn(events: readonly CanonicalEvent[], turnId: string): boolean {
+  return events.some((event) => event.type === "turn.started" && event.turnId === turnId);
 }
