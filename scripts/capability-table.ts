@@ -30,6 +30,10 @@ export const CAPABILITY_DESCRIPTIONS: Readonly<Record<keyof Capabilities, string
   interruptKeepsSession: "interrupt keeps the session",
   revert: "undo (revert to before an input) and redo",
   switchAgent: "switch the session's agent",
+  commands: "slash commands (list, run as a turn)",
+  compact: "compact the history on demand",
+  mcpStatus: "MCP servers and their state",
+  skills: "list the skills",
 };
 
 /** A Markdown table of the capabilities of every backend (the library guide shows it). */

@@ -35,6 +35,14 @@ export interface Capabilities {
   revert: boolean;
   /** The session's agent can be switched (`Session.switchAgent`), from one of `Bridge.agents()`. */
   switchAgent: boolean;
+  /** Slash commands can be listed (`Bridge.commands()`) and run as a turn (`Session.runCommand`). */
+  commands: boolean;
+  /** The session's history can be compacted into a summary on demand (`Session.compact`). */
+  compact: boolean;
+  /** The MCP servers and their state can be listed (`Bridge.mcpStatus()`). */
+  mcpStatus: boolean;
+  /** The skills can be listed (`Bridge.skills()`). */
+  skills: boolean;
 }
 
 export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> = {
@@ -57,6 +65,14 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     revert: true,
     // /api/session/{id}/agent.
     switchAgent: true,
+    // Listed by `/command`, expanded by the bridge and sent as a prompt (see commands.ts).
+    commands: true,
+    // 1.18.33's `/api/session/{id}/compact` answers 503 ("not available yet"), and the legacy
+    // summarize compacts the legacy history, which `/api` turns do not use.
+    compact: false,
+    // `/mcp` and `/skill` of the session's location.
+    mcpStatus: true,
+    skills: true,
   },
   "serve-legacy": {
     streamingDeltas: true,
@@ -77,6 +93,11 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     revert: false,
     // Not built yet: the legacy surface takes the agent per prompt only.
     switchAgent: false,
+    commands: true,
+    // `/session/{id}/summarize`, with the session's model.
+    compact: true,
+    mcpStatus: true,
+    skills: true,
   },
   subprocess: {
     // `opencode run --format json` prints each part once it is whole.
@@ -96,5 +117,10 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     revert: false,
     // `opencode run --agent` is fixed for the process.
     switchAgent: false,
+    // No server to ask: `opencode run` has no command list, summarize, MCP or skill query.
+    commands: false,
+    compact: false,
+    mcpStatus: false,
+    skills: false,
   },
 };

@@ -14,6 +14,17 @@ export interface Conversation {
   lastSeq: number;
   /** What an undo took out of `messages`, while a redo can still bring it back. */
   undone?: Undone;
+  /** The latest compaction of the history, once there was one. */
+  compacted?: Compacted;
+}
+
+/**
+ * The history was compacted (`session.compacted`, or OpenCode's own `compaction.ended`): the
+ * model no longer gets the first `messageCount` messages, only a summary of them (on
+ * serve-legacy, the text of the last of them). A chat shows a divider after them.
+ */
+export interface Compacted {
+  messageCount: number;
 }
 
 /**
