@@ -343,7 +343,7 @@ export function normalizeLegacyEvent(
       emit("file.edited", { file: event.properties.file });
       return { state: next, events };
     case "session.compacted":
-      // The summary's own run (the compaction agent's turn) has ended before it.
+      // Sent while the summary's own run (the compaction agent's turn) still runs; not part of it.
       emitOutsideTurn("session.compacted", {});
       return { state: next, events };
     // Known to the wire schema, with no canonical counterpart yet: kept, not dropped.
