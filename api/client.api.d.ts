@@ -47,6 +47,9 @@ class BridgeClient {
     ticket(options?: CallOptions): Promise<Ticket>;
     models(options?: CallOptions): Promise<ModelCatalog>;
     agents(options?: CallOptions): Promise<AgentInfo[]>;
+    commands(options?: CallOptions): Promise<CommandInfo[]>;
+    mcpStatus(options?: CallOptions): Promise<McpServerInfo[]>;
+    skills(options?: CallOptions): Promise<SkillInfo[]>;
     listSessions(options?: CallOptions): Promise<SessionInfo[]>;
     createSession(body?: CreateSessionBody, options?: CallOptions): Promise<SessionInfo>;
     getSession(sessionId: string, options?: CallOptions): Promise<SessionInfo>;
@@ -65,6 +68,12 @@ class BridgeClient {
     send(sessionId: string, input: SendInput, options?: CallOptions): Promise<SendResult>;
     cancelInput(sessionId: string, inputId: string, options?: CallOptions): Promise<void>;
     interrupt(sessionId: string, options?: CallOptions): Promise<void>;
+    runCommand(sessionId: string, command: {
+        name: string;
+        arguments?: string;
+        delivery: "steer" | "queue";
+    }, options?: CallOptions): Promise<CommandResult>;
+    compact(sessionId: string, options?: CallOptions): Promise<void>;
     revert(sessionId: string, inputId: string, options?: CallOptions): Promise<void>;
     unrevert(sessionId: string, options?: CallOptions): Promise<void>;
     switchAgent(sessionId: string, agent: string, options?: CallOptions): Promise<void>;
@@ -146,6 +155,17 @@ interface ClientConnectionState {
     reason?: string;
 }
 
+// CommandInfo
+type CommandInfo = z.output<typeof CommandListSchema>["commands"][number];
+
+// CommandResult
+type CommandResult = z.output<typeof SendInputResultSchema>;
+
+// Compacted
+interface Compacted {
+    messageCount: number;
+}
+
 // ConnectionListener
 type ConnectionListener = (state: ClientConnectionState) => void;
 
@@ -172,6 +192,7 @@ interface Conversation {
     messages: Message[];
     lastSeq: number;
     undone?: Undone;
+    compacted?: Compacted;
 }
 
 // ConversationView
@@ -219,6 +240,9 @@ interface LiveConversation {
     agent?: string;
     endReasons: Readonly<Record<string, string>>;
 }
+
+// McpServerInfo
+type McpServerInfo = z.output<typeof McpStatusSchema>["servers"][number];
 
 // Message
 type Message = UserMessage | AssistantMessage;
@@ -329,6 +353,9 @@ type SendResult = SendInputResult & {
 
 // SessionInfo
 type SessionInfo = z.output<typeof SessionInfoSchema>;
+
+// SkillInfo
+type SkillInfo = z.output<typeof SkillListSchema>["skills"][number];
 
 // SocketOptions
 interface SocketOptions {

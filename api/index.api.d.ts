@@ -60,6 +60,18 @@ class Bridge implements AsyncDisposable {
         directory?: string;
         signal?: AbortSignal;
     }): Promise<AgentInfo[]>;
+    commands(options?: {
+        directory?: string;
+        signal?: AbortSignal;
+    }): Promise<CommandInfo[]>;
+    mcpStatus(options?: {
+        directory?: string;
+        signal?: AbortSignal;
+    }): Promise<McpServerInfo[]>;
+    skills(options?: {
+        directory?: string;
+        signal?: AbortSignal;
+    }): Promise<SkillInfo[]>;
     createSession(options?: {
         directory?: string;
         model?: ModelRef;
@@ -147,6 +159,10 @@ interface Capabilities {
     interruptKeepsSession: boolean;
     revert: boolean;
     switchAgent: boolean;
+    commands: boolean;
+    compact: boolean;
+    mcpStatus: boolean;
+    skills: boolean;
 }
 
 // ChildSession
@@ -163,6 +179,21 @@ interface ChildSession {
 // CloseOptions
 interface CloseOptions {
     leaveRunning?: boolean;
+}
+
+// CommandInfo
+interface CommandInfo {
+    name: string;
+    description?: string;
+    hints: string[];
+    source?: string;
+    subtask?: boolean;
+}
+
+// CommandRun
+interface CommandRun {
+    turn: Turn;
+    prompt: string;
 }
 
 // ConnectionError
@@ -188,6 +219,7 @@ interface Conversation {
     messages: Message[];
     lastSeq: number;
     undone?: Undone;
+    compacted?: Compacted;
 }
 
 // Delivery
@@ -416,6 +448,7 @@ const durablePayloads: {
     "compaction.ended": {
         reason?: string;
     };
+    "session.compacted": Record<string, never>;
     "native.unknown": {
         nativeType: string;
         raw: unknown;
@@ -505,6 +538,13 @@ interface Logger {
     info(message: string, fields?: Record<string, unknown>): void;
     warn(message: string, fields?: Record<string, unknown>): void;
     error(message: string, fields?: Record<string, unknown>): void;
+}
+
+// McpServerInfo
+interface McpServerInfo {
+    name: string;
+    status: string;
+    error?: string;
 }
 
 // Message
@@ -775,6 +815,10 @@ class Session implements AsyncDisposable {
     unrevert(options?: {
         signal?: AbortSignal;
     }): Promise<void>;
+    runCommand(name: string, args: string, options: Pick<SendOptions, "delivery" | "signal">): Promise<CommandRun>;
+    compact(options?: {
+        signal?: AbortSignal;
+    }): Promise<void>;
     switchModel(model: ModelRef, options?: {
         signal?: AbortSignal;
     }): Promise<void>;
@@ -807,6 +851,13 @@ interface SessionRecord {
 // SessionStats
 interface SessionStats {
     deltas: DeltaStats;
+}
+
+// SkillInfo
+interface SkillInfo {
+    name: string;
+    description?: string;
+    location: string;
 }
 
 // SqliteStore
