@@ -258,5 +258,27 @@ describe("compaction", () => {
       expect(history).not.toContain("secret-first-input");
       expect(history).toContain("the summary");
     });
+
+    it("is refused while a turn runs (409), and the turn goes on", async () => {
+      const { client: legacyClient } = legacy;
+      const session = await legacyClient.createSession();
+      const running = await legacyClient.send(session.id, {
+        text: "[[slow 4 200]]",
+        delivery: "queue",
+      });
+      await readUntil(legacyClient, session.id, (event) => event.type === "text.delta", {
+        what: "the turn streaming",
+      });
+
+      const busy = await legacyClient.compact(session.id).catch((error) => error);
+
+      expect(busy).toBeInstanceOf(BridgeApiError);
+      expect(busy).toMatchObject({ status: 409, code: "conflict" });
+      expect(String(busy.message)).toMatch(/is busy .*compact once it has ended/);
+      const events = await turnEvents(legacyClient, session.id, running.turnId);
+      expect(events.at(-1)?.data).toMatchObject({ outcome: "completed" });
+      const kept = await legacyClient.transcript(session.id);
+      expect(kept.some((event) => event.type === "session.compacted")).toBe(false);
+    });
   });
 });
