@@ -72,6 +72,7 @@ class BridgeClient {
         name: string;
         arguments?: string;
         delivery: "steer" | "queue";
+        idempotencyKey?: string;
     }, options?: CallOptions): Promise<CommandResult>;
     compact(sessionId: string, options?: CallOptions): Promise<void>;
     revert(sessionId: string, inputId: string, options?: CallOptions): Promise<void>;
@@ -159,7 +160,9 @@ interface ClientConnectionState {
 type CommandInfo = z.output<typeof CommandListSchema>["commands"][number];
 
 // CommandResult
-type CommandResult = z.output<typeof SendInputResultSchema>;
+type CommandResult = z.output<typeof SendInputResultSchema> & {
+    idempotencyKey: string;
+};
 
 // Compacted
 interface Compacted {

@@ -51,8 +51,8 @@ export type SessionInfo = z.output<typeof SessionInfoSchema>;
 export type ModelCatalog = z.output<typeof ModelCatalogSchema>;
 /** An agent a session can switch to (`BridgeClient.agents`). */
 export type AgentInfo = z.output<typeof AgentListSchema>["agents"][number];
-/** The input a command sent (`BridgeClient.runCommand`): its turn, and its id once admitted. */
-export type CommandResult = z.output<typeof SendInputResultSchema>;
+/** The input a command sent (`BridgeClient.runCommand`): its turn, its id once admitted, the key. */
+export type CommandResult = z.output<typeof SendInputResultSchema> & { idempotencyKey: string };
 /** A slash command a session can run (`BridgeClient.commands`). */
 export type CommandInfo = z.output<typeof CommandListSchema>["commands"][number];
 /** An MCP server and its state (`BridgeClient.mcpStatus`). */
@@ -338,14 +338,22 @@ export class BridgeClient {
    */
   async runCommand(
     sessionId: string,
-    command: { name: string; arguments?: string; delivery: "steer" | "queue" },
+    command: {
+      name: string;
+      arguments?: string;
+      delivery: "steer" | "queue";
+      /** Default a new one; sent again once after a lost connection, as `send` does. */
+      idempotencyKey?: string;
+    },
     options?: CallOptions,
   ): Promise<CommandResult> {
+    const idempotencyKey = command.idempotencyKey ?? newIdempotencyKey();
+    const body = { ...command, idempotencyKey };
     const path = `${sessionPath(sessionId)}/command`;
-    return await this.#http.call(
-      { method: "POST", path, body: command, schema: SendInputResultSchema },
-      options,
+    const result = await withOneRetry(() =>
+      this.#http.call({ method: "POST", path, body, schema: SendInputResultSchema }, options),
     );
+    return { ...result, idempotencyKey };
   }
 
   /**

@@ -258,6 +258,8 @@ export const RunCommandBodySchema = z.strictObject({
   /** What the template's `$ARGUMENTS` / `$1`, `$2`, … stand for (default none). */
   arguments: z.string().max(100_000).optional(),
   delivery: z.enum(["steer", "queue"]),
+  /** As for inputs: a run retried with the same key is admitted once (the first answer again). */
+  idempotencyKey: text(200).optional(),
 });
 
 /** The MCP servers of the sidecar's directory and their state (`GET /v1/mcp`). */

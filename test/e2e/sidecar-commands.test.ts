@@ -125,6 +125,14 @@ describe("running a command", () => {
     });
 
     expect(run.turnId).not.toBe(running.turnId);
+    // Sent again with its key (a retry after a lost answer): the same input, run once.
+    const again = await client.runCommand(session.id, {
+      name: "greet",
+      arguments: "big world",
+      delivery: "queue",
+      idempotencyKey: run.idempotencyKey,
+    });
+    expect(again).toEqual(run);
     const events = await turnEvents(client, session.id, run.turnId);
     expect(events.map((event) => event.type)).toEqual(
       expect.arrayContaining(["input.admitted", "turn.started", "text.ended", "turn.ended"]),

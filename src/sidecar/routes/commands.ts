@@ -10,6 +10,7 @@ import {
 import { callSignal } from "../call-bounds.js";
 import { forwardedRoute } from "../cluster-peers.js";
 import type { SidecarContext } from "../context.js";
+import { carriesIdempotencyKey } from "../idempotency.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { admittedInput } from "./admitted-input.js";
 import { ERROR_RESPONSES } from "./meta.js";
@@ -49,20 +50,28 @@ export function registerCommandRoutes(app: SidecarApp, ctx: SidecarContext): voi
         },
       },
       // In a cluster, a session another sidecar drives runs it there.
-      ...forwardedRoute(ctx, app),
+      ...forwardedRoute(ctx, app, { repeatable: carriesIdempotencyKey }),
     },
     async (request, reply) => {
       const { id } = request.params;
-      const { name, arguments: args = "", delivery } = request.body;
+      const body = request.body;
+      const { name, arguments: args = "", delivery } = body;
       const session = await ctx.sessions.open(id, { signal: callSignal(ctx) });
-      const { turn, prompt } = await session.runCommand(name, args, {
-        delivery,
-        signal: callSignal(ctx),
-      });
-      const inputId = await admittedInput(session, turn, prompt);
-      return reply
-        .code(202)
-        .send({ turnId: turn.id, ...(inputId === undefined ? {} : { inputId }) });
+      const run = async () => {
+        const { turn, prompt } = await session.runCommand(name, args, {
+          delivery,
+          signal: callSignal(ctx),
+        });
+        const inputId = await admittedInput(session, turn, prompt);
+        return { turnId: turn.id, ...(inputId === undefined ? {} : { inputId }) };
+      };
+      if (body.idempotencyKey === undefined) return reply.code(202).send(await run());
+      const { answer, replayed } = await ctx.idempotency.run(id, body.idempotencyKey, body, run);
+      if (replayed) {
+        ctx.metrics.idempotentReplays.inc();
+        void reply.header("idempotent-replayed", "true");
+      }
+      return reply.code(202).send(answer);
     },
   );
 }
