@@ -267,6 +267,25 @@ describe("compaction", () => {
       expect(history).toContain("the summary");
     });
 
+    it("runs a command there too, as a normal turn", async () => {
+      const { client: legacyClient } = legacy;
+      const session = await legacyClient.createSession();
+      const run = await legacyClient.runCommand(session.id, {
+        name: "greet",
+        arguments: "legacy",
+        delivery: "queue",
+      });
+      const events = await turnEvents(legacyClient, session.id, run.turnId);
+      expect(events.find((event) => event.type === "input.admitted")?.data).toMatchObject({
+        inputId: run.inputId,
+        text: "[[reply hello legacy from the command]]",
+      });
+      expect(events.at(-1)?.data).toMatchObject({
+        outcome: "completed",
+        text: "hello legacy from the command",
+      });
+    });
+
     it("is refused while a turn runs (409), and the turn goes on", async () => {
       const { client: legacyClient } = legacy;
       const session = await legacyClient.createSession();
