@@ -32,6 +32,8 @@ export interface CommandInfo {
 const MAX_NAME_CHARS = 200;
 const MAX_DESCRIPTION_CHARS = 1_000;
 const MAX_HINTS = 20;
+/** More than any project defines; a list past it is cut, not refused. */
+const MAX_COMMANDS = 1_000;
 /** Larger than any template OpenCode ships (`init` is about 4 KB). */
 export const MAX_COMMAND_PROMPT_CHARS = 100_000;
 
@@ -54,7 +56,7 @@ export async function listCommands(
   signal?: AbortSignal,
 ): Promise<CommandInfo[]> {
   const commands = await client.command.list({ directory, ...(signal ? { signal } : {}) });
-  return commands.map(commandInfo);
+  return commands.slice(0, MAX_COMMANDS).map(commandInfo);
 }
 
 /**
