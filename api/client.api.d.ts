@@ -47,6 +47,9 @@ class BridgeClient {
     ticket(options?: CallOptions): Promise<Ticket>;
     models(options?: CallOptions): Promise<ModelCatalog>;
     agents(options?: CallOptions): Promise<AgentInfo[]>;
+    commands(options?: CallOptions): Promise<CommandInfo[]>;
+    mcpStatus(options?: CallOptions): Promise<McpServerInfo[]>;
+    skills(options?: CallOptions): Promise<SkillInfo[]>;
     listSessions(options?: CallOptions): Promise<SessionInfo[]>;
     sessionPage(query: SessionListQuery, options?: CallOptions): Promise<SessionPage>;
     projects(options?: CallOptions): Promise<Project[]>;
@@ -67,6 +70,13 @@ class BridgeClient {
     send(sessionId: string, input: SendInput, options?: CallOptions): Promise<SendResult>;
     cancelInput(sessionId: string, inputId: string, options?: CallOptions): Promise<void>;
     interrupt(sessionId: string, options?: CallOptions): Promise<void>;
+    runCommand(sessionId: string, command: {
+        name: string;
+        arguments?: string;
+        delivery: "steer" | "queue";
+        idempotencyKey?: string;
+    }, options?: CallOptions): Promise<CommandResult>;
+    compact(sessionId: string, options?: CallOptions): Promise<void>;
     revert(sessionId: string, inputId: string, options?: CallOptions): Promise<void>;
     fork(sessionId: string, inputId: string, options?: CallOptions): Promise<SessionInfo>;
     continueSession(sessionId: string, options?: CallOptions): Promise<SessionInfo>;
@@ -150,6 +160,19 @@ interface ClientConnectionState {
     reason?: string;
 }
 
+// CommandInfo
+type CommandInfo = z.output<typeof CommandListSchema>["commands"][number];
+
+// CommandResult
+type CommandResult = z.output<typeof SendInputResultSchema> & {
+    idempotencyKey: string;
+};
+
+// Compacted
+interface Compacted {
+    messageCount: number;
+}
+
 // ConnectionListener
 type ConnectionListener = (state: ClientConnectionState) => void;
 
@@ -176,6 +199,7 @@ interface Conversation {
     messages: Message[];
     lastSeq: number;
     undone?: Undone;
+    compacted?: Compacted;
     forkedFrom?: ForkedFrom;
     rehydrations?: Rehydration[];
 }
@@ -231,6 +255,9 @@ interface LiveConversation {
     agent?: string;
     endReasons: Readonly<Record<string, string>>;
 }
+
+// McpServerInfo
+type McpServerInfo = z.output<typeof McpStatusSchema>["servers"][number];
 
 // Message
 type Message = UserMessage | AssistantMessage;
@@ -357,6 +384,9 @@ type SessionListQuery = z.infer<typeof SessionListQuerySchema>;
 
 // SessionPage
 type SessionPage = z.output<typeof SessionListSchema>;
+
+// SkillInfo
+type SkillInfo = z.output<typeof SkillListSchema>["skills"][number];
 
 // SocketOptions
 interface SocketOptions {

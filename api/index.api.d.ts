@@ -60,6 +60,18 @@ class Bridge implements AsyncDisposable {
         directory?: string;
         signal?: AbortSignal;
     }): Promise<AgentInfo[]>;
+    commands(options?: {
+        directory?: string;
+        signal?: AbortSignal;
+    }): Promise<CommandInfo[]>;
+    mcpStatus(options?: {
+        directory?: string;
+        signal?: AbortSignal;
+    }): Promise<McpServerInfo[]>;
+    skills(options?: {
+        directory?: string;
+        signal?: AbortSignal;
+    }): Promise<SkillInfo[]>;
     createSession(options?: {
         directory?: string;
         model?: ModelRef;
@@ -157,6 +169,10 @@ interface Capabilities {
     switchAgent: boolean;
     fork: boolean;
     rehydrate: boolean;
+    commands: boolean;
+    compact: boolean;
+    mcpStatus: boolean;
+    skills: boolean;
 }
 
 // ChildSession
@@ -173,6 +189,21 @@ interface ChildSession {
 // CloseOptions
 interface CloseOptions {
     leaveRunning?: boolean;
+}
+
+// CommandInfo
+interface CommandInfo {
+    name: string;
+    description?: string;
+    hints: string[];
+    source?: string;
+    subtask?: boolean;
+}
+
+// CommandRun
+interface CommandRun {
+    turn: Turn;
+    prompt: string;
 }
 
 // ConnectionError
@@ -198,6 +229,7 @@ interface Conversation {
     messages: Message[];
     lastSeq: number;
     undone?: Undone;
+    compacted?: Compacted;
     forkedFrom?: ForkedFrom;
     rehydrations?: Rehydration[];
 }
@@ -439,6 +471,7 @@ const durablePayloads: {
     "compaction.ended": {
         reason?: string;
     };
+    "session.compacted": Record<string, never>;
     "native.unknown": {
         nativeType: string;
         raw: unknown;
@@ -534,6 +567,13 @@ interface Logger {
     info(message: string, fields?: Record<string, unknown>): void;
     warn(message: string, fields?: Record<string, unknown>): void;
     error(message: string, fields?: Record<string, unknown>): void;
+}
+
+// McpServerInfo
+interface McpServerInfo {
+    name: string;
+    status: string;
+    error?: string;
 }
 
 // Message
@@ -815,6 +855,10 @@ class Session implements AsyncDisposable {
     unrevert(options?: {
         signal?: AbortSignal;
     }): Promise<void>;
+    runCommand(name: string, args: string, options: Pick<SendOptions, "delivery" | "signal">): Promise<CommandRun>;
+    compact(options?: {
+        signal?: AbortSignal;
+    }): Promise<void>;
     switchModel(model: ModelRef, options?: {
         signal?: AbortSignal;
     }): Promise<void>;
@@ -847,6 +891,13 @@ interface SessionRecord {
 // SessionStats
 interface SessionStats {
     deltas: DeltaStats;
+}
+
+// SkillInfo
+interface SkillInfo {
+    name: string;
+    description?: string;
+    location: string;
 }
 
 // SqliteStore

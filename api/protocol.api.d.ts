@@ -542,6 +542,9 @@ class OpencodeClient {
         abort: (input: {
             sessionID: string;
         }, options?: ClientCallOptions) => Promise<boolean>;
+        summarize: (input: {
+            sessionID: string;
+        } & z.input<typeof legacy.SummarizeRequest>, options?: ClientCallOptions) => Promise<boolean>;
     };
     readonly permission: {
         list: (options?: ClientCallOptions) => Promise<{
@@ -583,6 +586,35 @@ class OpencodeClient {
         reject: (input: {
             requestID: string;
         }, options?: ClientCallOptions) => Promise<boolean>;
+    };
+    readonly command: {
+        list: (options?: ClientCallOptions) => Promise<{
+            [x: string]: unknown;
+            name: string;
+            description?: string | undefined;
+            template: string;
+            source?: string | undefined;
+            agent?: string | null | undefined;
+            model?: string | null | undefined;
+            subtask?: boolean | null | undefined;
+            hints?: string[] | undefined;
+        }[]>;
+    };
+    readonly mcp: {
+        status: (options?: ClientCallOptions) => Promise<Record<string, {
+            [x: string]: unknown;
+            status: string;
+            error?: string | undefined;
+        }>>;
+    };
+    readonly app: {
+        skills: (options?: ClientCallOptions) => Promise<{
+            [x: string]: unknown;
+            name: string;
+            description?: string | undefined;
+            location: string;
+            content: string;
+        }[]>;
     };
     readonly v2: {
         health: {
@@ -2442,6 +2474,13 @@ const SessionStatus: z.ZodObject<{
 }, z.core.$loose>;
 type SessionStatus = z.infer<typeof SessionStatus>;
 
+// legacy.SummarizeRequest
+const SummarizeRequest: z.ZodObject<{
+    providerID: z.ZodString;
+    modelID: z.ZodString;
+    auto: z.ZodOptional<z.ZodBoolean>;
+}, z.core.$strict>;
+
 // legacy.TextPartInput
 const TextPartInput: z.ZodObject<{
     id: z.ZodOptional<z.ZodString>;
@@ -2560,6 +2599,13 @@ const legacyEventSchemas: {
     readonly "session.diff": z.ZodObject<{
         id: z.ZodOptional<z.ZodString>;
         type: z.ZodLiteral<"session.diff">;
+        properties: z.ZodObject<{
+            sessionID: z.ZodString;
+        }, z.core.$loose>;
+    }, z.core.$loose>;
+    readonly "session.compacted": z.ZodObject<{
+        id: z.ZodOptional<z.ZodString>;
+        type: z.ZodLiteral<"session.compacted">;
         properties: z.ZodObject<{
             sessionID: z.ZodString;
         }, z.core.$loose>;
@@ -2837,6 +2883,61 @@ function legacyEventSessionId(event: {
     type: string;
 } & Record<string, unknown>): string | undefined;
 
+// lists.Command
+const Command: z.ZodObject<{
+    name: z.ZodString;
+    description: z.ZodOptional<z.ZodString>;
+    template: z.ZodString;
+    source: z.ZodOptional<z.ZodString>;
+    agent: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    model: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    subtask: z.ZodOptional<z.ZodNullable<z.ZodBoolean>>;
+    hints: z.ZodOptional<z.ZodArray<z.ZodString>>;
+}, z.core.$loose>;
+type Command = z.infer<typeof Command>;
+
+// lists.CommandList
+const CommandList: z.ZodArray<z.ZodObject<{
+    name: z.ZodString;
+    description: z.ZodOptional<z.ZodString>;
+    template: z.ZodString;
+    source: z.ZodOptional<z.ZodString>;
+    agent: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    model: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    subtask: z.ZodOptional<z.ZodNullable<z.ZodBoolean>>;
+    hints: z.ZodOptional<z.ZodArray<z.ZodString>>;
+}, z.core.$loose>>;
+
+// lists.McpState
+const McpState: z.ZodObject<{
+    status: z.ZodString;
+    error: z.ZodOptional<z.ZodString>;
+}, z.core.$loose>;
+type McpState = z.infer<typeof McpState>;
+
+// lists.McpStatus
+const McpStatus: z.ZodRecord<z.ZodString, z.ZodObject<{
+    status: z.ZodString;
+    error: z.ZodOptional<z.ZodString>;
+}, z.core.$loose>>;
+
+// lists.Skill
+const Skill: z.ZodObject<{
+    name: z.ZodString;
+    description: z.ZodOptional<z.ZodString>;
+    location: z.ZodString;
+    content: z.ZodString;
+}, z.core.$loose>;
+type Skill = z.infer<typeof Skill>;
+
+// lists.SkillList
+const SkillList: z.ZodArray<z.ZodObject<{
+    name: z.ZodString;
+    description: z.ZodOptional<z.ZodString>;
+    location: z.ZodString;
+    content: z.ZodString;
+}, z.core.$loose>>;
+
 // operations
 const operations: {
     readonly "global.health": OperationRoute;
@@ -2853,11 +2954,15 @@ const operations: {
     readonly "session.prompt": OperationRoute;
     readonly "session.prompt_async": OperationRoute;
     readonly "session.abort": OperationRoute;
+    readonly "session.summarize": OperationRoute;
     readonly "permission.list": OperationRoute;
     readonly "permission.reply": OperationRoute;
     readonly "question.list": OperationRoute;
     readonly "question.reply": OperationRoute;
     readonly "question.reject": OperationRoute;
+    readonly "command.list": OperationRoute;
+    readonly "mcp.status": OperationRoute;
+    readonly "app.skills": OperationRoute;
     readonly "v2.health.get": OperationRoute;
     readonly "v2.model.list": OperationRoute;
     readonly "v2.provider.get": OperationRoute;

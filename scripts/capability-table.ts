@@ -32,6 +32,10 @@ export const CAPABILITY_DESCRIPTIONS: Readonly<Record<keyof Capabilities, string
   switchAgent: "switch the session's agent",
   fork: "fork a session before an input",
   rehydrate: "continue a session whose OpenCode session was lost",
+  commands: "slash commands (list, run as a turn)",
+  compact: "compact the history on demand",
+  mcpStatus: "MCP servers and their state",
+  skills: "list the skills",
 };
 
 /** A Markdown table of the capabilities of every backend (the library guide shows it). */

@@ -10,6 +10,9 @@ export type { AgentInfo } from "./backends/agents.js";
 export type { AttachmentSpec } from "./backends/attachments.js";
 export type { BackendKind } from "./backends/backend.js";
 export type { Capabilities } from "./backends/capabilities.js";
+export type { CommandInfo } from "./backends/commands.js";
+export type { McpServerInfo } from "./backends/mcp-servers.js";
+export type { SkillInfo } from "./backends/skills.js";
 export {
   AbortError,
   type BridgeErrorOptions,
@@ -56,6 +59,7 @@ export type { ReconnectPolicy } from "./runtime/bridge/reconnect-policy.js";
 export type {
   AskTimeout,
   ChildSession,
+  CommandRun,
   Delivery,
   PendingAsk,
   SendOptions,

@@ -86,6 +86,17 @@ export interface SessionBackend {
    */
   switchAgent?(agent: string, signal?: AbortSignal): Promise<void>;
   /**
+   * The prompt of slash command `name` with `args` (capabilities.commands), which the runtime
+   * sends as any input; a UsageError for a name the location does not have.
+   */
+  commandPrompt?(name: string, args: string, signal?: AbortSignal): Promise<string>;
+  /**
+   * Compacts the session's history into a summary (capabilities.compact); resolves once it is
+   * done. Only while nothing runs (the runtime checks). The server's stream says so
+   * (`session.compacted`).
+   */
+  compact?(signal?: AbortSignal): Promise<void>;
+  /**
    * The runtime ended the running turn itself (the watchdog fired): forget it, so that late
    * native events do not end it twice, and stop the upstream run. Resolves once it is stopped.
    */

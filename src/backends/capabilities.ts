@@ -42,6 +42,14 @@ export interface Capabilities {
    * conversation so far (`Bridge.continueSession`).
    */
   rehydrate: boolean;
+  /** Slash commands can be listed (`Bridge.commands()`) and run as a turn (`Session.runCommand`). */
+  commands: boolean;
+  /** The session's history can be compacted into a summary on demand (`Session.compact`). */
+  compact: boolean;
+  /** The MCP servers and their state can be listed (`Bridge.mcpStatus()`). */
+  mcpStatus: boolean;
+  /** The skills can be listed (`Bridge.skills()`). */
+  skills: boolean;
 }
 
 export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> = {
@@ -67,6 +75,14 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     // A new /api session whose first prompt carries the conversation (see earlier-conversation.ts).
     fork: true,
     rehydrate: true,
+    // Listed by `/command`, expanded by the bridge and sent as a prompt (see commands.ts).
+    commands: true,
+    // 1.18.33's `/api/session/{id}/compact` answers 503 ("not available yet"), and the legacy
+    // summarize compacts the legacy history, which `/api` turns do not use.
+    compact: false,
+    // `/mcp` and `/skill` of the session's location.
+    mcpStatus: true,
+    skills: true,
   },
   "serve-legacy": {
     streamingDeltas: true,
@@ -90,6 +106,11 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     // Not built yet (legacy `POST /session/{id}/fork` copies messages; unverified here).
     fork: false,
     rehydrate: false,
+    commands: true,
+    // `/session/{id}/summarize`, with the session's model.
+    compact: true,
+    mcpStatus: true,
+    skills: true,
   },
   subprocess: {
     // `opencode run --format json` prints each part once it is whole.
@@ -112,5 +133,10 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     // `opencode run` keeps no history of the bridge's to start from.
     fork: false,
     rehydrate: false,
+    // No server to ask: `opencode run` has no command list, summarize, MCP or skill query.
+    commands: false,
+    compact: false,
+    mcpStatus: false,
+    skills: false,
   },
 };

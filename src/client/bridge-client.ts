@@ -10,9 +10,11 @@ import type { CanonicalEvent } from "../events/canonical.js";
 import { CanonicalEventSchema } from "../wire/canonical-schema.js";
 import {
   AgentListSchema,
+  CommandListSchema,
   ConversationSchema,
   type CreateSessionBody,
   HealthSchema,
+  McpStatusSchema,
   ModelCatalogSchema,
   OkSchema,
   ProjectListSchema,
@@ -21,6 +23,7 @@ import {
   SessionInfoSchema,
   type SessionListQuery,
   SessionListSchema,
+  SkillListSchema,
   TicketSchema,
 } from "../wire/http.js";
 import { BridgeClientError, BridgeProtocolError } from "./errors.js";
@@ -53,6 +56,14 @@ export type AgentInfo = z.output<typeof AgentListSchema>["agents"][number];
 export type Project = z.output<typeof ProjectListSchema>["projects"][number];
 export type SessionPage = z.output<typeof SessionListSchema>;
 export type { SessionListQuery };
+/** The input a command sent (`BridgeClient.runCommand`): its turn, its id once admitted, the key. */
+export type CommandResult = z.output<typeof SendInputResultSchema> & { idempotencyKey: string };
+/** A slash command a session can run (`BridgeClient.commands`). */
+export type CommandInfo = z.output<typeof CommandListSchema>["commands"][number];
+/** An MCP server and its state (`BridgeClient.mcpStatus`). */
+export type McpServerInfo = z.output<typeof McpStatusSchema>["servers"][number];
+/** A skill the model may load (`BridgeClient.skills`). */
+export type SkillInfo = z.output<typeof SkillListSchema>["skills"][number];
 export type ConversationView = z.output<typeof ConversationSchema>;
 export type Health = z.output<typeof HealthSchema>;
 export type Ticket = z.output<typeof TicketSchema>;
@@ -161,6 +172,36 @@ export class BridgeClient {
       options,
     );
     return list.agents;
+  }
+
+  /**
+   * `GET /v1/commands`: the slash commands of the sidecar's directory, with their argument
+   * hints and source (`capabilities.commands`, 422 elsewhere). Descriptions are untrusted text.
+   */
+  async commands(options?: CallOptions): Promise<CommandInfo[]> {
+    const list = await this.#http.call(
+      { method: "GET", path: "/v1/commands", schema: CommandListSchema },
+      options,
+    );
+    return list.commands;
+  }
+
+  /** `GET /v1/mcp`: the MCP servers of the sidecar's directory and their state (`[]`: none configured). */
+  async mcpStatus(options?: CallOptions): Promise<McpServerInfo[]> {
+    const status = await this.#http.call(
+      { method: "GET", path: "/v1/mcp", schema: McpStatusSchema },
+      options,
+    );
+    return status.servers;
+  }
+
+  /** `GET /v1/skills`: the skills the model may load in the sidecar's directory. */
+  async skills(options?: CallOptions): Promise<SkillInfo[]> {
+    const list = await this.#http.call(
+      { method: "GET", path: "/v1/skills", schema: SkillListSchema },
+      options,
+    );
+    return list.skills;
   }
 
   // --- sessions ---
@@ -311,6 +352,40 @@ export class BridgeClient {
   /** `POST /v1/sessions/:id/interrupt`: ends the running turn. */
   async interrupt(sessionId: string, options?: CallOptions): Promise<void> {
     await this.#ok("POST", `${sessionPath(sessionId)}/interrupt`, undefined, options);
+  }
+
+  /**
+   * `POST /v1/sessions/:id/command`: runs slash command `name` (one of `commands()`) as an
+   * input, its template with `arguments` put in; its turn is a normal turn (`delivery` as for
+   * `send`). 400 for an unknown name, naming the commands there are.
+   */
+  async runCommand(
+    sessionId: string,
+    command: {
+      name: string;
+      arguments?: string;
+      delivery: "steer" | "queue";
+      /** Default a new one; sent again once after a lost connection, as `send` does. */
+      idempotencyKey?: string;
+    },
+    options?: CallOptions,
+  ): Promise<CommandResult> {
+    const idempotencyKey = command.idempotencyKey ?? newIdempotencyKey();
+    const body = { ...command, idempotencyKey };
+    const path = `${sessionPath(sessionId)}/command`;
+    const result = await withOneRetry(() =>
+      this.#http.call({ method: "POST", path, body, schema: SendInputResultSchema }, options),
+    );
+    return { ...result, idempotencyKey };
+  }
+
+  /**
+   * `POST /v1/sessions/:id/compact`: compacts the history into a summary, answering once done
+   * (`capabilities.compact`; 409 while the session is busy, 422 where it cannot);
+   * `session.compacted` follows.
+   */
+  async compact(sessionId: string, options?: CallOptions): Promise<void> {
+    await this.#ok("POST", `${sessionPath(sessionId)}/compact`, undefined, options);
   }
 
   /**

@@ -20,6 +20,7 @@ export type {
 } from "../events/canonical.js";
 export type {
   AssistantMessage,
+  Compacted,
   Conversation,
   ForkedFrom,
   Message,
@@ -39,8 +40,11 @@ export {
   type AgentInfo,
   BridgeClient,
   type BridgeClientOptions,
+  type CommandInfo,
+  type CommandResult,
   type ConversationView,
   type Health,
+  type McpServerInfo,
   type ModelCatalog,
   type PermissionReply,
   type Project,
@@ -49,6 +53,7 @@ export {
   type SessionInfo,
   type SessionListQuery,
   type SessionPage,
+  type SkillInfo,
   type SubscribeOptions,
   type Subscription,
   type Ticket,

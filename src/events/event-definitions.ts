@@ -331,6 +331,11 @@ export const DURABLE_EVENTS = {
     description: "and ended",
     example: { reason: "overflow" },
   }),
+  "session.compacted": defineEvent(z.object({}), {
+    description:
+      "the session's history was compacted into a summary (`Session.compact`): the following turns' model gets the summary instead of the messages before it",
+    example: {},
+  }),
   "native.unknown": defineEvent(
     z.object({
       nativeType: z.string(),

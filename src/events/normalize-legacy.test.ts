@@ -35,6 +35,20 @@ describe("normalizeLegacyEvent", () => {
     });
   });
 
+  it("a summarize's session.compacted (as 1.18.33 sends it) becomes session.compacted, durable, in no turn", () => {
+    const events = normalize([
+      {
+        id: "evt_1",
+        type: "session.compacted",
+        properties: { sessionID: "ses_legacy" },
+      },
+    ]);
+    expect(events).toEqual([
+      expect.objectContaining({ type: "session.compacted", durable: true, data: {} }),
+    ]);
+    expect(events[0]?.turnId).toBeUndefined();
+  });
+
   const fixtures = readdirSync(fixturePath("opencode-1.18.33"))
     .filter((file) => file.startsWith("legacy-") && file.endsWith(".transcript.ndjson"))
     .sort();

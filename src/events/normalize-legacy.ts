@@ -342,6 +342,10 @@ export function normalizeLegacyEvent(
     case "file.edited":
       emit("file.edited", { file: event.properties.file });
       return { state: next, events };
+    case "session.compacted":
+      // Sent while the summary's own run (the compaction agent's turn) still runs; not part of it.
+      emitOutsideTurn("session.compacted", {});
+      return { state: next, events };
     // Known to the wire schema, with no canonical counterpart yet: kept, not dropped.
     case "server.connected":
     case "server.heartbeat":

@@ -14,6 +14,7 @@ import {
 import * as api from "../opencode-protocol/api/session.js";
 import type { Parsed } from "../opencode-protocol/common.js";
 import { type LegacyEvent, parseLegacyEvent } from "../opencode-protocol/legacy/events.js";
+import * as lists from "../opencode-protocol/legacy/location-lists.js";
 import * as legacy from "../opencode-protocol/legacy/session.js";
 import { type OperationId, operations } from "../opencode-protocol/operations.js";
 import type { Transport } from "../transport/transport.js";
@@ -111,6 +112,20 @@ export class OpencodeClient {
       ),
     abort: (input: { sessionID: string }, options?: ClientCallOptions) =>
       this.#call("session.abort", input, Ok, options),
+    /**
+     * Compacts the session's legacy history into a summary written by the given model;
+     * answers once that is done (bounded like the blocking prompt).
+     */
+    summarize: (
+      input: { sessionID: string } & z.input<typeof legacy.SummarizeRequest>,
+      options: ClientCallOptions = {},
+    ) =>
+      this.#call(
+        "session.summarize",
+        () => this.#withBody(input, legacy.SummarizeRequest, "session.summarize"),
+        Ok,
+        { timeoutMs: this.#blockingPromptTimeoutMs, ...options },
+      ),
   };
 
   /** Legacy permission asks. */
@@ -145,6 +160,22 @@ export class OpencodeClient {
       ),
     reject: (input: { requestID: string }, options?: ClientCallOptions) =>
       this.#call("question.reject", input, Ok, options),
+  };
+
+  /** A location's slash commands (`directory`), skills and MCP prompts offered as commands too. */
+  readonly command = {
+    list: (options?: ClientCallOptions) =>
+      this.#call("command.list", {}, lists.CommandList, options),
+  };
+
+  /** A location's MCP servers and their state, by name. */
+  readonly mcp = {
+    status: (options?: ClientCallOptions) => this.#call("mcp.status", {}, lists.McpStatus, options),
+  };
+
+  /** A location's skills. */
+  readonly app = {
+    skills: (options?: ClientCallOptions) => this.#call("app.skills", {}, lists.SkillList, options),
   };
 
   /** The `/api` surface (OpenCode's operation ids carry a `v2.` prefix). */

@@ -59,11 +59,15 @@ export const operations = {
   "session.prompt": legacy("POST", "/session/{sessionID}/message"),
   "session.prompt_async": legacy("POST", "/session/{sessionID}/prompt_async"),
   "session.abort": legacy("POST", "/session/{sessionID}/abort"),
+  "session.summarize": legacy("POST", "/session/{sessionID}/summarize"),
   "permission.list": legacy("GET", "/permission"),
   "permission.reply": legacy("POST", "/permission/{requestID}/reply"),
   "question.list": legacy("GET", "/question"),
   "question.reply": legacy("POST", "/question/{requestID}/reply"),
   "question.reject": legacy("POST", "/question/{requestID}/reject"),
+  "command.list": legacy("GET", "/command"),
+  "mcp.status": legacy("GET", "/mcp"),
+  "app.skills": legacy("GET", "/skill"),
 
   // The `/api` surface: `{ data }` bodies, location per request.
   // The one /api route that answers without the `{data}` wrapper.

@@ -180,6 +180,29 @@ describe("forks and continuations", () => {
   });
 });
 
+describe("commands and compaction", () => {
+  it("where the backend cannot: 422 unsupported; a malformed command body: 400", async () => {
+    const { post } = await withSession();
+    const run = await post("/command", { name: "greet", delivery: "queue" });
+    expect(run.statusCode).toBe(422);
+    expect(run.json().error.message).toBe("the subprocess backend cannot run slash commands");
+    const compact = await post("/compact", {});
+    expect(compact.statusCode).toBe(422);
+    expect(compact.json().error.message).toMatch(/^the subprocess backend cannot compact/);
+    for (const body of [
+      { name: "greet" },
+      { name: "", delivery: "queue" },
+      { name: "greet", delivery: "now" },
+      { name: "greet", delivery: "queue", extra: 1 },
+      { name: "greet", arguments: 3, delivery: "queue" },
+    ]) {
+      const invalid = await post("/command", body);
+      expect(invalid.statusCode, JSON.stringify(body)).toBe(400);
+      expect(invalid.json().error.code).toBe("invalid_request");
+    }
+  });
+});
+
 describe("inputs", () => {
   it("admits a send retried with the same idempotency key once, and answers it the same", async () => {
     const { backend, post } = await withSession();
@@ -330,6 +353,11 @@ describe("the OpenAPI document", () => {
         "POST /v1/sessions/{id}/agent",
         "POST /v1/sessions/{id}/fork",
         "POST /v1/sessions/{id}/continue",
+        "GET /v1/commands",
+        "POST /v1/sessions/{id}/command",
+        "POST /v1/sessions/{id}/compact",
+        "GET /v1/mcp",
+        "GET /v1/skills",
         "POST /v1/sessions/{id}/permissions/{requestId}",
         "POST /v1/sessions/{id}/questions/{requestId}",
         "POST /v1/sessions/{id}/questions/{requestId}/reject",

@@ -14,6 +14,8 @@ export interface Conversation {
   lastSeq: number;
   /** What an undo took out of `messages`, while a redo can still bring it back. */
   undone?: Undone;
+  /** The latest compaction of the history, once there was one. */
+  compacted?: Compacted;
   /** The session this one is a fork of, and the input it was forked before (`session.forked`). */
   forkedFrom?: ForkedFrom;
   /**
@@ -35,6 +37,15 @@ export interface Rehydration {
   upstreamId: string;
   /** How many of `messages` came before it. */
   afterMessages: number;
+}
+
+/**
+ * The history was compacted (`session.compacted`, or OpenCode's own `compaction.ended`): the
+ * model no longer gets the first `messageCount` messages, only a summary of them (on
+ * serve-legacy, the text of the last of them). A chat shows a divider after them.
+ */
+export interface Compacted {
+  messageCount: number;
 }
 
 /**

@@ -612,6 +612,32 @@ describe("conversationOf (examples)", () => {
     expect(roundTrip(continued)).toStrictEqual(continued);
   });
 
+  describe("compaction", () => {
+    it("session.compacted marks the messages so far as summarised; later ones come after the mark", () => {
+      const out = new Transcript();
+      const turn = (inputId: string, turnId: string) => {
+        out.add("input.admitted", { inputId, text: inputId, delivery: "queue" }, turnId);
+        out.add("turn.started", { inputId }, turnId);
+        out.add("turn.ended", { outcome: "completed", text: inputId }, turnId);
+      };
+      turn("in_1", "turn_1");
+      expect(conversationOf(out.events).compacted).toBeUndefined();
+      // The summary's own run: a turn no input started (serve-legacy), then the mark.
+      out.add("turn.started", {}, "turn_summary");
+      out.add("turn.ended", { outcome: "completed", text: "the summary" }, "turn_summary");
+      out.add("session.compacted", {});
+      const compacted = conversationOf(out.events);
+      expect(compacted.compacted).toEqual({ messageCount: 3 });
+      expect(roundTrip(compacted)).toEqual(compacted);
+      turn("in_2", "turn_2");
+      const after = conversationOf(out.events);
+      expect(after.compacted).toEqual({ messageCount: 3 });
+      expect(after.messages).toHaveLength(5);
+      // Folded one event at a time from the saved conversation, the same.
+      expect(out.events.slice(5).reduce(reduceConversation, compacted)).toEqual(after);
+    });
+  });
+
   it("needs a session id when there are no events", () => {
     expect(() => conversationOf([])).toThrow(/pass it/);
     expect(conversationOf([], SESSION)).toStrictEqual(emptyConversation(SESSION));

@@ -7,6 +7,7 @@
 import { UsageError } from "../errors.js";
 import { assertNever, type CanonicalEvent } from "../events/canonical.js";
 import type {
+  Compacted,
   Conversation,
   Message,
   Part,
@@ -63,9 +64,11 @@ export function reduceConversation(
   const lastSeq = Math.max(conversation.lastSeq, event.seq ?? 0);
   const { undone } = history;
   const lineage = foldLineage(conversation, event);
+  const compacted = compactedBy(conversation.compacted, messages, event);
   if (
     messages === conversation.messages &&
     undone === conversation.undone &&
+    compacted === conversation.compacted &&
     lastSeq === conversation.lastSeq &&
     lineage === conversation
   ) {
@@ -79,7 +82,23 @@ export function reduceConversation(
     ...(undone === undefined ? {} : { undone }),
     ...(forkedFrom === undefined ? {} : { forkedFrom }),
     ...(rehydrations === undefined ? {} : { rehydrations }),
+    ...(compacted === undefined ? {} : { compacted }),
   };
+}
+
+/** A compaction summarises every message so far; an undo past that point takes it back too. */
+function compactedBy(
+  compacted: Compacted | undefined,
+  messages: readonly Message[],
+  event: CanonicalEvent,
+): Compacted | undefined {
+  if (event.type === "session.compacted" || event.type === "compaction.ended") {
+    return { messageCount: messages.length };
+  }
+  if (compacted !== undefined && messages.length < compacted.messageCount) {
+    return messages.length === 0 ? undefined : { messageCount: messages.length };
+  }
+  return compacted;
 }
 
 /**
@@ -293,6 +312,7 @@ function foldMessages(messages: Message[], event: CanonicalEvent): Message[] {
     case "retry":
     case "compaction.started":
     case "compaction.ended":
+    case "session.compacted":
     case "native.unknown":
       return messages;
     // Ephemeral: filtered out before the switch.

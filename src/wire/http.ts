@@ -72,6 +72,10 @@ const CapabilitiesSchema = z.object({
   switchAgent: z.boolean(),
   fork: z.boolean(),
   rehydrate: z.boolean(),
+  commands: z.boolean(),
+  compact: z.boolean(),
+  mcpStatus: z.boolean(),
+  skills: z.boolean(),
 });
 assertType<Equals<z.infer<typeof CapabilitiesSchema>, Capabilities>>(true);
 
@@ -274,6 +278,51 @@ export const AgentListSchema = z.object({
 });
 export type AgentList = z.infer<typeof AgentListSchema>;
 
+/** A location's slash commands (`GET /v1/commands`); descriptions are untrusted text. */
+export const CommandListSchema = z.object({
+  commands: z.array(
+    z.object({
+      name: z.string(),
+      description: z.string().optional(),
+      /** The template's placeholders: `$ARGUMENTS`, `$1`, `$2`, … */
+      hints: z.array(z.string()),
+      /** `command`, `mcp` or `skill`. */
+      source: z.string().optional(),
+      /** OpenCode would run it as a subagent; the bridge runs it in the session. */
+      subtask: z.boolean().optional(),
+    }),
+  ),
+});
+
+/** `POST /v1/sessions/:id/command`: runs one of `GET /v1/commands` as an input. */
+export const RunCommandBodySchema = z.strictObject({
+  name: text(200),
+  /** What the template's `$ARGUMENTS` / `$1`, `$2`, … stand for (default none). */
+  arguments: z.string().max(100_000).optional(),
+  delivery: z.enum(["steer", "queue"]),
+  /** As for inputs: a run retried with the same key is admitted once (the first answer again). */
+  idempotencyKey: text(200).optional(),
+});
+
+/** The MCP servers of the sidecar's directory and their state (`GET /v1/mcp`). */
+export const McpStatusSchema = z.object({
+  servers: z.array(
+    z.object({
+      name: z.string(),
+      /** `connected`, `disabled`, `failed`, `needs_auth`, `needs_client_registration`. */
+      status: z.string(),
+      error: z.string().optional(),
+    }),
+  ),
+});
+
+/** The skills of the sidecar's directory (`GET /v1/skills`); descriptions are untrusted text. */
+export const SkillListSchema = z.object({
+  skills: z.array(
+    z.object({ name: z.string(), description: z.string().optional(), location: z.string() }),
+  ),
+});
+
 /** `POST /v1/sessions/:id/agent`: one of `GET /v1/agents`. */
 export const SwitchAgentBodySchema = z.strictObject({ agent: text(200) });
 
@@ -367,6 +416,12 @@ export const ConversationSchema = z.object({
     .exactOptional()
     .describe(
       "each continuation in a new OpenCode session after the session's own was lost (session.rehydrated), after `afterMessages` of `messages`",
+    ),
+  compacted: z
+    .object({ messageCount: z.number().int() })
+    .exactOptional()
+    .describe(
+      "the latest compaction (session.compacted): the model gets a summary instead of the first `messageCount` messages",
     ),
 });
 // Both ways by assignability (the parts are intersections in the hand-written types).

@@ -36,6 +36,7 @@ import {
   type SessionBackend,
 } from "../backend.js";
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
+import { commandPrompt } from "../commands.js";
 import { LIVE_CONNECT_TIMEOUT_MS, LiveReadiness } from "../live-readiness.js";
 import { forTheModel } from "../model-attachments.js";
 import { modelSwitchedEvent } from "../model-switched.js";
@@ -189,6 +190,23 @@ export class LegacyBackend implements SessionBackend {
   async switchModel(model: ModelRef): Promise<void> {
     this.#model = model;
     this.#context.sink(modelSwitchedEvent(this.upstreamId, this.kind, model));
+  }
+
+  commandPrompt(name: string, args: string, signal?: AbortSignal): Promise<string> {
+    return commandPrompt(this.#client, this.#context.directory, name, args, signal);
+  }
+
+  /**
+   * OpenCode's summarize, with the model of the next prompts. It runs as a turn of its own
+   * (the `compaction` agent writes the summary, no input starts it), then `session.compacted`;
+   * the next prompt's model sees the summary instead of the history.
+   */
+  async compact(signal?: AbortSignal): Promise<void> {
+    const { providerID, modelID } = this.#model;
+    await this.#client.session.summarize(
+      { sessionID: this.upstreamId, providerID, modelID },
+      this.#callOptions(signal),
+    );
   }
 
   async abandonTurn(): Promise<void> {

@@ -27,6 +27,7 @@ import { AnsweredAsks } from "../answered-asks.js";
 import type { BackendContext, PermissionReply, PromptRequest, SessionBackend } from "../backend.js";
 import { backendEvent } from "../backend-event.js";
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
+import { commandPrompt } from "../commands.js";
 import { LiveReadiness } from "../live-readiness.js";
 import { forTheModel } from "../model-attachments.js";
 import { diffOfToolCall } from "../permission-diff.js";
@@ -231,6 +232,10 @@ export class ServeBackend implements SessionBackend {
     // OpenCode's own `session.next.agent.switched` (durable) becomes `agent.switched`: read now.
     this.#streams.wake();
     await this.#client.v2.session.switchAgent({ sessionID: this.upstreamId, agent }, options);
+  }
+
+  commandPrompt(name: string, args: string, signal?: AbortSignal): Promise<string> {
+    return commandPrompt(this.#client, this.#context.directory, name, args, signal);
   }
 
   async revert(inputId: string, signal?: AbortSignal): Promise<void> {

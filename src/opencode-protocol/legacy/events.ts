@@ -26,6 +26,8 @@ export const legacyEventSchemas = {
     z.looseObject({ sessionID: z.string().optional(), error: z.unknown().optional() }),
   ),
   "session.diff": event("session.diff", z.looseObject({ sessionID: z.string() })),
+  /** After a summarize (`/session/{id}/summarize`) wrote its summary. */
+  "session.compacted": event("session.compacted", z.looseObject({ sessionID: z.string() })),
   "message.updated": event(
     "message.updated",
     z.looseObject({ sessionID: z.string().optional(), info: Message }),

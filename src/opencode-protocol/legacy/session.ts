@@ -10,6 +10,13 @@ export const PermissionRule = z.strictObject({
 });
 export type PermissionRule = z.infer<typeof PermissionRule>;
 
+/** `POST /session/{id}/summarize` body: the model that writes the summary. */
+export const SummarizeRequest = z.strictObject({
+  providerID: z.string(),
+  modelID: z.string(),
+  auto: z.boolean().optional(),
+});
+
 /** `POST /session` body. */
 export const SessionCreateRequest = z.strictObject({
   title: z.string().optional(),

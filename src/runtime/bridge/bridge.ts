@@ -8,11 +8,14 @@ import { randomUUID } from "node:crypto";
 import { type AgentInfo, listAgents } from "../../backends/agents.js";
 import type { BackendKind } from "../../backends/backend.js";
 import { backendEvent } from "../../backends/backend-event.js";
-import { BACKEND_CAPABILITIES } from "../../backends/capabilities.js";
+import { BACKEND_CAPABILITIES, type Capabilities } from "../../backends/capabilities.js";
+import { type CommandInfo, listCommands } from "../../backends/commands.js";
+import { listMcpServers, type McpServerInfo } from "../../backends/mcp-servers.js";
 import { checkModelTakes } from "../../backends/model-attachments.js";
 import { reconnectLiveStreams } from "../../backends/serve/live-stream.js";
 import { ServeBackend } from "../../backends/serve/serve-backend.js";
 import { LegacyBackend } from "../../backends/serve-legacy/legacy-backend.js";
+import { listSkills, type SkillInfo } from "../../backends/skills.js";
 import { SubprocessBackend } from "../../backends/subprocess/subprocess-backend.js";
 import { AbortError, UsageError } from "../../errors.js";
 import type { CanonicalEvent, ModelRef } from "../../events/canonical.js";
@@ -157,6 +160,40 @@ export class Bridge implements AsyncDisposable {
     return await listAgents(this.client, options.directory ?? this.directory, {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
+  }
+
+  /**
+   * The slash commands of `directory` (default: the bridge's) that `Session.runCommand` runs:
+   * its `.opencode/command/*.md` files, the config's `command` entries, OpenCode's built-ins,
+   * and skills and MCP prompts offered as commands (`source`). `capabilities.commands`.
+   */
+  async commands(
+    options: { directory?: string; signal?: AbortSignal } = {},
+  ): Promise<CommandInfo[]> {
+    this.#locationQuery("commands", "list slash commands", options.signal);
+    return await listCommands(this.client, options.directory ?? this.directory, options.signal);
+  }
+
+  /** The MCP servers of `directory` and their state (none configured: `[]`). `capabilities.mcpStatus`. */
+  async mcpStatus(
+    options: { directory?: string; signal?: AbortSignal } = {},
+  ): Promise<McpServerInfo[]> {
+    this.#locationQuery("mcpStatus", "list MCP servers", options.signal);
+    return await listMcpServers(this.client, options.directory ?? this.directory, options.signal);
+  }
+
+  /** The skills the model may load in `directory`, OpenCode's built-in ones included. `capabilities.skills`. */
+  async skills(options: { directory?: string; signal?: AbortSignal } = {}): Promise<SkillInfo[]> {
+    this.#locationQuery("skills", "list skills", options.signal);
+    return await listSkills(this.client, options.directory ?? this.directory, options.signal);
+  }
+
+  /** Refuses a query of what a location offers where the backend has no server to ask. */
+  #locationQuery(capability: keyof Capabilities, what: string, signal?: AbortSignal): void {
+    throwIfAborted(signal, what);
+    if (!BACKEND_CAPABILITIES[this.backend][capability]) {
+      throw new UsageError(`the ${this.backend} backend cannot ${what}`);
+    }
   }
 
   /** Creates a session (upstream too, except on `subprocess`, where its first turn does) and follows it. */

@@ -65,6 +65,13 @@ export type {
   SessionStats,
 } from "./session-options.js";
 
+/** A slash command sent (`Session.runCommand`): its turn, and the prompt it expanded to. */
+export interface CommandRun {
+  turn: Turn;
+  /** The text sent: the command's template with the arguments put in (its `input.admitted` text). */
+  prompt: string;
+}
+
 export class Session implements AsyncDisposable {
   readonly id: string;
   readonly directory: string;
@@ -348,15 +355,60 @@ export class Session implements AsyncDisposable {
     if (!backend.capabilities.revert || !hasHistory(backend)) {
       throw new UsageError(`the ${backend.kind} backend cannot ${what} a session`);
     }
-    if (this.#busy || this.#historyChange !== undefined) {
-      throw new UsageError(
-        `session ${this.id} is busy (a turn runs, an input waits, an ask is open or an undo is under way): ${what} once it has ended, or interrupt it first`,
-      );
-    }
+    this.#throwIfBusy(what);
     return backend;
   }
 
-  /** Runs an undo or redo; inputs sent meanwhile wait for it (they would race the files). */
+  /** Refuses a change of the history while anything runs, waits or changes it already. */
+  #throwIfBusy(what: string): void {
+    if (this.#busy || this.#historyChange !== undefined) {
+      throw new UsageError(
+        `session ${this.id} is busy (a turn runs, an input waits, an ask is open or an undo or compaction is under way): ${what} once it has ended, or interrupt it first`,
+      );
+    }
+  }
+
+  /**
+   * Runs slash command `name` with `args` (`capabilities.commands`; `Bridge.commands()` lists
+   * them) as an input: its template, with the arguments put in, is sent like `send` sends a
+   * text, so its turn is a normal turn, steered or queued like any. A UsageError for a name the
+   * session's directory has no command of (naming those it has).
+   */
+  async runCommand(
+    name: string,
+    args: string,
+    options: Pick<SendOptions, "delivery" | "signal">,
+  ): Promise<CommandRun> {
+    this.#state.throwIfClosed();
+    throwIfAborted(options.signal, "running a command");
+    const backend = this.#backend;
+    if (!backend.capabilities.commands || backend.commandPrompt === undefined) {
+      throw new UsageError(`the ${backend.kind} backend cannot run slash commands`);
+    }
+    const prompt = await backend.commandPrompt(name, args, options.signal);
+    return { turn: await this.send(prompt, options), prompt };
+  }
+
+  /**
+   * Compacts the session's history into a summary written by the model (`capabilities.compact`):
+   * the following turns' model gets the summary instead of the history; `session.compacted`
+   * says so. Only while nothing runs or waits; inputs sent meanwhile wait for it.
+   */
+  async compact(options: { signal?: AbortSignal } = {}): Promise<void> {
+    this.#state.throwIfClosed();
+    throwIfAborted(options.signal, "compacting the session");
+    const backend = this.#backend;
+    if (!backend.capabilities.compact || backend.compact === undefined) {
+      throw new UsageError(
+        `the ${backend.kind} backend cannot compact a session${backend.kind === "serve" ? " (OpenCode 1.18's /api has no compaction yet: its compact route answers 503; the serve-legacy backend can)" : ""}`,
+      );
+    }
+    this.#throwIfBusy("compact");
+    const compact = backend.compact.bind(backend);
+    await this.#changingHistory(() => compact(options.signal));
+  }
+
+  /** Runs an undo, a redo or a compaction; inputs sent meanwhile wait for it (they would race it). */
   async #changingHistory(change: () => Promise<void>): Promise<void> {
     const running = change();
     this.#historyChange = running.catch(() => {});

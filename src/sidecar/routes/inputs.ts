@@ -2,7 +2,6 @@
 import type { AttachmentSpec } from "../../backends/attachments.js";
 import type { ModelRef } from "../../events/canonical.js";
 import type { Session } from "../../runtime/session/session.js";
-import type { Turn } from "../../runtime/session/turn.js";
 import {
   ErrorBodySchema,
   InputAttachmentParamsSchema,
@@ -24,6 +23,7 @@ import { ApiError } from "../errors.js";
 import { carriesIdempotencyKey } from "../idempotency.js";
 import { DirectoryGoneError, directoryGone } from "../local-directories.js";
 import type { SidecarApp } from "../sidecar-app.js";
+import { admittedInput } from "./admitted-input.js";
 import { attachmentSpecs, multipartInput } from "./input-attachments.js";
 import { ERROR_RESPONSES } from "./meta.js";
 import { modelCatalog } from "./models.js";
@@ -269,23 +269,4 @@ function keepImages(
     const bytes = typeof file.data === "string" ? Buffer.from(file.data, "base64") : file.data;
     ctx.sentImages.keep(sessionId, inputId, index, { mime: file.mime, bytes });
   }
-}
-
-/**
- * The id of the input `send` admitted: the last admission of that text into the turn (a held
- * input is admitted at once, with an id of the runtime's; it is the id `cancelInput` takes).
- */
-async function admittedInput(
-  session: Session,
-  turn: Turn,
-  text: string,
-): Promise<string | undefined> {
-  const transcript = await session.transcript();
-  for (let index = transcript.length - 1; index >= 0; index--) {
-    const event = transcript[index];
-    if (event?.type === "input.admitted" && event.turnId === turn.id && event.data.text === text) {
-      return event.data.inputId;
-    }
-  }
-  return undefined;
 }
