@@ -64,6 +64,10 @@ export const operations = {
   "question.list": legacy("GET", "/question"),
   "question.reply": legacy("POST", "/question/{requestID}/reply"),
   "question.reject": legacy("POST", "/question/{requestID}/reject"),
+  "session.todo": legacy("GET", "/session/{sessionID}/todo"),
+  "vcs.get": legacy("GET", "/vcs"),
+  "vcs.status": legacy("GET", "/vcs/status"),
+  "vcs.diff": legacy("GET", "/vcs/diff", { query: ["mode", "context"] }),
 
   // The `/api` surface: `{ data }` bodies, location per request.
   // The one /api route that answers without the `{data}` wrapper.
