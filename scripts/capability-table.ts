@@ -30,6 +30,8 @@ export const CAPABILITY_DESCRIPTIONS: Readonly<Record<keyof Capabilities, string
   interruptKeepsSession: "interrupt keeps the session",
   revert: "undo (revert to before an input) and redo",
   switchAgent: "switch the session's agent",
+  changes: "file changes, diffs and VCS status",
+  todos: "the agent's todo list",
 };
 
 /** A Markdown table of the capabilities of every backend (the library guide shows it). */

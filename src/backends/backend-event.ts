@@ -13,7 +13,9 @@ export function backendEvent<T extends DurableType>(
   action: string,
   type: T,
   data: CanonicalEventOf<T>["data"],
+  /** The turn it tells of (`files.changed`, after the turn's end); none by default. */
+  turnId?: string,
 ): CanonicalEvent {
   const native = { backend, type: action, id: `${action}_${randomUUID()}` };
-  return canonical({ sessionId, turnId: undefined, at: Date.now(), native }, 0, type, data);
+  return canonical({ sessionId, turnId, at: Date.now(), native }, 0, type, data);
 }

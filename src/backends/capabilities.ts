@@ -35,6 +35,13 @@ export interface Capabilities {
   revert: boolean;
   /** The session's agent can be switched (`Session.switchAgent`), from one of `Bridge.agents()`. */
   switchAgent: boolean;
+  /**
+   * The files a session and each of its turns changed, with diffs (`Session.changes`), its
+   * working tree's status (`Session.vcsStatus`), and `files.changed` at the end of a turn.
+   */
+  changes: boolean;
+  /** The agent's todo list is followed (`todo.updated`) and read (`Session.todos`). */
+  todos: boolean;
 }
 
 export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> = {
@@ -57,6 +64,10 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     revert: true,
     // /api/session/{id}/agent.
     switchAgent: true,
+    // Step snapshots name the files; /vcs/status and /vcs/diff count them (session-changes.ts).
+    changes: true,
+    // todo.updated on the live stream; GET /session/{id}/todo.
+    todos: true,
   },
   "serve-legacy": {
     streamingDeltas: true,
@@ -77,6 +88,10 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     revert: false,
     // Not built yet: the legacy surface takes the agent per prompt only.
     switchAgent: false,
+    // Not built yet: the legacy `GET /session/{id}/diff` and `session.diff` would serve.
+    changes: false,
+    // todo.updated on `/event`; GET /session/{id}/todo.
+    todos: true,
   },
   subprocess: {
     // `opencode run --format json` prints each part once it is whole.
@@ -96,5 +111,8 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     revert: false,
     // `opencode run --agent` is fixed for the process.
     switchAgent: false,
+    // `opencode run` has no server to ask.
+    changes: false,
+    todos: false,
   },
 };

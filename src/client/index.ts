@@ -13,9 +13,11 @@ export type {
   DurableType,
   EphemeralType,
   ErrorInfo,
+  FileChange,
   ModelRef,
   Outcome,
   RevertedFile,
+  Todo,
   Usage,
 } from "../events/canonical.js";
 export type {
@@ -43,10 +45,14 @@ export {
   type PermissionReply,
   type SendInput,
   type SendResult,
+  type SessionChangesView,
+  type SessionContextView,
   type SessionInfo,
   type SubscribeOptions,
   type Subscription,
   type Ticket,
+  type TodoItem,
+  type VcsStatusView,
 } from "./bridge-client.js";
 export {
   BridgeAbortError,

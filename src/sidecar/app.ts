@@ -19,6 +19,7 @@ import { streamSchemas } from "./openapi-components.js";
 import { redactUrl } from "./redact.js";
 import { registerAgentRoutes } from "./routes/agents.js";
 import { registerAskRoutes } from "./routes/asks.js";
+import { registerChangesRoutes } from "./routes/changes.js";
 import { registerChildRoutes } from "./routes/children.js";
 import { registerInputRoutes } from "./routes/inputs.js";
 import { registerMetaRoutes } from "./routes/meta.js";
@@ -142,6 +143,7 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
     registerChildRoutes(scope, ctx);
     registerInputRoutes(scope, ctx);
     registerAgentRoutes(scope, ctx);
+    registerChangesRoutes(scope, ctx);
     registerAskRoutes(scope, ctx);
   });
   void app.register(async (scope) => registerStreamRoutes(scope, ctx));

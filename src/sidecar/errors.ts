@@ -109,6 +109,7 @@ const USAGE_CODES: ReadonlyArray<readonly [RegExp, ErrorCode]> = [
   [/^no (permission|question) ask .* is waiting/, "not_found"],
   [/^no queued input /, "not_found"],
   [/^no input \S+ in OpenCode's session/, "not_found"],
+  [/^no turn \S+ in session /, "not_found"],
   [/^session \S+ is busy/, "conflict"],
   [/^nothing to redo in session /, "conflict"],
   [/^input \S+ was sent already/, "conflict"],
