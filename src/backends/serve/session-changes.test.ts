@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
 import { MAX_CHANGED_FILES } from "../file-changes.js";
-import { changedPaths, sessionChanges } from "./session-changes.js";
+import { changedPaths, sessionChanges, vcsStatus } from "./session-changes.js";
 
 /**
  * Against a stand-in that answers like 1.18.33 (messages newest first, one page; `/vcs/*` the
@@ -92,5 +92,22 @@ describe("sessionChanges", () => {
     const changes = await sessionChanges(client, "ses", { patches: false }, {});
     expect(changes.files).toHaveLength(MAX_CHANGED_FILES);
     expect(changes.moreFiles).toBe(2);
+  });
+});
+
+describe("vcsStatus", () => {
+  it("gives the branch and the changed files; outside a git repository (branch null) neither", async () => {
+    const answer = (info: unknown, status: unknown[]) =>
+      ({
+        vcs: { get: async () => info, status: async () => status },
+      }) as unknown as OpencodeClient;
+    const status = [{ file: "a.txt", additions: 2, deletions: 0, status: "added" }];
+    expect(await vcsStatus(answer({ branch: "main", default_branch: "main" }, status), {})).toEqual(
+      { branch: "main", files: [{ path: "a.txt", status: "added", additions: 2, deletions: 0 }] },
+    );
+    // As 1.18.33 answers in a directory that is no git repository.
+    expect(await vcsStatus(answer({ branch: null, default_branch: null }, []), {})).toEqual({
+      files: [],
+    });
   });
 });

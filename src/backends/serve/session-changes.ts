@@ -83,7 +83,7 @@ export async function vcsStatus(
   const [info, status] = await Promise.all([client.vcs.get(options), client.vcs.status(options)]);
   const { files, moreFiles } = firstFiles(status.map(changeOf));
   return {
-    ...(info.branch === undefined ? {} : { branch: info.branch }),
+    ...(typeof info.branch === "string" ? { branch: info.branch } : {}),
     files,
     ...(moreFiles === 0 ? {} : { moreFiles }),
   };

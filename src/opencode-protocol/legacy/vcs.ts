@@ -5,10 +5,10 @@
 import { z } from "zod";
 import { Todo } from "../common.js";
 
-/** `GET /vcs`: the checked-out branch (absent outside a git repository). */
+/** `GET /vcs`: the checked-out branch (1.18.33: `null` both outside a git repository). */
 export const VcsInfo = z.looseObject({
-  branch: z.string().optional(),
-  default_branch: z.string().optional(),
+  branch: z.string().nullable().optional(),
+  default_branch: z.string().nullable().optional(),
 });
 export type VcsInfo = z.infer<typeof VcsInfo>;
 
