@@ -147,6 +147,8 @@ interface Capabilities {
     interruptKeepsSession: boolean;
     revert: boolean;
     switchAgent: boolean;
+    changes: boolean;
+    todos: boolean;
 }
 
 // ChildSession
@@ -394,6 +396,22 @@ const durablePayloads: {
     "file.edited": {
         file: string;
     };
+    "files.changed": {
+        files: {
+            path: string;
+            status: "added" | "deleted" | "modified";
+            additions: number;
+            deletions: number;
+        }[];
+        moreFiles?: number;
+    };
+    "todo.updated": {
+        todos: {
+            content: string;
+            status: string;
+            priority: string;
+        }[];
+    };
     "model.switched": {
         model: {
             providerID: string;
@@ -484,6 +502,23 @@ const errorInfo: {
 
 // EventData
 type EventData<T extends CanonicalType> = T extends DurableType ? DurableEventData[T] : T extends EphemeralType ? EphemeralEventData[T] : never;
+
+// FileChange
+type FileChange = typeof fileChange;
+
+// fileChange (not exported: named by the type above)
+const fileChange: {
+    path: string;
+    status: "added" | "deleted" | "modified";
+    additions: number;
+    deletions: number;
+};
+
+// FileDiff
+interface FileDiff extends FileChange {
+    patch?: string;
+    patchTruncated?: true;
+}
 
 // LeftRunning
 interface LeftRunning {
@@ -781,6 +816,20 @@ class Session implements AsyncDisposable {
     switchAgent(agent: string, options?: {
         signal?: AbortSignal;
     }): Promise<void>;
+    changes(options?: {
+        turnId?: string;
+        signal?: AbortSignal;
+    }): Promise<SessionChanges>;
+    vcsStatus(options?: {
+        signal?: AbortSignal;
+    }): Promise<VcsStatus>;
+    todos(options?: {
+        signal?: AbortSignal;
+    }): Promise<Todo[]>;
+    context(options?: {
+        turnId?: string;
+        signal?: AbortSignal;
+    }): Promise<SessionContext>;
     events(options?: {
         after?: number;
         signal?: AbortSignal;
@@ -790,6 +839,32 @@ class Session implements AsyncDisposable {
     stats(): SessionStats;
     close(): Promise<void>;
     [Symbol.asyncDispose](): Promise<void>;
+}
+
+// SessionChanges
+interface SessionChanges {
+    files: FileDiff[];
+    moreFiles?: number;
+}
+
+// SessionContext
+interface SessionContext {
+    spent?: Usage;
+    children: {
+        sessionId: string;
+        spent?: Usage;
+    }[];
+    total?: Usage;
+    turn?: {
+        turnId: string;
+        spent?: Usage;
+        running: boolean;
+    };
+    context?: {
+        tokens: number;
+        model?: ModelRef;
+        limit?: number;
+    };
 }
 
 // SessionRecord
@@ -886,6 +961,16 @@ class TimeoutError extends OpencodeBridgeError {
     constructor(what: string, timeoutMs: number, options?: BridgeErrorOptions);
 }
 
+// Todo
+type Todo = typeof todo;
+
+// todo (not exported: named by the type above)
+const todo: {
+    content: string;
+    status: string;
+    priority: string;
+};
+
 // ToolPart
 interface ToolPart {
     type: "tool";
@@ -963,6 +1048,13 @@ interface UserMessage {
     files?: string[];
     cancelled?: string;
     delivered?: true;
+}
+
+// VcsStatus
+interface VcsStatus {
+    branch?: string;
+    files: FileChange[];
+    moreFiles?: number;
 }
 
 // WatchdogBounds
