@@ -15,6 +15,7 @@ import {
   VcsStatusSchema,
 } from "../../wire/http.js";
 import { callSignal } from "../call-bounds.js";
+import { forwardedRoute } from "../cluster-peers.js";
 import type { SidecarContext } from "../context.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { ERROR_RESPONSES } from "./meta.js";
@@ -22,6 +23,9 @@ import { ERROR_RESPONSES } from "./meta.js";
 const ANSWERS = { ...ERROR_RESPONSES, 409: ErrorBodySchema, 502: ErrorBodySchema };
 
 export function registerChangesRoutes(app: SidecarApp, ctx: SidecarContext): void {
+  // In a cluster, a session another sidecar drives is asked there: its runtime and its server
+  // (OpenCode's snapshots and the working tree) are that sidecar's.
+  const forwarded = forwardedRoute(ctx, app);
   app.get(
     "/v1/sessions/:id/changes",
     {
@@ -32,6 +36,7 @@ export function registerChangesRoutes(app: SidecarApp, ctx: SidecarContext): voi
         querystring: TurnQuerySchema,
         response: { 200: SessionChangesSchema, ...ANSWERS, 422: ErrorBodySchema },
       },
+      ...forwarded,
     },
     async (request) => {
       const session = await ctx.sessions.open(request.params.id, { signal: callSignal(ctx) });
@@ -52,6 +57,7 @@ export function registerChangesRoutes(app: SidecarApp, ctx: SidecarContext): voi
         params: SessionIdParamsSchema,
         response: { 200: VcsStatusSchema, ...ANSWERS, 422: ErrorBodySchema },
       },
+      ...forwarded,
     },
     async (request) => {
       const session = await ctx.sessions.open(request.params.id, { signal: callSignal(ctx) });
@@ -68,6 +74,7 @@ export function registerChangesRoutes(app: SidecarApp, ctx: SidecarContext): voi
         params: SessionIdParamsSchema,
         response: { 200: TodoListSchema, ...ANSWERS, 422: ErrorBodySchema },
       },
+      ...forwarded,
     },
     async (request) => {
       const session = await ctx.sessions.open(request.params.id, { signal: callSignal(ctx) });
@@ -85,6 +92,7 @@ export function registerChangesRoutes(app: SidecarApp, ctx: SidecarContext): voi
         querystring: TurnQuerySchema,
         response: { 200: SessionContextSchema, ...ANSWERS },
       },
+      ...forwarded,
     },
     async (request) => {
       const session = await ctx.sessions.open(request.params.id, { signal: callSignal(ctx) });
