@@ -257,7 +257,8 @@ export class ServeBackend implements SessionBackend {
           "session.files",
           "files.changed",
           { files, ...(moreFiles === undefined ? {} : { moreFiles }) },
-          turnId,
+          // Named by its turn: a turn's end read again (an adopted session) says it once.
+          { turnId, nativeId: `session.files_${turnId}` },
         ),
       );
     } catch (error) {
