@@ -60,6 +60,14 @@ class BridgeClient {
     releaseSession(sessionId: string, options?: CallOptions): Promise<SessionInfo>;
     killSession(sessionId: string, options?: CallOptions): Promise<void>;
     conversation(sessionId: string, options?: CallOptions): Promise<ConversationView>;
+    changes(sessionId: string, options?: CallOptions & {
+        turnId?: string;
+    }): Promise<SessionChangesView>;
+    vcs(sessionId: string, options?: CallOptions): Promise<VcsStatusView>;
+    todos(sessionId: string, options?: CallOptions): Promise<TodoItem[]>;
+    context(sessionId: string, options?: CallOptions & {
+        turnId?: string;
+    }): Promise<SessionContextView>;
     transcript(sessionId: string, options?: CallOptions & {
         after?: number;
     }): Promise<CanonicalEvent[]>;
@@ -228,6 +236,17 @@ const errorInfo: {
 // FetchLike
 type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
+// FileChange
+type FileChange = typeof fileChange;
+
+// fileChange (not exported: named by the type above)
+const fileChange: {
+    path: string;
+    status: "added" | "deleted" | "modified";
+    additions: number;
+    deletions: number;
+};
+
 // ForkedFrom
 interface ForkedFrom {
     sessionId: string;
@@ -254,6 +273,14 @@ interface LiveConversation {
     modelSwitches: ModelSwitch[];
     agent?: string;
     endReasons: Readonly<Record<string, string>>;
+    todos?: Todo[];
+    filesChanged?: {
+        turnId?: string;
+        files: FileChange[];
+        moreFiles?: number;
+    };
+    spent?: Usage;
+    contextTokens?: number;
 }
 
 // McpServerInfo
@@ -376,6 +403,12 @@ type SendResult = SendInputResult & {
     idempotencyKey: string;
 };
 
+// SessionChangesView
+type SessionChangesView = z.output<typeof SessionChangesSchema>;
+
+// SessionContextView
+type SessionContextView = z.output<typeof SessionContextSchema>;
+
 // SessionInfo
 type SessionInfo = z.output<typeof SessionInfoSchema>;
 
@@ -432,6 +465,19 @@ interface TextPart {
 // Ticket
 type Ticket = z.output<typeof TicketSchema>;
 
+// Todo
+type Todo = typeof todo;
+
+// todo (not exported: named by the type above)
+const todo: {
+    content: string;
+    status: string;
+    priority: string;
+};
+
+// TodoItem
+type TodoItem = z.output<typeof TodoListSchema>["todos"][number];
+
 // ToolPart
 interface ToolPart {
     type: "tool";
@@ -483,6 +529,9 @@ interface UserMessage {
     cancelled?: string;
     delivered?: true;
 }
+
+// VcsStatusView
+type VcsStatusView = z.output<typeof VcsStatusSchema>;
 
 // WebSocketConstructor
 type WebSocketConstructor = new (url: string) => WebSocketLike;

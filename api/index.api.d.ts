@@ -173,6 +173,8 @@ interface Capabilities {
     compact: boolean;
     mcpStatus: boolean;
     skills: boolean;
+    changes: boolean;
+    todos: boolean;
 }
 
 // ChildSession
@@ -449,6 +451,22 @@ const durablePayloads: {
     "file.edited": {
         file: string;
     };
+    "files.changed": {
+        files: {
+            path: string;
+            status: "added" | "deleted" | "modified";
+            additions: number;
+            deletions: number;
+        }[];
+        moreFiles?: number;
+    };
+    "todo.updated": {
+        todos: {
+            content: string;
+            status: string;
+            priority: string;
+        }[];
+    };
     "model.switched": {
         model: {
             providerID: string;
@@ -540,6 +558,23 @@ const errorInfo: {
 
 // EventData
 type EventData<T extends CanonicalType> = T extends DurableType ? DurableEventData[T] : T extends EphemeralType ? EphemeralEventData[T] : never;
+
+// FileChange
+type FileChange = typeof fileChange;
+
+// fileChange (not exported: named by the type above)
+const fileChange: {
+    path: string;
+    status: "added" | "deleted" | "modified";
+    additions: number;
+    deletions: number;
+};
+
+// FileDiff
+interface FileDiff extends FileChange {
+    patch?: string;
+    patchTruncated?: true;
+}
 
 // ForkedFrom
 interface ForkedFrom {
@@ -865,6 +900,20 @@ class Session implements AsyncDisposable {
     switchAgent(agent: string, options?: {
         signal?: AbortSignal;
     }): Promise<void>;
+    changes(options?: {
+        turnId?: string;
+        signal?: AbortSignal;
+    }): Promise<SessionChanges>;
+    vcsStatus(options?: {
+        signal?: AbortSignal;
+    }): Promise<VcsStatus>;
+    todos(options?: {
+        signal?: AbortSignal;
+    }): Promise<Todo[]>;
+    context(options?: {
+        turnId?: string;
+        signal?: AbortSignal;
+    }): Promise<SessionContext>;
     events(options?: {
         after?: number;
         signal?: AbortSignal;
@@ -874,6 +923,32 @@ class Session implements AsyncDisposable {
     stats(): SessionStats;
     close(): Promise<void>;
     [Symbol.asyncDispose](): Promise<void>;
+}
+
+// SessionChanges
+interface SessionChanges {
+    files: FileDiff[];
+    moreFiles?: number;
+}
+
+// SessionContext
+interface SessionContext {
+    spent?: Usage;
+    children: {
+        sessionId: string;
+        spent?: Usage;
+    }[];
+    total?: Usage;
+    turn?: {
+        turnId: string;
+        spent?: Usage;
+        running: boolean;
+    };
+    context?: {
+        tokens: number;
+        model?: ModelRef;
+        limit?: number;
+    };
 }
 
 // SessionRecord
@@ -977,6 +1052,16 @@ class TimeoutError extends OpencodeBridgeError {
     constructor(what: string, timeoutMs: number, options?: BridgeErrorOptions);
 }
 
+// Todo
+type Todo = typeof todo;
+
+// todo (not exported: named by the type above)
+const todo: {
+    content: string;
+    status: string;
+    priority: string;
+};
+
 // ToolPart
 interface ToolPart {
     type: "tool";
@@ -1054,6 +1139,13 @@ interface UserMessage {
     files?: string[];
     cancelled?: string;
     delivered?: true;
+}
+
+// VcsStatus
+interface VcsStatus {
+    branch?: string;
+    files: FileChange[];
+    moreFiles?: number;
 }
 
 // WatchdogBounds

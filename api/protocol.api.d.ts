@@ -545,6 +545,36 @@ class OpencodeClient {
         summarize: (input: {
             sessionID: string;
         } & z.input<typeof legacy.SummarizeRequest>, options?: ClientCallOptions) => Promise<boolean>;
+        todo: (input: {
+            sessionID: string;
+        }, options?: ClientCallOptions) => Promise<{
+            [x: string]: unknown;
+            content: string;
+            status: string;
+            priority: string;
+        }[]>;
+    };
+    readonly vcs: {
+        get: (options?: ClientCallOptions) => Promise<{
+            [x: string]: unknown;
+            branch?: string | null | undefined;
+            default_branch?: string | null | undefined;
+        }>;
+        status: (options?: ClientCallOptions) => Promise<{
+            [x: string]: unknown;
+            file: string;
+            additions: number;
+            deletions: number;
+            status: "added" | "deleted" | "modified";
+        }[]>;
+        diff: (input: z.input<typeof vcs.VcsDiffQuery>, options?: ClientCallOptions) => Promise<{
+            [x: string]: unknown;
+            file: string;
+            patch?: string | undefined;
+            additions: number;
+            deletions: number;
+            status?: "added" | "deleted" | "modified" | undefined;
+        }[]>;
     };
     readonly permission: {
         list: (options?: ClientCallOptions) => Promise<{
@@ -1117,6 +1147,14 @@ const TextPart: z.ZodObject<{
     }, z.core.$loose>>;
 }, z.core.$loose>;
 
+// Todo
+const Todo: z.ZodObject<{
+    content: z.ZodString;
+    status: z.ZodString;
+    priority: z.ZodString;
+}, z.core.$loose>;
+type Todo = z.infer<typeof Todo>;
+
 // Tokens
 const Tokens: z.ZodObject<{
     input: z.ZodNumber;
@@ -1286,6 +1324,13 @@ const ModelInfo: z.ZodObject<{
 }, z.core.$loose>;
 type ModelInfo = z.infer<typeof ModelInfo>;
 
+// api.ModelLimit
+const ModelLimit: z.ZodObject<{
+    limit: z.ZodOptional<z.ZodObject<{
+        context: z.ZodOptional<z.ZodNumber>;
+    }, z.core.$loose>>;
+}, z.core.$loose>;
+
 // api.ModelList
 const ModelList: z.ZodArray<z.ZodObject<{
     id: z.ZodString;
@@ -1441,6 +1486,13 @@ const SessionInfo: z.ZodObject<{
     }, z.core.$loose>>;
 }, z.core.$loose>;
 type SessionInfo = z.infer<typeof SessionInfo>;
+
+// api.StepSnapshot
+const StepSnapshot: z.ZodObject<{
+    snapshot: z.ZodOptional<z.ZodObject<{
+        files: z.ZodOptional<z.ZodArray<z.ZodString>>;
+    }, z.core.$loose>>;
+}, z.core.$loose>;
 
 // api.SwitchAgentRequest
 const SwitchAgentRequest: z.ZodObject<{
@@ -2066,6 +2118,27 @@ const apiEventSchemas: {
         data: z.ZodObject<{
             sessionID: z.ZodString;
             requestID: z.ZodString;
+        }, z.core.$loose>;
+    }, z.core.$loose>;
+    readonly "todo.updated": z.ZodObject<{
+        id: z.ZodString;
+        type: z.ZodLiteral<"todo.updated">;
+        durable: z.ZodOptional<z.ZodObject<{
+            aggregateID: z.ZodString;
+            seq: z.ZodNumber;
+            version: z.ZodNumber;
+        }, z.core.$loose>>;
+        location: z.ZodOptional<z.ZodObject<{
+            directory: z.ZodString;
+            workspaceID: z.ZodOptional<z.ZodString>;
+        }, z.core.$loose>>;
+        data: z.ZodObject<{
+            sessionID: z.ZodString;
+            todos: z.ZodArray<z.ZodObject<{
+                content: z.ZodString;
+                status: z.ZodString;
+                priority: z.ZodString;
+            }, z.core.$loose>>;
         }, z.core.$loose>;
     }, z.core.$loose>;
 };
@@ -2873,7 +2946,11 @@ const legacyEventSchemas: {
         type: z.ZodLiteral<"todo.updated">;
         properties: z.ZodObject<{
             sessionID: z.ZodString;
-            todos: z.ZodArray<z.ZodUnknown>;
+            todos: z.ZodArray<z.ZodObject<{
+                content: z.ZodString;
+                status: z.ZodString;
+                priority: z.ZodString;
+            }, z.core.$loose>>;
         }, z.core.$loose>;
     }, z.core.$loose>;
 };
@@ -2963,6 +3040,10 @@ const operations: {
     readonly "command.list": OperationRoute;
     readonly "mcp.status": OperationRoute;
     readonly "app.skills": OperationRoute;
+    readonly "session.todo": OperationRoute;
+    readonly "vcs.get": OperationRoute;
+    readonly "vcs.status": OperationRoute;
+    readonly "vcs.diff": OperationRoute;
     readonly "v2.health.get": OperationRoute;
     readonly "v2.model.list": OperationRoute;
     readonly "v2.provider.get": OperationRoute;

@@ -36,6 +36,8 @@ export const CAPABILITY_DESCRIPTIONS: Readonly<Record<keyof Capabilities, string
   compact: "compact the history on demand",
   mcpStatus: "MCP servers and their state",
   skills: "list the skills",
+  changes: "file changes, diffs and VCS status",
+  todos: "the agent's todo list",
 };
 
 /** A Markdown table of the capabilities of every backend (the library guide shows it). */

@@ -11,6 +11,7 @@ export type { AttachmentSpec } from "./backends/attachments.js";
 export type { BackendKind } from "./backends/backend.js";
 export type { Capabilities } from "./backends/capabilities.js";
 export type { CommandInfo } from "./backends/commands.js";
+export type { FileDiff, SessionChanges, VcsStatus } from "./backends/file-changes.js";
 export type { McpServerInfo } from "./backends/mcp-servers.js";
 export type { SkillInfo } from "./backends/skills.js";
 export {
@@ -39,12 +40,14 @@ export {
   type EphemeralType,
   type ErrorInfo,
   type EventData,
+  type FileChange,
   isCanonicalType,
   isDurableType,
   type ModelRef,
   type NativeOrigin,
   type Outcome,
   type RevertedFile,
+  type Todo,
   type Usage,
 } from "./events/canonical.js";
 export type { DeltaStats } from "./events/delta-stats.js";
@@ -66,6 +69,7 @@ export type {
   Session,
   SessionStats,
 } from "./runtime/session/session.js";
+export type { SessionContext } from "./runtime/session/session-context.js";
 export type { Turn, TurnResult } from "./runtime/session/turn.js";
 export type { WatchdogBounds } from "./runtime/session/watchdog.js";
 export { type AttachOpencodeOptions, attachOpencode } from "./server/attach-opencode.js";

@@ -13,7 +13,16 @@ export function backendEvent<T extends DurableType>(
   action: string,
   type: T,
   data: CanonicalEventOf<T>["data"],
+  options: {
+    /** The turn it tells of (`files.changed`, after the turn's end); none by default. */
+    turnId?: string;
+    /**
+     * Its native id, where the same event may be said twice (a turn's end read again after
+     * an adoption): one id is one event to the store. A fresh id by default.
+     */
+    nativeId?: string;
+  } = {},
 ): CanonicalEvent {
-  const native = { backend, type: action, id: `${action}_${randomUUID()}` };
-  return canonical({ sessionId, turnId: undefined, at: Date.now(), native }, 0, type, data);
+  const native = { backend, type: action, id: options.nativeId ?? `${action}_${randomUUID()}` };
+  return canonical({ sessionId, turnId: options.turnId, at: Date.now(), native }, 0, type, data);
 }

@@ -5,11 +5,12 @@
  * them (numbering, turns, the watchdog, the queue it emulates where a backend has none).
  */
 import { randomUUID } from "node:crypto";
-import type { CanonicalEvent, ModelRef } from "../events/canonical.js";
+import type { CanonicalEvent, ModelRef, Todo } from "../events/canonical.js";
 import type { DeltaStats } from "../events/delta-stats.js";
 import type { Logger } from "../util/logger.js";
 import type { Attachment } from "./attachments.js";
 import type { Capabilities } from "./capabilities.js";
+import type { SessionChanges, VcsStatus } from "./file-changes.js";
 
 export type BackendKind = "serve" | "serve-legacy" | "subprocess";
 
@@ -96,6 +97,17 @@ export interface SessionBackend {
    * (`session.compacted`).
    */
   compact?(signal?: AbortSignal): Promise<void>;
+  /**
+   * What the turns of `inputIds` changed (the whole session's without), with each file's diff
+   * (capabilities.changes). The backend also publishes `files.changed` at a turn's end.
+   */
+  changes?(scope: { inputIds?: readonly string[] }, signal?: AbortSignal): Promise<SessionChanges>;
+  /** The working tree of the session's directory against its last commit (capabilities.changes). */
+  vcsStatus?(signal?: AbortSignal): Promise<VcsStatus>;
+  /** The context window of `model` in tokens, where the server's catalog gives one. */
+  contextLimit?(model: ModelRef, signal?: AbortSignal): Promise<number | undefined>;
+  /** The session's todo list as the agent last wrote it (capabilities.todos). */
+  todos?(signal?: AbortSignal): Promise<Todo[]>;
   /**
    * The runtime ended the running turn itself (the watchdog fired): forget it, so that late
    * native events do not end it twice, and stop the upstream run. Resolves once it is stopped.

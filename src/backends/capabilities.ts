@@ -50,6 +50,13 @@ export interface Capabilities {
   mcpStatus: boolean;
   /** The skills can be listed (`Bridge.skills()`). */
   skills: boolean;
+  /**
+   * The files a session and each of its turns changed, with diffs (`Session.changes`), its
+   * working tree's status (`Session.vcsStatus`), and `files.changed` at the end of a turn.
+   */
+  changes: boolean;
+  /** The agent's todo list is followed (`todo.updated`) and read (`Session.todos`). */
+  todos: boolean;
 }
 
 export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> = {
@@ -83,6 +90,10 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     // `/mcp` and `/skill` of the session's location.
     mcpStatus: true,
     skills: true,
+    // Step snapshots name the files; /vcs/status and /vcs/diff count them (session-changes.ts).
+    changes: true,
+    // todo.updated on the live stream; GET /session/{id}/todo.
+    todos: true,
   },
   "serve-legacy": {
     streamingDeltas: true,
@@ -111,6 +122,10 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     compact: true,
     mcpStatus: true,
     skills: true,
+    // Not built yet: the legacy `GET /session/{id}/diff` and `session.diff` would serve.
+    changes: false,
+    // todo.updated on `/event`; GET /session/{id}/todo.
+    todos: true,
   },
   subprocess: {
     // `opencode run --format json` prints each part once it is whole.
@@ -138,5 +153,8 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     compact: false,
     mcpStatus: false,
     skills: false,
+    // `opencode run` has no server to ask.
+    changes: false,
+    todos: false,
   },
 };

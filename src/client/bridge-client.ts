@@ -20,11 +20,15 @@ import {
   ProjectListSchema,
   type SendInputResult,
   SendInputResultSchema,
+  SessionChangesSchema,
+  SessionContextSchema,
   SessionInfoSchema,
   type SessionListQuery,
   SessionListSchema,
   SkillListSchema,
   TicketSchema,
+  TodoListSchema,
+  VcsStatusSchema,
 } from "../wire/http.js";
 import { BridgeClientError, BridgeProtocolError } from "./errors.js";
 import { type CallOptions, type FetchLike, HttpCaller } from "./http-caller.js";
@@ -65,6 +69,14 @@ export type McpServerInfo = z.output<typeof McpStatusSchema>["servers"][number];
 /** A skill the model may load (`BridgeClient.skills`). */
 export type SkillInfo = z.output<typeof SkillListSchema>["skills"][number];
 export type ConversationView = z.output<typeof ConversationSchema>;
+/** What a session (or one turn) changed, with diffs (`BridgeClient.changes`). */
+export type SessionChangesView = z.output<typeof SessionChangesSchema>;
+/** The working tree of a session's directory against its last commit (`BridgeClient.vcs`). */
+export type VcsStatusView = z.output<typeof VcsStatusSchema>;
+/** What a session spent and its model's context (`BridgeClient.context`). */
+export type SessionContextView = z.output<typeof SessionContextSchema>;
+/** One entry of the agent's todo list (`BridgeClient.todos`). */
+export type TodoItem = z.output<typeof TodoListSchema>["todos"][number];
 export type Health = z.output<typeof HealthSchema>;
 export type Ticket = z.output<typeof TicketSchema>;
 /** What a send answers, with the idempotency key it went with (to retry it yourself). */
@@ -289,6 +301,62 @@ export class BridgeClient {
   conversation(sessionId: string, options?: CallOptions): Promise<ConversationView> {
     return this.#http.call(
       { method: "GET", path: `${sessionPath(sessionId)}/conversation`, schema: ConversationSchema },
+      options,
+    );
+  }
+
+  /**
+   * `GET /v1/sessions/:id/changes[?turn=]`: the files the session's steps changed (or those of
+   * the turn `turnId`), each with its lines and unified diff against the last commit (cut:
+   * `patchTruncated`). `files.changed` on the stream says the same at each turn's end.
+   */
+  changes(
+    sessionId: string,
+    options: CallOptions & { turnId?: string } = {},
+  ): Promise<SessionChangesView> {
+    const query = options.turnId === undefined ? "" : `?turn=${encodeURIComponent(options.turnId)}`;
+    return this.#http.call(
+      {
+        method: "GET",
+        path: `${sessionPath(sessionId)}/changes${query}`,
+        schema: SessionChangesSchema,
+      },
+      options,
+    );
+  }
+
+  /** `GET /v1/sessions/:id/vcs`: the session's working tree against its last commit. */
+  vcs(sessionId: string, options?: CallOptions): Promise<VcsStatusView> {
+    return this.#http.call(
+      { method: "GET", path: `${sessionPath(sessionId)}/vcs`, schema: VcsStatusSchema },
+      options,
+    );
+  }
+
+  /** `GET /v1/sessions/:id/todos`: the agent's todo list (`todo.updated` follows it live). */
+  async todos(sessionId: string, options?: CallOptions): Promise<TodoItem[]> {
+    const list = await this.#http.call(
+      { method: "GET", path: `${sessionPath(sessionId)}/todos`, schema: TodoListSchema },
+      options,
+    );
+    return list.todos;
+  }
+
+  /**
+   * `GET /v1/sessions/:id/context[?turn=]`: what the session spent (and its subagents), one
+   * turn's spending, and the latest step's context tokens against its model's limit.
+   */
+  context(
+    sessionId: string,
+    options: CallOptions & { turnId?: string } = {},
+  ): Promise<SessionContextView> {
+    const query = options.turnId === undefined ? "" : `?turn=${encodeURIComponent(options.turnId)}`;
+    return this.#http.call(
+      {
+        method: "GET",
+        path: `${sessionPath(sessionId)}/context${query}`,
+        schema: SessionContextSchema,
+      },
       options,
     );
   }

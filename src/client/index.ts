@@ -13,9 +13,11 @@ export type {
   DurableType,
   EphemeralType,
   ErrorInfo,
+  FileChange,
   ModelRef,
   Outcome,
   RevertedFile,
+  Todo,
   Usage,
 } from "../events/canonical.js";
 export type {
@@ -50,6 +52,8 @@ export {
   type Project,
   type SendInput,
   type SendResult,
+  type SessionChangesView,
+  type SessionContextView,
   type SessionInfo,
   type SessionListQuery,
   type SessionPage,
@@ -57,6 +61,8 @@ export {
   type SubscribeOptions,
   type Subscription,
   type Ticket,
+  type TodoItem,
+  type VcsStatusView,
 } from "./bridge-client.js";
 export {
   BridgeAbortError,

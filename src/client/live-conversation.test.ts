@@ -196,6 +196,42 @@ describe("reduceLive: the running turn, its usage and the connection", () => {
     expect(stream.state().agent).toBe("plan");
   });
 
+  it("keeps the latest todo list and the latest turn's changed files", () => {
+    const todos = [{ content: "Write the tests", status: "in_progress", priority: "high" }];
+    const files = [{ path: "a.txt", status: "added" as const, additions: 2, deletions: 0 }];
+    const stream = new Stream()
+      .add("turn.started", {}, "turn_1")
+      .add("todo.updated", { todos }, "turn_1")
+      .add("turn.ended", { outcome: "completed" }, "turn_1")
+      .add("files.changed", { files, moreFiles: 3 }, "turn_1");
+    expect(stream.state()).toMatchObject({
+      todos,
+      filesChanged: { turnId: "turn_1", files, moreFiles: 3 },
+    });
+    stream.add("todo.updated", { todos: [] });
+    expect(stream.state().todos).toEqual([]);
+  });
+
+  it("sums what the session's steps spent and keeps the latest step's context tokens", () => {
+    const later = {
+      tokens: { input: 100, output: 20, reasoning: 3, cacheRead: 50, cacheWrite: 7 },
+      cost: 0.5,
+    };
+    const stream = new Stream()
+      .add("turn.started", {}, "turn_1")
+      .add("step.ended", { stepId: "s1", finish: "tool-calls", usage: USAGE }, "turn_1")
+      .add("step.failed", { stepId: "s2", error: { kind: "provider", message: "no" } }, "turn_1")
+      .add("step.ended", { stepId: "s3", finish: "stop", usage: later }, "turn_1");
+    expect(stream.state()).toMatchObject({
+      spent: {
+        tokens: { input: 110, output: 25, reasoning: 3, cacheRead: 50, cacheWrite: 7 },
+        cost: 0.5,
+      },
+      contextTokens: 180,
+    });
+    expect(emptyLiveConversation(SESSION).spent).toBeUndefined();
+  });
+
   it("says when the running turn started, from its turn.started, until it ends", () => {
     const stream = new Stream().add("turn.started", {}, "turn_1");
     const started = stream.events[0]?.at;

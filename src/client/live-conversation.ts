@@ -11,8 +11,16 @@
  * one built from the start. A durable event at or below the folded seq is ignored, so a
  * resumed subscription that overlaps never doubles anything.
  */
-import type { CanonicalEvent, ConnectionState, ModelRef, Usage } from "../events/canonical.js";
+import type {
+  CanonicalEvent,
+  ConnectionState,
+  FileChange,
+  ModelRef,
+  Todo,
+  Usage,
+} from "../events/canonical.js";
 import { streamedText } from "../events/streamed-so-far.js";
+import { tallyUsage } from "../events/usage-tally.js";
 import type { Conversation } from "../wire/conversation.js";
 import { emptyConversation, reduceConversation } from "../wire/conversation.js";
 
@@ -79,6 +87,14 @@ export interface LiveConversation {
   agent?: string;
   /** Why each ended turn that gave a reason ended (`step-failed`, `connection-lost`, …), by turn id. */
   endReasons: Readonly<Record<string, string>>;
+  /** The session's todo list as the agent last wrote it (`todo.updated`; absent before). */
+  todos?: Todo[];
+  /** The files the latest turn that changed any changed (`files.changed`), and which turn. */
+  filesChanged?: { turnId?: string; files: FileChange[]; moreFiles?: number };
+  /** What every step of the session has spent so far, tokens and cost (its steps' usage summed). */
+  spent?: Usage;
+  /** The tokens the latest step had in its model's context (`Session.context()` gives the limit). */
+  contextTokens?: number;
 }
 
 export function emptyLiveConversation(sessionId: string): LiveConversation {
@@ -210,11 +226,22 @@ function foldLive(state: LiveConversation, event: CanonicalEvent): LiveConversat
     }
     case "connection.changed":
       return { ...state, connection: event.data };
+    case "todo.updated":
+      return { ...state, todos: event.data.todos };
+    case "files.changed":
+      return {
+        ...state,
+        filesChanged: {
+          ...(event.turnId === undefined ? {} : { turnId: event.turnId }),
+          ...event.data,
+        },
+      };
+    case "step.ended":
+    case "step.failed":
+      return withSwitchesWithin(withTally(state, event));
     case "session.created":
     case "session.updated":
     case "session.error":
-    case "step.ended":
-    case "step.failed":
     case "text.started":
     case "reasoning.started":
     case "tool.input.started":
@@ -228,6 +255,23 @@ function foldLive(state: LiveConversation, event: CanonicalEvent): LiveConversat
     default:
       return state;
   }
+}
+
+/** `state` with a step's usage counted in its totals. */
+function withTally(state: LiveConversation, event: CanonicalEvent): LiveConversation {
+  const tally = tallyUsage(
+    {
+      ...(state.spent === undefined ? {} : { total: state.spent }),
+      ...(state.contextTokens === undefined ? {} : { contextTokens: state.contextTokens }),
+    },
+    event,
+  );
+  if (tally.total === undefined || tally.total === state.spent) return state;
+  return {
+    ...state,
+    spent: tally.total,
+    ...(tally.contextTokens === undefined ? {} : { contextTokens: tally.contextTokens }),
+  };
 }
 
 function withStreaming(state: LiveConversation, id: string, text: string): LiveConversation {

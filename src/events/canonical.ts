@@ -13,10 +13,12 @@ import { DURABLE_EVENTS, EPHEMERAL_EVENTS } from "./event-definitions.js";
 import {
   ConnectionStateSchema,
   ErrorInfoSchema,
+  FileChangeSchema,
   ModelRefSchema,
   NativeOriginSchema,
   OutcomeSchema,
   RevertedFileSchema,
+  TodoSchema,
   UsageSchema,
 } from "./event-parts.js";
 
@@ -44,6 +46,8 @@ const errorInfo = outputOf(ErrorInfoSchema);
 const modelRef = outputOf(ModelRefSchema);
 const connectionState = outputOf(ConnectionStateSchema);
 const revertedFile = outputOf(RevertedFileSchema);
+const fileChange = outputOf(FileChangeSchema);
+const todo = outputOf(TodoSchema);
 const nativeOrigin = outputOf(NativeOriginSchema);
 const durablePayloads = outputsOf(DURABLE_EVENTS);
 const ephemeralPayloads = outputsOf(EPHEMERAL_EVENTS);
@@ -61,6 +65,10 @@ export type ModelRef = typeof modelRef;
 export type ConnectionState = typeof connectionState;
 /** A file an undo or redo puts back: its path in the session's directory, the lines it changes. */
 export type RevertedFile = typeof revertedFile;
+/** A changed file: its path in the session's directory, how it changed, the lines it changes. */
+export type FileChange = typeof fileChange;
+/** One entry of a session's todo list (`status`: pending, in_progress, completed, cancelled). */
+export type Todo = typeof todo;
 
 /** Payloads of the durable events (stored, numbered, replayed), by type. */
 export type DurableEventData = typeof durablePayloads;

@@ -10,9 +10,11 @@ import { z } from "zod";
 import {
   ConnectionStateSchema,
   ErrorInfoSchema,
+  FileChangeSchema,
   ModelRefSchema,
   OutcomeSchema,
   RevertedFileSchema,
+  TodoSchema,
   UsageSchema,
 } from "./event-parts.js";
 
@@ -309,6 +311,29 @@ export const DURABLE_EVENTS = {
   "file.edited": defineEvent(z.object({ file: z.string() }), {
     description: "a file the agent changed",
     example: { file: "src/a.ts" },
+  }),
+  "files.changed": defineEvent(
+    z.object({
+      files: z.array(FileChangeSchema),
+      moreFiles: z.number().int().exactOptional(),
+    }),
+    {
+      description:
+        "at the end of a turn that changed files (after its `turn.ended`, in its `turnId`): the files it changed, as OpenCode's snapshots of its steps name them (the first 200; `moreFiles` beyond), each with its lines against the last commit (`git diff HEAD`); `Session.changes` gives the diffs",
+      example: {
+        files: [{ path: "src/app.ts", status: "modified", additions: 3, deletions: 1 }],
+      },
+    },
+  ),
+  "todo.updated": defineEvent(z.object({ todos: z.array(TodoSchema) }), {
+    description:
+      "the session's todo list, whole, as the agent's `todowrite` tool last wrote it (the first 100 entries)",
+    example: {
+      todos: [
+        { content: "Write the tests", status: "in_progress", priority: "high" },
+        { content: "Update the docs", status: "pending", priority: "medium" },
+      ],
+    },
   }),
   "model.switched": defineEvent(z.object({ model: ModelRefSchema }), {
     description: "the session's model changed",

@@ -30,14 +30,27 @@ export const ErrorInfoSchema = z.object({
 export const ModelRefSchema = z.object({ providerID: z.string(), modelID: z.string() });
 
 /**
- * A file an undo (or redo) puts back, as OpenCode's revert reports it: its path relative to the
- * session's directory and the lines it changes. The diff itself is the changes view's.
+ * A changed file: its path relative to the session's directory, how it changed and how many
+ * lines it adds and removes. The diff itself is the changes view's (`Session.changes`).
  */
-export const RevertedFileSchema = z.object({
+export const FileChangeSchema = z.object({
   path: z.string(),
   status: z.enum(["added", "modified", "deleted"]),
   additions: z.number().int(),
   deletions: z.number().int(),
+});
+
+/** A file an undo (or redo) puts back, as OpenCode's revert reports it. */
+export const RevertedFileSchema = FileChangeSchema;
+
+/**
+ * One entry of a session's todo list, as the agent's `todowrite` tool wrote it (model output:
+ * shown, never obeyed). `status` is OpenCode's: pending, in_progress, completed, cancelled.
+ */
+export const TodoSchema = z.object({
+  content: z.string(),
+  status: z.string(),
+  priority: z.string(),
 });
 
 /**

@@ -7,6 +7,7 @@ import { fixturePath } from "../../test/support/fixture-files.js";
 import { parseApiEvent } from "../opencode-protocol/api/events.js";
 import type { CanonicalEvent } from "./canonical.js";
 import { apiInterruptRequested, initialApiState, normalizeApiEvent } from "./normalize-api.js";
+import { MAX_TODO_CHARS, MAX_TODOS } from "./todo-list.js";
 
 function normalizeFixture(name: string): CanonicalEvent[] {
   const events = recordedEvents(
@@ -226,6 +227,46 @@ describe("normalizeApiEvent on recorded 1.18.33 streams", () => {
       expect.objectContaining({ type: "agent.switched", durable: true, data: { agent: "plan" } }),
     ]);
     expect(events[0]?.turnId).toBeUndefined();
+  });
+
+  it("the todo list (live todo.updated) becomes the durable todo.updated, in the running turn, bounded", () => {
+    const { feed } = handFed();
+    feed({
+      id: "evt_0",
+      seq: 1,
+      type: "session.next.prompted",
+      durable: { aggregateID: "ses_test", seq: 1, version: 1 },
+      data: {
+        timestamp: 1,
+        sessionID: "ses_test",
+        messageID: "msg_1",
+        prompt: { text: "plan" },
+        delivery: "queue",
+      },
+    });
+    const todos = [{ content: "Write the tests", status: "in_progress", priority: "high" }];
+    // As 1.18.33 puts it on /api/event (test/e2e/sidecar-changes.test.ts sees it live).
+    const live = (list: unknown[]) =>
+      feed({ id: "evt_2", type: "todo.updated", data: { sessionID: "ses_test", todos: list } });
+    expect(live(todos)).toEqual([
+      expect.objectContaining({
+        type: "todo.updated",
+        durable: true,
+        turnId: "turn_msg_1",
+        data: { todos },
+      }),
+    ]);
+    const long = Array.from({ length: MAX_TODOS + 5 }, (_, index) => ({
+      content: `${index} ${"x".repeat(MAX_TODO_CHARS)}`,
+      status: "pending",
+      priority: "low",
+      extra: "dropped",
+    }));
+    const [bounded] = live(long);
+    if (bounded?.type !== "todo.updated") throw new Error("no todo.updated");
+    expect(bounded.data.todos).toHaveLength(MAX_TODOS);
+    expect(bounded.data.todos[0]?.content).toHaveLength(MAX_TODO_CHARS);
+    expect(Object.keys(bounded.data.todos[0] ?? {})).toEqual(["content", "status", "priority"]);
   });
 
   it("turns an unknown native event into native.unknown, dropping nothing", () => {

@@ -29,6 +29,7 @@ import {
 import type { CanonicalEvent, NativeOrigin } from "./canonical.js";
 import { withoutInlinedTexts } from "./inlined-texts.js";
 import { modelRefOf, normalizeStepPart } from "./step-parts.js";
+import { boundedTodos } from "./todo-list.js";
 import {
   addTurnUsage,
   admissionOrigin,
@@ -228,6 +229,8 @@ export function normalizeApiEvent(
       });
     case "question.v2.rejected":
       return single(state, origin, "question.rejected", { requestId: event.data.requestID });
+    case "todo.updated":
+      return single(state, origin, "todo.updated", { todos: boundedTodos(event.data.todos) });
     case "session.next.synthetic":
       // Known to the wire schema, with no canonical counterpart yet: kept, not dropped.
       return single(state, origin, "native.unknown", { nativeType: event.type, raw: event });

@@ -71,4 +71,14 @@ describe("normalizeLegacyEvent", () => {
       );
     expect(summary).toMatchSnapshot();
   });
+
+  it("turns the todo list (todo.updated) into the durable todo.updated", () => {
+    const todos = [{ content: "Write the tests", status: "pending", priority: "medium" }];
+    const events = normalize([
+      { type: "todo.updated", properties: { sessionID: "ses_test", todos } },
+    ]);
+    expect(events).toEqual([
+      expect.objectContaining({ type: "todo.updated", durable: true, data: { todos } }),
+    ]);
+  });
 });

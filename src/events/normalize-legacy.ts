@@ -27,6 +27,7 @@ import {
 import type { CanonicalEvent, ErrorInfo } from "./canonical.js";
 import { type PartsState, remember, textPartSnapshot, toolPartSnapshot } from "./legacy-parts.js";
 import { emitInterruptedWork, emitStepFailure } from "./step-endings.js";
+import { boundedTodos } from "./todo-list.js";
 import {
   addTurnUsage,
   admissionOrigin,
@@ -346,6 +347,9 @@ export function normalizeLegacyEvent(
       // Sent while the summary's own run (the compaction agent's turn) still runs; not part of it.
       emitOutsideTurn("session.compacted", {});
       return { state: next, events };
+    case "todo.updated":
+      emit("todo.updated", { todos: boundedTodos(event.properties.todos) });
+      return { state: next, events };
     // Known to the wire schema, with no canonical counterpart yet: kept, not dropped.
     case "server.connected":
     case "server.heartbeat":
@@ -353,7 +357,6 @@ export function normalizeLegacyEvent(
     case "session.diff":
     case "message.removed":
     case "message.part.removed":
-    case "todo.updated":
       return unknown();
     default:
       return assertNever(event, "legacy event");

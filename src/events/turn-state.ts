@@ -32,6 +32,11 @@ export function turnIdFor(inputId: string): string {
   return `turn_${inputId}`;
 }
 
+/** The input that started the turn `turnId` (the inverse of `turnIdFor`). */
+export function inputIdOfTurn(turnId: string): string {
+  return turnId.startsWith("turn_") ? turnId.slice("turn_".length) : turnId;
+}
+
 /**
  * An admission belongs to the turn it will join or start: a steer into the running turn joins
  * it; anything else starts the turn named after the input (see docs/events.md).

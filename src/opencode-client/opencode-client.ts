@@ -16,6 +16,7 @@ import type { Parsed } from "../opencode-protocol/common.js";
 import { type LegacyEvent, parseLegacyEvent } from "../opencode-protocol/legacy/events.js";
 import * as lists from "../opencode-protocol/legacy/location-lists.js";
 import * as legacy from "../opencode-protocol/legacy/session.js";
+import * as vcs from "../opencode-protocol/legacy/vcs.js";
 import { type OperationId, operations } from "../opencode-protocol/operations.js";
 import type { Transport } from "../transport/transport.js";
 import {
@@ -125,6 +126,23 @@ export class OpencodeClient {
         () => this.#withBody(input, legacy.SummarizeRequest, "session.summarize"),
         Ok,
         { timeoutMs: this.#blockingPromptTimeoutMs, ...options },
+      ),
+    /** The session's todo list as the `todowrite` tool last wrote it (`/api` sessions too). */
+    todo: (input: { sessionID: string }, options?: ClientCallOptions) =>
+      this.#call("session.todo", input, vcs.TodoList, options),
+  };
+
+  /** The location's version control: the working tree against its last commit. */
+  readonly vcs = {
+    get: (options?: ClientCallOptions) => this.#call("vcs.get", {}, vcs.VcsInfo, options),
+    status: (options?: ClientCallOptions) =>
+      this.#call("vcs.status", {}, z.array(vcs.VcsFileStatus), options),
+    diff: (input: z.input<typeof vcs.VcsDiffQuery>, options?: ClientCallOptions) =>
+      this.#call(
+        "vcs.diff",
+        () => this.#body(vcs.VcsDiffQuery, input, "vcs.diff"),
+        z.array(vcs.VcsFileDiff),
+        options,
       ),
   };
 

@@ -132,3 +132,11 @@ export function unwrapApiData(body: unknown, what: string): unknown {
     body,
   );
 }
+
+/** One entry of a session's todo list (`status`: pending, in_progress, completed, cancelled). */
+export const Todo = z.looseObject({
+  content: z.string(),
+  status: z.string(),
+  priority: z.string(),
+});
+export type Todo = z.infer<typeof Todo>;

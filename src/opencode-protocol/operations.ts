@@ -68,6 +68,10 @@ export const operations = {
   "command.list": legacy("GET", "/command"),
   "mcp.status": legacy("GET", "/mcp"),
   "app.skills": legacy("GET", "/skill"),
+  "session.todo": legacy("GET", "/session/{sessionID}/todo"),
+  "vcs.get": legacy("GET", "/vcs"),
+  "vcs.status": legacy("GET", "/vcs/status"),
+  "vcs.diff": legacy("GET", "/vcs/diff", { query: ["mode", "context"] }),
 
   // The `/api` surface: `{ data }` bodies, location per request.
   // The one /api route that answers without the `{data}` wrapper.

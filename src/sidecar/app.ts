@@ -19,6 +19,7 @@ import { streamSchemas } from "./openapi-components.js";
 import { redactUrl } from "./redact.js";
 import { registerAgentRoutes } from "./routes/agents.js";
 import { registerAskRoutes } from "./routes/asks.js";
+import { registerChangesRoutes } from "./routes/changes.js";
 import { registerChildRoutes } from "./routes/children.js";
 import { registerCommandRoutes } from "./routes/commands.js";
 import { registerCompactRoutes } from "./routes/compact.js";
@@ -152,6 +153,7 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
     registerCommandRoutes(scope, ctx);
     registerCompactRoutes(scope, ctx);
     registerLocationListRoutes(scope, ctx);
+    registerChangesRoutes(scope, ctx);
     registerAskRoutes(scope, ctx);
   });
   void app.register(async (scope) => registerStreamRoutes(scope, ctx));

@@ -112,6 +112,7 @@ const USAGE_CODES: ReadonlyArray<readonly [RegExp, ErrorCode]> = [
   [/^session \S+ has no input /, "not_found"],
   [/still exists: there is nothing to continue/, "conflict"],
   [/^session \S+'s OpenCode session \S+ no longer exists/, "conflict"],
+  [/^no turn \S+ in session /, "not_found"],
   [/^session \S+ is busy/, "conflict"],
   [/^nothing to redo in session /, "conflict"],
   [/^input \S+ was sent already/, "conflict"],

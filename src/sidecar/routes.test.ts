@@ -203,6 +203,40 @@ describe("commands and compaction", () => {
   });
 });
 
+describe("changes, todos and context", () => {
+  it("where the backend cannot tell: 422 unsupported; a bad ?turn=: 400; a turn not the session's: 404", async () => {
+    const { app, id } = await withSession();
+    const get = (path: string) =>
+      app.inject({ method: "GET", url: `/v1/sessions/${id}${path}`, headers: AUTH });
+    for (const [path, what] of [
+      ["/changes", "tell a session's file changes"],
+      ["/vcs", "tell the working tree's status"],
+      ["/todos", "read a session's todo list"],
+    ] as const) {
+      const refused = await get(path);
+      expect(refused.statusCode, path).toBe(422);
+      expect(refused.json().error).toMatchObject({
+        code: "unsupported",
+        message: `the subprocess backend cannot ${what}`,
+      });
+    }
+    for (const query of ["?turn=", `?turn=${"x".repeat(201)}`, "?turn=t&other=1"]) {
+      for (const path of ["/changes", "/context"]) {
+        const invalid = await get(`${path}${query}`);
+        expect(invalid.statusCode, `${path}${query}`).toBe(400);
+        expect(invalid.json().error.code).toBe("invalid_request");
+      }
+    }
+    // What it spent is read from its events, on every backend: nothing before a step.
+    const context = await get("/context");
+    expect(context.statusCode).toBe(200);
+    expect(context.json()).toEqual({ children: [] });
+    const unknown = await get("/context?turn=turn_msg_nosuchturn");
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().error.message).toMatch(/^no turn turn_msg_nosuchturn in session /);
+  });
+});
+
 describe("inputs", () => {
   it("admits a send retried with the same idempotency key once, and answers it the same", async () => {
     const { backend, post } = await withSession();
@@ -358,6 +392,10 @@ describe("the OpenAPI document", () => {
         "POST /v1/sessions/{id}/compact",
         "GET /v1/mcp",
         "GET /v1/skills",
+        "GET /v1/sessions/{id}/changes",
+        "GET /v1/sessions/{id}/vcs",
+        "GET /v1/sessions/{id}/todos",
+        "GET /v1/sessions/{id}/context",
         "POST /v1/sessions/{id}/permissions/{requestId}",
         "POST /v1/sessions/{id}/questions/{requestId}",
         "POST /v1/sessions/{id}/questions/{requestId}/reject",

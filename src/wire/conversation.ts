@@ -309,6 +309,8 @@ function foldMessages(messages: Message[], event: CanonicalEvent): Message[] {
     case "file.edited":
     case "model.switched":
     case "agent.switched":
+    case "files.changed":
+    case "todo.updated":
     case "retry":
     case "compaction.started":
     case "compaction.ended":

@@ -5,14 +5,18 @@
  */
 import { z } from "zod";
 import type { Capabilities } from "../backends/capabilities.js";
+import type { SessionChanges, VcsStatus } from "../backends/file-changes.js";
 import { DURABLE_EVENTS } from "../events/event-definitions.js";
 import {
   ErrorInfoSchema,
+  FileChangeSchema,
   ModelRefSchema,
   OutcomeSchema,
   RevertedFileSchema,
+  TodoSchema,
   UsageSchema,
 } from "../events/event-parts.js";
+import type { SessionContext } from "../runtime/session/session-context.js";
 import type { Conversation } from "./conversation-types.js";
 import { assertType, type Equals } from "./type-equality.js";
 
@@ -76,6 +80,8 @@ const CapabilitiesSchema = z.object({
   compact: z.boolean(),
   mcpStatus: z.boolean(),
   skills: z.boolean(),
+  changes: z.boolean(),
+  todos: z.boolean(),
 });
 assertType<Equals<z.infer<typeof CapabilitiesSchema>, Capabilities>>(true);
 
@@ -445,3 +451,52 @@ export const HealthSchema = z.object({
 export const TranscriptQuerySchema = z.object({
   after: z.coerce.number().int().min(0).optional(),
 });
+
+// --- file changes, version control, todos, context ---
+
+/** `?turn=`: one turn of the session (a `turnId` of its events); without it, the whole session. */
+export const TurnQuerySchema = z.strictObject({ turn: text(200).optional() });
+
+const FileDiffSchema = FileChangeSchema.extend({
+  /** The unified diff against the last commit; absent for a binary file or past the bound. */
+  patch: z.string().exactOptional(),
+  /** The diff was cut (64 KiB a file) or left out (past 1 MiB in all). */
+  patchTruncated: z.literal(true).exactOptional(),
+});
+
+/** `GET /v1/sessions/:id/changes`: the files the session (or one turn) changed, with diffs. */
+export const SessionChangesSchema = z.object({
+  files: z.array(FileDiffSchema),
+  /** Changed files past the first 200, not listed. */
+  moreFiles: z.number().int().exactOptional(),
+});
+assertType<Equals<z.infer<typeof SessionChangesSchema>, SessionChanges>>(true);
+
+/** `GET /v1/sessions/:id/vcs`: the working tree of the session's directory against its last commit. */
+export const VcsStatusSchema = z.object({
+  branch: z.string().exactOptional(),
+  files: z.array(FileChangeSchema),
+  moreFiles: z.number().int().exactOptional(),
+});
+assertType<Equals<z.infer<typeof VcsStatusSchema>, VcsStatus>>(true);
+
+/** `GET /v1/sessions/:id/todos`: the agent's todo list as it last wrote it. */
+export const TodoListSchema = z.object({ todos: z.array(TodoSchema) });
+
+/** `GET /v1/sessions/:id/context`: what the session spent, and its model's context. */
+export const SessionContextSchema = z.object({
+  spent: UsageSchema.exactOptional(),
+  children: z.array(z.object({ sessionId: z.string(), spent: UsageSchema.exactOptional() })),
+  total: UsageSchema.exactOptional(),
+  turn: z
+    .object({ turnId: z.string(), spent: UsageSchema.exactOptional(), running: z.boolean() })
+    .exactOptional(),
+  context: z
+    .object({
+      tokens: z.number(),
+      model: ModelRefSchema.exactOptional(),
+      limit: z.number().exactOptional(),
+    })
+    .exactOptional(),
+});
+assertType<Equals<z.infer<typeof SessionContextSchema>, SessionContext>>(true);

@@ -8,7 +8,7 @@
  */
 
 import { AbortError, ConnectionError } from "../../errors.js";
-import type { ModelRef } from "../../events/canonical.js";
+import type { ModelRef, Todo } from "../../events/canonical.js";
 import { DeltaCatchUp } from "../../events/delta-catch-up.js";
 import type { DeltaStats } from "../../events/delta-stats.js";
 import { inlinedBlock } from "../../events/inlined-texts.js";
@@ -23,6 +23,7 @@ import {
   normalizeLegacyEvent,
 } from "../../events/normalize-legacy.js";
 import { normalizeSafely } from "../../events/safe-normalize.js";
+import { boundedTodos } from "../../events/todo-list.js";
 import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
 import type { Parsed } from "../../opencode-protocol/common.js";
 import { type LegacyEvent, legacyEventSessionId } from "../../opencode-protocol/legacy/events.js";
@@ -207,6 +208,14 @@ export class LegacyBackend implements SessionBackend {
       { sessionID: this.upstreamId, providerID, modelID },
       this.#callOptions(signal),
     );
+  }
+
+  async todos(signal?: AbortSignal): Promise<Todo[]> {
+    const todos = await this.#client.session.todo(
+      { sessionID: this.upstreamId },
+      this.#callOptions(signal),
+    );
+    return boundedTodos(todos);
   }
 
   async abandonTurn(): Promise<void> {

@@ -20,6 +20,8 @@ export const LIVE_ONLY_TYPES: ReadonlySet<string> = new Set([
   "question.v2.asked",
   "question.v2.replied",
   "question.v2.rejected",
+  // The todo list: 1.18.33 puts it on the live stream only.
+  "todo.updated",
 ]);
 
 export interface LiveStreamOptions {

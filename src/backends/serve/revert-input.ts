@@ -12,13 +12,11 @@ import { UsageError } from "../../errors.js";
 import type { RevertedFile } from "../../events/canonical.js";
 import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
 import type { ClientCallOptions } from "../../opencode-client/operation-caller.js";
+import { firstFiles, MAX_CHANGED_FILES } from "../file-changes.js";
+import { newestFirst } from "./session-messages.js";
 
-/** Messages read per page while looking for the input, newest first. */
-const PAGE = 50;
-/** Pages read at most: a bound on the walk, far past any session a person reverts in. */
-const MAX_PAGES = 200;
 /** Files an undo names in its event; the rest are counted (`moreFiles`). */
-export const MAX_REVERTED_FILES = 200;
+export const MAX_REVERTED_FILES = MAX_CHANGED_FILES;
 
 /** What an undo put back. */
 export interface StagedRevert {
@@ -50,10 +48,7 @@ export async function stageRevertToBefore(
       deletions: file.deletions,
     }),
   );
-  return {
-    files: files.slice(0, MAX_REVERTED_FILES),
-    moreFiles: Math.max(0, files.length - MAX_REVERTED_FILES),
-  };
+  return firstFiles(files);
 }
 
 /**
@@ -94,23 +89,4 @@ async function messageBefore(
   throw new UsageError(
     `the serve backend cannot revert to before a session's first message: OpenCode reverts to a message it keeps, and the first has none before it. Start a new session instead`,
   );
-}
-
-/** The session's messages, newest first, a page at a time (at most `MAX_PAGES`). */
-async function* newestFirst(
-  client: OpencodeClient,
-  sessionID: string,
-  options: ClientCallOptions,
-): AsyncGenerator<{ id: string; type: string }> {
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    // A cursor carries its order: the server refuses both together.
-    const { data, cursor: next } = await client.v2.session.messages(
-      { sessionID, limit: PAGE, ...(cursor === undefined ? { order: "desc" } : { cursor }) },
-      options,
-    );
-    yield* data;
-    cursor = next?.next ?? undefined;
-    if (cursor === undefined || data.length < PAGE) return;
-  }
 }

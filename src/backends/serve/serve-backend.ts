@@ -7,7 +7,7 @@
 import { AbortError, OpencodeApiError, UsageError } from "../../errors.js";
 import { apiStateFromEvents } from "../../events/api-state-from-events.js";
 import { canonical, type ToolErrorKind } from "../../events/build.js";
-import type { CanonicalEvent, CanonicalEventOf, ModelRef } from "../../events/canonical.js";
+import type { CanonicalEvent, CanonicalEventOf, ModelRef, Todo } from "../../events/canonical.js";
 import { DeltaCatchUp } from "../../events/delta-catch-up.js";
 import type { DeltaStats } from "../../events/delta-stats.js";
 import { pendingEarlierConversation } from "../../events/earlier-conversation.js";
@@ -20,14 +20,17 @@ import {
 } from "../../events/normalize-api.js";
 import { normalizeSafely } from "../../events/safe-normalize.js";
 import { sinceRehydration } from "../../events/since-rehydration.js";
-import { endingOf } from "../../events/turn-state.js";
+import { boundedTodos } from "../../events/todo-list.js";
+import { endingOf, inputIdOfTurn } from "../../events/turn-state.js";
 import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
+import { ModelLimit } from "../../opencode-protocol/api/session.js";
 import { checkAgentName, listAgents } from "../agents.js";
 import { AnsweredAsks } from "../answered-asks.js";
 import type { BackendContext, PermissionReply, PromptRequest, SessionBackend } from "../backend.js";
 import { backendEvent } from "../backend-event.js";
 import { BACKEND_CAPABILITIES } from "../capabilities.js";
 import { commandPrompt } from "../commands.js";
+import type { SessionChanges, VcsStatus } from "../file-changes.js";
 import { LiveReadiness } from "../live-readiness.js";
 import { forTheModel } from "../model-attachments.js";
 import { diffOfToolCall } from "../permission-diff.js";
@@ -38,6 +41,7 @@ import { AskTurns } from "./ask-turns.js";
 import { MergedSessionStream, type MergedStreamName } from "./merged-stream.js";
 import { isMessageId, mintMessageId } from "./message-id.js";
 import { stagedRevertInput, stageRevertToBefore } from "./revert-input.js";
+import { sessionChanges, vcsStatus } from "./session-changes.js";
 
 /** How long an ask waits for its tool call's input (it comes on the other connection). */
 const TOOL_INPUT_WAIT_MS = 2_000;
@@ -95,6 +99,8 @@ export class ServeBackend implements SessionBackend {
    * of it, so the first input carries it to the model (attached, as text files are).
    */
   #earlier: InlinedText | undefined;
+  /** The inputs delivered into each running turn: whose steps `files.changed` sums at its end. */
+  readonly #turnInputs = new Map<string, string[]>();
 
   constructor(client: OpencodeClient, context: BackendContext, options: ServeBackendOptions = {}) {
     this.upstreamId = options.upstreamId ?? context.sessionId;
@@ -238,6 +244,76 @@ export class ServeBackend implements SessionBackend {
     return commandPrompt(this.#client, this.#context.directory, name, args, signal);
   }
 
+  async changes(
+    scope: { inputIds?: readonly string[] },
+    signal?: AbortSignal,
+  ): Promise<SessionChanges> {
+    return await sessionChanges(
+      this.#client,
+      this.upstreamId,
+      {
+        ...(scope.inputIds === undefined ? {} : { inputIds: new Set(scope.inputIds) }),
+        patches: true,
+      },
+      this.#callOptions(signal),
+    );
+  }
+
+  async vcsStatus(signal?: AbortSignal): Promise<VcsStatus> {
+    return await vcsStatus(this.#client, this.#callOptions(signal));
+  }
+
+  async contextLimit(model: ModelRef, signal?: AbortSignal): Promise<number | undefined> {
+    const models = await this.#client.v2.model.list(this.#callOptions(signal));
+    const entry = models.find(
+      (candidate) => candidate.providerID === model.providerID && candidate.id === model.modelID,
+    );
+    const limit = ModelLimit.safeParse(entry).data?.limit?.context;
+    return limit !== undefined && limit > 0 ? limit : undefined;
+  }
+
+  async todos(signal?: AbortSignal): Promise<Todo[]> {
+    const todos = await this.#client.session.todo(
+      { sessionID: this.upstreamId },
+      this.#callOptions(signal),
+    );
+    return boundedTodos(todos);
+  }
+
+  /**
+   * After a turn's end: `files.changed` with the files its steps changed, when there are any,
+   * in the turn. OpenCode says nothing of them on its streams (see session-changes.ts).
+   */
+  async #announceChanges(turnId: string, inputIds: readonly string[]): Promise<void> {
+    try {
+      const { files, moreFiles } = await sessionChanges(
+        this.#client,
+        this.upstreamId,
+        { inputIds: new Set(inputIds), patches: false },
+        this.#callOptions(this.#stop.signal),
+      );
+      if (files.length === 0 && moreFiles === undefined) return;
+      this.#catchUp.push(
+        backendEvent(
+          this.upstreamId,
+          this.kind,
+          "session.files",
+          "files.changed",
+          { files, ...(moreFiles === undefined ? {} : { moreFiles }) },
+          // Named by its turn: a turn's end read again (an adopted session) says it once.
+          { turnId, nativeId: `session.files_${turnId}` },
+        ),
+      );
+    } catch (error) {
+      if (this.#stop.signal.aborted) return;
+      this.#context.logger.warn("could not read the files a turn changed", {
+        sessionId: this.upstreamId,
+        turnId,
+        error,
+      });
+    }
+  }
+
   async revert(inputId: string, signal?: AbortSignal): Promise<void> {
     const { files, moreFiles } = await stageRevertToBefore(
       this.#client,
@@ -297,6 +373,7 @@ export class ServeBackend implements SessionBackend {
     const turnId = this.#state.turn?.id;
     this.#catchUp.abandonTurn(turnId);
     this.#askCalls.turnEnded(turnId);
+    if (turnId !== undefined) this.#turnInputs.delete(turnId);
     this.#state = { ...this.#state, turn: undefined, pending: new Map() };
     await this.#client.v2.session.interrupt(
       { sessionID: this.upstreamId },
@@ -361,6 +438,15 @@ export class ServeBackend implements SessionBackend {
     }
     if (event.type === "tool.called") this.#calls.called(event.data.callId, event.data);
     if (event.type === "turn.ended") this.#calls.turnEnded();
+    if (event.type === "input.delivered" && event.turnId !== undefined) {
+      const inputs = this.#turnInputs.get(event.turnId) ?? [];
+      this.#turnInputs.set(event.turnId, [...inputs, event.data.inputId]);
+    }
+    if (event.type === "turn.ended" && event.turnId !== undefined) {
+      const inputs = this.#turnInputs.get(event.turnId) ?? [inputIdOfTurn(event.turnId)];
+      this.#turnInputs.delete(event.turnId);
+      void this.#announceChanges(event.turnId, inputs);
+    }
     if (event.type === "permission.asked" && event.data.diff === undefined) {
       // Into the catch-up like any event: it must not overtake its own call, held behind a
       // part's end that waits for its deltas.

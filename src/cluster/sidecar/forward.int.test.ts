@@ -87,6 +87,22 @@ describe("commands across sidecars", () => {
     expect(backend.interrupts).toBe(1);
   });
 
+  it("forwards a read that needs the session's runtime (its context) to the driver", async () => {
+    const url = await cluster.freshDatabase();
+    const [a, b] = await twoListening(url);
+    const id = await createClusterSession(a);
+
+    const read = await b.app.inject({
+      method: "GET",
+      url: `/v1/sessions/${id}/context`,
+      headers: b.headers.json,
+    });
+    expect(read.statusCode, read.body).toBe(200);
+    expect(read.json()).toEqual({ children: [] });
+    expect(answered(a, "/v1/sessions/:id/context")).toEqual([200]);
+    expect(b.ctx.sessions.peek(id)).toBeUndefined(); // B still does not drive it
+  });
+
   it("forwards a multipart send's bytes with their content type", async () => {
     const url = await cluster.freshDatabase();
     const [a, b] = await twoListening(url);

@@ -9,6 +9,7 @@ import {
   LocationRef,
   type Parsed,
   parseByType,
+  Todo,
   Tokens,
   WireModelRef,
 } from "../common.js";
@@ -28,7 +29,7 @@ const event = <T extends string, D extends z.ZodRawShape>(type: T, data: D) =>
     data: z.looseObject({ timestamp: z.number(), sessionID: z.string(), ...data }),
   });
 
-/** The live-only asks: no timestamp, and `id` in `data` is the request id. */
+/** The live-only events (asks, todos): no timestamp; an ask's `id` in `data` is its request id. */
 const ask = <T extends string, D extends z.ZodRawShape>(type: T, data: D) =>
   z.looseObject({
     id: z.string(),
@@ -175,6 +176,12 @@ export const apiEventSchemas = {
     answers: z.array(z.unknown()).optional(),
   }),
   "question.v2.rejected": ask("question.v2.rejected", { requestID: z.string() }),
+  /**
+   * The `todowrite` tool's whole list, after each write. Verified on 1.18.33: live only (on
+   * `/api/event`, and as `properties` on the legacy `/event`), never on the durable stream,
+   * and without a timestamp; `GET /session/{id}/todo` reads the list kept.
+   */
+  "todo.updated": ask("todo.updated", { todos: z.array(Todo) }),
 } as const;
 
 type Schemas = typeof apiEventSchemas;

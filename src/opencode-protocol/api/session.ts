@@ -75,6 +75,15 @@ export const MessagePage = z.looseObject({
 export type MessagePage = z.infer<typeof MessagePage>;
 
 /**
+ * What an assistant message (one step) of `MessagePage` says of the files: OpenCode's
+ * snapshots before and after the step, and the files the step changed, relative to the
+ * session's directory. Verified on 1.18.33: in a git worktree only (elsewhere no snapshot).
+ */
+export const StepSnapshot = z.looseObject({
+  snapshot: z.looseObject({ files: z.array(z.string()).optional() }).optional(),
+});
+
+/**
  * `POST /api/session/{id}/revert/stage` body: the message to revert to (it is kept, what
  * follows it goes) and whether the files changed since are restored too. Verified on 1.18.33:
  * staging puts the files back on disk at once (in a git worktree; elsewhere OpenCode keeps no
@@ -135,6 +144,11 @@ export const ModelInfo = z.looseObject({
 });
 export type ModelInfo = z.infer<typeof ModelInfo>;
 export const ModelList = z.array(ModelInfo);
+
+/** A catalog entry's limits, in tokens (1.18.33: `limit: { context, output, input? }`; 0 when unknown). */
+export const ModelLimit = z.looseObject({
+  limit: z.looseObject({ context: z.number().optional() }).optional(),
+});
 
 /** `GET /api/provider/{id}`: one provider of a location's catalog (without its models). */
 export const ProviderInfo = z.looseObject({ id: z.string() });

@@ -3,7 +3,7 @@
  * SSE `id:` line (so no Last-Event-ID resume). Known types are validated; others pass through.
  */
 import { z } from "zod";
-import { type Parsed, parseByType } from "../common.js";
+import { type Parsed, parseByType, Todo } from "../common.js";
 import { Part } from "./parts.js";
 import { Message, PermissionRequest, QuestionRequest, Session, SessionStatus } from "./session.js";
 
@@ -71,7 +71,7 @@ export const legacyEventSchemas = {
   "file.edited": event("file.edited", z.looseObject({ file: z.string() })),
   "todo.updated": event(
     "todo.updated",
-    z.looseObject({ sessionID: z.string(), todos: z.array(z.unknown()) }),
+    z.looseObject({ sessionID: z.string(), todos: z.array(Todo) }),
   ),
 } as const;
 

@@ -22,9 +22,10 @@ import {
   type SessionBackend,
 } from "../../backends/backend.js";
 import type { Capabilities } from "../../backends/capabilities.js";
+import type { SessionChanges, VcsStatus } from "../../backends/file-changes.js";
 import { withCheckedDiff } from "../../backends/permission-diff.js";
 import { UsageError } from "../../errors.js";
-import type { CanonicalEvent, ConnectionState, ModelRef } from "../../events/canonical.js";
+import type { CanonicalEvent, ConnectionState, ModelRef, Todo } from "../../events/canonical.js";
 import { sinceRehydration } from "../../events/since-rehydration.js";
 import type { ServerExit } from "../../server/server-handle.js";
 import { throwIfAborted } from "../../util/abort.js";
@@ -43,6 +44,13 @@ import { awaitingInputs } from "./run-state.js";
 import { RunWatch } from "./run-watch.js";
 import { RuntimeEnds } from "./runtime-ends.js";
 import { connectionChangedEvent, type RuntimeOrigin } from "./runtime-events.js";
+import {
+  childSessionIds,
+  latestModel,
+  type SessionContext,
+  sessionContextOf,
+  turnInputIds,
+} from "./session-context.js";
 import type {
   BackendFactory,
   SendOptions,
@@ -440,6 +448,80 @@ export class Session implements AsyncDisposable {
     await backend.switchAgent(agent, options.signal);
   }
 
+  /**
+   * What the session changed (`capabilities.changes`): the files its steps changed, or those of
+   * the turn `turnId`, each with its lines and unified diff against the last commit (diffs
+   * bounded: `patchTruncated`). A turn that is not the session's is a UsageError.
+   */
+  async changes(options: { turnId?: string; signal?: AbortSignal } = {}): Promise<SessionChanges> {
+    const backend = this.#supporting("changes", "tell a session's file changes", options.signal);
+    if (options.turnId === undefined) return await backend.changes({}, options.signal);
+    const inputIds = turnInputIds(await this.transcript(), options.turnId);
+    if (inputIds.length === 0) {
+      throw new UsageError(
+        `no turn ${options.turnId} in session ${this.id}: its turns are named by the turnId of its events`,
+      );
+    }
+    return await backend.changes({ inputIds }, options.signal);
+  }
+
+  /** The working tree of the session's directory against its last commit (`capabilities.changes`). */
+  async vcsStatus(options: { signal?: AbortSignal } = {}): Promise<VcsStatus> {
+    const backend = this.#supporting("vcsStatus", "tell the working tree's status", options.signal);
+    return await backend.vcsStatus(options.signal);
+  }
+
+  /** The agent's todo list as it last wrote it (`capabilities.todos`; `todo.updated` follows it). */
+  async todos(options: { signal?: AbortSignal } = {}): Promise<Todo[]> {
+    const backend = this.#supporting("todos", "read a session's todo list", options.signal);
+    return await backend.todos(options.signal);
+  }
+
+  /**
+   * What the session spent (its steps' usage summed, its subagents' child sessions apart and
+   * in `total`), one turn's spending (`turnId`, else the latest turn) and the latest step's
+   * context against its model's limit where the server's catalog has one.
+   */
+  async context(options: { turnId?: string; signal?: AbortSignal } = {}): Promise<SessionContext> {
+    this.#state.throwIfClosed();
+    throwIfAborted(options.signal, "reading the session's context");
+    const events = await this.transcript();
+    if (options.turnId !== undefined && !events.some((event) => event.turnId === options.turnId)) {
+      throw new UsageError(
+        `no turn ${options.turnId} in session ${this.id}: its turns are named by the turnId of its events`,
+      );
+    }
+    const children = new Map<string, CanonicalEvent[]>();
+    for (const childId of childSessionIds(events)) {
+      children.set(childId, await this.child(childId).transcript());
+    }
+    const model = latestModel(events);
+    const limit =
+      model === undefined || this.#backend.contextLimit === undefined
+        ? undefined
+        : await this.#backend.contextLimit(model, options.signal);
+    return sessionContextOf(events, children, {
+      ...(options.turnId === undefined ? {} : { turnId: options.turnId }),
+      ...(limit === undefined ? {} : { limit }),
+    });
+  }
+
+  /** The backend, when it has `method` (and its capability); else a UsageError saying so. */
+  #supporting<M extends "changes" | "vcsStatus" | "todos">(
+    method: M,
+    what: string,
+    signal: AbortSignal | undefined,
+  ): SessionBackend & Required<Pick<SessionBackend, M>> {
+    this.#state.throwIfClosed();
+    throwIfAborted(signal, what);
+    const backend = this.#backend;
+    const capability = method === "todos" ? "todos" : "changes";
+    if (!backend.capabilities[capability] || !hasMethod(backend, method)) {
+      throw new UsageError(`the ${backend.kind} backend cannot ${what}`);
+    }
+    return backend;
+  }
+
   /** Kept events after `after` (a bridge seq), then live ones; ends when the session closes. */
   events(options: { after?: number; signal?: AbortSignal } = {}): AsyncIterable<CanonicalEvent> {
     return this.#log.read(options.after ?? 0, options.signal);
@@ -605,4 +687,12 @@ export class Session implements AsyncDisposable {
 /** Whether turn `turnId` started among `events`. */
 function startedIn(events: readonly CanonicalEvent[], turnId: string): boolean {
   return events.some((event) => event.type === "turn.started" && event.turnId === turnId);
+}
+
+/** Whether `backend` has the optional `method`. */
+function hasMethod<M extends keyof SessionBackend>(
+  backend: SessionBackend,
+  method: M,
+): backend is SessionBackend & Required<Pick<SessionBackend, M>> {
+  return backend[method] !== undefined;
 }

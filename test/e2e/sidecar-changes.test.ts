@@ -1,0 +1,193 @@
+/**
+ * End to end: a session's file changes, its working tree, the agent's todo list and what it
+ * spent, over the sidecar, against a real `opencode serve` 1.18.33 and the scripted model, in
+ * a git worktree (OpenCode snapshots steps' files only in one). A turn writes a new file,
+ * rewrites a committed one and writes a todo list: `files.changed` names both files with their
+ * lines at the turn's end, the changes route shows their diffs, the VCS status lists them;
+ * `todo.updated` and the todos route agree, for a second client too; the context route's sums
+ * are the step events' own. A turn that writes nothing changes nothing of its own.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BridgeApiError, BridgeClient, liveConversationOf } from "../../src/client/index.js";
+import { addUsage } from "../../src/events/build.js";
+import type { CanonicalEvent, Usage } from "../../src/events/canonical.js";
+import { tokensInContext } from "../../src/events/usage-tally.js";
+import { DEMO_MODEL, useRealSidecar } from "../support/real-sidecar.js";
+import { readUntil } from "../support/sidecar-reading.js";
+import { NodeWebSocket } from "../support/ws.js";
+
+/** A git worktree whose one commit has `old.txt` (two lines). */
+function gitWorktree(): string {
+  const directory = mkdtempSync(join(tmpdir(), "ocb-changes-e2e-"));
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=e2e", "-c", "user.email=e2e@example.com", ...args], {
+      cwd: directory,
+      stdio: "ignore",
+    });
+  git("init", "-q");
+  writeFileSync(join(directory, "old.txt"), "a\nb\n");
+  git("add", "old.txt");
+  git("commit", "-q", "-m", "start");
+  return directory;
+}
+
+const worktree = gitWorktree();
+afterAll(() => rmSync(worktree, { recursive: true, force: true }));
+const real = useRealSidecar({ web: false, label: "sidecar changes e2e", directory: worktree });
+let client: BridgeClient;
+beforeAll(() => {
+  ({ client } = real.current);
+});
+
+const TODOS = [
+  { content: "Write the new file", status: "completed", priority: "high" },
+  { content: "Rewrite old.txt", status: "in_progress", priority: "medium" },
+];
+
+/** A prompt that has the model write `content` to `name` in the worktree. */
+function write(name: string, content: string): string {
+  return `[[tool write ${JSON.stringify({ path: join(worktree, name), content })}]]`;
+}
+
+/** Sends `text`; the turn's events up to its end. */
+async function turn(sessionId: string, text: string, after: number): Promise<CanonicalEvent[]> {
+  const { turnId } = await client.send(sessionId, { text, delivery: "queue" });
+  const events = await readUntil(
+    client,
+    sessionId,
+    (event) => event.type === "turn.ended" && event.turnId === turnId,
+    { after, what: `the end of the turn of ${text.slice(0, 40)}` },
+  );
+  return events.filter((event) => event.turnId === turnId);
+}
+
+/** The usage of the turn whose events end with its `turn.ended`. */
+function endUsage(events: readonly CanonicalEvent[]): Usage | undefined {
+  const end = events.at(-1);
+  return end?.type === "turn.ended" ? end.data.usage : undefined;
+}
+
+function stepUsages(events: readonly CanonicalEvent[]): Usage[] {
+  return events.flatMap((event) =>
+    event.type === "step.ended" && event.data.usage !== undefined ? [event.data.usage] : [],
+  );
+}
+
+describe("file changes, todos and context", () => {
+  it("a turn's files.changed, diffs, VCS status and todos; the session's spending is its steps'", async () => {
+    const session = await client.createSession();
+    expect(session.capabilities).toMatchObject({ changes: true, todos: true });
+    const first = await turn(
+      session.id,
+      `${write("a.txt", "one\ntwo\n")} ${write("old.txt", "a\nB\nc\n")} [[tool todowrite ${JSON.stringify({ todos: TODOS })}]] [[reply written]]`,
+      0,
+    );
+    const firstTurn = first[0]?.turnId as string;
+    const firstEnd = first.at(-1) as CanonicalEvent;
+    expect(firstEnd.data).toMatchObject({ outcome: "completed", text: "written" });
+
+    // The todo list, as the tool wrote it, durable, in the turn.
+    const todoUpdated = first.find((event) => event.type === "todo.updated");
+    expect(todoUpdated).toMatchObject({ durable: true, data: { todos: TODOS } });
+
+    // After the turn's end: the files it changed, with their lines.
+    const changed = (
+      await readUntil(client, session.id, (event) => event.type === "files.changed", {
+        after: firstEnd.seq ?? 0,
+        what: "files.changed",
+      })
+    ).at(-1);
+    expect(changed).toMatchObject({ type: "files.changed", durable: true, turnId: firstTurn });
+    if (changed?.type !== "files.changed") throw new Error("no files.changed");
+    const byPath = <F extends { path: string }>(files: readonly F[]): F[] =>
+      [...files].sort((a, b) => a.path.localeCompare(b.path));
+    expect(byPath(changed.data.files)).toEqual([
+      { path: "a.txt", status: "added", additions: 2, deletions: 0 },
+      { path: "old.txt", status: "modified", additions: 2, deletions: 1 },
+    ]);
+    expect(changed.data.moreFiles).toBeUndefined();
+
+    // The changes route: the same files, with unified diffs showing the new lines.
+    const ofTurn = await client.changes(session.id, { turnId: firstTurn });
+    expect(byPath(ofTurn.files).map(({ patch: _patch, ...file }) => file)).toEqual(
+      byPath(changed.data.files),
+    );
+    const patches = Object.fromEntries(ofTurn.files.map((file) => [file.path, file.patch ?? ""]));
+    expect(patches["a.txt"]).toMatch(/^\+one$/m);
+    expect(patches["a.txt"]).toMatch(/^\+two$/m);
+    expect(patches["old.txt"]).toMatch(/^-b$/m);
+    expect(patches["old.txt"]).toMatch(/^\+B$/m);
+    expect(patches["old.txt"]).toMatch(/^\+c$/m);
+    // The working tree's status lists them too.
+    const vcs = await client.vcs(session.id);
+    expect(vcs.branch).toEqual(expect.any(String));
+    expect(byPath(vcs.files)).toEqual(byPath(changed.data.files));
+
+    // The todos route agrees with the event, for a second client too (live and kept).
+    expect(await client.todos(session.id)).toEqual(TODOS);
+    const other = new BridgeClient({
+      url: real.current.sidecar.url,
+      token: real.current.token,
+      WebSocket: NodeWebSocket,
+    });
+    try {
+      expect(await other.todos(session.id)).toEqual(TODOS);
+      const kept = await readUntil(other, session.id, (event) => event.seq === changed.seq, {
+        what: "the kept events up to files.changed",
+      });
+      expect(kept.find((event) => event.type === "todo.updated")).toEqual(todoUpdated);
+      const live = liveConversationOf(session.id, kept);
+      expect(live.todos).toEqual(TODOS);
+      expect(live.filesChanged).toEqual({ turnId: firstTurn, files: changed.data.files });
+    } finally {
+      other.close();
+    }
+
+    // A turn that writes nothing: no change of its own; the session's are still the first's.
+    const second = await turn(session.id, "[[reply nothing to write]]", changed.seq ?? 0);
+    const secondTurn = second[0]?.turnId as string;
+    expect((await client.changes(session.id, { turnId: secondTurn })).files).toEqual([]);
+    const whole = await client.changes(session.id);
+    expect(byPath(whole.files).map((file) => file.path)).toEqual(["a.txt", "old.txt"]);
+
+    // What it spent: the sum of its steps' usage, as the step events say; the latest turn's.
+    const transcript = await client.transcript(session.id);
+    const steps = stepUsages(transcript);
+    expect(steps.length).toBeGreaterThanOrEqual(5);
+    const sum = steps.reduce<Usage | undefined>(
+      (total, usage) => addUsage(total, usage),
+      undefined,
+    );
+    const context = await client.context(session.id);
+    expect(context.spent).toEqual(sum);
+    expect(context.spent?.tokens.input).toBeGreaterThan(0);
+    expect(context.spent?.tokens.output).toBeGreaterThan(0);
+    expect(context.total).toEqual(sum);
+    expect(context.children).toEqual([]);
+    expect(context.turn).toEqual({
+      turnId: secondTurn,
+      spent: endUsage(second),
+      running: false,
+    });
+    const lastStep = steps.at(-1) as Usage;
+    expect(context.context).toMatchObject({ tokens: tokensInContext(lastStep), model: DEMO_MODEL });
+    expect(context.context?.tokens).toBeGreaterThan(0);
+    const firstTurnContext = await client.context(session.id, { turnId: firstTurn });
+    expect(firstTurnContext.turn?.spent).toEqual(endUsage(first));
+    // The live conversation keeps the same sums.
+    const live = liveConversationOf(session.id, transcript);
+    expect(live.spent).toEqual(sum);
+    expect(live.contextTokens).toBe(tokensInContext(lastStep));
+
+    // A turn that is not the session's: 404.
+    const unknown = await client
+      .changes(session.id, { turnId: "turn_msg_nosuchturn" })
+      .catch((error) => error);
+    expect(unknown).toBeInstanceOf(BridgeApiError);
+    expect(unknown).toMatchObject({ status: 404 });
+  });
+});
