@@ -78,6 +78,11 @@ class BridgeClient {
     answerQuestion(sessionId: string, requestId: string, answers: string[][], options?: CallOptions): Promise<void>;
     rejectQuestion(sessionId: string, requestId: string, options?: CallOptions): Promise<void>;
     subscribe(sessionId: string, options?: SubscribeOptions): Subscription;
+    listFiles(sessionId: string, path?: string, options?: CallOptions): Promise<FileListing>;
+    readFile(sessionId: string, path: string, options?: CallOptions): Promise<FileContent>;
+    findFiles(sessionId: string, query: string, options?: CallOptions & {
+        limit?: number;
+    }): Promise<FoundFiles>;
     close(): void;
 }
 
@@ -197,6 +202,15 @@ const errorInfo: {
 
 // FetchLike
 type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+// FileContent
+type FileContent = z.output<typeof FileContentSchema>;
+
+// FileListing
+type FileListing = z.output<typeof FileListingSchema>;
+
+// FoundFiles
+type FoundFiles = z.output<typeof FoundFilesSchema>;
 
 // Health
 type Health = z.output<typeof HealthSchema>;

@@ -485,6 +485,51 @@ const errorInfo: {
 // EventData
 type EventData<T extends CanonicalType> = T extends DurableType ? DurableEventData[T] : T extends EphemeralType ? EphemeralEventData[T] : never;
 
+// FileContent
+interface FileContent {
+    path: string;
+    size: number;
+    binary: boolean;
+    content?: string | undefined;
+    truncated: boolean;
+}
+
+// FileEntry
+interface FileEntry {
+    name: string;
+    path: string;
+    type: FileEntryType;
+}
+
+// FileEntryType
+type FileEntryType = "file" | "directory" | "symlink" | "other";
+
+// FileListing
+interface FileListing {
+    path: string;
+    entries: FileEntry[];
+    truncated: boolean;
+}
+
+// FindFilesOptions
+interface FindFilesOptions {
+    limit?: number;
+    maxScanned?: number;
+    signal?: AbortSignal;
+}
+
+// FoundFile
+interface FoundFile {
+    path: string;
+    type: FileEntryType;
+}
+
+// FoundFiles
+interface FoundFiles {
+    files: FoundFile[];
+    truncated: boolean;
+}
+
 // LeftRunning
 interface LeftRunning {
     turns: {
@@ -745,6 +790,7 @@ class Session implements AsyncDisposable {
     #private;
     readonly id: string;
     readonly directory: string;
+    readonly files: SessionFiles;
     get capabilities(): Capabilities;
     get backend(): BackendKind;
     get upstreamId(): string | undefined;
@@ -790,6 +836,21 @@ class Session implements AsyncDisposable {
     stats(): SessionStats;
     close(): Promise<void>;
     [Symbol.asyncDispose](): Promise<void>;
+}
+
+// SessionFiles
+class SessionFiles {
+    #private;
+    constructor(directory: string);
+    list(path?: string, options?: {
+        maxEntries?: number;
+        signal?: AbortSignal;
+    }): Promise<FileListing>;
+    read(path: string, options?: {
+        maxBytes?: number;
+        signal?: AbortSignal;
+    }): Promise<FileContent>;
+    find(query: string, options?: FindFilesOptions): Promise<FoundFiles>;
 }
 
 // SessionRecord

@@ -10,6 +10,16 @@ export type { AgentInfo } from "./backends/agents.js";
 export type { AttachmentSpec } from "./backends/attachments.js";
 export type { BackendKind } from "./backends/backend.js";
 export type { Capabilities } from "./backends/capabilities.js";
+export type {
+  FileContent,
+  FileEntry,
+  FileEntryType,
+  FileListing,
+  FindFilesOptions,
+  FoundFile,
+  FoundFiles,
+  SessionFiles,
+} from "./backends/files/session-files.js";
 export {
   AbortError,
   type BridgeErrorOptions,

@@ -12,6 +12,9 @@ import {
   AgentListSchema,
   ConversationSchema,
   type CreateSessionBody,
+  FileContentSchema,
+  FileListingSchema,
+  FoundFilesSchema,
   HealthSchema,
   ModelCatalogSchema,
   OkSchema,
@@ -54,6 +57,12 @@ export type Ticket = z.output<typeof TicketSchema>;
 /** What a send answers, with the idempotency key it went with (to retry it yourself). */
 export type SendResult = SendInputResult & { idempotencyKey: string };
 export type PermissionReply = "once" | "always" | "reject";
+/** A directory of a session's (`BridgeClient.listFiles`). */
+export type FileListing = z.output<typeof FileListingSchema>;
+/** A file of a session's: its text, or that it is binary (`BridgeClient.readFile`). */
+export type FileContent = z.output<typeof FileContentSchema>;
+/** Files found by a few letters, best first (`BridgeClient.findFiles`). */
+export type FoundFiles = z.output<typeof FoundFilesSchema>;
 export type { SendInput, SubscribeOptions, Subscription };
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -365,6 +374,54 @@ export class BridgeClient {
    */
   subscribe(sessionId: string, options: SubscribeOptions = {}): Subscription {
     return this.#socket.subscribe(sessionId, options);
+  }
+
+  // --- files ---
+
+  /**
+   * `GET /v1/sessions/:id/files`: the directory `path` of the session's (relative to its
+   * directory; default the directory itself). 400 for a path outside it.
+   */
+  async listFiles(sessionId: string, path = "", options?: CallOptions): Promise<FileListing> {
+    const query = path === "" ? "" : `?${new URLSearchParams({ path })}`;
+    return this.#http.call(
+      { method: "GET", path: `${sessionPath(sessionId)}/files${query}`, schema: FileListingSchema },
+      options,
+    );
+  }
+
+  /**
+   * `GET /v1/sessions/:id/files/content`: the file `path`'s text (its first 1 MiB when
+   * `truncated`), or `binary: true`. 400 for a path outside the session directory.
+   */
+  async readFile(sessionId: string, path: string, options?: CallOptions): Promise<FileContent> {
+    const query = new URLSearchParams({ path });
+    return this.#http.call(
+      {
+        method: "GET",
+        path: `${sessionPath(sessionId)}/files/content?${query}`,
+        schema: FileContentSchema,
+      },
+      options,
+    );
+  }
+
+  /** `GET /v1/sessions/:id/files/find`: files whose path matches `query` fuzzily, best first. */
+  async findFiles(
+    sessionId: string,
+    query: string,
+    options?: CallOptions & { limit?: number },
+  ): Promise<FoundFiles> {
+    const params = new URLSearchParams({ q: query });
+    if (options?.limit !== undefined) params.set("limit", String(options.limit));
+    return this.#http.call(
+      {
+        method: "GET",
+        path: `${sessionPath(sessionId)}/files/find?${params}`,
+        schema: FoundFilesSchema,
+      },
+      options,
+    );
   }
 
   /** Ends every subscription and closes the WebSocket. HTTP calls still work. */

@@ -20,6 +20,7 @@ import { redactUrl } from "./redact.js";
 import { registerAgentRoutes } from "./routes/agents.js";
 import { registerAskRoutes } from "./routes/asks.js";
 import { registerChildRoutes } from "./routes/children.js";
+import { registerFileRoutes } from "./routes/files.js";
 import { registerInputRoutes } from "./routes/inputs.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
@@ -142,6 +143,7 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
     registerChildRoutes(scope, ctx);
     registerInputRoutes(scope, ctx);
     registerAgentRoutes(scope, ctx);
+    registerFileRoutes(scope, ctx);
     registerAskRoutes(scope, ctx);
   });
   void app.register(async (scope) => registerStreamRoutes(scope, ctx));

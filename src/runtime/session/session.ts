@@ -22,6 +22,7 @@ import {
   type SessionBackend,
 } from "../../backends/backend.js";
 import type { Capabilities } from "../../backends/capabilities.js";
+import { SessionFiles } from "../../backends/files/session-files.js";
 import { withCheckedDiff } from "../../backends/permission-diff.js";
 import { UsageError } from "../../errors.js";
 import type { CanonicalEvent, ConnectionState, ModelRef } from "../../events/canonical.js";
@@ -67,6 +68,8 @@ export type {
 export class Session implements AsyncDisposable {
   readonly id: string;
   readonly directory: string;
+  /** The files of its directory: listed, read, found (never outside it). */
+  readonly files: SessionFiles;
   readonly #backend: SessionBackend;
   readonly #logger: Logger;
   readonly #log: EventLog;
@@ -91,6 +94,7 @@ export class Session implements AsyncDisposable {
   constructor(id: string, backend: BackendFactory, options: SessionOptions) {
     this.id = id;
     this.directory = options.directory;
+    this.files = new SessionFiles(options.directory);
     const logger = options.logger ?? silentLogger;
     this.#logger = logger;
     const state = new SessionState(id);
