@@ -30,6 +30,7 @@ export const CAPABILITY_DESCRIPTIONS: Readonly<Record<keyof Capabilities, string
   interruptKeepsSession: "interrupt keeps the session",
   revert: "undo (revert to before an input) and redo",
   switchAgent: "switch the session's agent",
+  terminal: "a terminal in the session directory",
 };
 
 /** A Markdown table of the capabilities of every backend (the library guide shows it). */

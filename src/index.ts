@@ -20,6 +20,7 @@ export type {
   FoundFiles,
   SessionFiles,
 } from "./backends/files/session-files.js";
+export type { Terminal, TerminalEnd, TerminalSize } from "./backends/terminal.js";
 export {
   AbortError,
   type BridgeErrorOptions,

@@ -35,6 +35,8 @@ export interface Capabilities {
   revert: boolean;
   /** The session's agent can be switched (`Session.switchAgent`), from one of `Bridge.agents()`. */
   switchAgent: boolean;
+  /** A terminal (a shell in the session directory) can be opened (`Session.openTerminal`). */
+  terminal: boolean;
 }
 
 export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> = {
@@ -57,6 +59,8 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     revert: true,
     // /api/session/{id}/agent.
     switchAgent: true,
+    // /api/pty and its WebSocket.
+    terminal: true,
   },
   "serve-legacy": {
     streamingDeltas: true,
@@ -77,6 +81,8 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     revert: false,
     // Not built yet: the legacy surface takes the agent per prompt only.
     switchAgent: false,
+    // Not built yet: the legacy surface has /pty too, but only /api's was verified.
+    terminal: false,
   },
   subprocess: {
     // `opencode run --format json` prints each part once it is whole.
@@ -96,5 +102,7 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     revert: false,
     // `opencode run --agent` is fixed for the process.
     switchAgent: false,
+    // `opencode run` starts no server to hold a PTY.
+    terminal: false,
   },
 };

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import type { CanonicalEvent } from "../events/canonical.js";
+import { anySignalWithTimeout } from "../util/timeout-signal.js";
 import { CanonicalEventSchema } from "../wire/canonical-schema.js";
 import {
   AgentListSchema,
@@ -30,7 +31,9 @@ import { inputBody, newIdempotencyKey, type SendInput, withOneRetry } from "./se
 import type { ConnectionListener, ConnectionObservable } from "./socket/connection-state.js";
 import type { Subscription } from "./socket/event-subscription.js";
 import { SharedSocket, type SocketOptions, type SubscribeOptions } from "./socket/shared-socket.js";
+import { sidecarSocketUrl } from "./socket/socket-url.js";
 import type { WebSocketConstructor } from "./socket/websocket-like.js";
+import { openTerminalSocket, type TerminalConnection } from "./terminal-connection.js";
 
 export interface BridgeClientOptions {
   /** The sidecar's URL, as `ocb serve` prints it (`http://127.0.0.1:4097`). */
@@ -73,6 +76,8 @@ const OpenApiDocumentSchema = z.looseObject({ openapi: z.string() });
 export class BridgeClient {
   readonly #http: HttpCaller;
   readonly #socket: SharedSocket;
+  readonly #base: URL;
+  readonly #WebSocket: WebSocketConstructor | undefined;
 
   constructor(options: BridgeClientOptions) {
     let base: URL;
@@ -101,6 +106,8 @@ export class BridgeClient {
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     });
     const globalSocket = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+    this.#base = base;
+    this.#WebSocket = options.WebSocket ?? globalSocket;
     this.#socket = new SharedSocket({
       baseUrl: base,
       WebSocket: options.WebSocket ?? globalSocket,
@@ -422,6 +429,35 @@ export class BridgeClient {
       },
       options,
     );
+  }
+
+  // --- terminal ---
+
+  /**
+   * `GET /v1/sessions/:id/terminal` (a WebSocket of its own): a shell in the session's
+   * directory (`capabilities.terminal`). Resolves once it runs; its output, input, resize and
+   * close are on the connection, which ends the shell when closed.
+   */
+  async openTerminal(
+    sessionId: string,
+    options: CallOptions & { cols?: number; rows?: number } = {},
+  ): Promise<TerminalConnection> {
+    const path = `${sessionPath(sessionId)}/terminal`;
+    const Socket = this.#WebSocket;
+    if (Socket === undefined) {
+      throw new BridgeClientError(
+        "no WebSocket in this runtime: pass one as the `WebSocket` option",
+      );
+    }
+    const { ticket } = await this.ticket(options);
+    const query: Record<string, string> = { ticket };
+    if (options.cols !== undefined) query.cols = String(options.cols);
+    if (options.rows !== undefined) query.rows = String(options.rows);
+    const signal = anySignalWithTimeout(
+      options.signal === undefined ? [] : [options.signal],
+      options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
+    return await openTerminalSocket(new Socket(sidecarSocketUrl(this.#base, path, query)), signal);
   }
 
   /** Ends every subscription and closes the WebSocket. HTTP calls still work. */

@@ -78,3 +78,4 @@ export type {
 } from "./socket/connection-state.js";
 export type { ReconnectBackoff, SocketOptions } from "./socket/shared-socket.js";
 export type { WebSocketConstructor, WebSocketLike } from "./socket/websocket-like.js";
+export type { TerminalClosed, TerminalConnection } from "./terminal-connection.js";

@@ -69,6 +69,7 @@ const CapabilitiesSchema = z.object({
   interruptKeepsSession: z.boolean(),
   revert: z.boolean(),
   switchAgent: z.boolean(),
+  terminal: z.boolean(),
 });
 assertType<Equals<z.infer<typeof CapabilitiesSchema>, Capabilities>>(true);
 

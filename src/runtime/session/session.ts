@@ -24,6 +24,7 @@ import {
 import type { Capabilities } from "../../backends/capabilities.js";
 import { SessionFiles } from "../../backends/files/session-files.js";
 import { withCheckedDiff } from "../../backends/permission-diff.js";
+import type { Terminal, TerminalSize } from "../../backends/terminal.js";
 import { UsageError } from "../../errors.js";
 import type { CanonicalEvent, ConnectionState, ModelRef } from "../../events/canonical.js";
 import type { ServerExit } from "../../server/server-handle.js";
@@ -375,6 +376,22 @@ export class Session implements AsyncDisposable {
       throw new UsageError(`the ${backend.kind} backend cannot switch a session's agent`);
     }
     await backend.switchAgent(agent, options.signal);
+  }
+
+  /**
+   * Opens a terminal, a shell in the session directory (`capabilities.terminal`; a UsageError
+   * elsewhere). It ends when its shell exits, when it is closed, or when the session closes.
+   */
+  async openTerminal(
+    options: { size?: TerminalSize; signal?: AbortSignal } = {},
+  ): Promise<Terminal> {
+    this.#state.throwIfClosed();
+    throwIfAborted(options.signal, "opening a terminal");
+    const backend = this.#backend;
+    if (!backend.capabilities.terminal || backend.openTerminal === undefined) {
+      throw new UsageError(`the ${backend.kind} backend cannot open a terminal`);
+    }
+    return await backend.openTerminal(options);
   }
 
   /** Kept events after `after` (a bridge seq), then live ones; ends when the session closes. */
