@@ -83,6 +83,10 @@ class BridgeClient {
     findFiles(sessionId: string, query: string, options?: CallOptions & {
         limit?: number;
     }): Promise<FoundFiles>;
+    openTerminal(sessionId: string, options?: CallOptions & {
+        cols?: number;
+        rows?: number;
+    }): Promise<TerminalConnection>;
     close(): void;
 }
 
@@ -375,6 +379,24 @@ interface Subscription extends AsyncIterable<CanonicalEvent> {
     readonly caughtUp: Promise<number>;
     readonly lastSeq: number;
     readonly dropped: number;
+    close(): void;
+}
+
+// TerminalClosed
+interface TerminalClosed {
+    reason: string;
+    message: string;
+    code: number;
+}
+
+// TerminalConnection
+class TerminalConnection {
+    #private;
+    readonly id: string;
+    readonly closed: Promise<TerminalClosed>;
+    output(): AsyncIterable<string>;
+    write(data: string): void;
+    resize(cols: number, rows: number): Promise<void>;
     close(): void;
 }
 

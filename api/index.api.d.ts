@@ -147,6 +147,7 @@ interface Capabilities {
     interruptKeepsSession: boolean;
     revert: boolean;
     switchAgent: boolean;
+    terminal: boolean;
 }
 
 // ChildSession
@@ -827,6 +828,10 @@ class Session implements AsyncDisposable {
     switchAgent(agent: string, options?: {
         signal?: AbortSignal;
     }): Promise<void>;
+    openTerminal(options?: {
+        size?: TerminalSize;
+        signal?: AbortSignal;
+    }): Promise<Terminal>;
     events(options?: {
         after?: number;
         signal?: AbortSignal;
@@ -933,6 +938,30 @@ type SubagentPart = {
     state: "running" | "ended";
     result?: string;
 } & DurableEventData["subagent.started"];
+
+// Terminal
+interface Terminal {
+    readonly id: string;
+    output(signal?: AbortSignal): AsyncIterable<string>;
+    write(data: string): void;
+    resize(size: TerminalSize, options?: {
+        signal?: AbortSignal;
+    }): Promise<void>;
+    close(): Promise<void>;
+    readonly ended: Promise<TerminalEnd>;
+}
+
+// TerminalEnd
+interface TerminalEnd {
+    reason: "exited" | "closed" | "overflow" | "failed";
+    message: string;
+}
+
+// TerminalSize
+interface TerminalSize {
+    cols: number;
+    rows: number;
+}
 
 // TextPart
 interface TextPart {

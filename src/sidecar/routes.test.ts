@@ -175,6 +175,27 @@ describe("files", () => {
   });
 });
 
+describe("terminal", () => {
+  it("where the backend has none: 422 unsupported before any upgrade; a bad size: 400", async () => {
+    const { app, id } = await withSession();
+    const refused = await app.inject({ url: `/v1/sessions/${id}/terminal`, headers: AUTH });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().error).toMatchObject({
+      code: "unsupported",
+      message: "the subprocess backend cannot open a terminal",
+    });
+    for (const query of ["cols=0&rows=10", "cols=80&rows=x", "cols=1001&rows=10", "cols=80"]) {
+      const invalid = await app.inject({
+        url: `/v1/sessions/${id}/terminal?${query}`,
+        headers: AUTH,
+      });
+      expect(invalid.statusCode, query).toBe(400);
+    }
+    const missing = await app.inject({ url: "/v1/sessions/ses_none/terminal", headers: AUTH });
+    expect(missing.statusCode).toBe(404);
+  });
+});
+
 describe("inputs", () => {
   it("admits a send retried with the same idempotency key once, and answers it the same", async () => {
     const { backend, post } = await withSession();

@@ -110,4 +110,14 @@ describe("a terminal through the sidecar", () => {
     expect(await terminal.closed).toMatchObject({ reason: "closed", code: 1000 });
     await expect.poll(ptyIds, { timeout: 10_000 }).not.toContain(terminal.id);
   });
+
+  it("the sidecar's stop closes its terminals (1012) and OpenCode's PTYs", async () => {
+    const session = await client.createSession();
+    const terminal = await client.openTerminal(session.id);
+
+    await real.current.sidecar.close();
+
+    expect(await terminal.closed).toMatchObject({ code: 1012 });
+    await expect.poll(ptyIds, { timeout: 10_000 }).not.toContain(terminal.id);
+  });
 });

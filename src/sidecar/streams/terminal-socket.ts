@@ -64,6 +64,13 @@ export function registerTerminalRoute(
       schema: { params: ParamsSchema, querystring: TerminalQuerySchema },
       preHandler: async (request) => {
         const { id } = request.params as z.infer<typeof ParamsSchema>;
+        const { cols, rows } = request.query as z.infer<typeof TerminalQuerySchema>;
+        if ((cols === undefined) !== (rows === undefined)) {
+          throw new ApiError(
+            "invalid_request",
+            "give the terminal's size as both cols and rows, or neither",
+          );
+        }
         const session = await ctx.sessions.open(id, { signal: callSignal(ctx) });
         if (!session.capabilities.terminal) {
           throw new ApiError(
@@ -91,7 +98,10 @@ export function registerTerminalRoute(
   );
 }
 
-interface ServeOptions {
+/** What `serveTerminal` needs of a session. */
+export type TerminalSession = Pick<Session, "id" | "openTerminal">;
+
+export interface ServeOptions {
   size: { cols: number; rows: number } | undefined;
   sockets: TerminalSockets;
   logger: Logger;
@@ -99,9 +109,10 @@ interface ServeOptions {
   stoppingReason: string;
 }
 
-async function serveTerminal(
+/** Opens the session's terminal and proxies it over `socket` until one of them ends. */
+export async function serveTerminal(
   socket: StreamSocket,
-  session: Session,
+  session: TerminalSession,
   options: ServeOptions,
 ): Promise<void> {
   const send = (message: TerminalServerMessage): void => {
