@@ -61,7 +61,12 @@ export function registerTerminalRoute(
     "/v1/sessions/:id/terminal",
     {
       websocket: true,
-      schema: { params: ParamsSchema, querystring: TerminalQuerySchema },
+      schema: {
+        summary:
+          "A WebSocket: a terminal (a shell) in the session's directory, proxied to OpenCode's PTY (capabilities.terminal; 422 elsewhere). Messages: src/wire/terminal.ts, docs/sidecar.md",
+        params: ParamsSchema,
+        querystring: TerminalQuerySchema,
+      },
       preHandler: async (request) => {
         const { id } = request.params as z.infer<typeof ParamsSchema>;
         const { cols, rows } = request.query as z.infer<typeof TerminalQuerySchema>;
