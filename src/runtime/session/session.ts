@@ -90,6 +90,8 @@ export class Session implements AsyncDisposable {
   /** An undo or redo under way: inputs wait for it. */
   #historyChange: Promise<void> | undefined;
   #lastActivity = Date.now();
+  /** Terminals opened and not ended. */
+  #openTerminals = 0;
 
   /** @internal Sessions come from `Bridge.createSession` / `openSession`, not from users. */
   constructor(id: string, backend: BackendFactory, options: SessionOptions) {
@@ -198,9 +200,12 @@ export class Session implements AsyncDisposable {
     return this.#backend.upstreamId;
   }
 
-  /** Since when nothing has run or waited (ms since the epoch); undefined while busy. */
+  /**
+   * Since when nothing has run or waited (ms since the epoch); undefined while busy, or while
+   * a terminal is open (an idle release would close it under its user).
+   */
   get idleSince(): number | undefined {
-    return this.#busy ? undefined : this.#lastActivity;
+    return this.#busy || this.#openTerminals > 0 ? undefined : this.#lastActivity;
   }
 
   get #busy(): boolean {
@@ -391,7 +396,13 @@ export class Session implements AsyncDisposable {
     if (!backend.capabilities.terminal || backend.openTerminal === undefined) {
       throw new UsageError(`the ${backend.kind} backend cannot open a terminal`);
     }
-    return await backend.openTerminal(options);
+    const terminal = await backend.openTerminal(options);
+    this.#openTerminals += 1;
+    void terminal.ended.then(() => {
+      this.#openTerminals -= 1;
+      this.#lastActivity = Date.now();
+    });
+    return terminal;
   }
 
   /** Kept events after `after` (a bridge seq), then live ones; ends when the session closes. */
