@@ -100,15 +100,20 @@ describe("a terminal through the sidecar", () => {
     await expect.poll(ptyIds, { timeout: 10_000 }).toEqual(before);
   });
 
-  it("closing the session ends its terminal and OpenCode's PTY", async () => {
-    const session = await client.createSession();
-    const terminal = await client.openTerminal(session.id);
-    expect(await ptyIds()).toContain(terminal.id);
+  it("closing the session (a release or a kill) ends its terminal and OpenCode's PTY", async () => {
+    const released = await client.createSession();
+    const killed = await client.createSession();
+    const first = await client.openTerminal(released.id);
+    const second = await client.openTerminal(killed.id);
+    expect(await ptyIds()).toEqual(expect.arrayContaining([first.id, second.id]));
 
-    await client.releaseSession(session.id);
+    await client.releaseSession(released.id);
+    await client.killSession(killed.id);
 
-    expect(await terminal.closed).toMatchObject({ reason: "closed", code: 1000 });
-    await expect.poll(ptyIds, { timeout: 10_000 }).not.toContain(terminal.id);
+    expect(await first.closed).toMatchObject({ reason: "closed", code: 1000 });
+    expect(await second.closed).toMatchObject({ reason: "closed", code: 1000 });
+    await expect.poll(ptyIds, { timeout: 10_000 }).not.toContain(first.id);
+    await expect.poll(ptyIds, { timeout: 10_000 }).not.toContain(second.id);
   });
 
   it("the sidecar's stop closes its terminals (1012) and OpenCode's PTYs", async () => {
