@@ -100,6 +100,15 @@ class BridgeClient {
     answerQuestion(sessionId: string, requestId: string, answers: string[][], options?: CallOptions): Promise<void>;
     rejectQuestion(sessionId: string, requestId: string, options?: CallOptions): Promise<void>;
     subscribe(sessionId: string, options?: SubscribeOptions): Subscription;
+    listFiles(sessionId: string, path?: string, options?: CallOptions): Promise<FileListing>;
+    readFile(sessionId: string, path: string, options?: CallOptions): Promise<FileContent>;
+    findFiles(sessionId: string, query: string, options?: CallOptions & {
+        limit?: number;
+    }): Promise<FoundFiles>;
+    openTerminal(sessionId: string, options?: CallOptions & {
+        cols?: number;
+        rows?: number;
+    }): Promise<TerminalConnection>;
     close(): void;
 }
 
@@ -247,11 +256,20 @@ const fileChange: {
     deletions: number;
 };
 
+// FileContent
+type FileContent = z.output<typeof FileContentSchema>;
+
+// FileListing
+type FileListing = z.output<typeof FileListingSchema>;
+
 // ForkedFrom
 interface ForkedFrom {
     sessionId: string;
     inputId: string;
 }
+
+// FoundFiles
+type FoundFiles = z.output<typeof FoundFilesSchema>;
 
 // Health
 type Health = z.output<typeof HealthSchema>;
@@ -452,6 +470,24 @@ interface Subscription extends AsyncIterable<CanonicalEvent> {
     readonly caughtUp: Promise<number>;
     readonly lastSeq: number;
     readonly dropped: number;
+    close(): void;
+}
+
+// TerminalClosed
+interface TerminalClosed {
+    reason: string;
+    message: string;
+    code: number;
+}
+
+// TerminalConnection
+class TerminalConnection {
+    #private;
+    readonly id: string;
+    readonly closed: Promise<TerminalClosed>;
+    output(): AsyncIterable<string>;
+    write(data: string): void;
+    resize(cols: number, rows: number): Promise<void>;
     close(): void;
 }
 

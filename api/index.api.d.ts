@@ -175,6 +175,7 @@ interface Capabilities {
     skills: boolean;
     changes: boolean;
     todos: boolean;
+    terminal: boolean;
 }
 
 // ChildSession
@@ -570,16 +571,61 @@ const fileChange: {
     deletions: number;
 };
 
+// FileContent
+interface FileContent {
+    path: string;
+    size: number;
+    binary: boolean;
+    content?: string | undefined;
+    truncated: boolean;
+}
+
 // FileDiff
 interface FileDiff extends FileChange {
     patch?: string;
     patchTruncated?: true;
 }
 
+// FileEntry
+interface FileEntry {
+    name: string;
+    path: string;
+    type: FileEntryType;
+}
+
+// FileEntryType
+type FileEntryType = "file" | "directory" | "symlink" | "other";
+
+// FileListing
+interface FileListing {
+    path: string;
+    entries: FileEntry[];
+    truncated: boolean;
+}
+
+// FindFilesOptions
+interface FindFilesOptions {
+    limit?: number;
+    maxScanned?: number;
+    signal?: AbortSignal;
+}
+
 // ForkedFrom
 interface ForkedFrom {
     sessionId: string;
     inputId: string;
+}
+
+// FoundFile
+interface FoundFile {
+    path: string;
+    type: FileEntryType;
+}
+
+// FoundFiles
+interface FoundFiles {
+    files: FoundFile[];
+    truncated: boolean;
 }
 
 // LeftRunning
@@ -856,6 +902,7 @@ class Session implements AsyncDisposable {
     #private;
     readonly id: string;
     readonly directory: string;
+    readonly files: SessionFiles;
     get capabilities(): Capabilities;
     get backend(): BackendKind;
     get upstreamId(): string | undefined;
@@ -914,6 +961,10 @@ class Session implements AsyncDisposable {
         turnId?: string;
         signal?: AbortSignal;
     }): Promise<SessionContext>;
+    openTerminal(options?: {
+        size?: TerminalSize;
+        signal?: AbortSignal;
+    }): Promise<Terminal>;
     events(options?: {
         after?: number;
         signal?: AbortSignal;
@@ -949,6 +1000,21 @@ interface SessionContext {
         model?: ModelRef;
         limit?: number;
     };
+}
+
+// SessionFiles
+class SessionFiles {
+    #private;
+    constructor(directory: string);
+    list(path?: string, options?: {
+        maxEntries?: number;
+        signal?: AbortSignal;
+    }): Promise<FileListing>;
+    read(path: string, options?: {
+        maxBytes?: number;
+        signal?: AbortSignal;
+    }): Promise<FileContent>;
+    find(query: string, options?: FindFilesOptions): Promise<FoundFiles>;
 }
 
 // SessionRecord
@@ -1038,6 +1104,30 @@ type SubagentPart = {
     state: "running" | "ended";
     result?: string;
 } & DurableEventData["subagent.started"];
+
+// Terminal
+interface Terminal {
+    readonly id: string;
+    output(signal?: AbortSignal): AsyncIterable<string>;
+    write(data: string): void;
+    resize(size: TerminalSize, options?: {
+        signal?: AbortSignal;
+    }): Promise<void>;
+    close(): Promise<void>;
+    readonly ended: Promise<TerminalEnd>;
+}
+
+// TerminalEnd
+interface TerminalEnd {
+    reason: "exited" | "closed" | "overflow" | "failed";
+    message: string;
+}
+
+// TerminalSize
+interface TerminalSize {
+    cols: number;
+    rows: number;
+}
 
 // TextPart
 interface TextPart {

@@ -67,6 +67,7 @@ class HttpTransport implements Transport {
     constructor(options: HttpTransportOptions);
     request(call: OperationCall, options?: CallOptions): Promise<unknown>;
     stream(next: () => OperationCall, options?: StreamOptions): AsyncIterable<unknown>;
+    socketTarget(call: OperationCall): SocketTarget;
 }
 
 // HttpTransportOptions
@@ -678,6 +679,48 @@ class OpencodeClient {
                 hidden?: boolean | undefined;
             }[]>;
         };
+        pty: {
+            list: (options?: ClientCallOptions) => Promise<{
+                [x: string]: unknown;
+                id: string;
+                title?: string | undefined;
+                command?: string | undefined;
+                cwd?: string | undefined;
+                status: string;
+                pid?: number | undefined;
+                exitCode?: number | undefined;
+            }[]>;
+            create: (input: z.input<typeof pty.PtyCreateRequest>, options?: ClientCallOptions) => Promise<{
+                [x: string]: unknown;
+                id: string;
+                title?: string | undefined;
+                command?: string | undefined;
+                cwd?: string | undefined;
+                status: string;
+                pid?: number | undefined;
+                exitCode?: number | undefined;
+            }>;
+            update: (input: {
+                ptyID: string;
+            } & z.input<typeof pty.PtyUpdateRequest>, options?: ClientCallOptions) => Promise<{
+                [x: string]: unknown;
+                id: string;
+                title?: string | undefined;
+                command?: string | undefined;
+                cwd?: string | undefined;
+                status: string;
+                pid?: number | undefined;
+                exitCode?: number | undefined;
+            }>;
+            remove: (input: {
+                ptyID: string;
+            }, options?: ClientCallOptions) => Promise<unknown>;
+            connectTarget: (input: {
+                ptyID: string;
+            }, options?: {
+                directory?: string;
+            }) => SocketTarget | undefined;
+        };
         event: {
             subscribe: (options?: ClientStreamOptions) => AsyncIterable<Parsed<ApiEvent>>;
         };
@@ -1051,6 +1094,12 @@ const SSE_DEFAULTS: {
     readonly maxConsecutiveFailures: 10;
 };
 
+// SocketTarget
+interface SocketTarget {
+    url: string;
+    headers: Record<string, string>;
+}
+
 // SseConnectionChange
 type SseConnectionChange = StreamConnectionChange;
 
@@ -1225,6 +1274,7 @@ type ToolState = z.infer<typeof ToolState>;
 interface Transport {
     request(call: OperationCall, options?: CallOptions): Promise<unknown>;
     stream(next: () => OperationCall, options?: StreamOptions): AsyncIterable<unknown>;
+    socketTarget?(call: OperationCall): SocketTarget;
 }
 
 // UNDOCUMENTED_LEGACY_EVENTS
@@ -3049,6 +3099,11 @@ const operations: {
     readonly "v2.provider.get": OperationRoute;
     readonly "v2.agent.list": OperationRoute;
     readonly "v2.session.create": OperationRoute;
+    readonly "v2.pty.list": OperationRoute;
+    readonly "v2.pty.create": OperationRoute;
+    readonly "v2.pty.update": OperationRoute;
+    readonly "v2.pty.remove": OperationRoute;
+    readonly "v2.pty.connect": OperationRoute;
     readonly "v2.session.list": OperationRoute;
     readonly "v2.session.get": OperationRoute;
     readonly "v2.session.active": OperationRoute;

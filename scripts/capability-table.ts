@@ -38,6 +38,7 @@ export const CAPABILITY_DESCRIPTIONS: Readonly<Record<keyof Capabilities, string
   skills: "list the skills",
   changes: "file changes, diffs and VCS status",
   todos: "the agent's todo list",
+  terminal: "a terminal in the session directory",
 };
 
 /** A Markdown table of the capabilities of every backend (the library guide shows it). */

@@ -12,8 +12,19 @@ export type { BackendKind } from "./backends/backend.js";
 export type { Capabilities } from "./backends/capabilities.js";
 export type { CommandInfo } from "./backends/commands.js";
 export type { FileDiff, SessionChanges, VcsStatus } from "./backends/file-changes.js";
+export type {
+  FileContent,
+  FileEntry,
+  FileEntryType,
+  FileListing,
+  FindFilesOptions,
+  FoundFile,
+  FoundFiles,
+  SessionFiles,
+} from "./backends/files/session-files.js";
 export type { McpServerInfo } from "./backends/mcp-servers.js";
 export type { SkillInfo } from "./backends/skills.js";
+export type { Terminal, TerminalEnd, TerminalSize } from "./backends/terminal.js";
 export {
   AbortError,
   type BridgeErrorOptions,

@@ -3,12 +3,18 @@
  * bytes are inlined as data: URLs so that a remote server sees them too; the transcript keeps
  * a short `ref` instead of the bytes.
  */
-import { readFile, realpath, stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { basename, extname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { lookup } from "mime-types";
 import { UsageError } from "../errors.js";
-import { isWithin } from "../util/path-within.js";
+import {
+  fileProblem,
+  realPathInside,
+  resolveSessionDirectory,
+  type SessionDirectory,
+} from "./files/inside-directory.js";
+import { textOf } from "./files/text-bytes.js";
 
 /**
  * A local path (absolute, or relative to the session directory), an http(s), file:// or data:
@@ -49,11 +55,11 @@ export async function resolveAttachments(
     );
   }
   // Only local paths need the directory, so a list of URLs works even if it is gone.
-  let sessionDir: Promise<SessionDir> | undefined;
+  let sessionDir: Promise<SessionDirectory> | undefined;
   const context: Context = {
     maxBytes,
     sessionDir: () => {
-      sessionDir ??= resolveSessionDir(options.directory);
+      sessionDir ??= resolveSessionDirectory(options.directory, "no local file can be attached");
       return sessionDir;
     },
   };
@@ -65,16 +71,9 @@ export async function resolveAttachments(
   return attachments;
 }
 
-interface SessionDir {
-  /** As given, made absolute. */
-  readonly given: string;
-  /** With every symlink resolved. */
-  readonly real: string;
-}
-
 interface Context {
   readonly maxBytes: number;
-  sessionDir(): Promise<SessionDir>;
+  sessionDir(): Promise<SessionDirectory>;
 }
 
 const SUPPORTED =
@@ -104,18 +103,6 @@ async function resolveOne(spec: unknown, index: number, context: Context): Promi
 
 // --- local files ---
 
-async function resolveSessionDir(directory: string): Promise<SessionDir> {
-  const given = resolve(directory);
-  try {
-    return { given, real: await realpath(given) };
-  } catch (error) {
-    throw new UsageError(
-      `the session directory ${given} does not exist or cannot be read, so no local file can be attached`,
-      { cause: error },
-    );
-  }
-}
-
 function filePathOf(spec: string, what: string): string {
   try {
     return fileURLToPath(new URL(spec));
@@ -128,16 +115,13 @@ function filePathOf(spec: string, what: string): string {
 
 async function fromLocalPath(given: string, what: string, context: Context): Promise<Attachment> {
   const dir = await context.sessionDir();
-  const path = resolve(dir.given, given);
-  // Checked on the path as written too, so a path outside is refused without touching it and
-  // the answer never reveals whether some file outside exists.
-  if (!isWithin(path, dir.given) && !isWithin(path, dir.real)) throw outside(what, path, dir);
-  const real = await realpath(path).catch((error: unknown) => {
-    throw fsProblem(what, path, error);
+  const real = await realPathInside(dir, given, {
+    what,
+    outsideHint:
+      "only files inside the session directory can be attached (copy the file there first)",
   });
-  if (!isWithin(real, dir.real)) throw outside(what, real, dir);
   const info = await stat(real).catch((error: unknown) => {
-    throw fsProblem(what, real, error);
+    throw fileProblem(what, real, error);
   });
   if (info.isDirectory()) {
     throw new UsageError(`${what} is a directory (${real}); attach the files in it one by one`);
@@ -145,33 +129,13 @@ async function fromLocalPath(given: string, what: string, context: Context): Pro
   if (!info.isFile()) throw new UsageError(`${what} is not a regular file (${real})`);
   checkSize(what, info.size, context.maxBytes);
   const bytes = await readFile(real).catch((error: unknown) => {
-    throw fsProblem(what, real, error);
+    throw fileProblem(what, real, error);
   });
   checkSize(what, bytes.length, context.maxBytes); // it may have grown since the stat
-  const name = basename(path);
+  const name = basename(resolve(dir.given, given));
   const mime = detectMime(bytes, name);
   // The real path, not the one given: it is the file that was checked and read.
   return { uri: dataUrl(mime, bytes), mime, name, ref: real, path: real };
-}
-
-function outside(what: string, path: string, dir: SessionDir): UsageError {
-  return new UsageError(
-    `${what} resolves to ${path}, outside the session directory ${dir.given}; ` +
-      "only files inside the session directory can be attached (copy the file there first)",
-  );
-}
-
-function fsProblem(what: string, path: string, error: unknown): UsageError {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const problem =
-    code === "ENOENT" || code === "ENOTDIR"
-      ? "does not exist"
-      : code === "EACCES" || code === "EPERM"
-        ? "cannot be read (permission denied); check its permissions"
-        : code === "EISDIR"
-          ? "is a directory; attach the files in it one by one"
-          : `cannot be read (${code ?? String(error)})`;
-  return new UsageError(`${what} ${problem} (${path})`, { cause: error });
 }
 
 // --- URLs and raw data ---
@@ -353,11 +317,5 @@ function mimeByExtension(name: string): string | undefined {
 }
 
 function looksLikeText(bytes: Uint8Array): boolean {
-  if (bytes.includes(0)) return false;
-  try {
-    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
+  return textOf(bytes) !== undefined;
 }

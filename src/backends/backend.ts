@@ -4,6 +4,7 @@
  * it derives to the runtime's sink; the runtime owns everything that is the same for all of
  * them (numbering, turns, the watchdog, the queue it emulates where a backend has none).
  */
+
 import { randomUUID } from "node:crypto";
 import type { CanonicalEvent, ModelRef, Todo } from "../events/canonical.js";
 import type { DeltaStats } from "../events/delta-stats.js";
@@ -11,6 +12,7 @@ import type { Logger } from "../util/logger.js";
 import type { Attachment } from "./attachments.js";
 import type { Capabilities } from "./capabilities.js";
 import type { SessionChanges, VcsStatus } from "./file-changes.js";
+import type { Terminal, TerminalSize } from "./terminal.js";
 
 export type BackendKind = "serve" | "serve-legacy" | "subprocess";
 
@@ -108,6 +110,11 @@ export interface SessionBackend {
   contextLimit?(model: ModelRef, signal?: AbortSignal): Promise<number | undefined>;
   /** The session's todo list as the agent last wrote it (capabilities.todos). */
   todos?(signal?: AbortSignal): Promise<Todo[]>;
+  /**
+   * A terminal in the session directory (capabilities.terminal). The backend closes the ones
+   * still open when it closes, so no shell outlives the session.
+   */
+  openTerminal?(options: { size?: TerminalSize; signal?: AbortSignal }): Promise<Terminal>;
   /**
    * The runtime ended the running turn itself (the watchdog fired): forget it, so that late
    * native events do not end it twice, and stop the upstream run. Resolves once it is stopped.

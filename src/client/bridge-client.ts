@@ -7,12 +7,16 @@
  */
 import { z } from "zod";
 import type { CanonicalEvent } from "../events/canonical.js";
+import { anySignalWithTimeout } from "../util/timeout-signal.js";
 import { CanonicalEventSchema } from "../wire/canonical-schema.js";
 import {
   AgentListSchema,
   CommandListSchema,
   ConversationSchema,
   type CreateSessionBody,
+  FileContentSchema,
+  FileListingSchema,
+  FoundFilesSchema,
   HealthSchema,
   McpStatusSchema,
   ModelCatalogSchema,
@@ -36,7 +40,9 @@ import { inputBody, newIdempotencyKey, type SendInput, withOneRetry } from "./se
 import type { ConnectionListener, ConnectionObservable } from "./socket/connection-state.js";
 import type { Subscription } from "./socket/event-subscription.js";
 import { SharedSocket, type SocketOptions, type SubscribeOptions } from "./socket/shared-socket.js";
+import { sidecarSocketUrl } from "./socket/socket-url.js";
 import type { WebSocketConstructor } from "./socket/websocket-like.js";
+import { openTerminalSocket, type TerminalConnection } from "./terminal-connection.js";
 
 export interface BridgeClientOptions {
   /** The sidecar's URL, as `ocb serve` prints it (`http://127.0.0.1:4097`). */
@@ -82,6 +88,12 @@ export type Ticket = z.output<typeof TicketSchema>;
 /** What a send answers, with the idempotency key it went with (to retry it yourself). */
 export type SendResult = SendInputResult & { idempotencyKey: string };
 export type PermissionReply = "once" | "always" | "reject";
+/** A directory of a session's (`BridgeClient.listFiles`). */
+export type FileListing = z.output<typeof FileListingSchema>;
+/** A file of a session's: its text, or that it is binary (`BridgeClient.readFile`). */
+export type FileContent = z.output<typeof FileContentSchema>;
+/** Files found by a few letters, best first (`BridgeClient.findFiles`). */
+export type FoundFiles = z.output<typeof FoundFilesSchema>;
 export type { SendInput, SubscribeOptions, Subscription };
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -92,6 +104,8 @@ const OpenApiDocumentSchema = z.looseObject({ openapi: z.string() });
 export class BridgeClient {
   readonly #http: HttpCaller;
   readonly #socket: SharedSocket;
+  readonly #base: URL;
+  readonly #WebSocket: WebSocketConstructor | undefined;
 
   constructor(options: BridgeClientOptions) {
     let base: URL;
@@ -120,6 +134,8 @@ export class BridgeClient {
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     });
     const globalSocket = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+    this.#base = base;
+    this.#WebSocket = options.WebSocket ?? globalSocket;
     this.#socket = new SharedSocket({
       baseUrl: base,
       WebSocket: options.WebSocket ?? globalSocket,
@@ -561,6 +577,83 @@ export class BridgeClient {
    */
   subscribe(sessionId: string, options: SubscribeOptions = {}): Subscription {
     return this.#socket.subscribe(sessionId, options);
+  }
+
+  // --- files ---
+
+  /**
+   * `GET /v1/sessions/:id/files`: the directory `path` of the session's (relative to its
+   * directory; default the directory itself). 400 for a path outside it.
+   */
+  async listFiles(sessionId: string, path = "", options?: CallOptions): Promise<FileListing> {
+    const query = path === "" ? "" : `?${new URLSearchParams({ path })}`;
+    return this.#http.call(
+      { method: "GET", path: `${sessionPath(sessionId)}/files${query}`, schema: FileListingSchema },
+      options,
+    );
+  }
+
+  /**
+   * `GET /v1/sessions/:id/files/content`: the file `path`'s text (its first 1 MiB when
+   * `truncated`), or `binary: true`. 400 for a path outside the session directory.
+   */
+  async readFile(sessionId: string, path: string, options?: CallOptions): Promise<FileContent> {
+    const query = new URLSearchParams({ path });
+    return this.#http.call(
+      {
+        method: "GET",
+        path: `${sessionPath(sessionId)}/files/content?${query}`,
+        schema: FileContentSchema,
+      },
+      options,
+    );
+  }
+
+  /** `GET /v1/sessions/:id/files/find`: files whose path matches `query` fuzzily, best first. */
+  async findFiles(
+    sessionId: string,
+    query: string,
+    options?: CallOptions & { limit?: number },
+  ): Promise<FoundFiles> {
+    const params = new URLSearchParams({ q: query });
+    if (options?.limit !== undefined) params.set("limit", String(options.limit));
+    return this.#http.call(
+      {
+        method: "GET",
+        path: `${sessionPath(sessionId)}/files/find?${params}`,
+        schema: FoundFilesSchema,
+      },
+      options,
+    );
+  }
+
+  // --- terminal ---
+
+  /**
+   * `GET /v1/sessions/:id/terminal` (a WebSocket of its own): a shell in the session's
+   * directory (`capabilities.terminal`). Resolves once it runs; its output, input, resize and
+   * close are on the connection, which ends the shell when closed.
+   */
+  async openTerminal(
+    sessionId: string,
+    options: CallOptions & { cols?: number; rows?: number } = {},
+  ): Promise<TerminalConnection> {
+    const path = `${sessionPath(sessionId)}/terminal`;
+    const Socket = this.#WebSocket;
+    if (Socket === undefined) {
+      throw new BridgeClientError(
+        "no WebSocket in this runtime: pass one as the `WebSocket` option",
+      );
+    }
+    const { ticket } = await this.ticket(options);
+    const query: Record<string, string> = { ticket };
+    if (options.cols !== undefined) query.cols = String(options.cols);
+    if (options.rows !== undefined) query.rows = String(options.rows);
+    const signal = anySignalWithTimeout(
+      options.signal === undefined ? [] : [options.signal],
+      options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
+    return await openTerminalSocket(new Socket(sidecarSocketUrl(this.#base, path, query)), signal);
   }
 
   /** Ends every subscription and closes the WebSocket. HTTP calls still work. */

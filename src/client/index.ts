@@ -45,6 +45,9 @@ export {
   type CommandInfo,
   type CommandResult,
   type ConversationView,
+  type FileContent,
+  type FileListing,
+  type FoundFiles,
   type Health,
   type McpServerInfo,
   type ModelCatalog,
@@ -91,3 +94,4 @@ export type {
 } from "./socket/connection-state.js";
 export type { ReconnectBackoff, SocketOptions } from "./socket/shared-socket.js";
 export type { WebSocketConstructor, WebSocketLike } from "./socket/websocket-like.js";
+export type { TerminalClosed, TerminalConnection } from "./terminal-connection.js";

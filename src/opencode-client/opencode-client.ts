@@ -11,6 +11,7 @@ import {
   apiEventDurableSeq,
   parseApiEvent,
 } from "../opencode-protocol/api/events.js";
+import * as pty from "../opencode-protocol/api/pty.js";
 import * as api from "../opencode-protocol/api/session.js";
 import type { Parsed } from "../opencode-protocol/common.js";
 import { type LegacyEvent, parseLegacyEvent } from "../opencode-protocol/legacy/events.js";
@@ -18,7 +19,7 @@ import * as lists from "../opencode-protocol/legacy/location-lists.js";
 import * as legacy from "../opencode-protocol/legacy/session.js";
 import * as vcs from "../opencode-protocol/legacy/vcs.js";
 import { type OperationId, operations } from "../opencode-protocol/operations.js";
-import type { Transport } from "../transport/transport.js";
+import type { SocketTarget, Transport } from "../transport/transport.js";
 import {
   type ClientCallOptions,
   type ClientStreamOptions,
@@ -215,6 +216,38 @@ export class OpencodeClient {
       list: (options?: ClientCallOptions) =>
         this.#call("v2.agent.list", {}, api.AgentList, options),
     },
+    pty: {
+      /** The location's pseudo-terminals, exited ones included until removed. */
+      list: (options?: ClientCallOptions) => this.#call("v2.pty.list", {}, pty.PtyList, options),
+      /** Starts a pseudo-terminal (a login shell in `cwd`, default the location). */
+      create: (input: z.input<typeof pty.PtyCreateRequest>, options?: ClientCallOptions) =>
+        this.#call(
+          "v2.pty.create",
+          () => this.#body(pty.PtyCreateRequest, input, "v2.pty.create"),
+          pty.Pty,
+          options,
+        ),
+      /** Its title or size. */
+      update: (
+        input: { ptyID: string } & z.input<typeof pty.PtyUpdateRequest>,
+        options?: ClientCallOptions,
+      ) =>
+        this.#call(
+          "v2.pty.update",
+          () => this.#withBody(input, pty.PtyUpdateRequest, "v2.pty.update"),
+          pty.Pty,
+          options,
+        ),
+      /** Ends its shell and forgets it. */
+      remove: (input: { ptyID: string }, options?: ClientCallOptions) =>
+        this.#call("v2.pty.remove", input, z.unknown(), options),
+      /**
+       * Where its WebSocket is (`ws:` URL and the headers: auth, location), or undefined for a
+       * transport that reaches no live server.
+       */
+      connectTarget: (input: { ptyID: string }, options: { directory?: string } = {}) =>
+        this.#socketTarget("v2.pty.connect", input, options.directory),
+    },
     event: {
       /** The live, global stream: deltas and durable events of every session. */
       subscribe: (options: ClientStreamOptions = {}): AsyncIterable<Parsed<ApiEvent>> =>
@@ -349,6 +382,14 @@ export class OpencodeClient {
     );
   }
 
+  #socketTarget(
+    operation: OperationId,
+    input: Record<string, unknown>,
+    directory: string | undefined,
+  ): SocketTarget | undefined {
+    return this.#caller.socketTarget(operation, input, directory);
+  }
+
   #events<E>(
     operation: OperationId,
     input: () => Record<string, unknown>,
@@ -393,10 +434,11 @@ export class OpencodeClient {
     schema: S,
     operation: string,
   ): Record<string, unknown> {
-    const { sessionID, requestID, ...body } = input;
+    const { sessionID, requestID, ptyID, ...body } = input;
     return {
       ...(sessionID === undefined ? {} : { sessionID }),
       ...(requestID === undefined ? {} : { requestID }),
+      ...(ptyID === undefined ? {} : { ptyID }),
       ...(parseRequest(schema, body, operation) as Record<string, unknown>),
     };
   }

@@ -6,7 +6,12 @@
 import type { z } from "zod";
 import { type Parsed, parseWire, unwrapApiData } from "../opencode-protocol/common.js";
 import { parseSafely } from "../opencode-protocol/parse-safely.js";
-import type { CallOptions, StreamOptions, Transport } from "../transport/transport.js";
+import type {
+  CallOptions,
+  SocketTarget,
+  StreamOptions,
+  Transport,
+} from "../transport/transport.js";
 
 /** Options of one call: the bound, the signal and the location (project directory). */
 export interface ClientCallOptions extends CallOptions {
@@ -62,6 +67,15 @@ export class OperationCaller {
     );
     // A frame the parser refuses outright is kept as unknown: it must not end the stream.
     for await (const frame of frames) yield parseSafely(parse, frame);
+  }
+
+  /** Where the WebSocket `operation` connects, or undefined when the transport cannot open one. */
+  socketTarget(
+    operation: string,
+    input: Record<string, unknown>,
+    directory: string | undefined,
+  ): SocketTarget | undefined {
+    return this.transport.socketTarget?.({ operation, input, ...this.#location(directory) });
   }
 
   #location(directory: string | undefined): { directory?: string } {

@@ -80,6 +80,12 @@ export const operations = {
   "v2.provider.get": api("GET", "/api/provider/{providerID}", { location: "query-location" }),
   "v2.agent.list": api("GET", "/api/agent", { location: "query-location" }),
   "v2.session.create": api("POST", "/api/session"),
+  "v2.pty.list": api("GET", "/api/pty"),
+  "v2.pty.create": api("POST", "/api/pty"),
+  "v2.pty.update": api("PUT", "/api/pty/{ptyID}"),
+  "v2.pty.remove": api("DELETE", "/api/pty/{ptyID}"),
+  // A WebSocket: `Transport.socketRequest` gives its URL and headers.
+  "v2.pty.connect": api("GET", "/api/pty/{ptyID}/connect"),
   "v2.session.list": api("GET", "/api/session", { query: ["limit", "order", "cursor", "search"] }),
   "v2.session.get": api("GET", "/api/session/{sessionID}"),
   "v2.session.active": api("GET", "/api/session/active"),

@@ -23,6 +23,7 @@ import { registerChangesRoutes } from "./routes/changes.js";
 import { registerChildRoutes } from "./routes/children.js";
 import { registerCommandRoutes } from "./routes/commands.js";
 import { registerCompactRoutes } from "./routes/compact.js";
+import { registerFileRoutes } from "./routes/files.js";
 import { registerInputRoutes } from "./routes/inputs.js";
 import { registerLineageRoutes } from "./routes/lineage.js";
 import { registerLocationListRoutes } from "./routes/location-lists.js";
@@ -154,6 +155,7 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
     registerCompactRoutes(scope, ctx);
     registerLocationListRoutes(scope, ctx);
     registerChangesRoutes(scope, ctx);
+    registerFileRoutes(scope, ctx);
     registerAskRoutes(scope, ctx);
   });
   void app.register(async (scope) => registerStreamRoutes(scope, ctx));

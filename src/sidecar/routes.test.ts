@@ -237,6 +237,57 @@ describe("changes, todos and context", () => {
   });
 });
 
+describe("files", () => {
+  it("lists, reads and finds the session's files; a query that does not match the API is a 400", async () => {
+    const { app, id, directory } = await withSession();
+    writeFileSync(join(directory, "notes-file.md"), "kept notes\n");
+    const get = (url: string) =>
+      app.inject({ url: `/v1/sessions/${id}/files${url}`, headers: AUTH });
+    expect((await get("")).json().entries).toContainEqual({
+      name: "notes-file.md",
+      path: "notes-file.md",
+      type: "file",
+    });
+    expect((await get("/content?path=notes-file.md")).json()).toMatchObject({
+      content: "kept notes\n",
+      binary: false,
+    });
+    expect((await get("/find?q=ntf")).json().files[0]).toEqual({
+      path: "notes-file.md",
+      type: "file",
+    });
+    const outside = await get("/content?path=../x");
+    expect(outside.statusCode).toBe(400);
+    expect(outside.json().error.message).toMatch(/outside the session directory/);
+    for (const url of ["/content", "/content?path=", "/find?q=", "/find?q=a&limit=0", "?depth=1"]) {
+      const invalid = await get(url);
+      expect(invalid.statusCode, url).toBe(400);
+      expect(invalid.json().error.code, url).toBe("invalid_request");
+    }
+  });
+});
+
+describe("terminal", () => {
+  it("where the backend has none: 422 unsupported before any upgrade; a bad size: 400", async () => {
+    const { app, id } = await withSession();
+    const refused = await app.inject({ url: `/v1/sessions/${id}/terminal`, headers: AUTH });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().error).toMatchObject({
+      code: "unsupported",
+      message: "the subprocess backend cannot open a terminal",
+    });
+    for (const query of ["cols=0&rows=10", "cols=80&rows=x", "cols=1001&rows=10", "cols=80"]) {
+      const invalid = await app.inject({
+        url: `/v1/sessions/${id}/terminal?${query}`,
+        headers: AUTH,
+      });
+      expect(invalid.statusCode, query).toBe(400);
+    }
+    const missing = await app.inject({ url: "/v1/sessions/ses_none/terminal", headers: AUTH });
+    expect(missing.statusCode).toBe(404);
+  });
+});
+
 describe("inputs", () => {
   it("admits a send retried with the same idempotency key once, and answers it the same", async () => {
     const { backend, post } = await withSession();
@@ -396,6 +447,9 @@ describe("the OpenAPI document", () => {
         "GET /v1/sessions/{id}/vcs",
         "GET /v1/sessions/{id}/todos",
         "GET /v1/sessions/{id}/context",
+        "GET /v1/sessions/{id}/files",
+        "GET /v1/sessions/{id}/files/content",
+        "GET /v1/sessions/{id}/files/find",
         "POST /v1/sessions/{id}/permissions/{requestId}",
         "POST /v1/sessions/{id}/questions/{requestId}",
         "POST /v1/sessions/{id}/questions/{requestId}/reject",

@@ -28,7 +28,11 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(["/healthz"]);
  * The stream handshakes, where a browser cannot set `Authorization` (WebSocket) or may not
  * (EventSource): they take `?ticket=` from `POST /v1/tickets` instead.
  */
-export const TICKET_ROUTES: ReadonlySet<string> = new Set(["/v1/ws", "/v1/sessions/:id/events"]);
+export const TICKET_ROUTES: ReadonlySet<string> = new Set([
+  "/v1/ws",
+  "/v1/sessions/:id/events",
+  "/v1/sessions/:id/terminal",
+]);
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
 const WILDCARDS = new Set(["0.0.0.0", "::", "[::]"]);

@@ -13,7 +13,13 @@ import { apiErrorFrom } from "./api-error.js";
 import { buildHttpRequest, type HttpRequestParts } from "./http-request.js";
 import { readSse } from "./sse-reader.js";
 import { streamFrameValue, type UnparsedFrame } from "./stream-frame.js";
-import type { CallOptions, OperationCall, StreamOptions, Transport } from "./transport.js";
+import type {
+  CallOptions,
+  OperationCall,
+  SocketTarget,
+  StreamOptions,
+  Transport,
+} from "./transport.js";
 
 export interface HttpTransportOptions {
   /** Base URL of the server, for example `http://127.0.0.1:4096`. */
@@ -131,6 +137,13 @@ export class HttpTransport implements Transport {
   #idleBound(options: StreamOptions): { idleTimeoutMs?: number } {
     const idle = options.idleTimeoutMs ?? this.#idleTimeoutMs;
     return idle === undefined ? {} : { idleTimeoutMs: idle };
+  }
+
+  socketTarget(call: OperationCall): SocketTarget {
+    const parts = buildHttpRequest(this.url, call);
+    const url = new URL(parts.url);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    return { url: url.toString(), headers: this.#withAuth(parts.headers) };
   }
 
   #withAuth(headers: Record<string, string>): Record<string, string> {

@@ -54,4 +54,15 @@ export interface Transport {
    * its own; `next` is asked for the call before every (re)connect so a cursor can advance.
    */
   stream(next: () => OperationCall, options?: StreamOptions): AsyncIterable<unknown>;
+  /**
+   * Where a WebSocket operation connects (a PTY's input and output): absent on a transport
+   * that reaches no live server (a replay), which then cannot open one.
+   */
+  socketTarget?(call: OperationCall): SocketTarget;
+}
+
+/** A WebSocket's `ws:`/`wss:` URL and the headers of its handshake (auth, location). */
+export interface SocketTarget {
+  url: string;
+  headers: Record<string, string>;
 }

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { Capabilities } from "../backends/capabilities.js";
 import type { SessionChanges, VcsStatus } from "../backends/file-changes.js";
+import type { FileContent, FileListing, FoundFiles } from "../backends/files/session-files.js";
 import { DURABLE_EVENTS } from "../events/event-definitions.js";
 import {
   ErrorInfoSchema,
@@ -82,6 +83,7 @@ const CapabilitiesSchema = z.object({
   skills: z.boolean(),
   changes: z.boolean(),
   todos: z.boolean(),
+  terminal: z.boolean(),
 });
 assertType<Equals<z.infer<typeof CapabilitiesSchema>, Capabilities>>(true);
 
@@ -447,6 +449,49 @@ export const HealthSchema = z.object({
   ok: z.boolean(),
   opencode: z.enum(["up", "down"]),
 });
+
+// --- files ---
+
+const FileEntryTypeSchema = z.enum(["file", "directory", "symlink", "other"]);
+
+/** `GET /v1/sessions/:id/files`: a directory of the session's, relative to its directory. */
+export const FileListQuerySchema = z.strictObject({ path: z.string().max(4096).optional() });
+export const FileListingSchema = z.object({
+  /** The directory listed, relative to the session directory (`""` for itself). */
+  path: z.string(),
+  /** Directories first, then by name; symlinks as they are (not followed). */
+  entries: z.array(z.object({ name: z.string(), path: z.string(), type: FileEntryTypeSchema })),
+  /** More entries than the sidecar answers (1,000); the rest are left out. */
+  truncated: z.boolean(),
+});
+assertType<Equals<z.infer<typeof FileListingSchema>, FileListing>>(true);
+
+/** `GET /v1/sessions/:id/files/content`: one file of the session's. */
+export const FileContentQuerySchema = z.strictObject({ path: text(4096) });
+export const FileContentSchema = z.object({
+  /** Relative to the session directory, symlinks resolved. */
+  path: z.string(),
+  size: z.number(),
+  /** Not UTF-8 text: `content` is absent. */
+  binary: z.boolean(),
+  /** The text; its first 1 MiB when `truncated`. */
+  content: z.string().optional(),
+  truncated: z.boolean(),
+});
+assertType<Equals<z.infer<typeof FileContentSchema>, FileContent>>(true);
+
+/** `GET /v1/sessions/:id/files/find`: a few letters of a file's path, for `@`-mentions. */
+export const FindFilesQuerySchema = z.strictObject({
+  q: text(200),
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+});
+export const FoundFilesSchema = z.object({
+  /** Best first. */
+  files: z.array(z.object({ path: z.string(), type: FileEntryTypeSchema })),
+  /** The search stopped at its bound (20,000 entries): a deeper file may match too. */
+  truncated: z.boolean(),
+});
+assertType<Equals<z.infer<typeof FoundFilesSchema>, FoundFiles>>(true);
 
 export const TranscriptQuerySchema = z.object({
   after: z.coerce.number().int().min(0).optional(),

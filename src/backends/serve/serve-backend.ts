@@ -35,11 +35,13 @@ import { LiveReadiness } from "../live-readiness.js";
 import { forTheModel } from "../model-attachments.js";
 import { diffOfToolCall } from "../permission-diff.js";
 import { StreamHealth } from "../stream-health.js";
+import type { Terminal, TerminalSize } from "../terminal.js";
 import { ToolCalls } from "../tool-calls.js";
 import { AskCalls } from "./ask-calls.js";
 import { AskTurns } from "./ask-turns.js";
 import { MergedSessionStream, type MergedStreamName } from "./merged-stream.js";
 import { isMessageId, mintMessageId } from "./message-id.js";
+import { openPtyTerminal } from "./pty-terminal.js";
 import { stagedRevertInput, stageRevertToBefore } from "./revert-input.js";
 import { sessionChanges, vcsStatus } from "./session-changes.js";
 
@@ -84,6 +86,8 @@ export class ServeBackend implements SessionBackend {
   /** Where the durable stream starts: 0, or an adopted session's cursor. */
   readonly #after: number;
   readonly #calls = new ToolCalls();
+  /** The terminals opened and not ended: closed with the session. */
+  readonly #terminals = new Set<Terminal>();
   readonly #catchUp: DeltaCatchUp;
   /** Live asks wait here for their tool call on the durable stream, which names their turn. */
   readonly #askTurns: AskTurns;
@@ -314,6 +318,19 @@ export class ServeBackend implements SessionBackend {
     }
   }
 
+  async openTerminal(options: { size?: TerminalSize; signal?: AbortSignal }): Promise<Terminal> {
+    if (this.#stop.signal.aborted) throw new UsageError("the session is closed");
+    const terminal = await openPtyTerminal(this.#client, {
+      directory: this.#context.directory,
+      ...options,
+    });
+    this.#terminals.add(terminal);
+    void terminal.ended.then(() => this.#terminals.delete(terminal));
+    // Closed while it was being opened: it goes too.
+    if (this.#stop.signal.aborted) await terminal.close();
+    return terminal;
+  }
+
   async revert(inputId: string, signal?: AbortSignal): Promise<void> {
     const { files, moreFiles } = await stageRevertToBefore(
       this.#client,
@@ -384,6 +401,7 @@ export class ServeBackend implements SessionBackend {
   async close(): Promise<void> {
     clearTimeout(this.#stopCheck);
     this.#stop.abort();
+    await Promise.all([...this.#terminals].map((terminal) => terminal.close()));
     await this.#pump;
     this.#askTurns.flush();
     this.#catchUp.flush();

@@ -7,6 +7,7 @@
  * sends `ping` messages and gives the socket up when nothing has come back for a while, which
  * is how a browser learns of a connection that died without a close.
  */
+
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { assertNever } from "../../util/assert-never.js";
 import { Backoff, type BackoffOptions } from "../../util/backoff.js";
@@ -17,6 +18,7 @@ import { type ConnectionObservable, ConnectionStateCell } from "./connection-sta
 import { EventSubscription } from "./event-subscription.js";
 import { type ClientMessage, parseServerMessage } from "./messages.js";
 import { type FeedWire, SessionFeed } from "./session-feed.js";
+import { sidecarSocketUrl } from "./socket-url.js";
 import { OPEN, type WebSocketConstructor, type WebSocketLike } from "./websocket-like.js";
 
 /** Delays between reconnect attempts (the client's default jitter is ±50 %). */
@@ -331,9 +333,5 @@ function isFinal(error: unknown): boolean {
 
 /** `ws(s)://host/prefix/v1/ws?ticket=…` from the sidecar's http(s) URL. */
 function socketUrl(base: URL, ticket: string): string {
-  const url = new URL(base.href);
-  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-  url.pathname = `${url.pathname.replace(/\/+$/, "")}/v1/ws`;
-  url.search = `?ticket=${encodeURIComponent(ticket)}`;
-  return url.href;
+  return sidecarSocketUrl(base, "/v1/ws", { ticket });
 }

@@ -23,7 +23,9 @@ import {
 } from "../../backends/backend.js";
 import type { Capabilities } from "../../backends/capabilities.js";
 import type { SessionChanges, VcsStatus } from "../../backends/file-changes.js";
+import { SessionFiles } from "../../backends/files/session-files.js";
 import { withCheckedDiff } from "../../backends/permission-diff.js";
+import type { Terminal, TerminalSize } from "../../backends/terminal.js";
 import { UsageError } from "../../errors.js";
 import type { CanonicalEvent, ConnectionState, ModelRef, Todo } from "../../events/canonical.js";
 import { sinceRehydration } from "../../events/since-rehydration.js";
@@ -83,6 +85,8 @@ export interface CommandRun {
 export class Session implements AsyncDisposable {
   readonly id: string;
   readonly directory: string;
+  /** The files of its directory: listed, read, found (never outside it). */
+  readonly files: SessionFiles;
   readonly #backend: SessionBackend;
   readonly #logger: Logger;
   readonly #log: EventLog;
@@ -103,11 +107,14 @@ export class Session implements AsyncDisposable {
   #historyChange: Promise<void> | undefined;
   #lastActivity = Date.now();
   #forkedFrom: { sessionId: string; inputId: string } | undefined;
+  /** Terminals opened and not ended. */
+  #openTerminals = 0;
 
   /** @internal Sessions come from `Bridge.createSession` / `openSession`, not from users. */
   constructor(id: string, backend: BackendFactory, options: SessionOptions) {
     this.id = id;
     this.directory = options.directory;
+    this.files = new SessionFiles(options.directory);
     const logger = options.logger ?? silentLogger;
     this.#logger = logger;
     const state = new SessionState(id);
@@ -223,9 +230,12 @@ export class Session implements AsyncDisposable {
     return this.#forkedFrom;
   }
 
-  /** Since when nothing has run or waited (ms since the epoch); undefined while busy. */
+  /**
+   * Since when nothing has run or waited (ms since the epoch); undefined while busy, or while
+   * a terminal is open (an idle release would close it under its user).
+   */
   get idleSince(): number | undefined {
-    return this.#busy ? undefined : this.#lastActivity;
+    return this.#busy || this.#openTerminals > 0 ? undefined : this.#lastActivity;
   }
 
   get #busy(): boolean {
@@ -520,6 +530,28 @@ export class Session implements AsyncDisposable {
       throw new UsageError(`the ${backend.kind} backend cannot ${what}`);
     }
     return backend;
+  }
+
+  /**
+   * Opens a terminal, a shell in the session directory (`capabilities.terminal`; a UsageError
+   * elsewhere). It ends when its shell exits, when it is closed, or when the session closes.
+   */
+  async openTerminal(
+    options: { size?: TerminalSize; signal?: AbortSignal } = {},
+  ): Promise<Terminal> {
+    this.#state.throwIfClosed();
+    throwIfAborted(options.signal, "opening a terminal");
+    const backend = this.#backend;
+    if (!backend.capabilities.terminal || backend.openTerminal === undefined) {
+      throw new UsageError(`the ${backend.kind} backend cannot open a terminal`);
+    }
+    const terminal = await backend.openTerminal(options);
+    this.#openTerminals += 1;
+    void terminal.ended.then(() => {
+      this.#openTerminals -= 1;
+      this.#lastActivity = Date.now();
+    });
+    return terminal;
   }
 
   /** Kept events after `after` (a bridge seq), then live ones; ends when the session closes. */

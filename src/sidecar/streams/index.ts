@@ -17,6 +17,7 @@ import { SessionFeeds } from "./session-feeds.js";
 import { SseStream } from "./sse-stream.js";
 import { streamLimitsOf } from "./stream-limits.js";
 import { streamMetrics } from "./stream-metrics.js";
+import { registerTerminalRoute, TerminalSockets } from "./terminal-socket.js";
 import { UpgradeGuard } from "./upgrade-guard.js";
 import { type StreamSocket, WsConnection } from "./ws-connection.js";
 
@@ -39,6 +40,7 @@ export async function registerStreamRoutes(app: SidecarApp, ctx: SidecarContext)
   const relayFeeds = new SessionFeeds({ logger });
   const sockets = new Set<WsConnection>();
   const sseStreams = new Set<SseStream>();
+  const terminals = new TerminalSockets();
 
   const handshakes = new UpgradeGuard(app.server);
 
@@ -46,6 +48,7 @@ export async function registerStreamRoutes(app: SidecarApp, ctx: SidecarContext)
     handshakes.destroyUnclaimed();
     for (const socket of [...sockets]) socket.close(WS_CLOSE.serviceRestart, STOPPING_REASON);
     for (const stream of [...sseStreams]) stream.close("sidecar_stopping", STOPPING_REASON);
+    terminals.stopAll();
   };
   ctx.stopping.addEventListener("abort", stopAll, { once: true });
 
@@ -105,6 +108,14 @@ export async function registerStreamRoutes(app: SidecarApp, ctx: SidecarContext)
     sockets.add(connection);
     if (ctx.stopping.aborted) connection.close(WS_CLOSE.serviceRestart, STOPPING_REASON);
   });
+
+  registerTerminalRoute(
+    app,
+    ctx,
+    terminals,
+    (request) => handshakes.claim(request.raw.socket),
+    "sidecar stopping: the terminal was closed",
+  );
 
   app.get(
     "/v1/sessions/:id/events",

@@ -1,0 +1,128 @@
+/**
+ * End to end: a terminal through the sidecar, on a real `opencode serve` 1.18.33 (its
+ * `/api/pty`). The typed client opens one over the sidecar's own socket, runs a command and
+ * sees its output, resizes it and closes it, and OpenCode's PTY is gone; a socket without the
+ * token or from a foreign Origin is refused; closing the session ends its terminal.
+ */
+import { randomBytes } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { BridgeClient, TerminalConnection } from "../../src/client/index.js";
+import { OpencodeClient } from "../../src/opencode-client/opencode-client.js";
+import { HttpTransport } from "../../src/transport/http-transport.js";
+import { RawWsClient } from "../support/raw-ws.js";
+import { useRealSidecar } from "../support/real-sidecar.js";
+
+const real = useRealSidecar({ web: false, label: "sidecar terminal e2e" });
+let client: BridgeClient;
+/** OpenCode itself, to see its PTYs (a test's view; the sidecar never hands its port out). */
+let opencode: OpencodeClient;
+beforeAll(() => {
+  client = real.current.client;
+  const { server } = real.current.bridge;
+  opencode = new OpencodeClient(new HttpTransport({ url: server.url, password: server.password }), {
+    directory: real.current.directory,
+  });
+});
+
+/** Reads the terminal's output until it holds `text`; the output so far. */
+async function outputUntil(terminal: TerminalConnection, text: string): Promise<string> {
+  let seen = "";
+  const reading = (async () => {
+    for await (const chunk of terminal.output()) {
+      seen += chunk;
+      if (seen.includes(text)) return seen;
+    }
+    throw new Error(
+      `the terminal ended before ${JSON.stringify(text)}; it showed ${JSON.stringify(seen)}`,
+    );
+  })();
+  const bound = new Promise<never>((_, reject) =>
+    setTimeout(
+      () => reject(new Error(`no ${JSON.stringify(text)} in 20 s; saw ${JSON.stringify(seen)}`)),
+      20_000,
+    ).unref(),
+  );
+  return await Promise.race([reading, bound]);
+}
+
+async function ptyIds(): Promise<string[]> {
+  return (await opencode.v2.pty.list()).map((pty) => pty.id);
+}
+
+function terminalUrl(sessionId: string, query = ""): string {
+  const url = new URL(real.current.sidecar.url);
+  url.protocol = "ws:";
+  url.pathname = `/v1/sessions/${sessionId}/terminal`;
+  url.search = query;
+  return url.href;
+}
+
+describe("a terminal through the sidecar", () => {
+  it("runs a command in the session directory, resizes, and closes: OpenCode's PTY is gone", async () => {
+    const session = await client.createSession();
+    expect(session.capabilities?.terminal).toBe(true);
+    const terminal = await client.openTerminal(session.id, { cols: 80, rows: 24 });
+    expect(await ptyIds()).toContain(terminal.id);
+    const token = randomBytes(6).toString("hex");
+    // The variable is expanded by the shell: the echoed command line alone would not match.
+    terminal.write(`T=${token}; echo "hello-$T-done"; pwd\n`);
+    const shown = await outputUntil(terminal, `hello-${token}-done`);
+    expect(shown).toContain(real.current.directory);
+
+    await terminal.resize(100, 30);
+    terminal.write("stty size\n");
+    await outputUntil(terminal, "30 100");
+
+    terminal.close();
+    expect(await terminal.closed).toMatchObject({ code: 1000 });
+    await expect.poll(ptyIds, { timeout: 10_000 }).not.toContain(terminal.id);
+  });
+
+  it("refuses a socket without the token, and one from a foreign Origin", async () => {
+    const session = await client.createSession();
+    await expect(RawWsClient.connect(terminalUrl(session.id))).rejects.toThrow(/HTTP 401/);
+    await expect(
+      RawWsClient.connect(terminalUrl(session.id), {
+        headers: {
+          authorization: `Bearer ${real.current.token}`,
+          origin: "http://evil.example",
+        },
+      }),
+    ).rejects.toThrow(/HTTP 403/);
+    const before = await ptyIds();
+    // With the token and no foreign Origin it opens: the refusals were the checks'.
+    const allowed = await RawWsClient.connect(terminalUrl(session.id), {
+      headers: { authorization: `Bearer ${real.current.token}` },
+    });
+    await allowed.waitFor("ready", (message) => (message as { type?: string }).type === "ready");
+    allowed.close();
+    await allowed.closed;
+    await expect.poll(ptyIds, { timeout: 10_000 }).toEqual(before);
+  });
+
+  it("closing the session (a release or a kill) ends its terminal and OpenCode's PTY", async () => {
+    const released = await client.createSession();
+    const killed = await client.createSession();
+    const first = await client.openTerminal(released.id);
+    const second = await client.openTerminal(killed.id);
+    expect(await ptyIds()).toEqual(expect.arrayContaining([first.id, second.id]));
+
+    await client.releaseSession(released.id);
+    await client.killSession(killed.id);
+
+    expect(await first.closed).toMatchObject({ reason: "closed", code: 1000 });
+    expect(await second.closed).toMatchObject({ reason: "closed", code: 1000 });
+    await expect.poll(ptyIds, { timeout: 10_000 }).not.toContain(first.id);
+    await expect.poll(ptyIds, { timeout: 10_000 }).not.toContain(second.id);
+  });
+
+  it("the sidecar's stop closes its terminals (1012) and OpenCode's PTYs", async () => {
+    const session = await client.createSession();
+    const terminal = await client.openTerminal(session.id);
+
+    await real.current.sidecar.close();
+
+    expect(await terminal.closed).toMatchObject({ code: 1012 });
+    await expect.poll(ptyIds, { timeout: 10_000 }).not.toContain(terminal.id);
+  });
+});
