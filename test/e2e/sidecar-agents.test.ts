@@ -10,7 +10,7 @@ import { BridgeApiError, BridgeClient } from "../../src/client/index.js";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { useRealSidecar } from "../support/real-sidecar.js";
-import { readUntil } from "../support/sidecar-reading.js";
+import { readUntil, sentTurn } from "../support/sidecar-reading.js";
 import { NodeWebSocket } from "../support/ws.js";
 
 const real = useRealSidecar({ web: false, label: "sidecar agents e2e" });
@@ -20,16 +20,9 @@ beforeAll(() => {
   ({ client, model } = real.current);
 });
 
-/** Sends `text` and returns its turn's events, up to its end. */
+/** Sends `text`; the turn's events up to its end. */
 async function turn(sessionId: string, text: string, after: number): Promise<CanonicalEvent[]> {
-  const { turnId } = await client.send(sessionId, { text, delivery: "queue" });
-  const events = await readUntil(
-    client,
-    sessionId,
-    (event) => event.type === "turn.ended" && event.turnId === turnId,
-    { after, what: `the end of the turn of ${text}` },
-  );
-  return events.filter((event) => event.turnId === turnId);
+  return (await sentTurn(client, sessionId, text, { after })).events;
 }
 
 /** The system prompt of the model's requests for the turn of `text` (title requests aside). */

@@ -17,7 +17,7 @@ import { addUsage } from "../../src/events/build.js";
 import type { CanonicalEvent, Usage } from "../../src/events/canonical.js";
 import { tokensInContext } from "../../src/events/usage-tally.js";
 import { DEMO_MODEL, useRealSidecar } from "../support/real-sidecar.js";
-import { readUntil } from "../support/sidecar-reading.js";
+import { readUntil, sentTurn } from "../support/sidecar-reading.js";
 import { NodeWebSocket } from "../support/ws.js";
 
 /** A git worktree whose one commit has `old.txt` (two lines). */
@@ -55,14 +55,7 @@ function write(name: string, content: string): string {
 
 /** Sends `text`; the turn's events up to its end. */
 async function turn(sessionId: string, text: string, after: number): Promise<CanonicalEvent[]> {
-  const { turnId } = await client.send(sessionId, { text, delivery: "queue" });
-  const events = await readUntil(
-    client,
-    sessionId,
-    (event) => event.type === "turn.ended" && event.turnId === turnId,
-    { after, what: `the end of the turn of ${text.slice(0, 40)}` },
-  );
-  return events.filter((event) => event.turnId === turnId);
+  return (await sentTurn(client, sessionId, text, { after })).events;
 }
 
 /** The usage of the turn whose events end with its `turn.ended`. */

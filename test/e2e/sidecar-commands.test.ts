@@ -14,10 +14,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BridgeApiError, BridgeClient } from "../../src/client/index.js";
-import type { CanonicalEvent } from "../../src/events/canonical.js";
 import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { type RealSidecar, startRealSidecar, useRealSidecar } from "../support/real-sidecar.js";
-import { readUntil } from "../support/sidecar-reading.js";
+import { readUntil, turnEvents } from "../support/sidecar-reading.js";
 import { NodeWebSocket } from "../support/ws.js";
 
 /** A project with a command, a command running a shell command, a skill and two MCP servers. */
@@ -56,21 +55,6 @@ let model: ScriptedModel;
 beforeAll(() => {
   ({ client, model } = real.current);
 });
-
-/** The events of `turnId` up to its end, read through `reader`. */
-async function turnEvents(
-  reader: BridgeClient,
-  sessionId: string,
-  turnId: string,
-): Promise<CanonicalEvent[]> {
-  const events = await readUntil(
-    reader,
-    sessionId,
-    (event) => event.type === "turn.ended" && event.turnId === turnId,
-    { what: `the end of ${turnId}` },
-  );
-  return events.filter((event) => event.turnId === turnId);
-}
 
 function secondClient(sidecar: RealSidecar): BridgeClient {
   return new BridgeClient({

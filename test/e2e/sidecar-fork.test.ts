@@ -9,11 +9,10 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { BridgeClient } from "../../src/client/index.js";
-import type { CanonicalEvent } from "../../src/events/canonical.js";
 import type { Bridge } from "../../src/runtime/bridge/bridge.js";
 import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { useRealSidecar } from "../support/real-sidecar.js";
-import { readUntil } from "../support/sidecar-reading.js";
+import { readUntil, sentTurn } from "../support/sidecar-reading.js";
 
 const real = useRealSidecar({ web: false, label: "sidecar fork e2e" });
 let bridge: Bridge;
@@ -24,20 +23,8 @@ beforeAll(() => {
   ({ bridge, client, model, directory } = real.current);
 });
 
-/** Sends `text`, waits for its turn's end, and says which input it was. */
-async function sentTurn(
-  sessionId: string,
-  text: string,
-): Promise<{ inputId: string; end: CanonicalEvent }> {
-  const { inputId, turnId } = await client.send(sessionId, { text, delivery: "queue" });
-  const events = await readUntil(
-    client,
-    sessionId,
-    (event) => event.type === "turn.ended" && event.turnId === turnId,
-    { what: `the end of the turn of ${text}` },
-  );
-  return { inputId: inputId ?? "", end: events.at(-1) as CanonicalEvent };
-}
+/** Sends `text` and reads its turn to its end. */
+const sent = (sessionId: string, text: string) => sentTurn(client, sessionId, text);
 
 /** Everything the model was sent for the turn whose input says `marker` (title requests aside). */
 function seenByModelFor(marker: string): string {
@@ -52,8 +39,8 @@ describe("fork", () => {
   it("a fork before the second input has the first exchange only, the model sees it, the origin is unchanged", async () => {
     const origin = await client.createSession();
     expect(origin.capabilities?.fork).toBe(true);
-    await sentTurn(origin.id, "first question ALPHA");
-    const second = await sentTurn(origin.id, "second question BRAVO");
+    await sent(origin.id, "first question ALPHA");
+    const second = await sent(origin.id, "second question BRAVO");
     const originBefore = await client.conversation(origin.id);
     expect(originBefore.messages).toHaveLength(4);
 
@@ -65,7 +52,7 @@ describe("fork", () => {
     expect(forked.messages).toEqual(originBefore.messages.slice(0, 2));
     expect(forked.forkedFrom).toEqual({ sessionId: origin.id, inputId: second.inputId });
 
-    const third = await sentTurn(fork.id, "[[reply forked answer]] third question CHARLIE");
+    const third = await sent(fork.id, "[[reply forked answer]] third question CHARLIE");
 
     expect(third.end.data).toMatchObject({ outcome: "completed", text: "forked answer" });
     const seen = seenByModelFor("CHARLIE");
@@ -91,7 +78,7 @@ describe("fork", () => {
 describe("continue a session whose OpenCode session is gone", () => {
   it("a send answers 409 naming continue; continued, session.rehydrated joins the history and a turn completes with the earlier conversation", async () => {
     const session = await client.createSession();
-    await sentTurn(session.id, "before the loss DELTA");
+    await sent(session.id, "before the loss DELTA");
     // Still there: nothing to continue.
     expect(await client.continueSession(session.id).catch((error) => error)).toMatchObject({
       status: 409,
@@ -115,7 +102,7 @@ describe("continue a session whose OpenCode session is gone", () => {
     if (rehydrated?.type !== "session.rehydrated") throw new Error("no session.rehydrated");
     expect(rehydrated.data.previousUpstreamId).toBe(session.id);
     expect(rehydrated.data.upstreamId).not.toBe(session.id);
-    const next = await sentTurn(session.id, "[[reply continued answer]] after the loss ECHO");
+    const next = await sent(session.id, "[[reply continued answer]] after the loss ECHO");
     expect(next.end.data).toMatchObject({ outcome: "completed", text: "continued answer" });
     const seen = seenByModelFor("after the loss ECHO");
     expect(seen).toContain("before the loss DELTA");

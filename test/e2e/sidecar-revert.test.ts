@@ -20,7 +20,7 @@ import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { conversationOf } from "../../src/wire/conversation.js";
 import { sendPoisonedPrompt } from "../support/poisoned-prompt.js";
 import { useRealSidecar } from "../support/real-sidecar.js";
-import { readUntil } from "../support/sidecar-reading.js";
+import { readUntil, sentTurn } from "../support/sidecar-reading.js";
 import { NodeWebSocket } from "../support/ws.js";
 
 /** A git worktree with one commit: OpenCode keeps file snapshots only in one. */
@@ -49,23 +49,11 @@ beforeAll(() => {
 
 /** Sends `text` and waits for its turn's end (read from the session's events). */
 async function turn(sessionId: string, text: string): Promise<CanonicalEvent> {
-  return (await sentTurn(sessionId, text)).end;
+  return (await sent(sessionId, text)).end;
 }
 
-/** Sends `text`, waits for its turn's end, and says which input it was. */
-async function sentTurn(
-  sessionId: string,
-  text: string,
-): Promise<{ inputId: string; end: CanonicalEvent }> {
-  const { inputId, turnId } = await client.send(sessionId, { text, delivery: "queue" });
-  const events = await readUntil(
-    client,
-    sessionId,
-    (event) => event.type === "turn.ended" && event.turnId === turnId,
-    { what: `the end of the turn of ${text}` },
-  );
-  return { inputId: inputId ?? "", end: events.at(-1) as CanonicalEvent };
-}
+/** Sends `text` and reads its turn to its end. */
+const sent = (sessionId: string, text: string) => sentTurn(client, sessionId, text);
 
 /** Poisons the session (test/support/poisoned-prompt.ts) and waits for the failure. */
 async function poison(sessionId: string): Promise<string> {
@@ -94,7 +82,7 @@ describe("undo and redo", () => {
   it("undo puts the files back and sets the messages aside; redo restores both; a second client sees the same", async () => {
     const session = await client.createSession();
     await turn(session.id, write("a.txt", "one"));
-    const second = await sentTurn(session.id, `${write("a.txt", "two")} ${write("b.txt", "new")}`);
+    const second = await sent(session.id, `${write("a.txt", "two")} ${write("b.txt", "new")}`);
     await turn(session.id, "[[reply three]]");
     expect([fileAt("a.txt"), fileAt("b.txt")]).toEqual(["two", "new"]);
     const before = await client.conversation(session.id);
@@ -146,7 +134,7 @@ describe("undo and redo", () => {
   it("the next input makes an undo final: the model no longer sees what was undone, nothing to redo", async () => {
     const session = await client.createSession();
     await turn(session.id, write("c.txt", "kept"));
-    const undoneInput = await sentTurn(
+    const undoneInput = await sent(
       session.id,
       `${write("c.txt", "undone")} [[reply secret-undone-answer]]`,
     );
