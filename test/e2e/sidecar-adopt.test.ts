@@ -22,7 +22,7 @@ import { managedServerKey } from "../../src/runtime/bridge/managed-servers.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
-import { type RunningOcb, startOcb } from "../support/ocb-cli.js";
+import { type RunningOcb, sidecarUrlOf, startOcb } from "../support/ocb-cli.js";
 import { isRunning, trackProcess } from "../support/process-tracker.js";
 import type { RawWsClient } from "../support/raw-ws.js";
 import { callSidecar, canonicalEventsOf, subscribeOverWs } from "../support/sidecar-http.js";
@@ -82,9 +82,7 @@ async function startServe(dir: string): Promise<{ cli: RunningOcb; url: string }
   const args = ["serve", "--dir", dir, "--store", join(dir, "store.db"), "--config", configFile];
   const cli = startOcb([...args, "--model", "demo/demo-1"], { env: { OCB_TOKEN: TOKEN } });
   clis.push(cli);
-  const listening = () => /listening on (http:\/\/\S+)/.exec(cli.stdout)?.[1];
-  await until("the sidecar's URL", () => listening() !== undefined, cli);
-  return { cli, url: listening() ?? "" };
+  return { cli, url: await sidecarUrlOf(cli, BOUND_MS) };
 }
 
 function call(url: string, method: string, path: string, body?: unknown): Promise<unknown> {

@@ -9,7 +9,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
 import { PostgresStore } from "../../src/store/postgres-store.js";
-import { ocb, type RunningOcb, startOcb } from "../support/ocb-cli.js";
+import { ocb, type RunningOcb, sidecarUrlOf, startOcb } from "../support/ocb-cli.js";
 import { callSidecar, canonicalEventsOf, subscribeOverWs } from "../support/sidecar-http.js";
 import { usePostgres } from "../support/use-postgres.js";
 
@@ -50,9 +50,7 @@ async function turnThroughServe(storeUrl: string, how: "option" | "env"): Promis
   const env = { OCB_TOKEN: TOKEN, ...(how === "env" ? { OCB_STORE: storeUrl } : {}) };
   const cli = startOcb(args, { env });
   clis.push(cli);
-  const listening = () => /listening on (http:\/\/\S+)/.exec(cli.stdout)?.[1];
-  await until("the sidecar's URL", () => listening() !== undefined, cli);
-  const url = listening() ?? "";
+  const url = await sidecarUrlOf(cli, BOUND_MS);
   const session = (await call(url, "POST", "/v1/sessions", { title: "on postgres" })) as {
     id: string;
   };

@@ -12,14 +12,13 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { opencodeDataDir } from "../../src/cli/opencode-data.js";
 import { managedServerKey } from "../../src/runtime/bridge/managed-servers.js";
 import { openStore } from "../../src/store/open-store.js";
 import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
-import { type RunningOcb, startOcb } from "../support/ocb-cli.js";
+import { type RunningOcb, sidecarUrlOf, startOcb, untilOcb } from "../support/ocb-cli.js";
 import { isRunning, trackProcess } from "../support/process-tracker.js";
 import { callSidecar, canonicalEventsOf, subscribeOverWs } from "../support/sidecar-http.js";
 import { usePostgres } from "../support/use-postgres.js";
@@ -56,24 +55,12 @@ function killGroup(pid: number): void {
   }
 }
 
-async function until(what: string, ready: () => boolean, cli?: RunningOcb): Promise<void> {
-  const deadline = Date.now() + BOUND_MS;
-  while (!ready()) {
-    if (Date.now() > deadline) {
-      throw new Error(`never reached ${what}:\n${cli?.stdout ?? ""}\n${cli?.stderr ?? ""}`);
-    }
-    await delay(50);
-  }
-}
-
 /** `ocb serve` on `dir` and `store` (no --opencode-data: the default is what is tested). */
 async function startServe(dir: string, store: string): Promise<{ cli: RunningOcb; url: string }> {
   const args = ["serve", "--dir", dir, "--store", store, "--config", configFile];
   const cli = startOcb([...args, "--model", "demo/demo-1"], { env: { OCB_TOKEN: TOKEN } });
   groups.push(cli.pid);
-  const listening = () => /listening on (http:\/\/\S+)/.exec(cli.stdout)?.[1];
-  await until("the sidecar's URL", () => listening() !== undefined, cli);
-  return { cli, url: listening() ?? "" };
+  return { cli, url: await sidecarUrlOf(cli, BOUND_MS) };
 }
 
 /** Sends `text` to the session and waits for its turn's end; gives the turn's outcome. */
@@ -87,7 +74,7 @@ async function turn(url: string, sessionId: string, text: string, cli: RunningOc
   )) as { turnId: string };
   const ended = () =>
     canonicalEventsOf(client).find((e) => e.type === "turn.ended" && e.turnId === sent.turnId);
-  await until(`the end of the turn of ${text}`, () => ended() !== undefined, cli);
+  await untilOcb(`the end of the turn of ${text}`, cli, () => ended() !== undefined, BOUND_MS);
   client.close();
   return ended()?.data;
 }
@@ -129,10 +116,8 @@ describe.each([
     const serverPid = await recordedServerPid(store, dir);
     killGroup(first.cli.pid);
     killGroup(serverPid);
-    await until(
-      "the end of the sidecar and its server",
-      () => !isRunning(first.cli.pid) && !isRunning(serverPid),
-    );
+    await first.cli.exited;
+    await vi.waitFor(() => expect(isRunning(serverPid)).toBe(false), { timeout: BOUND_MS });
 
     const again = await startServe(dir, store);
     const after = `[[reply still here]] ${kind} after the crash`;

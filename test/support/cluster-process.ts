@@ -3,7 +3,7 @@
  * sidecars of the cluster e2e tests and of the cluster bench (bench/cluster.ts).
  */
 import { CLUSTER_SECRET } from "./cluster-secret.js";
-import { type RunningOcb, startOcb, untilOcb } from "./ocb-cli.js";
+import { type RunningOcb, sidecarUrlOf, startOcb } from "./ocb-cli.js";
 import type { RealServer } from "./real-server.js";
 
 export interface ClusterProcess {
@@ -43,9 +43,7 @@ export async function startClusterProcess(options: {
     },
   );
   options.started.push(cli);
-  const listening = () => /listening on (http:\/\/\S+)/.exec(cli.stdout)?.[1];
-  await untilOcb(`sidecar ${id}'s URL`, cli, () => listening() !== undefined, options.boundMs);
-  return { id, cli, url: listening() ?? "" };
+  return { id, cli, url: await sidecarUrlOf(cli, options.boundMs) };
 }
 
 /** SIGKILLs the process group of each that still runs, and waits for them to exit. */

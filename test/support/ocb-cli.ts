@@ -132,3 +132,10 @@ export async function untilOcb(
     await delay(50);
   }
 }
+
+/** The URL an `ocb serve` prints once it listens (http or https), waited for within `boundMs`. */
+export async function sidecarUrlOf(cli: RunningOcb, boundMs: number): Promise<string> {
+  const listening = () => /listening on (https?:\/\/\S+)/.exec(cli.stdout)?.[1];
+  await untilOcb("the sidecar's URL", cli, () => listening() !== undefined, boundMs);
+  return listening() ?? "";
+}
