@@ -46,10 +46,10 @@ class BridgeClient {
     openapi(options?: CallOptions): Promise<Record<string, unknown>>;
     ticket(options?: CallOptions): Promise<Ticket>;
     models(options?: CallOptions): Promise<ModelCatalog>;
-    agents(options?: CallOptions): Promise<AgentInfo[]>;
-    commands(options?: CallOptions): Promise<CommandInfo[]>;
-    mcpStatus(options?: CallOptions): Promise<McpServerInfo[]>;
-    skills(options?: CallOptions): Promise<SkillInfo[]>;
+    agents(options?: ProjectCallOptions): Promise<AgentInfo[]>;
+    commands(options?: ProjectCallOptions): Promise<CommandInfo[]>;
+    mcpStatus(options?: ProjectCallOptions): Promise<McpServerInfo[]>;
+    skills(options?: ProjectCallOptions): Promise<SkillInfo[]>;
     listSessions(options?: CallOptions): Promise<SessionInfo[]>;
     sessionPage(query: SessionListQuery, options?: CallOptions): Promise<SessionPage>;
     projects(options?: CallOptions): Promise<Project[]>;
@@ -359,6 +359,11 @@ type PermissionReply = "once" | "always" | "reject";
 
 // Project
 type Project = z.output<typeof ProjectListSchema>["projects"][number];
+
+// ProjectCallOptions
+type ProjectCallOptions = CallOptions & {
+    directory?: string;
+};
 
 // QuestionPart
 type QuestionPart = {

@@ -80,6 +80,7 @@ export const LAYERS: readonly Layer[] = [
       "src/sidecar/open-sessions.ts",
       "src/sidecar/peer-routes.ts",
       "src/sidecar/recent-answer.ts",
+      "src/sidecar/requested-directory.ts",
       "src/sidecar/sent-images.ts",
       "src/sidecar/session-cluster.ts",
       "src/sidecar/session-pages.ts",

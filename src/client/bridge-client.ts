@@ -86,6 +86,9 @@ export type TodoItem = z.output<typeof TodoListSchema>["todos"][number];
 export type Health = z.output<typeof HealthSchema>;
 export type Ticket = z.output<typeof TicketSchema>;
 /** What a send answers, with the idempotency key it went with (to retry it yourself). */
+/** A list of what a project offers: `directory`, one of `projects()` (default the sidecar's). */
+export type ProjectCallOptions = CallOptions & { directory?: string };
+
 export type SendResult = SendInputResult & { idempotencyKey: string };
 export type PermissionReply = "once" | "always" | "reject";
 /** A directory of a session's (`BridgeClient.listFiles`). */
@@ -194,10 +197,11 @@ export class BridgeClient {
    * `GET /v1/agents`: the agents a session can switch to (OpenCode's primary ones that are not
    * hidden; `capabilities.switchAgent`, 422 elsewhere).
    */
-  async agents(options?: CallOptions): Promise<AgentInfo[]> {
+  async agents(options: ProjectCallOptions = {}): Promise<AgentInfo[]> {
+    const { directory, ...call } = options;
     const list = await this.#http.call(
-      { method: "GET", path: "/v1/agents", schema: AgentListSchema },
-      options,
+      { method: "GET", path: projectPath("/v1/agents", directory), schema: AgentListSchema },
+      call,
     );
     return list.agents;
   }
@@ -206,28 +210,31 @@ export class BridgeClient {
    * `GET /v1/commands`: the slash commands of the sidecar's directory, with their argument
    * hints and source (`capabilities.commands`, 422 elsewhere). Descriptions are untrusted text.
    */
-  async commands(options?: CallOptions): Promise<CommandInfo[]> {
+  async commands(options: ProjectCallOptions = {}): Promise<CommandInfo[]> {
+    const { directory, ...call } = options;
     const list = await this.#http.call(
-      { method: "GET", path: "/v1/commands", schema: CommandListSchema },
-      options,
+      { method: "GET", path: projectPath("/v1/commands", directory), schema: CommandListSchema },
+      call,
     );
     return list.commands;
   }
 
   /** `GET /v1/mcp`: the MCP servers of the sidecar's directory and their state (`[]`: none configured). */
-  async mcpStatus(options?: CallOptions): Promise<McpServerInfo[]> {
+  async mcpStatus(options: ProjectCallOptions = {}): Promise<McpServerInfo[]> {
+    const { directory, ...call } = options;
     const status = await this.#http.call(
-      { method: "GET", path: "/v1/mcp", schema: McpStatusSchema },
-      options,
+      { method: "GET", path: projectPath("/v1/mcp", directory), schema: McpStatusSchema },
+      call,
     );
     return status.servers;
   }
 
   /** `GET /v1/skills`: the skills the model may load in the sidecar's directory. */
-  async skills(options?: CallOptions): Promise<SkillInfo[]> {
+  async skills(options: ProjectCallOptions = {}): Promise<SkillInfo[]> {
+    const { directory, ...call } = options;
     const list = await this.#http.call(
-      { method: "GET", path: "/v1/skills", schema: SkillListSchema },
-      options,
+      { method: "GET", path: projectPath("/v1/skills", directory), schema: SkillListSchema },
+      call,
     );
     return list.skills;
   }
@@ -698,6 +705,10 @@ export class BridgeClient {
       options,
     );
   }
+}
+
+function projectPath(path: string, directory: string | undefined): string {
+  return directory === undefined ? path : `${path}?directory=${encodeURIComponent(directory)}`;
 }
 
 function sessionPath(sessionId: string): string {

@@ -53,6 +53,7 @@ export {
   type ModelCatalog,
   type PermissionReply,
   type Project,
+  type ProjectCallOptions,
   type SendInput,
   type SendResult,
   type SessionChangesView,

@@ -181,6 +181,12 @@ export const SessionListQuerySchema = z.object({
 });
 export type SessionListQuery = z.infer<typeof SessionListQuerySchema>;
 
+/** A list of what a project offers (agents, commands, MCP servers, skills): of this directory. */
+export const DirectoryQuerySchema = z.strictObject({
+  /** An allowed project directory (absolute); default the sidecar's. */
+  directory: text(4096).optional(),
+});
+
 /** A project: a directory sessions are made in. */
 export const ProjectSchema = z.object({
   directory: z.string(),

@@ -3,9 +3,9 @@
  * scripted model. A session made in a second allowed directory runs its tools there (the
  * `bash` tool's `pwd` says so); a directory not allowed is refused before OpenCode; the
  * projects list both directories with their counts, and the sessions of one are listed alone
- * and paged.
+ * and paged; what a project offers (its commands) is listed for its directory.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,8 +16,13 @@ import { readUntil } from "../support/sidecar-reading.js";
 const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), "ocb-projects-e2e-")));
 const second = join(elsewhere, "second-project");
 const outside = join(elsewhere, "not-allowed");
-mkdirSync(second);
+mkdirSync(join(second, ".opencode", "command"), { recursive: true });
 mkdirSync(outside);
+// A command only the second project has.
+writeFileSync(
+  join(second, ".opencode", "command", "second-only.md"),
+  "---\ndescription: a command of the second project\n---\nSay $ARGUMENTS\n",
+);
 const real = useRealSidecar({
   web: false,
   label: "sidecar projects e2e",
@@ -76,5 +81,15 @@ describe("projects", () => {
       "default one",
       "default two",
     ]);
+  });
+
+  it("what a project offers is listed for its directory: its own commands; a directory not allowed is refused", async () => {
+    const names = async (directory?: string) =>
+      (await client.commands(directory === undefined ? {} : { directory })).map((c) => c.name);
+    expect(await names(second)).toContain("second-only");
+    expect(await names()).not.toContain("second-only");
+    expect((await client.agents({ directory: second })).map((a) => a.name)).toContain("build");
+    const refused = await client.skills({ directory: outside }).catch((error) => error);
+    expect(refused).toMatchObject({ status: 403, code: "forbidden" });
   });
 });

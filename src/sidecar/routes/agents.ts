@@ -2,6 +2,7 @@
 
 import {
   AgentListSchema,
+  DirectoryQuerySchema,
   ErrorBodySchema,
   OkSchema,
   SessionIdParamsSchema,
@@ -10,6 +11,7 @@ import {
 import { callSignal } from "../call-bounds.js";
 import { forwardedRoute } from "../cluster-peers.js";
 import type { SidecarContext } from "../context.js";
+import { projectQuery } from "../requested-directory.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { ERROR_RESPONSES } from "./meta.js";
 
@@ -20,6 +22,7 @@ export function registerAgentRoutes(app: SidecarApp, ctx: SidecarContext): void 
       schema: {
         summary:
           "The agents a session can switch to in the sidecar's directory: OpenCode's primary agents that are not hidden (capabilities.switchAgent; 422 on other backends)",
+        querystring: DirectoryQuerySchema,
         response: {
           200: AgentListSchema,
           ...ERROR_RESPONSES,
@@ -28,7 +31,9 @@ export function registerAgentRoutes(app: SidecarApp, ctx: SidecarContext): void 
         },
       },
     },
-    async () => ({ agents: await ctx.bridge.agents({ signal: callSignal(ctx) }) }),
+    async (request) => ({
+      agents: await ctx.bridge.agents(await projectQuery(ctx, request.query.directory)),
+    }),
   );
 
   app.post(

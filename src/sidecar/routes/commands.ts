@@ -2,6 +2,7 @@
 
 import {
   CommandListSchema,
+  DirectoryQuerySchema,
   ErrorBodySchema,
   RunCommandBodySchema,
   SendInputResultSchema,
@@ -11,6 +12,7 @@ import { callSignal } from "../call-bounds.js";
 import { forwardedRoute } from "../cluster-peers.js";
 import type { SidecarContext } from "../context.js";
 import { carriesIdempotencyKey } from "../idempotency.js";
+import { projectQuery } from "../requested-directory.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { admittedInput } from "./admitted-input.js";
 import { ERROR_RESPONSES } from "./meta.js";
@@ -22,6 +24,7 @@ export function registerCommandRoutes(app: SidecarApp, ctx: SidecarContext): voi
       schema: {
         summary:
           "The slash commands of the sidecar's directory: its .opencode/command files, the config's commands, OpenCode's built-ins, skills and MCP prompts (capabilities.commands; 422 on other backends)",
+        querystring: DirectoryQuerySchema,
         response: {
           200: CommandListSchema,
           ...ERROR_RESPONSES,
@@ -30,7 +33,9 @@ export function registerCommandRoutes(app: SidecarApp, ctx: SidecarContext): voi
         },
       },
     },
-    async () => ({ commands: await ctx.bridge.commands({ signal: callSignal(ctx) }) }),
+    async (request) => ({
+      commands: await ctx.bridge.commands(await projectQuery(ctx, request.query.directory)),
+    }),
   );
 
   app.post(

@@ -1,8 +1,13 @@
 /** What the sidecar's directory offers beside sessions, read only: MCP servers, skills. */
 
-import { ErrorBodySchema, McpStatusSchema, SkillListSchema } from "../../wire/http.js";
-import { callSignal } from "../call-bounds.js";
+import {
+  DirectoryQuerySchema,
+  ErrorBodySchema,
+  McpStatusSchema,
+  SkillListSchema,
+} from "../../wire/http.js";
 import type { SidecarContext } from "../context.js";
+import { projectQuery } from "../requested-directory.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { ERROR_RESPONSES } from "./meta.js";
 
@@ -15,10 +20,13 @@ export function registerLocationListRoutes(app: SidecarApp, ctx: SidecarContext)
       schema: {
         summary:
           "The MCP servers configured for the sidecar's directory and their state (connected, disabled, failed with its error, needs_auth, …); none configured: an empty list (capabilities.mcpStatus; 422 on other backends)",
+        querystring: DirectoryQuerySchema,
         response: { 200: McpStatusSchema, ...LIST_ERRORS },
       },
     },
-    async () => ({ servers: await ctx.bridge.mcpStatus({ signal: callSignal(ctx) }) }),
+    async (request) => ({
+      servers: await ctx.bridge.mcpStatus(await projectQuery(ctx, request.query.directory)),
+    }),
   );
 
   app.get(
@@ -27,9 +35,12 @@ export function registerLocationListRoutes(app: SidecarApp, ctx: SidecarContext)
       schema: {
         summary:
           "The skills the model may load in the sidecar's directory, OpenCode's built-in ones included (capabilities.skills; 422 on other backends)",
+        querystring: DirectoryQuerySchema,
         response: { 200: SkillListSchema, ...LIST_ERRORS },
       },
     },
-    async () => ({ skills: await ctx.bridge.skills({ signal: callSignal(ctx) }) }),
+    async (request) => ({
+      skills: await ctx.bridge.skills(await projectQuery(ctx, request.query.directory)),
+    }),
   );
 }

@@ -1,5 +1,4 @@
 /** Sessions: list, create, open (adopt), rename, release, kill, the conversation, the transcript. */
-import { isAbsolute } from "node:path";
 import type { FastifyReply } from "fastify";
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { conversationOf } from "../../wire/conversation.js";
@@ -19,7 +18,8 @@ import { callSignal } from "../call-bounds.js";
 import { forwardedRoute } from "../cluster-peers.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
-import { DirectoryGoneError, directoryGone } from "../local-directories.js";
+import { DirectoryGoneError } from "../local-directories.js";
+import { requestedDirectory } from "../requested-directory.js";
 import { refusedToLead } from "../session-cluster.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { ERROR_RESPONSES } from "./meta.js";
@@ -58,23 +58,8 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
       },
     },
     async (request, reply) => {
-      const { directory, title, model } = request.body;
-      if (directory !== undefined && !isAbsolute(directory)) {
-        throw new ApiError(
-          "invalid_request",
-          `directory must be an absolute path, got ${JSON.stringify(directory)}`,
-        );
-      }
-      // OpenCode answers a directory that is not there with a 500 of its own.
-      if (directory !== undefined && (await directoryGone(ctx.bridge, directory))) {
-        throw new ApiError(
-          "invalid_request",
-          `directory ${JSON.stringify(directory)} does not exist or is not a directory; create it first`,
-        );
-      }
-      if (directory !== undefined && !(await ctx.allowedDirectories.allows(directory))) {
-        throw new ApiError("forbidden", ctx.allowedDirectories.refusal(directory));
-      }
+      const { title, model } = request.body;
+      const directory = await requestedDirectory(ctx, request.body.directory);
       const session = await sessions.create({
         ...(directory === undefined ? {} : { directory }),
         ...(title === undefined ? {} : { title }),
