@@ -85,6 +85,31 @@ describe("legacyHistory (a session `opencode run` made, recorded on 1.18.33)", (
     });
   });
 
+  it("ends an exchange still running when read where it was: its text so far unfinished, the turn completed", () => {
+    const [user, reply] = messages;
+    if (user === undefined || reply === undefined || reply.info.role !== "assistant") {
+      throw new Error("the fixture starts with an exchange");
+    }
+    const { completed: _, ...running } = reply.info.time;
+    const cut = {
+      info: { ...reply.info, time: running },
+      // Its step has started and its text is being written: no end time, no step-finish.
+      parts: reply.parts
+        .filter((part) => part.type !== "step-finish")
+        .map((part) => (part.type === "text" ? { ...part, time: { start: 1 } } : part)),
+    };
+    const events = legacyHistory(SESSION, [user, cut]);
+    expect(events.map((event) => event.type)).toEqual([
+      "input.admitted",
+      "turn.started",
+      "input.delivered",
+      "step.started",
+      "text.started",
+      "turn.ended",
+    ]);
+    expect(events.at(-1)?.data).toMatchObject({ outcome: "completed" });
+  });
+
   it("has nothing to say of a session without messages", () => {
     expect(legacyHistory(SESSION, [])).toEqual([]);
   });

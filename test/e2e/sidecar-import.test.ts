@@ -114,11 +114,22 @@ describe("the user's own OpenCode sessions", () => {
     expect(seen).toMatch(/User: \\"first question ALPHA\\"/);
     expect(seen).toMatch(/Assistant: echo: \\"first question ALPHA\\"/);
 
+    // The input shows as typed, not with the earlier conversation attached to it.
+    expect((await client.conversation(made.project)).messages.map(messageText)).toEqual([
+      '"first question ALPHA"',
+      'echo: "first question ALPHA"',
+      "[[reply imported answer]] next question CHARLIE",
+      "imported answer",
+    ]);
+
     const kept = await store.read(made.project);
     const again = await importRaw(made.project);
 
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ id: made.project });
+    // The library's own answer too (the sidecar asks its store first).
+    const direct = await real.current.bridge.importSession(made.project);
+    expect(direct).toMatchObject({ imported: false, session: { id: made.project } });
     expect(await store.read(made.project)).toEqual(kept);
     expect((await client.listSessions()).map((session) => session.id)).toEqual([made.project]);
   });
