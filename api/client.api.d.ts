@@ -53,6 +53,12 @@ class BridgeClient {
     listSessions(options?: CallOptions): Promise<SessionInfo[]>;
     sessionPage(query: SessionListQuery, options?: CallOptions): Promise<SessionPage>;
     projects(options?: CallOptions): Promise<Project[]>;
+    opencodeSessions(query?: {
+        directory?: string;
+    }, options?: CallOptions): Promise<OpencodeSession[]>;
+    importSession(upstreamId: string, body?: {
+        directory?: string;
+    }, options?: CallOptions): Promise<SessionInfo>;
     createSession(body?: CreateSessionBody, options?: CallOptions): Promise<SessionInfo>;
     getSession(sessionId: string, options?: CallOptions): Promise<SessionInfo>;
     inputImage(sessionId: string, inputId: string, index: number, options?: CallOptions): Promise<Blob>;
@@ -219,6 +225,7 @@ interface Conversation {
     compacted?: Compacted;
     forkedFrom?: ForkedFrom;
     rehydrations?: Rehydration[];
+    imported?: Imported;
 }
 
 // ConversationView
@@ -273,6 +280,12 @@ type FoundFiles = z.output<typeof FoundFilesSchema>;
 
 // Health
 type Health = z.output<typeof HealthSchema>;
+
+// Imported
+interface Imported {
+    upstreamId: string;
+    afterMessages: number;
+}
 
 // InputAttachment
 type InputAttachment = AttachmentBody | UploadAttachment;
@@ -331,6 +344,9 @@ interface ModelSwitch {
 class OpencodeBridgeError extends Error {
     constructor(message: string, options?: BridgeErrorOptions);
 }
+
+// OpencodeSession
+type OpencodeSession = z.output<typeof OpencodeSessionListSchema>["sessions"][number];
 
 // Outcome
 type Outcome = typeof outcome;

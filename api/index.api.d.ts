@@ -90,6 +90,18 @@ class Bridge implements AsyncDisposable {
         model?: ModelRef;
         signal?: AbortSignal;
     }): Promise<Session>;
+    upstreamSessions(options?: {
+        directory?: string;
+        signal?: AbortSignal;
+    }): Promise<UpstreamSessionInfo[]>;
+    importSession(upstreamId: string, options?: {
+        directory?: string;
+        model?: ModelRef;
+        signal?: AbortSignal;
+    }): Promise<{
+        session: Session;
+        imported: boolean;
+    }>;
     sessions(query?: SessionQuery): Promise<SessionRecord[]>;
     releaseSession(session: Session): Promise<void>;
     killSession(session: Session, options?: {
@@ -176,6 +188,7 @@ interface Capabilities {
     changes: boolean;
     todos: boolean;
     terminal: boolean;
+    importSessions: boolean;
 }
 
 // ChildSession
@@ -235,6 +248,7 @@ interface Conversation {
     compacted?: Compacted;
     forkedFrom?: ForkedFrom;
     rehydrations?: Rehydration[];
+    imported?: Imported;
 }
 
 // Delivery
@@ -290,6 +304,10 @@ const durablePayloads: {
     "session.rehydrated": {
         previousUpstreamId: string;
         upstreamId: string;
+    };
+    "session.imported": {
+        upstreamId: string;
+        messages: number;
     };
     "input.admitted": {
         inputId: string;
@@ -626,6 +644,12 @@ interface FoundFile {
 interface FoundFiles {
     files: FoundFile[];
     truncated: boolean;
+}
+
+// Imported
+interface Imported {
+    upstreamId: string;
+    afterMessages: number;
 }
 
 // LeftRunning

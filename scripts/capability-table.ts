@@ -39,6 +39,7 @@ export const CAPABILITY_DESCRIPTIONS: Readonly<Record<keyof Capabilities, string
   changes: "file changes, diffs and VCS status",
   todos: "the agent's todo list",
   terminal: "a terminal in the session directory",
+  importSessions: "list and import the user's own OpenCode sessions",
 };
 
 /** A Markdown table of the capabilities of every backend (the library guide shows it). */

@@ -101,6 +101,7 @@ export {
   type Conversation,
   conversationOf,
   type ForkedFrom,
+  type Imported,
   type Message,
   type Part,
   type PermissionPart,

@@ -59,6 +59,11 @@ export interface Capabilities {
   todos: boolean;
   /** A terminal (a shell in the session directory) can be opened (`Session.openTerminal`). */
   terminal: boolean;
+  /**
+   * The user's own OpenCode sessions (`opencode run`, the TUI) can be listed
+   * (`Bridge.upstreamSessions`) and imported with their history (`Bridge.importSession`).
+   */
+  importSessions: boolean;
 }
 
 export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> = {
@@ -98,6 +103,9 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     todos: true,
     // /api/pty and its WebSocket.
     terminal: true,
+    // GET /session lists them; their history is read from GET /session/{id}/message (1.18.33
+    // keeps no /api event log of a legacy session) and told to the /api model on the next input.
+    importSessions: true,
   },
   "serve-legacy": {
     streamingDeltas: true,
@@ -132,6 +140,9 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     todos: true,
     // Not built yet: the legacy surface has /pty too, but only /api's was verified.
     terminal: false,
+    // Not built yet: the legacy surface could follow such a session natively, but only the
+    // serve backend's import (history from the messages, primer on the next input) was verified.
+    importSessions: false,
   },
   subprocess: {
     // `opencode run --format json` prints each part once it is whole.
@@ -164,5 +175,7 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     todos: false,
     // `opencode run` starts no server to hold a PTY.
     terminal: false,
+    // No server to list the sessions of a data directory.
+    importSessions: false,
   },
 };

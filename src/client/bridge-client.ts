@@ -21,6 +21,7 @@ import {
   McpStatusSchema,
   ModelCatalogSchema,
   OkSchema,
+  OpencodeSessionListSchema,
   ProjectListSchema,
   type SendInputResult,
   SendInputResultSchema,
@@ -64,6 +65,8 @@ export type ModelCatalog = z.output<typeof ModelCatalogSchema>;
 /** An agent a session can switch to (`BridgeClient.agents`). */
 export type AgentInfo = z.output<typeof AgentListSchema>["agents"][number];
 export type Project = z.output<typeof ProjectListSchema>["projects"][number];
+/** One of the user's own OpenCode sessions the sidecar does not keep (`BridgeClient.opencodeSessions`). */
+export type OpencodeSession = z.output<typeof OpencodeSessionListSchema>["sessions"][number];
 export type SessionPage = z.output<typeof SessionListSchema>;
 export type { SessionListQuery };
 /** The input a command sent (`BridgeClient.runCommand`): its turn, its id once admitted, the key. */
@@ -266,6 +269,49 @@ export class BridgeClient {
       options,
     );
     return list.projects;
+  }
+
+  /**
+   * `GET /v1/opencode-sessions`: the user's own OpenCode sessions (`opencode run`, the TUI) in
+   * `directory` or under it (default: every allowed directory) that the sidecar does not keep,
+   * the most recently updated first (`capabilities.importSessions`; 422 elsewhere, 403 for a
+   * directory not allowed). Titles are untrusted text.
+   */
+  async opencodeSessions(
+    query: { directory?: string } = {},
+    options?: CallOptions,
+  ): Promise<OpencodeSession[]> {
+    const path =
+      query.directory === undefined
+        ? "/v1/opencode-sessions"
+        : `/v1/opencode-sessions?${new URLSearchParams({ directory: query.directory })}`;
+    const list = await this.#http.call(
+      { method: "GET", path, schema: OpencodeSessionListSchema },
+      options,
+    );
+    return list.sessions;
+  }
+
+  /**
+   * `POST /v1/sessions/import`: imports one of `opencodeSessions()` with its whole history and
+   * opens it (its id is `upstreamId`; `session.imported`; the next input tells the model the
+   * earlier conversation). One imported before is answered as it is, not imported again; 404
+   * for a session OpenCode has not, 403 for a directory not allowed.
+   */
+  importSession(
+    upstreamId: string,
+    body: { directory?: string } = {},
+    options?: CallOptions,
+  ): Promise<SessionInfo> {
+    return this.#http.call(
+      {
+        method: "POST",
+        path: "/v1/sessions/import",
+        body: { upstreamId, ...body },
+        schema: SessionInfoSchema,
+      },
+      options,
+    );
   }
 
   /** `POST /v1/sessions`. */

@@ -182,6 +182,18 @@ describe("reduceLive: the running turn, its usage and the connection", () => {
     ]);
   });
 
+  it("an imported session's conversation names the OpenCode session its first messages came from", () => {
+    const stream = new Stream()
+      .add("input.admitted", { inputId: "msg_1", text: "hi", delivery: "queue" }, "turn_1")
+      .add("turn.started", { inputId: "msg_1" }, "turn_1")
+      .add("turn.ended", { outcome: "completed", text: "hello" }, "turn_1")
+      .add("session.imported", { upstreamId: "ses_mine", messages: 2 });
+    expect(stream.state().conversation.imported).toEqual({
+      upstreamId: "ses_mine",
+      afterMessages: 2,
+    });
+  });
+
   it("follows the agent: a step's, then one switched to", () => {
     const stream = new Stream()
       .add("turn.started", {}, "turn_1")

@@ -95,4 +95,11 @@ describe("pendingEarlierConversation", () => {
     expect(again).toContain("answer 2");
     expect(again).toContain("answer 1");
   });
+
+  it("is an imported session's history until its first input of the bridge", () => {
+    const out = session("1").add("session.imported", { upstreamId: "ses_1", messages: 2 });
+    expect(pendingEarlierConversation(out.events)?.text).toContain("answer 1");
+    turn(out, "2");
+    expect(pendingEarlierConversation(out.events)).toBeUndefined();
+  });
 });

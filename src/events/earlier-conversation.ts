@@ -1,6 +1,7 @@
 /**
  * The conversation so far as text for a model: what a new OpenCode session is primed with when
- * a session forks or goes on after its own was lost (`session.forked`, `session.rehydrated`).
+ * a session forks or goes on after its own was lost (`session.forked`, `session.rehydrated`),
+ * and what an imported session's `/api` turns are told of its earlier ones (`session.imported`).
  * OpenCode 1.18.33 cannot copy messages into an `/api` session, so the bridge says them.
  */
 
@@ -98,8 +99,9 @@ export function earlierConversation(
 }
 
 /**
- * The conversation a fork or a continued session still has to tell its new OpenCode session:
- * the one before its latest `session.forked` or `session.rehydrated`, while no input followed
+ * The conversation a fork, a continued or an imported session still has to tell its OpenCode
+ * session (an imported one's `/api` model sees none of its legacy messages): the one before its
+ * latest `session.forked`, `session.rehydrated` or `session.imported`, while no input followed
  * that (the first input carries it). Derived from the kept events, so a bridge that restarts in
  * between still says it.
  */
@@ -107,7 +109,10 @@ export function pendingEarlierConversation(
   events: readonly CanonicalEvent[],
 ): InlinedText | undefined {
   const at = events.findLastIndex(
-    (event) => event.type === "session.forked" || event.type === "session.rehydrated",
+    (event) =>
+      event.type === "session.forked" ||
+      event.type === "session.rehydrated" ||
+      event.type === "session.imported",
   );
   if (at < 0) return undefined;
   if (events.slice(at + 1).some((event) => event.type === "input.admitted")) return undefined;

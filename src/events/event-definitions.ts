@@ -112,6 +112,14 @@ export const DURABLE_EVENTS = {
       },
     },
   ),
+  "session.imported": defineEvent(
+    z.object({ upstreamId: z.string(), messages: z.number().int().nonnegative() }),
+    {
+      description:
+        "this session is an OpenCode session the user made without the bridge (`opencode run`, the TUI), imported (`Bridge.importSession`): the events before it are its `messages` messages, read from OpenCode; the `/api` model does not see them, so the next input carries that conversation to it",
+      example: { upstreamId: "ses_dc6b51563fferCMdV2onmN5IUt", messages: 5 },
+    },
+  ),
   "input.admitted": defineEvent(
     z.object({
       inputId: z.string(),

@@ -13,4 +13,11 @@ describe("sinceRehydration", () => {
     out.add("turn.started", {}, "turn_3");
     expect(sinceRehydration(out.events).map((event) => event.turnId)).toEqual(["turn_3"]);
   });
+
+  it("leaves out an imported session's history, which came from OpenCode's legacy messages", () => {
+    const out = new NumberedEvents("ses_x").add("turn.started", {}, "turn_1");
+    out.add("session.imported", { upstreamId: "ses_x", messages: 2 });
+    out.add("turn.started", {}, "turn_2");
+    expect(sinceRehydration(out.events).map((event) => event.turnId)).toEqual(["turn_2"]);
+  });
 });

@@ -24,6 +24,7 @@ import { registerChildRoutes } from "./routes/children.js";
 import { registerCommandRoutes } from "./routes/commands.js";
 import { registerCompactRoutes } from "./routes/compact.js";
 import { registerFileRoutes } from "./routes/files.js";
+import { registerImportRoutes } from "./routes/imports.js";
 import { registerInputRoutes } from "./routes/inputs.js";
 import { registerLineageRoutes } from "./routes/lineage.js";
 import { registerLocationListRoutes } from "./routes/location-lists.js";
@@ -151,6 +152,7 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
     registerInputRoutes(scope, ctx);
     registerAgentRoutes(scope, ctx);
     registerLineageRoutes(scope, ctx);
+    registerImportRoutes(scope, ctx);
     registerCommandRoutes(scope, ctx);
     registerCompactRoutes(scope, ctx);
     registerLocationListRoutes(scope, ctx);

@@ -113,6 +113,8 @@ const USAGE_CODES: ReadonlyArray<readonly [RegExp, ErrorCode]> = [
   [/still exists: there is nothing to continue/, "conflict"],
   [/^session \S+'s OpenCode session \S+ no longer exists/, "conflict"],
   [/^no turn \S+ in session /, "not_found"],
+  [/^no OpenCode session /, "not_found"],
+  [/ messages, too many to import$/, "too_large"],
   [/^session \S+ is busy/, "conflict"],
   [/^nothing to redo in session /, "conflict"],
   [/^input \S+ was sent already/, "conflict"],

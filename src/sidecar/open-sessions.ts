@@ -5,7 +5,7 @@
  * outcome, upstream reconnects, the model in use, a log line per turn end).
  */
 import type { ModelRef } from "../events/canonical.js";
-import type { Bridge } from "../runtime/bridge/bridge.js";
+import type { Bridge, UpstreamSessionInfo } from "../runtime/bridge/bridge.js";
 import type { ChildSession, Session } from "../runtime/session/session.js";
 import type { SessionRecord, Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";
@@ -195,6 +195,37 @@ export class OpenSessions {
       ...(cluster === undefined ? {} : { claim: (id: string) => cluster.lead(id) }),
     });
     return this.#follow(session, this.#bridge.defaultModel);
+  }
+
+  /**
+   * Imports the user's OpenCode session `upstreamId` (`Bridge.importSession`) and follows it;
+   * `accept` refuses it before anything is kept (a directory not allowed). In a cluster, this
+   * sidecar leads it, as a session it creates. One imported before is opened as any kept
+   * session is (`imported: false`).
+   */
+  async import(
+    upstreamId: string,
+    options: {
+      directory?: string;
+      accept: (info: UpstreamSessionInfo) => Promise<void>;
+      signal?: AbortSignal;
+    },
+  ): Promise<{ session: Session; imported: boolean }> {
+    this.#throwIfClosed();
+    if ((await this.record(upstreamId)) !== undefined) {
+      return { session: await this.open(upstreamId, options), imported: false };
+    }
+    const cluster = this.#cluster;
+    const { session, imported } = await this.#bridge.importSession(upstreamId, {
+      ...(options.directory === undefined ? {} : { directory: options.directory }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      accept: async (info) => {
+        await options.accept(info);
+        await cluster?.serveDirectory(info.directory);
+      },
+      ...(cluster === undefined ? {} : { claim: (id: string) => cluster.lead(id) }),
+    });
+    return { session: this.#follow(session, this.#bridge.defaultModel), imported };
   }
 
   /**

@@ -145,6 +145,53 @@ describe("agents", () => {
   });
 });
 
+describe("the user's own OpenCode sessions", () => {
+  it("where the backend cannot: 422 unsupported; a malformed import body or a directory not allowed: 400 and 403", async () => {
+    const { app } = await withSession();
+    const listed = await app.inject({ url: "/v1/opencode-sessions", headers: AUTH });
+    expect(listed.statusCode).toBe(422);
+    expect(listed.json().error).toMatchObject({
+      code: "unsupported",
+      message: "the subprocess backend cannot import OpenCode sessions",
+    });
+    const imported = await app.inject({
+      method: "POST",
+      url: "/v1/sessions/import",
+      headers: JSON_HEADERS,
+      payload: { upstreamId: "ses_mine" },
+    });
+    expect(imported.statusCode).toBe(422);
+    expect(imported.json().error.code).toBe("unsupported");
+    for (const payload of [{}, { upstreamId: "" }, { upstreamId: "ses_mine", extra: 1 }]) {
+      const invalid = await app.inject({
+        method: "POST",
+        url: "/v1/sessions/import",
+        headers: JSON_HEADERS,
+        payload,
+      });
+      expect(invalid.statusCode).toBe(400);
+    }
+    const relative = await app.inject({
+      url: "/v1/opencode-sessions?directory=here",
+      headers: AUTH,
+    });
+    expect(relative.statusCode).toBe(400);
+    for (const request of [
+      { url: "/v1/opencode-sessions?directory=%2F", headers: AUTH },
+      {
+        method: "POST" as const,
+        url: "/v1/sessions/import",
+        headers: JSON_HEADERS,
+        payload: { upstreamId: "ses_mine", directory: "/" },
+      },
+    ]) {
+      const refused = await app.inject(request);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json().error.code).toBe("forbidden");
+    }
+  });
+});
+
 describe("forks and continuations", () => {
   it("where the backend cannot: 422 unsupported; a fork body without an input id: 400; an unknown session: 404", async () => {
     const { app, ctx, id, post } = await withSession();

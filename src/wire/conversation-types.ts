@@ -23,6 +23,18 @@ export interface Conversation {
    * (`session.rehydrated`): a chat draws a divider after `afterMessages` messages.
    */
   rehydrations?: Rehydration[];
+  /**
+   * The user's own OpenCode session this one was imported from (`session.imported`): its first
+   * `afterMessages` messages were made there, without the bridge.
+   */
+  imported?: Imported;
+}
+
+/** Where an imported session's history came from (`session.imported`). */
+export interface Imported {
+  upstreamId: string;
+  /** How many of `messages` came from it. */
+  afterMessages: number;
 }
 
 /** The origin of a fork: its messages before `inputId` are this session's first ones. */

@@ -612,6 +612,20 @@ describe("conversationOf (examples)", () => {
     expect(roundTrip(continued)).toStrictEqual(continued);
   });
 
+  it("an imported session names the OpenCode session its messages so far came from", () => {
+    const out = new Transcript();
+    out.add("input.admitted", { inputId: "in_1", text: "one", delivery: "queue" }, "turn_1");
+    out.add("turn.started", { inputId: "in_1" }, "turn_1");
+    out.add("turn.ended", { outcome: "completed", text: "a" }, "turn_1");
+    expect(conversationOf(out.events)).not.toHaveProperty("imported");
+    out.add("session.imported", { upstreamId: SESSION, messages: 2 });
+    out.add("input.admitted", { inputId: "in_2", text: "two", delivery: "queue" }, "turn_2");
+    const imported = conversationOf(out.events);
+    expect(imported.imported).toEqual({ upstreamId: SESSION, afterMessages: 2 });
+    expect(imported.messages).toHaveLength(3);
+    expect(roundTrip(imported)).toStrictEqual(imported);
+  });
+
   describe("compaction", () => {
     it("session.compacted marks the messages so far as summarised; later ones come after the mark", () => {
       const out = new Transcript();

@@ -74,7 +74,7 @@ export function reduceConversation(
   ) {
     return conversation;
   }
-  const { forkedFrom, rehydrations } = lineage;
+  const { forkedFrom, rehydrations, imported } = lineage;
   return {
     sessionId: conversation.sessionId,
     messages,
@@ -82,6 +82,7 @@ export function reduceConversation(
     ...(undone === undefined ? {} : { undone }),
     ...(forkedFrom === undefined ? {} : { forkedFrom }),
     ...(rehydrations === undefined ? {} : { rehydrations }),
+    ...(imported === undefined ? {} : { imported }),
     ...(compacted === undefined ? {} : { compacted }),
   };
 }
@@ -103,14 +104,23 @@ function compactedBy(
 
 /**
  * Where the session comes from: the origin of a fork (`session.forked`), and each continuation
- * in a new OpenCode session (`session.rehydrated`), placed after the messages before it.
- * `conversation` itself when the event says neither.
+ * in a new OpenCode session (`session.rehydrated`), placed after the messages before it, and the
+ * OpenCode session an import took its history from (`session.imported`). `conversation` itself
+ * when the event says none of these.
  */
 function foldLineage(
   conversation: Conversation,
   event: CanonicalEvent,
-): Pick<Conversation, "forkedFrom" | "rehydrations"> {
+): Pick<Conversation, "forkedFrom" | "rehydrations" | "imported"> {
   switch (event.type) {
+    case "session.imported":
+      return {
+        ...conversation,
+        imported: {
+          upstreamId: event.data.upstreamId,
+          afterMessages: conversation.messages.length,
+        },
+      };
     case "session.forked":
       return { ...conversation, forkedFrom: event.data.from };
     case "session.rehydrated": {
@@ -295,11 +305,12 @@ function foldMessages(messages: Message[], event: CanonicalEvent): Message[] {
         ...(result === undefined ? {} : { result }),
       }));
     }
-    // Undo and redo: foldUndo; forks and continuations: foldLineage.
+    // Undo and redo: foldUndo; forks, continuations and imports: foldLineage.
     case "session.reverted":
     case "session.unreverted":
     case "session.forked":
     case "session.rehydrated":
+    case "session.imported":
       return messages;
     // The transcript keeps these; the conversation has no place for them.
     case "tool.input.ended":

@@ -84,6 +84,7 @@ const CapabilitiesSchema = z.object({
   changes: z.boolean(),
   todos: z.boolean(),
   terminal: z.boolean(),
+  importSessions: z.boolean(),
 });
 assertType<Equals<z.infer<typeof CapabilitiesSchema>, Capabilities>>(true);
 
@@ -343,6 +344,33 @@ export const SwitchAgentBodySchema = z.strictObject({ agent: text(200) });
 /** `POST /v1/sessions/:id/fork`: the input the fork is made before (its turn left out). */
 export const ForkBodySchema = z.strictObject({ inputId: text(200) });
 
+// --- the user's own OpenCode sessions ---
+
+/** One of the user's own OpenCode sessions the sidecar does not keep (`GET /v1/opencode-sessions`). */
+export const OpencodeSessionSchema = z.object({
+  id: z.string().describe("OpenCode's session id: what POST /v1/sessions/import takes"),
+  title: z.string(),
+  directory: z.string(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type OpencodeSession = z.infer<typeof OpencodeSessionSchema>;
+
+export const OpencodeSessionListSchema = z.object({ sessions: z.array(OpencodeSessionSchema) });
+
+/** `GET /v1/opencode-sessions`'s query: without `directory`, every allowed directory. */
+export const OpencodeSessionListQuerySchema = z.object({
+  /** Only the sessions in this directory or under it (an absolute path, an allowed one). */
+  directory: text(4096).optional(),
+});
+
+/** `POST /v1/sessions/import`'s body. */
+export const ImportSessionBodySchema = z.strictObject({
+  upstreamId: text(200),
+  /** The directory OpenCode is asked in (default: the sidecar's); the one it was listed under. */
+  directory: text(4096).optional(),
+});
+
 // --- conversation ---
 
 const PermissionFields = DURABLE_EVENTS["permission.asked"].shape;
@@ -430,6 +458,12 @@ export const ConversationSchema = z.object({
     .exactOptional()
     .describe(
       "each continuation in a new OpenCode session after the session's own was lost (session.rehydrated), after `afterMessages` of `messages`",
+    ),
+  imported: z
+    .object({ upstreamId: z.string(), afterMessages: z.number().int() })
+    .exactOptional()
+    .describe(
+      "the user's own OpenCode session this one was imported from (session.imported): the first `afterMessages` of `messages` were made there",
     ),
   compacted: z
     .object({ messageCount: z.number().int() })

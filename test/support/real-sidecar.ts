@@ -51,6 +51,8 @@ export interface RealSidecarOptions {
   directory?: string;
   /** The sandbox OpenCode runs in (default none). */
   sandbox?: SandboxMode;
+  /** OpenCode's kept data dir (`server.dataDir`, `--opencode-data`); default a fresh one. */
+  dataDir?: string;
   /** Serve the web chat (`startSidecar`'s `web`, default true). */
   web?: boolean;
   /** The sidecar's logger (default: its log lines on stderr). */
@@ -84,7 +86,10 @@ export async function startRealSidecar(options: RealSidecarOptions = {}): Promis
       store,
       ...(options.backend === undefined ? {} : { backend: options.backend }),
       ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
-      ...(options.sandbox === undefined ? {} : { server: { sandbox: options.sandbox } }),
+      server: {
+        ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+        ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+      },
     });
     trackProcess(started.bridge.server.pid, `opencode serve (${options.label ?? "real sidecar"})`);
     started.sidecar = await startSidecar({

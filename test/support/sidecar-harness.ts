@@ -98,6 +98,13 @@ export function standInBridge(
         "the subprocess backend cannot continue a session in a new OpenCode session",
       );
     },
+    // Nor can it list or import the user's own OpenCode sessions (capabilities.importSessions).
+    async upstreamSessions() {
+      throw new UsageError("the subprocess backend cannot import OpenCode sessions");
+    },
+    async importSession() {
+      throw new UsageError("the subprocess backend cannot import OpenCode sessions");
+    },
     async detachSession(session: Session) {
       open.delete(session.id);
       await session.detach();

@@ -19,6 +19,7 @@ import { listSkills, type SkillInfo } from "../../backends/skills.js";
 import { SubprocessBackend } from "../../backends/subprocess/subprocess-backend.js";
 import { AbortError, UsageError } from "../../errors.js";
 import type { CanonicalEvent, ModelRef } from "../../events/canonical.js";
+import { legacyHistory } from "../../events/legacy-history.js";
 import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
 import { type SandboxMode, sandboxSettings } from "../../server/sandbox/sandbox-options.js";
 import type { OpencodeServerHandle } from "../../server/server-handle.js";
@@ -40,9 +41,15 @@ import type { ModelServer } from "./model-server.js";
 import { reconnectPolicy } from "./reconnect-policy.js";
 import { whenServerReady } from "./server-ready.js";
 import { historyBefore, movedTo } from "./session-lineage.js";
+import {
+  listUpstreamSessions,
+  readUpstreamSession,
+  type UpstreamSessionInfo,
+} from "./upstream-sessions.js";
 
 export type { BridgeOptions } from "./bridge-options.js";
 export type { CloseOptions, LeftRunning } from "./leave-running.js";
+export type { UpstreamSessionInfo } from "./upstream-sessions.js";
 
 export class Bridge implements AsyncDisposable {
   readonly backend: BackendKind;
@@ -53,6 +60,8 @@ export class Bridge implements AsyncDisposable {
   readonly #sessions = new Set<Session>();
   /** Adoptions under way (`openSession` of a kept session), by id. */
   readonly #opening = new Map<string, Promise<Session>>();
+  /** Imports under way (`importSession`), by OpenCode session id. */
+  readonly #importing = new Map<string, Promise<void>>();
   readonly #readyModels: ModelReadiness;
   /** Closed with `leaveRunning`, turns left for a successor. */
   #left = false;
@@ -380,6 +389,109 @@ export class Bridge implements AsyncDisposable {
     await this.#store.append(id, [rehydrated], "0");
     await this.#store.saveSession({ ...record, upstreamId, updatedAt: Date.now() });
     return await this.openSession(id, { model, ...(signal === undefined ? {} : { signal }) });
+  }
+
+  /**
+   * The user's own OpenCode sessions (made by `opencode run`, the TUI, another client of the
+   * server) in `directory` (default: the bridge's) or under it, that the store does not keep:
+   * the most recently updated first, at most `UPSTREAM_SESSIONS_LIMIT`, subagents' child
+   * sessions left out. `capabilities.importSessions`.
+   */
+  async upstreamSessions(
+    options: { directory?: string; signal?: AbortSignal } = {},
+  ): Promise<UpstreamSessionInfo[]> {
+    const { signal } = options;
+    throwIfAborted(signal, "listing OpenCode's sessions");
+    const runner = this.#importRunner();
+    const known = new Set<string>();
+    for (const record of await this.#store.sessions()) {
+      known.add(record.id);
+      if (record.upstreamId !== undefined) known.add(record.upstreamId);
+    }
+    return await listUpstreamSessions(
+      runner.client,
+      options.directory ?? this.directory,
+      known,
+      signal,
+    );
+  }
+
+  /**
+   * Imports the user's OpenCode session `upstreamId` (one of `upstreamSessions()`) and follows
+   * it (`capabilities.importSessions`): its whole history is kept as canonical events (read from
+   * OpenCode's messages), then `session.imported`; new turns run in it, the first one telling
+   * the model that history (OpenCode 1.18.33's `/api` model does not see a legacy session's
+   * messages). The session's id is `upstreamId`. One already imported is opened, not imported
+   * again (`imported: false`). A UsageError for a session OpenCode has not, or a subagent's.
+   */
+  async importSession(
+    upstreamId: string,
+    options: {
+      /** The directory to ask OpenCode in (default: the bridge's). */
+      directory?: string;
+      model?: ModelRef;
+      signal?: AbortSignal;
+      /**
+       * Called with the session as OpenCode has it before anything is kept: a throw stops the
+       * import (the sidecar refuses directories it does not allow there). @internal
+       */
+      accept?: (info: UpstreamSessionInfo) => Promise<void>;
+      /** As `createSession`'s: called with the id before it is stored. @internal */
+      claim?: (id: string) => Promise<void>;
+    } = {},
+  ): Promise<{ session: Session; imported: boolean }> {
+    const { signal } = options;
+    throwIfAborted(signal, `importing OpenCode session ${upstreamId}`);
+    const runner = this.#importRunner();
+    const open = { ...(options.model === undefined ? {} : { model: options.model }) };
+    // One import of an id at a time: a second waits, then finds it kept.
+    const before = this.#importing.get(upstreamId);
+    if (before !== undefined) await before.catch(() => {});
+    if ((await this.#store.session(upstreamId)) !== undefined) {
+      return { session: await this.openSession(upstreamId, { ...open }), imported: false };
+    }
+    const importing = (async () => {
+      const { info, messages } = await readUpstreamSession(
+        runner.client,
+        upstreamId,
+        options.directory ?? this.directory,
+        signal,
+      );
+      await options.accept?.(info);
+      await options.claim?.(upstreamId);
+      const imported = backendEvent(upstreamId, runner.kind, "runtime.import", "session.imported", {
+        upstreamId,
+        messages: messages.length,
+      });
+      // The record after the events: a record is what says "imported", so it is never there
+      // without its history. The cursor starts at OpenCode's /api stream's beginning.
+      await this.#store.append(upstreamId, [...legacyHistory(upstreamId, messages), imported], "0");
+      await this.#store.saveSession({
+        id: upstreamId,
+        backend: runner.kind,
+        upstreamId,
+        directory: info.directory,
+        title: info.title,
+        state: "released",
+        createdAt: info.createdAt,
+        updatedAt: Date.now(),
+      });
+    })();
+    this.#importing.set(upstreamId, importing);
+    try {
+      await importing;
+    } finally {
+      if (this.#importing.get(upstreamId) === importing) this.#importing.delete(upstreamId);
+    }
+    return { session: await this.openSession(upstreamId, { ...open }), imported: true };
+  }
+
+  /** The runner of a backend that can import the user's sessions, or a UsageError. */
+  #importRunner(): ServeRunner & { kind: "serve" } {
+    if (!BACKEND_CAPABILITIES[this.backend].importSessions) {
+      throw new UsageError(`the ${this.backend} backend cannot import OpenCode sessions`);
+    }
+    return this.#apiRunner("import OpenCode sessions");
   }
 
   /** The runner of the `/api` surface, or a UsageError saying the backend cannot `what`. */
