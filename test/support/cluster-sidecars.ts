@@ -78,6 +78,8 @@ export interface ClusterSidecarOptions {
   tls?: SidecarTls;
   /** Its cluster trust beyond the secret (`CLUSTER_SECRET` unless given). */
   trust?: Partial<ClusterTrustOptions>;
+  /** Directories besides its own where clients may make sessions (`allowDirectories`). */
+  allowDirectories?: string[];
 }
 
 /**
@@ -135,6 +137,9 @@ export async function clusterSidecar(
       clusterTrust: { secret: CLUSTER_SECRET, ...options.trust },
       logger,
       ...(options.tls === undefined ? {} : { tls: options.tls }),
+      ...(options.allowDirectories === undefined
+        ? {}
+        : { allowDirectories: options.allowDirectories }),
     },
     stopping.signal,
   );

@@ -91,12 +91,19 @@ describe("the record of which server serves a directory", () => {
   it("a sidecar creates sessions only in its server's directories, and records them", async () => {
     const url = await postgres.freshDatabase();
     const a = await clusterSidecar(url, "a", cleanups, { server: S1 });
-    const b = await clusterSidecar(url, "b", cleanups, { server: S2 });
+    // B's operator allows A's directory too: the cluster's record still says whose it is.
+    const b = await clusterSidecar(url, "b", cleanups, {
+      server: S2,
+      allowDirectories: [a.directory],
+    });
     expect((await create(a)).statusCode).toBe(201);
     expect(await a.cluster.directories?.recorded(a.directory)).toMatchObject({
       server: S1,
       recordedBy: "a",
     });
+    // Not allowed on a sidecar (C's operator named no other directory): refused first.
+    const c = await clusterSidecar(url, "c", cleanups, { server: S2 });
+    expect((await create(c, a.directory)).statusCode).toBe(403);
     const refused = await create(b, a.directory);
     expect(refused.statusCode).toBe(409);
     const body = refused.json() as ErrorAnswer;
