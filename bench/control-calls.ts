@@ -8,6 +8,7 @@
  * answers from its own file system), the line says that too: the ratio is what a client pays.
  */
 
+import { loadavg } from "node:os";
 import { CALL_BOUND_MS, type ControlRig, startControlRig } from "./control-rig.js";
 import { recordGoal } from "./goals.js";
 import { formatMs, formatRatio, median, note } from "./stats.js";
@@ -35,6 +36,10 @@ export interface ControlCallResult {
 export interface ControlCallsResult {
   calls: number;
   results: ControlCallResult[];
+  /** Medians of the cheapest call each way (`GET /healthz`, `GET /global/health`): the floor. */
+  floor: { sidecarMs: number; directMs: number };
+  /** The 1-minute load average at the end (the machine is shared). */
+  load: number;
 }
 
 const WARMUPS = 3;
@@ -212,6 +217,30 @@ async function timed(call: () => Promise<void>): Promise<number> {
   return performance.now() - started;
 }
 
+/** Both sides' medians of `pair`, the calls alternating (and which goes first, too). */
+async function measure(
+  pair: Pick<CallPair, "viaSidecar" | "straight">,
+  calls: number,
+): Promise<{ sidecarMs: number; directMs: number }> {
+  for (let warm = 0; warm < WARMUPS; warm++) {
+    await pair.viaSidecar();
+    await pair.straight();
+  }
+  const sidecarMs: number[] = [];
+  const directMs: number[] = [];
+  for (let call = 0; call < calls; call++) {
+    // Which side goes first alternates too: neither always pays for a cold cache.
+    if (call % 2 === 0) {
+      sidecarMs.push(await timed(pair.viaSidecar));
+      directMs.push(await timed(pair.straight));
+    } else {
+      directMs.push(await timed(pair.straight));
+      sidecarMs.push(await timed(pair.viaSidecar));
+    }
+  }
+  return { sidecarMs: median(sidecarMs), directMs: median(directMs) };
+}
+
 export async function benchControlCalls(options: { calls: number }): Promise<ControlCallsResult> {
   const rig = await startControlRig();
   try {
@@ -219,31 +248,17 @@ export async function benchControlCalls(options: { calls: number }): Promise<Con
     const results: ControlCallResult[] = [];
     for (const pair of pairs) {
       note(`(x) ${pair.name}: ${options.calls} calls each way, alternating`);
-      for (let warm = 0; warm < WARMUPS; warm++) {
-        await pair.viaSidecar();
-        await pair.straight();
-      }
-      const sidecarMs: number[] = [];
-      const directMs: number[] = [];
-      for (let call = 0; call < options.calls; call++) {
-        // Which side goes first alternates too: neither always pays for a cold cache.
-        if (call % 2 === 0) {
-          sidecarMs.push(await timed(pair.viaSidecar));
-          directMs.push(await timed(pair.straight));
-        } else {
-          directMs.push(await timed(pair.straight));
-          sidecarMs.push(await timed(pair.viaSidecar));
-        }
-      }
-      results.push({
-        name: pair.name,
-        direct: pair.direct,
-        extra: pair.extra,
-        sidecarMs: median(sidecarMs),
-        directMs: median(directMs),
-      });
+      const medians = await measure(pair, options.calls);
+      results.push({ name: pair.name, direct: pair.direct, extra: pair.extra, ...medians });
     }
-    return { calls: options.calls, results };
+    const floor = await measure(
+      {
+        viaSidecar: () => request(`${rig.sidecar.url}/healthz`, { headers: {} }),
+        straight: () => request(`${rig.opencodeUrl}/global/health`, { headers: rig.raw.headers() }),
+      },
+      options.calls,
+    );
+    return { calls: options.calls, results, floor, load: loadavg()[0] ?? Number.NaN };
   } finally {
     await rig.close();
   }
@@ -267,5 +282,8 @@ export function controlCallsLines(result: ControlCallsResult): string[] {
         (call.extra === "" ? "" : `; the sidecar ${call.extra}`),
     );
   }
+  lines.push(
+    `    for scale, the cheapest call each way (GET /healthz, GET /global/health): ${formatMs(result.floor.sidecarMs)} and ${formatMs(result.floor.directMs)}; 1-minute load average ${result.load.toFixed(1)} (a shared machine: OpenCode's own times swing by milliseconds)`,
+  );
   return lines;
 }

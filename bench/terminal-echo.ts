@@ -6,6 +6,7 @@
  * between the two; p50 and p99 of each, and the p99 the sidecar adds (goal ≤ 5 ms).
  */
 import { createRequire } from "node:module";
+import { loadavg } from "node:os";
 import { CALL_BOUND_MS, type ControlRig, startControlRig } from "./control-rig.js";
 import { recordGoal } from "./goals.js";
 import { formatMs, note, percentile, withTimeout } from "./stats.js";
@@ -35,6 +36,8 @@ export interface TerminalEchoResult {
   /** ms of each keystroke's echo, by way. */
   sidecarMs: number[];
   directMs: number[];
+  /** The 1-minute load average at the end (the machine is shared). */
+  load: number;
 }
 
 /** A shell's output as text, and a way to type into it. */
@@ -160,7 +163,12 @@ export async function benchTerminalEcho(options: {
         await Promise.all([probes.sidecar.settle(100), probes.direct.settle(100)]);
       }
     }
-    return { keystrokes: options.keystrokes, sidecarMs: times.sidecar, directMs: times.direct };
+    return {
+      keystrokes: options.keystrokes,
+      sidecarMs: times.sidecar,
+      directMs: times.direct,
+      load: loadavg()[0] ?? Number.NaN,
+    };
   } finally {
     sidecar?.socket.close();
     direct?.probe.socket.close();
@@ -192,6 +200,6 @@ export function terminalEchoLines(result: TerminalEchoResult): string[] {
     `(y) terminal keystroke to echo, ${result.keystrokes} keystrokes each way, alternating:`,
     `    through the sidecar: p50 ${formatMs(percentile(result.sidecarMs, 50))}, p99 ${formatMs(p99.sidecar)}`,
     `    straight to OpenCode's PTY socket: p50 ${formatMs(percentile(result.directMs, 50))}, p99 ${formatMs(p99.direct)}`,
-    `    p99 added by the sidecar: ${added >= 0 ? "+" : ""}${formatMs(added)} (goal ≤ 5 ms: ${met})`,
+    `    p99 added by the sidecar: ${added >= 0 ? "+" : ""}${formatMs(added)} (goal ≤ 5 ms: ${met}); p50 added ${formatMs(percentile(result.sidecarMs, 50) - percentile(result.directMs, 50))}; 1-minute load average ${result.load.toFixed(1)}`,
   ];
 }
