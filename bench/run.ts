@@ -17,7 +17,8 @@
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N and --store-concurrent N (e), --memory-sessions N (f), --sidecar-turns N and
  * --sidecar-clients N (g), --web-events N, --web-renders N and --web-deltas N (h),
- * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --control-calls N (x), --keystrokes N (y), --only a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u,v,w,x,y.
+ * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --control-calls N (x),
+ * --keystrokes N (y), --only a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u,v,w,x,y.
  *   (p) the Postgres store against the SQLite store, the same appends and reads on each.
  *   (r), (t) three `ocb serve --cluster` processes: events/s to 100 clients over them, and
  *       failover time after SIGKILL of the driving one (bench/cluster.ts).
