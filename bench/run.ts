@@ -17,7 +17,8 @@
  * Options: --events N (a), --latency-turns N (b), --runs N (c), --backend-runs N (d),
  * --store-sessions N and --store-concurrent N (e), --memory-sessions N (f), --sidecar-turns N and
  * --sidecar-clients N (g), --web-events N, --web-renders N and --web-deltas N (h),
- * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --only a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u,v,w.
+ * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --control-calls N (x),
+ * --keystrokes N (y), --only a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u,v,w,x,y.
  *   (p) the Postgres store against the SQLite store, the same appends and reads on each.
  *   (r), (t) three `ocb serve --cluster` processes: events/s to 100 clients over them, and
  *       failover time after SIGKILL of the driving one (bench/cluster.ts).
@@ -29,6 +30,11 @@
  *       (--sandbox-turns N; bench/sandbox-cost.ts).
  *   (w) the session list with N kept sessions (--list-sessions N): the latency of a page of
  *       `GET /v1/sessions?limit=50`, p99 (bench/session-list.ts).
+ *   (x) each control call (agents, commands, MCP, skills, todos, VCS, changes, files, undo +
+ *       redo, switch agent) through the sidecar against the same call straight to OpenCode
+ *       (--control-calls N each; bench/control-calls.ts).
+ *   (y) a terminal keystroke's echo through the sidecar against straight on OpenCode's PTY
+ *       socket (--keystrokes N each), p99 added (bench/terminal-echo.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -47,6 +53,7 @@ import {
 } from "./cluster-blocks.js";
 import { benchClusterRelay, type ClusterRelayResult, clusterRelayLines } from "./cluster-relay.js";
 import { benchColdRun, type ColdRunResult, coldRunLines } from "./cold-run.js";
+import { benchControlCalls, type ControlCallsResult, controlCallsLines } from "./control-calls.js";
 import { benchDeltaLatency, type DeltaLatencyResult, deltaLatencyLines } from "./delta-latency.js";
 import { goalTable, recordGoal } from "./goals.js";
 import { benchNormalizer, type NormalizerResult, normalizerLines } from "./normalizer.js";
@@ -67,6 +74,7 @@ import { benchShortTurns, type ShortTurnResult } from "./short-turn.js";
 import { benchSidecar, type SidecarBenchResult } from "./sidecar.js";
 import { formatMs, formatRate, formatRatio, median, note, percentile } from "./stats.js";
 import { benchStore, type StoreBenchResult, storeLines } from "./store.js";
+import { benchTerminalEcho, type TerminalEchoResult, terminalEchoLines } from "./terminal-echo.js";
 import { benchWebChat, type WebChatBenchResult } from "./web-chat.js";
 
 /** The whole bench must finish within this, or it cleans up and exits 1. */
@@ -91,9 +99,11 @@ const { values } = parseArgs({
     "cold-runs": { type: "string", default: "5" },
     "pg-sessions": { type: "string", default: "1000" },
     "relay-turns": { type: "string", default: "5" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u,v,w" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u,v,w,x,y" },
     "sandbox-turns": { type: "string", default: "20" },
     "list-sessions": { type: "string", default: "10000" },
+    "control-calls": { type: "string", default: "50" },
+    keystrokes: { type: "string", default: "300" },
   },
 });
 const only = new Set(values.only.split(",").map((part) => part.trim()));
@@ -257,6 +267,8 @@ async function main(): Promise<string[]> {
   let askDiff: AskDiffResult | undefined;
   let sandboxCost: SandboxCostResult | undefined;
   let sessionList: SessionListResult | undefined;
+  let controlCalls: ControlCallsResult | undefined;
+  let terminalEcho: TerminalEchoResult | undefined;
 
   if (only.has("a")) normalizer = await benchNormalizer({ events, runs: 7, warmups: 2 });
   if (only.has("u")) askDiff = await benchAskDiff({ runs: 5 });
@@ -270,6 +282,18 @@ async function main(): Promise<string[]> {
   if (only.has("w")) {
     sessionList = await benchSessionList({
       sessions: positive("list-sessions", values["list-sessions"]),
+    });
+  }
+
+  if (only.has("x")) {
+    controlCalls = await benchControlCalls({
+      calls: positive("control-calls", values["control-calls"]),
+    });
+  }
+
+  if (only.has("y")) {
+    terminalEcho = await benchTerminalEcho({
+      keystrokes: positive("keystrokes", values.keystrokes),
     });
   }
 
@@ -413,6 +437,8 @@ async function main(): Promise<string[]> {
   if (askDiff !== undefined) lines.push(...askDiffLines(askDiff));
   if (sandboxCost !== undefined) lines.push(...sandboxCostLines(sandboxCost));
   if (sessionList !== undefined) lines.push(...sessionListLines(sessionList));
+  if (controlCalls !== undefined) lines.push(...controlCallsLines(controlCalls));
+  if (terminalEcho !== undefined) lines.push(...terminalEchoLines(terminalEcho));
   lines.push(...goalTable());
   return lines;
 }

@@ -16,12 +16,13 @@ const row = (passed: boolean): ScenarioRow => ({
 });
 
 describe("the reliability table", () => {
-  it("lists the issue's eight scenarios and long-parts, the unbuilt ones as not built", () => {
+  it("lists the issue's eight scenarios, long-parts and controls, the unbuilt ones as not built", () => {
     expect(SUITE.map((entry) => entry.name)).toEqual([
       "upstream-cuts",
       "server-sigkill",
       "bridge-sigkill",
       "sidecar-clients",
+      "controls",
       "long-parts",
       "fuzz",
       "malformed-requests",

@@ -4,6 +4,7 @@
  */
 import type { SuiteEntry } from "../scenario.js";
 import { bridgeSigkillScenario } from "./bridge-sigkill.js";
+import { controlsScenario } from "./controls.js";
 import { fuzzScenario } from "./fuzz.js";
 import { longPartsScenario } from "./long-parts.js";
 import { malformedRequestsScenario } from "./malformed-requests.js";
@@ -18,6 +19,7 @@ export const SUITE: readonly SuiteEntry[] = [
   serverSigkillScenario,
   bridgeSigkillScenario,
   sidecarClientsScenario,
+  controlsScenario,
   longPartsScenario,
   fuzzScenario,
   malformedRequestsScenario,

@@ -426,9 +426,14 @@ export class Session implements AsyncDisposable {
     await this.#changingHistory(() => compact(options.signal));
   }
 
-  /** Runs an undo, a redo or a compaction; inputs sent meanwhile wait for it (they would race it). */
+  /**
+   * Runs an undo, a redo or a compaction; inputs sent meanwhile wait for it (they would race it).
+   * It answers once the event it published is kept: a caller told "done" must find it in the
+   * events even if the process dies the next moment (a SIGKILL right after the sidecar's answer
+   * lost an undo's `session.reverted` before).
+   */
   async #changingHistory(change: () => Promise<void>): Promise<void> {
-    const running = change();
+    const running = change().then(() => this.#log.settled());
     this.#historyChange = running.catch(() => {});
     try {
       await running;
