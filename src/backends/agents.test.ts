@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../errors.js";
-import { checkAgentName, pickableAgents } from "./agents.js";
+import { checkAgentName, KnownAgents, pickableAgents } from "./agents.js";
 
 // The shape of 1.18.33's `GET /api/agent` entries (trimmed: permissions, request, ...).
 const NATIVE = [
@@ -35,5 +35,38 @@ describe("checkAgentName", () => {
         `unknown agent "${name}": the agents a session can switch to are build, plan, mine`,
       );
     }
+  });
+});
+
+describe("KnownAgents", () => {
+  it("lists the agents for a name it does not know, and not again for a known one until 30 s passed", async () => {
+    let now = 0;
+    const known = new KnownAgents(() => now);
+    let fetches = 0;
+    const fetch = async () => {
+      fetches++;
+      return [{ name: "build" }, { name: "plan" }];
+    };
+    await known.check("plan", fetch);
+    await known.check("build", fetch);
+    expect(fetches).toBe(1);
+    now = 30_000;
+    await known.check("plan", fetch);
+    expect(fetches).toBe(2);
+  });
+
+  it("always checks an unknown name against a fresh list, and refuses it naming the agents", async () => {
+    const known = new KnownAgents(() => 0);
+    let agents = [{ name: "build" }];
+    let fetches = 0;
+    const fetch = async () => {
+      fetches++;
+      return agents;
+    };
+    await known.check("build", fetch);
+    await expect(known.check("review", fetch)).rejects.toThrow(/unknown agent "review".*build/);
+    agents = [{ name: "build" }, { name: "review" }];
+    await known.check("review", fetch); // newly configured: found on the fresh list
+    expect(fetches).toBe(3);
   });
 });

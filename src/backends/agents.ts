@@ -71,3 +71,31 @@ export function checkAgentName(name: string, agents: readonly AgentInfo[]): void
     `unknown agent ${JSON.stringify(name)}: the agents a session can switch to are ${names || "none"}`,
   );
 }
+
+/** How long a name once found in a location's agent list is taken without asking again. */
+const KNOWN_AGENT_MS = 30_000;
+
+/**
+ * The names of a location's agents a switch has already seen: a switch to one of them does
+ * not fetch the whole list again (a list of 12–26 KB, twice the cost of the switch itself),
+ * for `KNOWN_AGENT_MS`. A name it does not know is always checked against a fresh list, so a
+ * newly configured agent is found and a typo is refused with the names there are.
+ */
+export class KnownAgents {
+  #names = new Set<string>();
+  #fetchedAt = Number.NEGATIVE_INFINITY;
+  readonly #now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
+
+  /** Refuses `name` unless it is one of the agents (`fetch` reads the list when needed). */
+  async check(name: string, fetch: () => Promise<AgentInfo[]>): Promise<void> {
+    if (this.#names.has(name) && this.#now() - this.#fetchedAt < KNOWN_AGENT_MS) return;
+    const agents = await fetch();
+    this.#names = new Set(agents.map((agent) => agent.name));
+    this.#fetchedAt = this.#now();
+    checkAgentName(name, agents);
+  }
+}

@@ -24,7 +24,7 @@ import { boundedTodos } from "../../events/todo-list.js";
 import { endingOf, inputIdOfTurn } from "../../events/turn-state.js";
 import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
 import { ModelLimit } from "../../opencode-protocol/api/session.js";
-import { checkAgentName, listAgents } from "../agents.js";
+import { KnownAgents, listAgents } from "../agents.js";
 import { AnsweredAsks } from "../answered-asks.js";
 import type { BackendContext, PermissionReply, PromptRequest, SessionBackend } from "../backend.js";
 import { backendEvent } from "../backend-event.js";
@@ -86,6 +86,8 @@ export class ServeBackend implements SessionBackend {
   /** Where the durable stream starts: 0, or an adopted session's cursor. */
   readonly #after: number;
   readonly #calls = new ToolCalls();
+  /** The agents a switch may name, as last listed (a switch need not list them each time). */
+  readonly #knownAgents = new KnownAgents();
   /** The terminals opened and not ended: closed with the session. */
   readonly #terminals = new Set<Terminal>();
   readonly #catchUp: DeltaCatchUp;
@@ -235,9 +237,8 @@ export class ServeBackend implements SessionBackend {
   async switchAgent(agent: string, signal?: AbortSignal): Promise<void> {
     const options = this.#callOptions(signal);
     // OpenCode takes any name: an unknown one is refused here, with the names there are.
-    checkAgentName(
-      agent,
-      await listAgents(this.#client, this.#context.directory, signal ? { signal } : {}),
+    await this.#knownAgents.check(agent, () =>
+      listAgents(this.#client, this.#context.directory, signal ? { signal } : {}),
     );
     // OpenCode's own `session.next.agent.switched` (durable) becomes `agent.switched`: read now.
     this.#streams.wake();
