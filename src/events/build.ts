@@ -99,22 +99,6 @@ export function usageOf(tokens: Tokens, cost: number): Usage {
   };
 }
 
-/** The sum of two usages (a turn's usage is the sum of its steps'). */
-export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return {
-    tokens: {
-      input: a.tokens.input + b.tokens.input,
-      output: a.tokens.output + b.tokens.output,
-      reasoning: a.tokens.reasoning + b.tokens.reasoning,
-      cacheRead: a.tokens.cacheRead + b.tokens.cacheRead,
-      cacheWrite: a.tokens.cacheWrite + b.tokens.cacheWrite,
-    },
-    cost: a.cost + b.cost,
-  };
-}
-
 /** The text content of a tool result (`[{type: "text", text}]` items), joined. */
 export function textOfContent(content: readonly unknown[]): string {
   return content

@@ -5,8 +5,9 @@
  * returns the state it was given, with its other fields kept.
  */
 
-import { addUsage, type Origin } from "./build.js";
+import type { Origin } from "./build.js";
 import type { Outcome, Usage } from "./canonical.js";
+import { addUsage } from "./usage-tally.js";
 
 export interface RunningTurn {
   id: string;

@@ -3,7 +3,6 @@
  * one accounting the bridge has (each step's usage as OpenCode reported it, summed into
  * `turn.ended` too), read by `Session.context()` and by the live conversation alike.
  */
-import { addUsage } from "./build.js";
 import type { CanonicalEvent, Usage } from "./canonical.js";
 
 export interface UsageTally {
@@ -14,6 +13,22 @@ export interface UsageTally {
    * reasoning (how OpenCode's own views measure a context's fill).
    */
   contextTokens?: number;
+}
+
+/** The sum of two usages (a turn's usage is the sum of its steps'). */
+export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return {
+    tokens: {
+      input: a.tokens.input + b.tokens.input,
+      output: a.tokens.output + b.tokens.output,
+      reasoning: a.tokens.reasoning + b.tokens.reasoning,
+      cacheRead: a.tokens.cacheRead + b.tokens.cacheRead,
+      cacheWrite: a.tokens.cacheWrite + b.tokens.cacheWrite,
+    },
+    cost: a.cost + b.cost,
+  };
 }
 
 /** `tally` with `event` counted in: a step's end (or failure) with usage; anything else changes nothing. */

@@ -13,9 +13,8 @@ export class AllowedDirectories {
   readonly roots: readonly string[];
   readonly #local: boolean;
 
-  /** `local`: the directories are on this machine (links can be resolved). */
+  /** `local`: the directories are on this machine (links can be resolved). None: none allowed. */
   constructor(roots: readonly string[], local: boolean) {
-    if (roots.length === 0) throw new RangeError("at least one allowed directory is needed");
     this.roots = [...new Set(roots.map((root) => resolve(root)))];
     this.#local = local;
   }

@@ -140,7 +140,10 @@ export function assembleSidecar(options: SidecarOptions, stopping: AbortSignal):
     allowOrigins: [...(options.allowOrigins ?? [])],
     allowHosts: [...(options.allowHosts ?? []), ...clusterHost(options.cluster)],
     allowedDirectories: new AllowedDirectories(
-      [options.bridge.directory, ...(options.allowDirectories ?? [])],
+      // A stand-in bridge may have no directory: only the ones given are allowed then.
+      [options.bridge.directory, ...(options.allowDirectories ?? [])].filter(
+        (directory): directory is string => typeof directory === "string",
+      ),
       directoriesAreLocal(options.bridge),
     ),
     tickets: new Tickets({ ttlMs: limits.ticketTtlMs, max: limits.maxTickets }),

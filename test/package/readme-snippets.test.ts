@@ -23,9 +23,10 @@ const PAGES = [
 ];
 
 /**
- * Names the examples leave to the reader (their own values and functions), declared once
- * here rather than in every example. The `ws` package ships no types: the examples take its
- * WebSocket to be what the client asks for (as test/support/ws.ts does with the real one).
+ * Names the examples leave to the reader (their own values and functions, and the `bridge`
+ * and `session` an earlier example made), declared once here rather than in every example.
+ * The `ws` package ships no types: the examples take its WebSocket to be what the client asks
+ * for (as test/support/ws.ts does with the real one).
  */
 const READER_PROVIDES = `
 declare const url: string;
@@ -35,6 +36,8 @@ declare const projectDir: string;
 declare const sidecarToken: string;
 declare const token: string;
 declare const directory: string;
+declare const bridge: import("opencode-bridge").Bridge;
+declare const session: import("opencode-bridge").Session;
 declare function showStatus(status: string): void;
 declare function showText(text: string): void;
 declare function runMyFeature(

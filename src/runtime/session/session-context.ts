@@ -4,9 +4,8 @@
  * for each step, summed (`usage-tally.ts`), never a second accounting.
  */
 
-import { addUsage } from "../../events/build.js";
 import type { CanonicalEvent, ModelRef, Usage } from "../../events/canonical.js";
-import { usageTallyOf } from "../../events/usage-tally.js";
+import { addUsage, usageTallyOf } from "../../events/usage-tally.js";
 
 /** A session's spending and context, as `Session.context()` gives them. */
 export interface SessionContext {
