@@ -90,6 +90,9 @@ class Bridge implements AsyncDisposable {
         model?: ModelRef;
         signal?: AbortSignal;
     }): Promise<Session>;
+    compactSession(id: string, options?: {
+        signal?: AbortSignal;
+    }): Promise<Session>;
     upstreamSessions(options?: {
         directory?: string;
         signal?: AbortSignal;
@@ -508,7 +511,9 @@ const durablePayloads: {
     "compaction.ended": {
         reason?: string;
     };
-    "session.compacted": Record<string, never>;
+    "session.compacted": {
+        summary?: string | undefined;
+    };
     "native.unknown": {
         nativeType: string;
         raw: unknown;
@@ -935,6 +940,7 @@ class Session implements AsyncDisposable {
         inputId: string;
     } | undefined;
     get idleSince(): number | undefined;
+    get busy(): boolean;
     get connection(): ConnectionState;
     get lastSeq(): number;
     get runningTurn(): Turn | undefined;

@@ -44,7 +44,7 @@ export interface Capabilities {
   rehydrate: boolean;
   /** Slash commands can be listed (`Bridge.commands()`) and run as a turn (`Session.runCommand`). */
   commands: boolean;
-  /** The session's history can be compacted into a summary on demand (`Session.compact`). */
+  /** The session's history can be compacted into a summary on demand (`Bridge.compactSession`). */
   compact: boolean;
   /** The MCP servers and their state can be listed (`Bridge.mcpStatus()`). */
   mcpStatus: boolean;
@@ -91,9 +91,10 @@ export const BACKEND_CAPABILITIES: Readonly<Record<BackendKind, Capabilities>> =
     rehydrate: true,
     // Listed by `/command`, expanded by the bridge and sent as a prompt (see commands.ts).
     commands: true,
-    // 1.18.33's `/api/session/{id}/compact` answers 503 ("not available yet"), and the legacy
-    // summarize compacts the legacy history, which `/api` turns do not use.
-    compact: false,
+    // By the bridge (`Bridge.compactSession`): 1.18.33's `/api/session/{id}/compact` answers 503
+    // ("not available yet"), and the legacy summarize compacts the legacy history, which `/api`
+    // turns do not use. A summary turn, then a new OpenCode session primed with the summary.
+    compact: true,
     // `/mcp` and `/skill` of the session's location.
     mcpStatus: true,
     skills: true,

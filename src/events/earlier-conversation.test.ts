@@ -48,6 +48,19 @@ describe("earlierMessages", () => {
     out.add("session.unreverted", { inputId: "in_2" });
     expect(earlierMessages(out.events)).toHaveLength(6);
   });
+
+  it("after the bridge's compaction, its summary stands for everything before it", () => {
+    const out = session("1", "2").add("session.compacted", { summary: "we did 1 and 2" });
+    turn(out, "3");
+    expect(earlierMessages(out.events).map((one) => one.text)).toEqual([
+      "(a summary of the conversation before) we did 1 and 2",
+      "ask 3",
+      "(ran the read tool)",
+      "answer 3",
+    ]);
+    // OpenCode's own compaction (serve-legacy) keeps its summary upstream: nothing changes.
+    expect(earlierMessages(session("1").add("session.compacted", {}).events)).toHaveLength(3);
+  });
 });
 
 describe("earlierConversation", () => {

@@ -54,6 +54,19 @@ export function earlierMessages(events: readonly CanonicalEvent[]): Said[] {
       case "session.unreverted":
         [said, undone] = [[...said, ...undone], []];
         break;
+      case "session.compacted":
+        // The bridge's compaction: its summary stands for everything before it.
+        if (event.data.summary !== undefined) {
+          said = [
+            {
+              inputId: undefined,
+              role: "Assistant",
+              text: `(a summary of the conversation before) ${event.data.summary}`,
+            },
+          ];
+          undone = [];
+        }
+        break;
       default:
         break;
     }

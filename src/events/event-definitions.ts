@@ -364,11 +364,20 @@ export const DURABLE_EVENTS = {
     description: "and ended",
     example: { reason: "overflow" },
   }),
-  "session.compacted": defineEvent(z.object({}), {
-    description:
-      "the session's history was compacted into a summary (`Session.compact`): the following turns' model gets the summary instead of the messages before it",
-    example: {},
-  }),
+  "session.compacted": defineEvent(
+    z.object({
+      /**
+       * The summary, where the bridge made it (`serve`: the summary turn's reply, which the
+       * new OpenCode session is primed with); OpenCode's own compaction keeps it upstream.
+       */
+      summary: z.string().optional(),
+    }),
+    {
+      description:
+        "the session's history was compacted into a summary (`Bridge.compactSession`): the following turns' model gets the summary instead of the messages before it",
+      example: { summary: "We fixed the login bug in src/auth.ts; the tests pass." },
+    },
+  ),
   "native.unknown": defineEvent(
     z.object({
       nativeType: z.string(),

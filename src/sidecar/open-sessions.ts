@@ -257,6 +257,35 @@ export class OpenSessions {
     return this.#follow(session, this.#bridge.defaultModel);
   }
 
+  /**
+   * Compacts `id`'s history (`Bridge.compactSession`). On `serve` the session goes on in a new
+   * OpenCode session: the one followed until then is let go right before the swap, the new one
+   * followed; refused or failed before it, the session stays followed as it was.
+   */
+  async compact(id: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    await this.open(id, options);
+    let followed: Followed | undefined;
+    try {
+      const session = await this.#bridge.compactSession(id, {
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        beforeSwap: () => {
+          followed = this.#open.get(id);
+          this.#forget(id);
+        },
+      });
+      if (followed !== undefined) {
+        this.#follow(session, followed.model);
+        if (followed.agent !== undefined) this.noteAgent(id, followed.agent);
+      }
+    } catch (error) {
+      // Let go and the swap failed: followed again (closed by then, its watcher lets it go).
+      if (followed !== undefined && this.peek(id) === undefined) {
+        this.#follow(followed.session, followed.model);
+      }
+      throw error;
+    }
+  }
+
   async #recordOrNotFound(id: string): Promise<SessionRecord> {
     const record = await this.record(id);
     if (record !== undefined) return record;

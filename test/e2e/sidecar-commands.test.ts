@@ -5,9 +5,11 @@
  *
  * A command is listed with its description and hints; running it is a normal turn with its
  * input id, queued behind a running turn like a prompt, whose prompt reached the model with the
- * template expanded. Compaction is refused on serve (1.18's `/api` has none) and done on
- * serve-legacy, which takes a second sidecar: the summary's run, `session.compacted` (kept,
- * seen by a second client), and a next turn whose model gets the summary, not the history.
+ * template expanded. Compaction on serve is the bridge's own (1.18's `/api` has none): a
+ * summary turn, `session.compacted { summary }` and a new OpenCode session whose next turn's
+ * model gets the summary, not the history; on serve-legacy, OpenCode's own, which takes a second
+ * sidecar: the summary's run, `session.compacted` (kept, seen by a second client), and a next
+ * turn whose model gets the summary, not the history.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BridgeApiError, BridgeClient } from "../../src/client/index.js";
 import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { type RealSidecar, startRealSidecar, useRealSidecar } from "../support/real-sidecar.js";
-import { readUntil, turnEvents } from "../support/sidecar-reading.js";
+import { readUntil, sentTurn, turnEvents } from "../support/sidecar-reading.js";
 import { NodeWebSocket } from "../support/ws.js";
 
 /** A project with a command, a command running a shell command, a skill and two MCP servers. */
@@ -99,7 +101,7 @@ describe("what the directory offers", () => {
 describe("running a command", () => {
   it("is a normal turn with its input id, queued behind a running turn; the model gets the template expanded", async () => {
     const session = await client.createSession();
-    expect(session.capabilities).toMatchObject({ commands: true, compact: false });
+    expect(session.capabilities).toMatchObject({ commands: true, compact: true });
     const running = await client.send(session.id, { text: "[[slow 5 100]]", delivery: "queue" });
 
     const run = await client.runCommand(session.id, {
@@ -175,12 +177,28 @@ describe("running a command", () => {
 });
 
 describe("compaction", () => {
-  it("is refused on serve with the reason (OpenCode 1.18's /api has none)", async () => {
+  it("on serve, the bridge's own: a summary turn, then the next turn's model gets the summary and not the history", async () => {
     const session = await client.createSession();
-    const refused = await client.compact(session.id).catch((error) => error);
-    expect(refused).toBeInstanceOf(BridgeApiError);
-    expect(refused).toMatchObject({ status: 422, code: "unsupported" });
-    expect(String(refused.message)).toMatch(/compact route answers 503/);
+    expect(session.capabilities?.compact).toBe(true);
+    await sentTurn(client, session.id, "[[reply noted]] the early detail is ZEBRA-42");
+    await client.compact(session.id);
+    const kept = await readUntil(client, session.id, (e) => e.type === "session.rehydrated", {
+      what: "the compaction's new OpenCode session",
+    });
+    // The scripted model's summary is its echo of the bridge's summary prompt.
+    expect(kept.find((event) => event.type === "session.compacted")?.data).toEqual({
+      summary: expect.stringContaining("Summarize our conversation so far"),
+    });
+    const conversation = await client.conversation(session.id);
+    expect(conversation.compacted).toEqual({ messageCount: conversation.messages.length });
+    const next = await sentTurn(client, session.id, "[[reply went on]] after the serve compaction");
+    expect(next.end.data).toMatchObject({ outcome: "completed" });
+    const asked = model.requests.find(
+      (item) => item.tools.length > 0 && item.lastUserText.includes("after the serve compaction"),
+    );
+    const sent = JSON.stringify(asked?.messages);
+    expect(sent).toContain("a summary of the conversation before");
+    expect(sent).not.toContain("ZEBRA-42");
   });
 
   describe("on serve-legacy", () => {

@@ -109,6 +109,11 @@ export function standInBridge(
       open.delete(session.id);
       await session.detach();
     },
+    async compactSession(id: string, options: { signal?: AbortSignal } = {}) {
+      const session = open.get(id) ?? follow(id, (await store.session(id))?.directory);
+      await session.compact(options);
+      return session;
+    },
     async killSession(session: Session) {
       open.delete(session.id);
       await session.close();

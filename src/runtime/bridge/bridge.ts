@@ -41,6 +41,7 @@ import type { ModelServer } from "./model-server.js";
 import { reconnectPolicy } from "./reconnect-policy.js";
 import { whenServerReady } from "./server-ready.js";
 import { historyBefore, movedTo } from "./session-lineage.js";
+import { refuseBusy, summaryOf } from "./summary-turn.js";
 import {
   listUpstreamSessions,
   readUpstreamSession,
@@ -369,6 +370,62 @@ export class Bridge implements AsyncDisposable {
         `session ${id}'s OpenCode session ${previous} still exists: there is nothing to continue (send to the session)`,
       );
     }
+    return await this.#toNewUpstream(runner, record, [], options);
+  }
+
+  /**
+   * Compacts session `id`'s history on demand (`capabilities.compact`), resolving with the
+   * session once done. On `serve-legacy`, OpenCode's own summarize (`Session.compact`). On
+   * `serve`, whose OpenCode 1.18.33 has none on `/api` (its route answers 503), the bridge's:
+   * the model is asked for a summary in a turn of the session (kept in the transcript), then the
+   * session goes on in a new OpenCode session primed with that summary alone
+   * (`session.compacted { summary }`, then `session.rehydrated`). A UsageError while the session
+   * is busy; an error, with nothing compacted, when the summary turn does not complete.
+   */
+  async compactSession(
+    id: string,
+    options: {
+      signal?: AbortSignal;
+      /**
+       * Called right before the session, its summary written, is closed to go on in a new
+       * OpenCode session (a sidecar stops following it there).
+       * @internal
+       */
+      beforeSwap?: () => void;
+    } = {},
+  ): Promise<Session> {
+    const { signal } = options;
+    throwIfAborted(signal, `compacting session ${id}`);
+    const session = await this.openSession(id, signal === undefined ? {} : { signal });
+    if (this.#runner.kind !== "serve") {
+      await session.compact(signal === undefined ? {} : { signal });
+      return session;
+    }
+    const runner = this.#apiRunner("compact a session's history");
+    const summary = await summaryOf(session, signal);
+    // An input that came while the summary was written would be cut off by the swap.
+    refuseBusy(session, "compact again");
+    const compacted = backendEvent(id, runner.kind, "runtime.compact", "session.compacted", {
+      summary,
+    });
+    return await this.#toNewUpstream(runner, await this.#keptRecord(id), [compacted], options);
+  }
+
+  /**
+   * Takes `record`'s session on in a new OpenCode session: `before`, then `session.rehydrated`
+   * (old and new upstream ids) are kept, and the session is opened again on the new one, whose
+   * first input carries the conversation so far (`pendingEarlierConversation`). A session open
+   * here is closed first (a turn it was running ends `failed`, `session-closed`).
+   */
+  async #toNewUpstream(
+    runner: ServeRunner & { kind: "serve" },
+    record: SessionRecord,
+    before: CanonicalEvent[],
+    options: { model?: ModelRef; signal?: AbortSignal; beforeSwap?: () => void },
+  ): Promise<Session> {
+    const { id } = record;
+    const { signal } = options;
+    options.beforeSwap?.();
     const open = [...this.#sessions].find((session) => session.id === id);
     if (open !== undefined) {
       this.#sessions.delete(open);
@@ -382,11 +439,11 @@ export class Bridge implements AsyncDisposable {
       ...(signal === undefined ? {} : { signal }),
     });
     const rehydrated = backendEvent(id, runner.kind, "runtime.rehydrate", "session.rehydrated", {
-      previousUpstreamId: previous,
+      previousUpstreamId: record.upstreamId ?? id,
       upstreamId,
     });
     // The cursor starts again: the new OpenCode session's events are read from its first.
-    await this.#store.append(id, [rehydrated], "0");
+    await this.#store.append(id, [...before, rehydrated], "0");
     await this.#store.saveSession({ ...record, upstreamId, updatedAt: Date.now() });
     return await this.openSession(id, { model, ...(signal === undefined ? {} : { signal }) });
   }

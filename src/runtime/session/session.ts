@@ -242,6 +242,11 @@ export class Session implements AsyncDisposable {
     return this.#sender.busy || this.#state.running || this.#asks.size > 0;
   }
 
+  /** Whether a turn runs, an input waits, an ask is open or the history is being changed. */
+  get busy(): boolean {
+    return this.#busy || this.#historyChange !== undefined;
+  }
+
   /**
    * Whether the session's native streams reach the server (a UI shows "reconnecting…" from
    * it); each change is also published as an ephemeral `connection.changed` event.
@@ -418,7 +423,7 @@ export class Session implements AsyncDisposable {
     const backend = this.#backend;
     if (!backend.capabilities.compact || backend.compact === undefined) {
       throw new UsageError(
-        `the ${backend.kind} backend cannot compact a session${backend.kind === "serve" ? " (OpenCode 1.18's /api has no compaction yet: its compact route answers 503; the serve-legacy backend can)" : ""}`,
+        `the ${backend.kind} backend cannot compact a session${backend.kind === "serve" ? " by itself (OpenCode 1.18's /api has no compaction: its compact route answers 503): Bridge.compactSession compacts it" : ""}`,
       );
     }
     this.#throwIfBusy("compact");

@@ -13,7 +13,7 @@ export function registerCompactRoutes(app: SidecarApp, ctx: SidecarContext): voi
     {
       schema: {
         summary:
-          "Compacts the session's history into a summary the model writes (capabilities.compact); answers once it is done, session.compacted follows and the conversation's `compacted` says how many messages it summarised. 409 while a turn runs, 422 where the backend cannot (serve on OpenCode 1.18)",
+          "Compacts the session's history into a summary the model writes (capabilities.compact); answers once it is done, session.compacted follows and the conversation's `compacted` says how many messages it summarised. On serve, the bridge's own: a summary turn (kept in the transcript), then the session goes on in a new OpenCode session primed with the summary (session.compacted { summary }, session.rehydrated). 409 while the session is busy, 422 where the backend cannot (subprocess), 502 when the summary turn does not complete",
         params: SessionIdParamsSchema,
         response: {
           200: OkSchema,
@@ -26,8 +26,7 @@ export function registerCompactRoutes(app: SidecarApp, ctx: SidecarContext): voi
       ...forwardedRoute(ctx, app),
     },
     async (request) => {
-      const session = await ctx.sessions.open(request.params.id, { signal: callSignal(ctx) });
-      await session.compact({ signal: callSignal(ctx) });
+      await ctx.sessions.compact(request.params.id, { signal: callSignal(ctx) });
       return { ok: true as const };
     },
   );
