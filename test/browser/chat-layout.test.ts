@@ -106,7 +106,9 @@ describe("the web chat on a phone, in both themes, with the keyboard alone", () 
   it("the keyboard alone: a new session, a message sent, a question answered, an edit allowed", async () => {
     const { page } = await chromium.open();
     await openChat(page, harness.current.chatUrl);
-    const before = await byTestId(page, "session-item").count();
+    // The list as the sidecar has it, drawn: counted before it loaded, it read 0 (seen once).
+    const before = (await harness.current.client.listSessions()).length;
+    await eventually(() => byTestId(page, "session-item").count()).toBe(before);
     await tabTo(page, "new-session");
     // Focus is visible: an outline or a ring on the focused control.
     const ring = await page.evaluate<string>(

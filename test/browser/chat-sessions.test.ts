@@ -89,7 +89,9 @@ describe("the session list", () => {
     const first = await openNewSession(page, harness.current, "the first");
     await send(page, "[[reply in the first]]");
     await waitForOutcomes(page, 1);
-    const before = await byTestId(page, "session-item").count();
+    // The list as the sidecar has it, drawn (a poll may not have drawn the newest yet).
+    const before = (await harness.current.client.listSessions()).length;
+    await eventually(() => byTestId(page, "session-item").count()).toBe(before);
     await byTestId(page, "new-session").click();
     await eventually(() => byTestId(page, "session-item").count()).toBe(before + 1);
     await eventually(() => byTestId(page, "message-assistant").count()).toBe(0);
