@@ -4,12 +4,12 @@
  * and the input, and `close()` removes the PTY, which ends its shell. OpenCode's port never
  * leaves this process: the sidecar proxies the terminal over its own socket.
  */
-import { createRequire } from "node:module";
 import { ConnectionError, UsageError } from "../../errors.js";
 import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
 import { throwIfAborted } from "../../util/abort.js";
 import { AsyncQueue } from "../../util/async-queue.js";
 import { describeError } from "../../util/describe-error.js";
+import { WS_OPEN, type WsClient, WsClientSocket } from "../../util/ws-client.js";
 import { isTerminalSize, type Terminal, type TerminalEnd, type TerminalSize } from "../terminal.js";
 
 /** Output held for a reader that does not keep up, at most; past it the terminal ends. */
@@ -18,28 +18,6 @@ export const MAX_HELD_OUTPUT_CHARS = 1024 * 1024;
 const HANDSHAKE_MS = 10_000;
 /** Bound on removing the PTY when closing (a server that does not answer). */
 const REMOVE_MS = 5_000;
-
-/** The few members of `ws`'s client socket used here (`ws` ships no types of its own). */
-interface WsClient {
-  readonly readyState: number;
-  send(data: string): void;
-  close(code?: number, reason?: string): void;
-  terminate(): void;
-  on(event: "message", listener: (data: Buffer, isBinary: boolean) => void): unknown;
-  on(event: "open", listener: () => void): unknown;
-  on(event: "close", listener: (code: number, reason: Buffer) => void): unknown;
-  on(event: "error", listener: (error: Error) => void): unknown;
-  on(
-    event: "unexpected-response",
-    listener: (request: { destroy(): void }, response: { statusCode?: number }) => void,
-  ): unknown;
-}
-type WsClientClass = new (
-  url: string,
-  options: { headers: Record<string, string>; handshakeTimeout: number },
-) => WsClient;
-const { WebSocket } = createRequire(import.meta.url)("ws") as { WebSocket: WsClientClass };
-const OPEN = 1;
 
 export interface OpenPtyOptions {
   directory: string;
@@ -79,7 +57,7 @@ export async function openPtyTerminal(
 
 function connect(url: string, headers: Record<string, string>, signal?: AbortSignal) {
   return new Promise<WsClient>((resolve, reject) => {
-    const socket = new WebSocket(url, { headers, handshakeTimeout: HANDSHAKE_MS });
+    const socket = new WsClientSocket(url, { headers, handshakeTimeout: HANDSHAKE_MS });
     const onAbort = () => {
       socket.terminate();
       reject(signal?.reason);
@@ -168,7 +146,7 @@ class PtyTerminal implements Terminal {
   }
 
   write(data: string): void {
-    if (this.#end === undefined && this.#socket.readyState === OPEN) this.#socket.send(data);
+    if (this.#end === undefined && this.#socket.readyState === WS_OPEN) this.#socket.send(data);
   }
 
   async resize(size: TerminalSize, options: { signal?: AbortSignal } = {}): Promise<void> {

@@ -11,11 +11,11 @@
  * driver's `error` for the session, no pong for too long. Nothing is thrown at the socket's
  * callers after `open` resolved.
  */
-import { createRequire } from "node:module";
 import type { CanonicalEvent } from "../../events/canonical.js";
 import { RELAY_HEADER } from "../../sidecar/peer-routes.js";
 import { describeError } from "../../util/describe-error.js";
 import type { Logger } from "../../util/logger.js";
+import { WS_OPEN, type WsClient, WsClientSocket } from "../../util/ws-client.js";
 import { ServerMessageSchema } from "../../wire/ws.js";
 import type { ClusterTrust } from "./cluster-trust.js";
 
@@ -24,36 +24,6 @@ const HANDSHAKE_MS = 5_000;
 /** A ping this often; a socket silent (no pong, no message) for `SILENT_MS` is cut. */
 const PING_EVERY_MS = 5_000;
 const SILENT_MS = 15_000;
-const OPEN = 1;
-
-/** The few members of `ws`'s client socket used here (`ws` ships no types of its own). */
-interface WsClient {
-  readonly readyState: number;
-  send(data: string): void;
-  ping(): void;
-  close(code?: number, reason?: string): void;
-  terminate(): void;
-  on(event: "message", listener: (data: Buffer, isBinary: boolean) => void): unknown;
-  on(event: "open" | "pong", listener: () => void): unknown;
-  on(event: "close", listener: (code: number, reason: Buffer) => void): unknown;
-  on(event: "error", listener: (error: Error) => void): unknown;
-  on(
-    event: "unexpected-response",
-    listener: (request: { destroy(): void }, response: { statusCode?: number }) => void,
-  ): unknown;
-}
-
-type WsClientClass = new (
-  url: string,
-  options: {
-    headers: Record<string, string>;
-    handshakeTimeout: number;
-    maxPayload: number;
-    ca?: string;
-  },
-) => WsClient;
-
-const { WebSocket } = createRequire(import.meta.url)("ws") as { WebSocket: WsClientClass };
 
 /** What one relayed session receives. */
 export interface RelayedSession {
@@ -94,7 +64,7 @@ export class RelaySocket {
     this.#logger = logger;
     this.#onClosed = onClosed;
     const url = `${address.replace(/^http/, "ws").replace(/\/$/, "")}/v1/ws`;
-    this.#socket = new WebSocket(url, {
+    this.#socket = new WsClientSocket(url, {
       headers: { authorization: `Bearer ${trust.secret}`, [RELAY_HEADER]: "1" },
       handshakeTimeout: HANDSHAKE_MS,
       maxPayload: 64 * 1024 * 1024,
@@ -219,11 +189,11 @@ export class RelaySocket {
       this.#close(`the driver said nothing for ${SILENT_MS} ms`);
       return;
     }
-    if (this.#socket.readyState === OPEN) this.#socket.ping();
+    if (this.#socket.readyState === WS_OPEN) this.#socket.ping();
   }
 
   #send(message: unknown): void {
-    if (this.#socket.readyState === OPEN) this.#socket.send(JSON.stringify(message));
+    if (this.#socket.readyState === WS_OPEN) this.#socket.send(JSON.stringify(message));
   }
 
   #close(why: string): void {
@@ -231,7 +201,7 @@ export class RelaySocket {
     this.#closed = true;
     clearInterval(this.#heartbeat);
     // The handshake may still be under way: terminate, which never throws, ends it too.
-    if (this.#socket.readyState === OPEN) this.#socket.close(1000, "relay closed");
+    if (this.#socket.readyState === WS_OPEN) this.#socket.close(1000, "relay closed");
     else this.#socket.terminate();
     const sessions = [...this.#sessions.values()];
     this.#sessions.clear();
