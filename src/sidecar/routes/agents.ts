@@ -13,7 +13,7 @@ import { forwardedRoute } from "../cluster-peers.js";
 import type { SidecarContext } from "../context.js";
 import { projectQuery } from "../requested-directory.js";
 import type { SidecarApp } from "../sidecar-app.js";
-import { ERROR_RESPONSES } from "./meta.js";
+import { ACTION_ERRORS, ERROR_RESPONSES } from "./meta.js";
 
 export function registerAgentRoutes(app: SidecarApp, ctx: SidecarContext): void {
   app.get(
@@ -46,10 +46,7 @@ export function registerAgentRoutes(app: SidecarApp, ctx: SidecarContext): void 
         body: SwitchAgentBodySchema,
         response: {
           200: OkSchema,
-          ...ERROR_RESPONSES,
-          409: ErrorBodySchema,
-          422: ErrorBodySchema,
-          502: ErrorBodySchema,
+          ...ACTION_ERRORS,
         },
       },
       // In a cluster, a session another sidecar drives is switched there.

@@ -2,7 +2,6 @@
 import type { PendingAsk, Session } from "../../runtime/session/session.js";
 import {
   AskParamsSchema,
-  ErrorBodySchema,
   OkSchema,
   PermissionReplyBodySchema,
   QuestionAnswerBodySchema,
@@ -12,9 +11,7 @@ import { forwardedRoute } from "../cluster-peers.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import type { SidecarApp } from "../sidecar-app.js";
-import { ERROR_RESPONSES } from "./meta.js";
-
-const ASK_ERRORS = { ...ERROR_RESPONSES, 409: ErrorBodySchema, 502: ErrorBodySchema } as const;
+import { UPSTREAM_ERRORS } from "./meta.js";
 
 export function registerAskRoutes(app: SidecarApp, ctx: SidecarContext): void {
   // In a cluster, answers for a session another sidecar drives go to it (forwardedRoute).
@@ -26,7 +23,7 @@ export function registerAskRoutes(app: SidecarApp, ctx: SidecarContext): void {
         summary: "Answers a permission ask: once, always, or reject (with a message for the model)",
         params: AskParamsSchema,
         body: PermissionReplyBodySchema,
-        response: { 200: OkSchema, ...ASK_ERRORS },
+        response: { 200: OkSchema, ...UPSTREAM_ERRORS },
       },
       ...forwarded,
     },
@@ -49,7 +46,7 @@ export function registerAskRoutes(app: SidecarApp, ctx: SidecarContext): void {
         summary: "Answers a question ask: the chosen labels (or free text), one list per question",
         params: AskParamsSchema,
         body: QuestionAnswerBodySchema,
-        response: { 200: OkSchema, ...ASK_ERRORS },
+        response: { 200: OkSchema, ...UPSTREAM_ERRORS },
       },
       ...forwarded,
     },
@@ -67,7 +64,7 @@ export function registerAskRoutes(app: SidecarApp, ctx: SidecarContext): void {
       schema: {
         summary: "Declines a question ask (the model is told)",
         params: AskParamsSchema,
-        response: { 200: OkSchema, ...ASK_ERRORS },
+        response: { 200: OkSchema, ...UPSTREAM_ERRORS },
       },
       ...forwarded,
     },

@@ -18,9 +18,7 @@ import { callSignal } from "../call-bounds.js";
 import { forwardedRoute } from "../cluster-peers.js";
 import type { SidecarContext } from "../context.js";
 import type { SidecarApp } from "../sidecar-app.js";
-import { ERROR_RESPONSES } from "./meta.js";
-
-const ANSWERS = { ...ERROR_RESPONSES, 409: ErrorBodySchema, 502: ErrorBodySchema };
+import { UPSTREAM_ERRORS } from "./meta.js";
 
 export function registerChangesRoutes(app: SidecarApp, ctx: SidecarContext): void {
   // In a cluster, a session another sidecar drives is asked there: its runtime and its server
@@ -34,7 +32,7 @@ export function registerChangesRoutes(app: SidecarApp, ctx: SidecarContext): voi
           "The files the session's steps changed (or one turn's: ?turn=turnId, 404 for a turn not its own), each with its lines and unified diff against the last commit; diffs cut at 64 KiB a file and 1 MiB in all (patchTruncated). capabilities.changes; 422 elsewhere",
         params: SessionIdParamsSchema,
         querystring: TurnQuerySchema,
-        response: { 200: SessionChangesSchema, ...ANSWERS, 422: ErrorBodySchema },
+        response: { 200: SessionChangesSchema, ...UPSTREAM_ERRORS, 422: ErrorBodySchema },
       },
       ...forwarded,
     },
@@ -55,7 +53,7 @@ export function registerChangesRoutes(app: SidecarApp, ctx: SidecarContext): voi
         summary:
           "The working tree of the session's directory against its last commit: branch and changed files with their lines (capabilities.changes; 422 elsewhere)",
         params: SessionIdParamsSchema,
-        response: { 200: VcsStatusSchema, ...ANSWERS, 422: ErrorBodySchema },
+        response: { 200: VcsStatusSchema, ...UPSTREAM_ERRORS, 422: ErrorBodySchema },
       },
       ...forwarded,
     },
@@ -72,7 +70,7 @@ export function registerChangesRoutes(app: SidecarApp, ctx: SidecarContext): voi
         summary:
           "The agent's todo list as it last wrote it (todo.updated follows it live); capabilities.todos, 422 elsewhere",
         params: SessionIdParamsSchema,
-        response: { 200: TodoListSchema, ...ANSWERS, 422: ErrorBodySchema },
+        response: { 200: TodoListSchema, ...UPSTREAM_ERRORS, 422: ErrorBodySchema },
       },
       ...forwarded,
     },
@@ -90,7 +88,7 @@ export function registerChangesRoutes(app: SidecarApp, ctx: SidecarContext): voi
           "What the session spent (its steps' usage summed; its subagents' child sessions apart and in total), one turn's (?turn=turnId, else the latest) and the latest step's context tokens against its model's limit",
         params: SessionIdParamsSchema,
         querystring: TurnQuerySchema,
-        response: { 200: SessionContextSchema, ...ANSWERS },
+        response: { 200: SessionContextSchema, ...UPSTREAM_ERRORS },
       },
       ...forwarded,
     },

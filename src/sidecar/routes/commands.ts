@@ -15,7 +15,7 @@ import { carriesIdempotencyKey } from "../idempotency.js";
 import { projectQuery } from "../requested-directory.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { admittedInput } from "./admitted-input.js";
-import { ERROR_RESPONSES } from "./meta.js";
+import { ACTION_ERRORS, ERROR_RESPONSES } from "./meta.js";
 
 export function registerCommandRoutes(app: SidecarApp, ctx: SidecarContext): void {
   app.get(
@@ -48,10 +48,7 @@ export function registerCommandRoutes(app: SidecarApp, ctx: SidecarContext): voi
         body: RunCommandBodySchema,
         response: {
           202: SendInputResultSchema,
-          ...ERROR_RESPONSES,
-          409: ErrorBodySchema,
-          422: ErrorBodySchema,
-          502: ErrorBodySchema,
+          ...ACTION_ERRORS,
         },
       },
       // In a cluster, a session another sidecar drives runs it there.

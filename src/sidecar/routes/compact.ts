@@ -1,11 +1,11 @@
 /** Compaction on demand: the session's history summarised for the following turns. */
 
-import { ErrorBodySchema, OkSchema, SessionIdParamsSchema } from "../../wire/http.js";
+import { OkSchema, SessionIdParamsSchema } from "../../wire/http.js";
 import { callSignal } from "../call-bounds.js";
 import { forwardedRoute } from "../cluster-peers.js";
 import type { SidecarContext } from "../context.js";
 import type { SidecarApp } from "../sidecar-app.js";
-import { ERROR_RESPONSES } from "./meta.js";
+import { ACTION_ERRORS } from "./meta.js";
 
 export function registerCompactRoutes(app: SidecarApp, ctx: SidecarContext): void {
   app.post(
@@ -17,10 +17,7 @@ export function registerCompactRoutes(app: SidecarApp, ctx: SidecarContext): voi
         params: SessionIdParamsSchema,
         response: {
           200: OkSchema,
-          ...ERROR_RESPONSES,
-          409: ErrorBodySchema,
-          422: ErrorBodySchema,
-          502: ErrorBodySchema,
+          ...ACTION_ERRORS,
         },
       },
       ...forwardedRoute(ctx, app),

@@ -1,24 +1,12 @@
 /** Forks and continuations: a session from another's history, or one going on in a new OpenCode session. */
 
-import {
-  ErrorBodySchema,
-  ForkBodySchema,
-  SessionIdParamsSchema,
-  SessionInfoSchema,
-} from "../../wire/http.js";
+import { ForkBodySchema, SessionIdParamsSchema, SessionInfoSchema } from "../../wire/http.js";
 import { callSignal } from "../call-bounds.js";
 import { forwardedRoute } from "../cluster-peers.js";
 import type { SidecarContext } from "../context.js";
 import { DirectoryGoneError, directoryGone } from "../local-directories.js";
 import type { SidecarApp } from "../sidecar-app.js";
-import { ERROR_RESPONSES } from "./meta.js";
-
-const LINEAGE_ERRORS = {
-  ...ERROR_RESPONSES,
-  409: ErrorBodySchema,
-  422: ErrorBodySchema,
-  502: ErrorBodySchema,
-} as const;
+import { ACTION_ERRORS } from "./meta.js";
 
 export function registerLineageRoutes(app: SidecarApp, ctx: SidecarContext): void {
   app.post(
@@ -29,7 +17,7 @@ export function registerLineageRoutes(app: SidecarApp, ctx: SidecarContext): voi
           "Forks the session before its input `inputId` (capabilities.fork): a new session whose conversation is this one's up to that input, its turn and what followed left out (session.forked, SessionInfo.forkedFrom); the origin is unchanged. 404 for an input the session has not, 400 for one that started no turn of its own, 422 on other backends",
         params: SessionIdParamsSchema,
         body: ForkBodySchema,
-        response: { 201: SessionInfoSchema, ...LINEAGE_ERRORS },
+        response: { 201: SessionInfoSchema, ...ACTION_ERRORS },
       },
     },
     async (request, reply) => {
@@ -47,7 +35,7 @@ export function registerLineageRoutes(app: SidecarApp, ctx: SidecarContext): voi
         summary:
           "Continues a session whose OpenCode session was lost (deleted, or kept by another server) in a new one (capabilities.rehydrate): session.rehydrated names both, and the next input carries the conversation so far to the model. 409 while its OpenCode session still exists, 422 on other backends",
         params: SessionIdParamsSchema,
-        response: { 200: SessionInfoSchema, ...LINEAGE_ERRORS },
+        response: { 200: SessionInfoSchema, ...ACTION_ERRORS },
       },
       // In a cluster, a session another sidecar drives is continued there.
       ...forwardedRoute(ctx, app),

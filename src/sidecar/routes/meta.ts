@@ -21,6 +21,16 @@ export const ERROR_RESPONSES = {
   500: ErrorBodySchema,
 } as const;
 
+/** A route that reaches OpenCode, on a session that may be busy: 409 and 502 besides. */
+export const UPSTREAM_ERRORS = {
+  ...ERROR_RESPONSES,
+  409: ErrorBodySchema,
+  502: ErrorBodySchema,
+} as const;
+
+/** The same, where a backend may not have what is asked for: `422 unsupported` too. */
+export const ACTION_ERRORS = { ...UPSTREAM_ERRORS, 422: ErrorBodySchema } as const;
+
 export function registerMetaRoutes(app: SidecarApp, ctx: SidecarContext): void {
   // It takes no token: without the reuse, each check anyone sends would ask OpenCode.
   const opencodeHealth = new RecentAnswer(() => opencodeIsUp(ctx), ctx.limits.healthCacheMs);

@@ -22,9 +22,7 @@ import { DirectoryGoneError } from "../local-directories.js";
 import { requestedDirectory } from "../requested-directory.js";
 import { refusedToLead } from "../session-cluster.js";
 import type { SidecarApp } from "../sidecar-app.js";
-import { ERROR_RESPONSES } from "./meta.js";
-
-const WITH_UPSTREAM = { ...ERROR_RESPONSES, 409: ErrorBodySchema, 502: ErrorBodySchema } as const;
+import { ERROR_RESPONSES, UPSTREAM_ERRORS } from "./meta.js";
 
 export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): void {
   const { sessions } = ctx;
@@ -48,7 +46,7 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
       schema: {
         summary: "Creates a session (upstream too) and follows it",
         body: CreateSessionBodySchema,
-        response: { 201: SessionInfoSchema, ...WITH_UPSTREAM },
+        response: { 201: SessionInfoSchema, ...UPSTREAM_ERRORS },
       },
       preValidation: async (request) => {
         // No body (curl -X POST) is the empty object: every field has a default. A body of
@@ -77,7 +75,7 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
         summary:
           "One session; a kept one is opened (adopted) on demand, unless its directory is gone (directoryMissing)",
         params: SessionIdParamsSchema,
-        response: { 200: SessionInfoSchema, ...WITH_UPSTREAM },
+        response: { 200: SessionInfoSchema, ...UPSTREAM_ERRORS },
       },
     },
     async (request) => {
@@ -100,7 +98,7 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
         summary: "Renames a session (the bridge's title; OpenCode has no rename)",
         params: SessionIdParamsSchema,
         body: RenameSessionBodySchema,
-        response: { 200: SessionInfoSchema, ...WITH_UPSTREAM, 422: ErrorBodySchema },
+        response: { 200: SessionInfoSchema, ...UPSTREAM_ERRORS, 422: ErrorBodySchema },
       },
     },
     async (request) => {
@@ -115,7 +113,7 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
       schema: {
         summary: "Stops following a session; the upstream session is kept (GET opens it again)",
         params: SessionIdParamsSchema,
-        response: { 200: SessionInfoSchema, ...WITH_UPSTREAM },
+        response: { 200: SessionInfoSchema, ...UPSTREAM_ERRORS },
       },
     },
     async (request) => {
@@ -134,7 +132,7 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
       schema: {
         summary: "Kills a session: interrupted, deleted upstream; its transcript stays",
         params: SessionIdParamsSchema,
-        response: { 200: OkSchema, ...WITH_UPSTREAM },
+        response: { 200: OkSchema, ...UPSTREAM_ERRORS },
       },
       // In a cluster, a session another sidecar drives is killed by it (forwardedRoute).
       ...forwardedRoute(ctx, app),
@@ -151,7 +149,7 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
       schema: {
         summary: "The session as messages and parts (conversationOf its transcript)",
         params: SessionIdParamsSchema,
-        response: { 200: ConversationSchema, ...WITH_UPSTREAM },
+        response: { 200: ConversationSchema, ...UPSTREAM_ERRORS },
       },
     },
     async (request) => {
