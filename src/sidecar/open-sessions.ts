@@ -248,10 +248,7 @@ export class OpenSessions {
     } catch (error) {
       // Refused (its OpenCode session is there): still followed. Closed by then: the watcher
       // lets it go at once, and the next request opens it again.
-      if (followed !== undefined) {
-        this.#follow(followed.session, followed.model);
-        if (followed.agent !== undefined) this.noteAgent(id, followed.agent);
-      }
+      if (followed !== undefined) this.#followAgain(followed, followed.session);
       throw error;
     }
     return this.#follow(session, this.#bridge.defaultModel);
@@ -273,17 +270,20 @@ export class OpenSessions {
           this.#forget(id);
         },
       });
-      if (followed !== undefined) {
-        this.#follow(session, followed.model);
-        if (followed.agent !== undefined) this.noteAgent(id, followed.agent);
-      }
+      if (followed !== undefined) this.#followAgain(followed, session);
     } catch (error) {
       // Let go and the swap failed: followed again (closed by then, its watcher lets it go).
       if (followed !== undefined && this.peek(id) === undefined) {
-        this.#follow(followed.session, followed.model);
+        this.#followAgain(followed, followed.session);
       }
       throw error;
     }
+  }
+
+  /** Follows `session` with what was known of `followed` (its model, its agent). */
+  #followAgain(followed: Followed, session: Session): void {
+    this.#follow(session, followed.model);
+    if (followed.agent !== undefined) this.noteAgent(session.id, followed.agent);
   }
 
   async #recordOrNotFound(id: string): Promise<SessionRecord> {
