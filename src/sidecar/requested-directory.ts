@@ -14,12 +14,7 @@ export async function requestedDirectory(
   directory: string | undefined,
 ): Promise<string | undefined> {
   if (directory === undefined) return undefined;
-  if (!isAbsolute(directory)) {
-    throw new ApiError(
-      "invalid_request",
-      `directory must be an absolute path, got ${JSON.stringify(directory)}`,
-    );
-  }
+  refuseRelative(directory);
   // OpenCode answers a directory that is not there with a 500 of its own.
   if (await directoryGone(ctx.bridge, directory)) {
     throw new ApiError(
@@ -27,10 +22,38 @@ export async function requestedDirectory(
       `directory ${JSON.stringify(directory)} does not exist or is not a directory; create it first`,
     );
   }
+  await refuseNotAllowed(ctx, directory);
+  return directory;
+}
+
+/**
+ * Absolute and allowed, whether or not it is there (the directory of one of OpenCode's own
+ * sessions, say), else the ApiError saying which it is not.
+ */
+export async function allowedDirectory(
+  ctx: Pick<SidecarContext, "allowedDirectories">,
+  directory: string,
+): Promise<void> {
+  refuseRelative(directory);
+  await refuseNotAllowed(ctx, directory);
+}
+
+function refuseRelative(directory: string): void {
+  if (!isAbsolute(directory)) {
+    throw new ApiError(
+      "invalid_request",
+      `directory must be an absolute path, got ${JSON.stringify(directory)}`,
+    );
+  }
+}
+
+async function refuseNotAllowed(
+  ctx: Pick<SidecarContext, "allowedDirectories">,
+  directory: string,
+): Promise<void> {
   if (!(await ctx.allowedDirectories.allows(directory))) {
     throw new ApiError("forbidden", ctx.allowedDirectories.refusal(directory));
   }
-  return directory;
 }
 
 /** The options of a list of what a project offers: its directory, checked, and the call's bound. */

@@ -2,7 +2,6 @@
  * The user's own OpenCode sessions (made by `opencode run`, the TUI, another client of the
  * server): listed in the allowed directories, and imported with their history.
  */
-import { isAbsolute } from "node:path";
 import type { UpstreamSessionInfo } from "../../runtime/bridge/bridge.js";
 import {
   ErrorBodySchema,
@@ -13,7 +12,7 @@ import {
 } from "../../wire/http.js";
 import { callSignal } from "../call-bounds.js";
 import type { SidecarContext } from "../context.js";
-import { ApiError } from "../errors.js";
+import { allowedDirectory } from "../requested-directory.js";
 import type { SidecarApp } from "../sidecar-app.js";
 import { ERROR_RESPONSES } from "./meta.js";
 
@@ -38,7 +37,7 @@ export function registerImportRoutes(app: SidecarApp, ctx: SidecarContext): void
     },
     async (request) => {
       const { directory } = request.query;
-      if (directory !== undefined) await checkDirectory(ctx, directory);
+      if (directory !== undefined) await allowedDirectory(ctx, directory);
       const signal = callSignal(ctx);
       const found = new Map<string, UpstreamSessionInfo>();
       for (const root of directory === undefined ? ctx.allowedDirectories.roots : [directory]) {
@@ -63,26 +62,13 @@ export function registerImportRoutes(app: SidecarApp, ctx: SidecarContext): void
     },
     async (request, reply) => {
       const { upstreamId, directory } = request.body;
-      if (directory !== undefined) await checkDirectory(ctx, directory);
+      if (directory !== undefined) await allowedDirectory(ctx, directory);
       const { session, imported } = await ctx.sessions.import(upstreamId, {
         ...(directory === undefined ? {} : { directory }),
         signal: callSignal(ctx),
-        accept: async (info) => checkDirectory(ctx, info.directory),
+        accept: async (info) => allowedDirectory(ctx, info.directory),
       });
       return reply.code(imported ? 201 : 200).send(await ctx.sessions.info(session.id));
     },
   );
-}
-
-/** An absolute path the sidecar allows sessions in, or the error saying why not. */
-async function checkDirectory(ctx: SidecarContext, directory: string): Promise<void> {
-  if (!isAbsolute(directory)) {
-    throw new ApiError(
-      "invalid_request",
-      `directory must be an absolute path, got ${JSON.stringify(directory)}`,
-    );
-  }
-  if (!(await ctx.allowedDirectories.allows(directory))) {
-    throw new ApiError("forbidden", ctx.allowedDirectories.refusal(directory));
-  }
 }
