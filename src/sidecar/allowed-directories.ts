@@ -6,7 +6,8 @@
  * allowed directory cannot lead a session out of it.
  */
 import { realpath } from "node:fs/promises";
-import { isAbsolute, relative, resolve } from "node:path";
+import { resolve } from "node:path";
+import { isWithin } from "../util/path-within.js";
 
 export class AllowedDirectories {
   /** Absolute, as given (resolved against the working directory). */
@@ -23,7 +24,7 @@ export class AllowedDirectories {
   async allows(directory: string): Promise<boolean> {
     const target = await this.#real(directory);
     for (const root of this.roots) {
-      if (isInside(target, await this.#real(root))) return true;
+      if (isWithin(target, await this.#real(root))) return true;
     }
     return false;
   }
@@ -45,9 +46,4 @@ export class AllowedDirectories {
       return resolve(path);
     }
   }
-}
-
-function isInside(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }

@@ -4,10 +4,11 @@
  * (record and messages) for an import. OpenCode 1.18.33 lists them on its legacy `GET /session`
  * and keeps their history only as legacy messages (`GET /session/{id}/message`).
  */
-import { isAbsolute, relative } from "node:path";
+
 import { OpencodeApiError, UsageError } from "../../errors.js";
 import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
 import type { MessageWithParts, Session } from "../../opencode-protocol/legacy/session.js";
+import { isWithin } from "../../util/path-within.js";
 
 /** One of the user's OpenCode sessions that the bridge does not keep (`Bridge.upstreamSessions`). */
 export interface UpstreamSessionInfo {
@@ -111,9 +112,4 @@ function upstreamInfo(session: Session): UpstreamSessionInfo {
     createdAt: session.time.created,
     updatedAt: session.time.updated,
   };
-}
-
-function isWithin(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
