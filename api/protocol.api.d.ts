@@ -1540,6 +1540,8 @@ type SessionInfo = z.infer<typeof SessionInfo>;
 // api.StepSnapshot
 const StepSnapshot: z.ZodObject<{
     snapshot: z.ZodOptional<z.ZodObject<{
+        start: z.ZodOptional<z.ZodString>;
+        end: z.ZodOptional<z.ZodString>;
         files: z.ZodOptional<z.ZodArray<z.ZodString>>;
     }, z.core.$loose>>;
 }, z.core.$loose>;

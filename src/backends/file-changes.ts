@@ -14,7 +14,11 @@ export const MAX_PATCH_CHARS = 64 * 1024;
 /** Characters of unified diff given in one answer; the files past it have none (`patchTruncated`). */
 export const MAX_DIFF_CHARS = 1024 * 1024;
 
-/** A changed file with its unified diff (against the last commit). */
+/**
+ * A changed file with its unified diff: what the session's (or the turn's) steps did, from
+ * OpenCode's snapshots around them, on a server the bridge manages; on another (attached),
+ * the working tree against the last commit, which shows every turn's changes at once.
+ */
 export interface FileDiff extends FileChange {
   /** The unified diff (`git diff` format); absent for a binary file or one past the bound. */
   patch?: string;

@@ -376,8 +376,9 @@ export class BridgeClient {
 
   /**
    * `GET /v1/sessions/:id/changes[?turn=]`: the files the session's steps changed (or those of
-   * the turn `turnId`), each with its lines and unified diff against the last commit (cut:
-   * `patchTruncated`). `files.changed` on the stream says the same at each turn's end.
+   * the turn `turnId`), each with its lines and unified diff of what those steps did (against
+   * the last commit on an attached server; cut: `patchTruncated`). `files.changed` on the
+   * stream says the same at each turn's end.
    */
   changes(
     sessionId: string,

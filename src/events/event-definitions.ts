@@ -327,7 +327,7 @@ export const DURABLE_EVENTS = {
     }),
     {
       description:
-        "at the end of a turn that changed files (after its `turn.ended`, in its `turnId`): the files it changed, as OpenCode's snapshots of its steps name them (the first 200; `moreFiles` beyond), each with its lines against the last commit (`git diff HEAD`); `Session.changes` gives the diffs",
+        "at the end of a turn that changed files (after its `turn.ended`, in its `turnId`): the files it changed, as OpenCode's snapshots of its steps name them (the first 200; `moreFiles` beyond), each with the lines the turn itself changed (from the snapshots before its first step and after its last, where the bridge manages the server; else against the last commit, `git diff HEAD`); `Session.changes` gives the diffs",
       example: {
         files: [{ path: "src/app.ts", status: "modified", additions: 3, deletions: 1 }],
       },

@@ -10,6 +10,7 @@ import { AbortError } from "../errors.js";
 import { sleep, throwIfAborted } from "../util/abort.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { isProcessRunning } from "../util/process-liveness.js";
+import { userDataHome } from "../util/user-data-dir.js";
 import { AdoptedServer } from "./adopted-server.js";
 import {
   createIsolatedDirs,
@@ -178,6 +179,14 @@ export class SupervisedServer implements OpencodeServerHandle {
   /** Whether the supervision ended: closed, left, or the restarts gave up. */
   get ended(): boolean {
     return this.#closing || this.#gaveUp;
+  }
+
+  /**
+   * OpenCode's data home (`XDG_DATA_HOME`): its isolated one, or the user's own for a server
+   * that inherits the user's config. The bridge reads the step snapshots OpenCode keeps there.
+   */
+  get dataHome(): string {
+    return this.#dirs?.env.XDG_DATA_HOME ?? userDataHome({ ...process.env, ...this.#options.env });
   }
 
   /** Its isolated dirs' root, when it runs isolated (a successor needs it to take it up). */

@@ -543,7 +543,10 @@ export const TranscriptQuerySchema = z.object({
 export const TurnQuerySchema = z.strictObject({ turn: text(200).optional() });
 
 const FileDiffSchema = FileChangeSchema.extend({
-  /** The unified diff against the last commit; absent for a binary file or past the bound. */
+  /**
+   * The unified diff of what the steps did (on a managed server; against the last commit on an
+   * attached one); absent for a binary file or past the bound.
+   */
   patch: z.string().exactOptional(),
   /** The diff was cut (64 KiB a file) or left out (past 1 MiB in all). */
   patchTruncated: z.literal(true).exactOptional(),

@@ -5,7 +5,9 @@
  * rewrites a committed one and writes a todo list: `files.changed` names both files with their
  * lines at the turn's end, the changes route shows their diffs, the VCS status lists them;
  * `todo.updated` and the todos route agree, for a second client too; the context route's sums
- * are the step events' own. A turn that writes nothing changes nothing of its own.
+ * are the step events' own. A turn that writes nothing changes nothing of its own. A turn's
+ * changes are its own, read from OpenCode's step snapshots (a file the turn before made counts
+ * as modified, with the one line added), and the session's leave out an undone turn.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -181,5 +183,54 @@ describe("file changes, todos and context", () => {
       .catch((error) => error);
     expect(unknown).toBeInstanceOf(BridgeApiError);
     expect(unknown).toMatchObject({ status: 404 });
+  });
+
+  it("a turn's changes are its own (not the earlier turns'); the session's leave out an undone turn", async () => {
+    const session = await client.createSession();
+    const first = await sentTurn(client, session.id, `${write("log.txt", "1\n")} [[reply one]]`);
+    const second = await sentTurn(
+      client,
+      session.id,
+      `${write("log.txt", "1\n2\n")} [[reply two]]`,
+      { after: first.end.seq ?? 0 },
+    );
+    // Against the last commit the file is new with two lines; the second turn added one line
+    // to a file the first had made.
+    const ownChange = { path: "log.txt", status: "modified", additions: 1, deletions: 0 };
+    const changed = (
+      await readUntil(
+        client,
+        session.id,
+        (event) => event.type === "files.changed" && event.turnId === second.turnId,
+        { after: second.end.seq ?? 0, what: "the second turn's files.changed" },
+      )
+    ).at(-1);
+    expect(changed).toMatchObject({ data: { files: [ownChange] } });
+    const ofSecond = await client.changes(session.id, { turnId: second.turnId });
+    expect(ofSecond.files).toEqual([{ ...ownChange, patch: expect.any(String) }]);
+    expect(ofSecond.files[0]?.patch).toMatch(/^\+2$/m);
+    expect(ofSecond.files[0]?.patch).not.toMatch(/^\+1$/m);
+    const ofFirst = await client.changes(session.id, { turnId: first.turnId });
+    expect(ofFirst.files.map(({ patch: _patch, ...file }) => file)).toEqual([
+      { path: "log.txt", status: "added", additions: 1, deletions: 0 },
+    ]);
+    const whole = async () =>
+      (await client.changes(session.id)).files.map(({ patch: _patch, ...file }) => file);
+    expect(await whole()).toEqual([
+      { path: "log.txt", status: "added", additions: 2, deletions: 0 },
+    ]);
+
+    // Undo the second turn: the session's changes are the first's; the second's stay its own.
+    await client.revert(session.id, second.inputId);
+    expect(await whole()).toEqual([
+      { path: "log.txt", status: "added", additions: 1, deletions: 0 },
+    ]);
+    expect((await client.changes(session.id, { turnId: second.turnId })).files).toEqual(
+      ofSecond.files,
+    );
+    await client.unrevert(session.id);
+    expect(await whole()).toEqual([
+      { path: "log.txt", status: "added", additions: 2, deletions: 0 },
+    ]);
   });
 });

@@ -23,6 +23,7 @@ import { sinceRehydration } from "../../events/since-rehydration.js";
 import { boundedTodos } from "../../events/todo-list.js";
 import { endingOf, inputIdOfTurn } from "../../events/turn-state.js";
 import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
+import type { ClientCallOptions } from "../../opencode-client/operation-caller.js";
 import { ModelLimit } from "../../opencode-protocol/api/session.js";
 import { KnownAgents, listAgents } from "../agents.js";
 import { AnsweredAsks } from "../answered-asks.js";
@@ -44,6 +45,7 @@ import { isMessageId, mintMessageId } from "./message-id.js";
 import { openPtyTerminal } from "./pty-terminal.js";
 import { stagedRevertInput, stageRevertToBefore } from "./revert-input.js";
 import { sessionChanges, vcsStatus } from "./session-changes.js";
+import { SnapshotTrees } from "./snapshot-trees.js";
 
 /** How long an ask waits for its tool call's input (it comes on the other connection). */
 const TOOL_INPUT_WAIT_MS = 2_000;
@@ -66,6 +68,11 @@ export interface ServeBackendOptions {
    * new one after its own was lost (`session.rehydrated`).
    */
   upstreamId?: string;
+  /**
+   * The server's data home, where OpenCode keeps its step snapshots (a managed server's): a
+   * turn's changes are then its own, else the working tree's against the last commit.
+   */
+  dataHome?: string;
 }
 
 export class ServeBackend implements SessionBackend {
@@ -107,9 +114,12 @@ export class ServeBackend implements SessionBackend {
   #earlier: InlinedText | undefined;
   /** The inputs delivered into each running turn: whose steps `files.changed` sums at its end. */
   readonly #turnInputs = new Map<string, string[]>();
+  /** OpenCode's step snapshots, where the bridge can read them. */
+  readonly #trees: SnapshotTrees | undefined;
 
   constructor(client: OpencodeClient, context: BackendContext, options: ServeBackendOptions = {}) {
     this.upstreamId = options.upstreamId ?? context.sessionId;
+    this.#trees = options.dataHome === undefined ? undefined : new SnapshotTrees(options.dataHome);
     this.#client = client;
     this.#context = context;
     // An adopted session carries on from the cursor, with the state its events describe.
@@ -253,15 +263,28 @@ export class ServeBackend implements SessionBackend {
     scope: { inputIds?: readonly string[] },
     signal?: AbortSignal,
   ): Promise<SessionChanges> {
+    const options = this.#callOptions(signal);
+    // The whole session's changes are those of its turns not undone.
+    const undone = scope.inputIds === undefined ? await this.#undoneInput(options) : undefined;
     return await sessionChanges(
       this.#client,
       this.upstreamId,
       {
         ...(scope.inputIds === undefined ? {} : { inputIds: new Set(scope.inputIds) }),
+        ...(undone === undefined ? {} : { undone }),
         patches: true,
+        trees: this.#trees,
       },
-      this.#callOptions(signal),
+      options,
     );
+  }
+
+  /** The input a staged undo took back, if any (asked of OpenCode for an adopted session). */
+  async #undoneInput(options: ClientCallOptions): Promise<string | undefined> {
+    if (this.#undone === "unknown") {
+      this.#undone = (await stagedRevertInput(this.#client, this.upstreamId, options)) ?? "none";
+    }
+    return this.#undone === "none" ? undefined : this.#undone;
   }
 
   async vcsStatus(signal?: AbortSignal): Promise<VcsStatus> {
@@ -294,7 +317,7 @@ export class ServeBackend implements SessionBackend {
       const { files, moreFiles } = await sessionChanges(
         this.#client,
         this.upstreamId,
-        { inputIds: new Set(inputIds), patches: false },
+        { inputIds: new Set(inputIds), patches: false, trees: this.#trees },
         this.#callOptions(this.#stop.signal),
       );
       if (files.length === 0 && moreFiles === undefined) return;
@@ -352,11 +375,8 @@ export class ServeBackend implements SessionBackend {
 
   async unrevert(signal?: AbortSignal): Promise<void> {
     const options = this.#callOptions(signal);
-    if (this.#undone === "unknown") {
-      this.#undone = (await stagedRevertInput(this.#client, this.upstreamId, options)) ?? "none";
-    }
-    const inputId = this.#undone;
-    if (inputId === "none") {
+    const inputId = await this.#undoneInput(options);
+    if (inputId === undefined) {
       throw new UsageError(
         `nothing to redo in session ${this.upstreamId}: no undo since its last input (an input after an undo makes it final)`,
       );

@@ -1,14 +1,18 @@
 import { describe, expect, it } from "vitest";
 import type { OpencodeClient } from "../../opencode-client/opencode-client.js";
 import { MAX_CHANGED_FILES } from "../file-changes.js";
-import { changedPaths, sessionChanges, vcsStatus } from "./session-changes.js";
+import { sessionChanges, sessionSteps, vcsStatus } from "./session-changes.js";
 
 /**
  * Against a stand-in that answers like 1.18.33 (messages newest first, one page; `/vcs/*` the
  * working tree against HEAD). The real server is in test/e2e/sidecar-changes.test.ts.
  */
 function session(
-  messages: { id: string; type: string; snapshot?: { files?: string[] } }[],
+  messages: {
+    id: string;
+    type: string;
+    snapshot?: { files?: string[]; start?: string; end?: string };
+  }[],
   tree: { file: string; additions: number; deletions: number; status?: string; patch?: string }[],
 ) {
   const client = {
@@ -28,25 +32,66 @@ function session(
 // Oldest first: two turns that change files, a turn that changes none, steps without snapshots.
 const MESSAGES = [
   { id: "msg_u1", type: "user" },
-  { id: "msg_a1", type: "assistant", snapshot: { files: ["a.txt"] } },
-  { id: "msg_a2", type: "assistant", snapshot: { files: ["b.txt", "a.txt"] } },
+  { id: "msg_a1", type: "assistant", snapshot: { files: ["a.txt"], start: "t0", end: "t1" } },
+  {
+    id: "msg_a2",
+    type: "assistant",
+    snapshot: { files: ["b.txt", "a.txt"], start: "t1", end: "t2" },
+  },
   { id: "msg_u2", type: "user" },
-  { id: "msg_a3", type: "assistant", snapshot: { files: [] } },
+  { id: "msg_a3", type: "assistant", snapshot: { files: [], start: "t2", end: "t2" } },
   { id: "msg_s", type: "agent-switched" },
   { id: "msg_u3", type: "user" },
-  { id: "msg_a4", type: "assistant", snapshot: { files: ["c.txt"] } },
+  { id: "msg_a4", type: "assistant", snapshot: { files: ["c.txt"], start: "t2", end: "t3" } },
   { id: "msg_a5", type: "assistant" },
 ];
 
-describe("changedPaths", () => {
-  it("names the files of each turn's steps once, oldest first", async () => {
-    const client = session(MESSAGES, []);
-    expect(await changedPaths(client, "ses", undefined, {})).toEqual(["a.txt", "b.txt", "c.txt"]);
-    expect(await changedPaths(client, "ses", new Set(["msg_u1"]), {})).toEqual(["a.txt", "b.txt"]);
-    expect(await changedPaths(client, "ses", new Set(["msg_u2"]), {})).toEqual([]);
-    expect(await changedPaths(client, "ses", new Set(["msg_u3"]), {})).toEqual(["c.txt"]);
+describe("sessionSteps", () => {
+  const steps = (inputIds?: string[], undone?: string) =>
+    sessionSteps(
+      session(MESSAGES, []),
+      "ses",
+      {
+        ...(inputIds === undefined ? {} : { inputIds: new Set(inputIds) }),
+        ...(undone === undefined ? {} : { undone }),
+      },
+      {},
+    );
+
+  it("names the files of each turn's steps once, oldest first, and the trees around them", async () => {
+    expect(await steps()).toEqual({
+      paths: ["a.txt", "b.txt", "c.txt"],
+      span: { from: "t0", to: "t3" },
+    });
+    expect(await steps(["msg_u1"])).toEqual({
+      paths: ["a.txt", "b.txt"],
+      span: { from: "t0", to: "t2" },
+    });
+    expect(await steps(["msg_u2"])).toEqual({ paths: [], span: { from: "t2", to: "t2" } });
+    expect(await steps(["msg_u3"])).toEqual({ paths: ["c.txt"], span: { from: "t2", to: "t3" } });
     // A turn an input steered into: both inputs' steps.
-    expect(await changedPaths(client, "ses", new Set(["msg_u2", "msg_u3"]), {})).toEqual(["c.txt"]);
+    expect(await steps(["msg_u2", "msg_u3"])).toEqual({
+      paths: ["c.txt"],
+      span: { from: "t2", to: "t3" },
+    });
+  });
+
+  it("leaves out an undone input and what followed it", async () => {
+    expect(await steps(undefined, "msg_u2")).toEqual({
+      paths: ["a.txt", "b.txt"],
+      span: { from: "t0", to: "t2" },
+    });
+  });
+
+  it("has no span where OpenCode kept no trees (outside a git worktree)", async () => {
+    const client = session(
+      [
+        { id: "msg_u1", type: "user" },
+        { id: "msg_a1", type: "assistant", snapshot: { files: [] } },
+      ],
+      [],
+    );
+    expect(await sessionSteps(client, "ses", {}, {})).toEqual({ paths: [] });
   });
 });
 

@@ -80,7 +80,14 @@ export type MessagePage = z.infer<typeof MessagePage>;
  * session's directory. Verified on 1.18.33: in a git worktree only (elsewhere no snapshot).
  */
 export const StepSnapshot = z.looseObject({
-  snapshot: z.looseObject({ files: z.array(z.string()).optional() }).optional(),
+  snapshot: z
+    .looseObject({
+      /** The git tree of the working tree before the step, and after it (snapshot-trees.ts). */
+      start: z.string().optional(),
+      end: z.string().optional(),
+      files: z.array(z.string()).optional(),
+    })
+    .optional(),
 });
 
 /**

@@ -653,11 +653,12 @@ export class Bridge implements AsyncDisposable {
         : runner.kind === "serve-legacy"
           ? (context) => new LegacyBackend(runner.client, context, { model })
           : (context) =>
-              new ServeBackend(
-                runner.client,
-                context,
-                upstreamId === undefined ? {} : { upstreamId },
-              );
+              new ServeBackend(runner.client, context, {
+                ...(upstreamId === undefined ? {} : { upstreamId }),
+                ...(runner.server instanceof SupervisedServer
+                  ? { dataHome: runner.server.dataHome }
+                  : {}),
+              });
     const session = new Session(id, factory, {
       directory,
       logger: this.#logger,

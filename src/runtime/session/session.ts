@@ -470,7 +470,7 @@ export class Session implements AsyncDisposable {
 
   /**
    * What the session changed (`capabilities.changes`): the files its steps changed, or those of
-   * the turn `turnId`, each with its lines and unified diff against the last commit (diffs
+   * the turn `turnId`, each with its lines and unified diff (see `SessionChanges`; diffs
    * bounded: `patchTruncated`). A turn that is not the session's is a UsageError.
    */
   async changes(options: { turnId?: string; signal?: AbortSignal } = {}): Promise<SessionChanges> {

@@ -29,7 +29,7 @@ export function registerChangesRoutes(app: SidecarApp, ctx: SidecarContext): voi
     {
       schema: {
         summary:
-          "The files the session's steps changed (or one turn's: ?turn=turnId, 404 for a turn not its own), each with its lines and unified diff against the last commit; diffs cut at 64 KiB a file and 1 MiB in all (patchTruncated). capabilities.changes; 422 elsewhere",
+          "The files the session's steps changed (or one turn's: ?turn=turnId, 404 for a turn not its own), each with its lines and unified diff of what those steps did (from OpenCode's snapshots before and after them on a managed server; against the last commit on an attached one; a session's leave out an undone turn); diffs cut at 64 KiB a file and 1 MiB in all (patchTruncated). capabilities.changes; 422 elsewhere",
         params: SessionIdParamsSchema,
         querystring: TurnQuerySchema,
         response: { 200: SessionChangesSchema, ...UPSTREAM_ERRORS, 422: ErrorBodySchema },
