@@ -63,6 +63,13 @@ export interface RealSidecarOptions {
   allowDirectories?: string[];
   /** Named in the tracked server's description (which test file it belongs to). */
   label?: string;
+  /**
+   * A running `opencode serve` to attach to (`BridgeOptions.attach`) instead of a managed one:
+   * it must already know the scripted model (`model`).
+   */
+  attach?: { url: string; password?: string };
+  /** The caller's scripted model (left running on close); default one of its own. */
+  model?: ScriptedModel;
 }
 
 export async function startRealSidecar(options: RealSidecarOptions = {}): Promise<RealSidecar> {
@@ -73,23 +80,27 @@ export async function startRealSidecar(options: RealSidecarOptions = {}): Promis
   const close = async (): Promise<void> => {
     await started.sidecar?.close();
     await started.bridge?.close();
-    await started.model?.close();
+    if (options.model === undefined) await started.model?.close();
     store.close();
     if (options.directory === undefined) rmSync(directory, { recursive: true, force: true });
   };
   try {
-    started.model = await startScriptedModel();
+    started.model = options.model ?? (await startScriptedModel());
     started.bridge = await Bridge.start({
       directory,
-      config: { ...demoProviderConfig(started.model.url) },
       model: DEMO_MODEL,
       store,
       ...(options.backend === undefined ? {} : { backend: options.backend }),
       ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
-      server: {
-        ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
-        ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
-      },
+      ...(options.attach === undefined
+        ? {
+            config: { ...demoProviderConfig(started.model.url) },
+            server: {
+              ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+              ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+            },
+          }
+        : { attach: options.attach }),
     });
     trackProcess(started.bridge.server.pid, `opencode serve (${options.label ?? "real sidecar"})`);
     started.sidecar = await startSidecar({

@@ -87,6 +87,6 @@ async function messageBefore(
     );
   }
   throw new UsageError(
-    `the serve backend cannot revert to before a session's first message: OpenCode reverts to a message it keeps, and the first has none before it. Start a new session instead`,
+    `the serve backend cannot revert to before a session's first message: OpenCode reverts to a message it keeps, and the first of its OpenCode session (the session's first input, or the first since it was imported, forked, continued or compacted) has none before it. Fork the session at this input instead for a conversation without it (its file changes stay), or start a new session`,
   );
 }
