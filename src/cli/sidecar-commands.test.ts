@@ -39,6 +39,10 @@ beforeAll(async () => {
       return answer(401, { error: { code: "unauthorized", message: "a valid token is required" } });
     }
     if (request.url === "/v1/sessions/ses_1/changes") return answer(200, CHANGES);
+    if (request.url === "/v1/sessions/ses_html/changes") {
+      response.writeHead(502, { "content-type": "text/html" });
+      return response.end("<html>\n<body>Bad gateway</body>\n</html>\n");
+    }
     if (request.url === "/v1/sessions/ses_1/unrevert") {
       return answer(409, { error: { code: "conflict", message: "nothing to redo \u001b[2J" } });
     }
@@ -135,5 +139,9 @@ describe("the sidecar commands", () => {
       OCB_TOKEN: "not-the-token-0123456789",
     });
     expect(wrongToken.stderr).toBe("ocb: a valid token is required (unauthorized, 401)\n");
+    // Not the sidecar's own answer (a proxy's page): still one line.
+    const html = await ocbInProcess(["changes", "ses_html"], env);
+    expect(html).toMatchObject({ code: 1, stdout: "" });
+    expect(html.stderr).toBe("ocb: <html> <body>Bad gateway</body> </html> (http_502, 502)\n");
   });
 });

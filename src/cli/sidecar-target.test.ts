@@ -56,6 +56,15 @@ describe("which sidecar a command drives", () => {
     );
   });
 
+  it("refuses a URL that is not http(s), naming where it came from", () => {
+    expect(() => sidecarTarget("127.0.0.1:4097", { OCB_TOKEN: TOKEN }, { path })).toThrow(
+      '--url must be the sidecar\'s http(s) URL, as `ocb serve` prints it (http://127.0.0.1:PORT); got "127.0.0.1:4097"',
+    );
+    expect(() =>
+      sidecarTarget(undefined, { OCB_URL: "ws://h", OCB_TOKEN: TOKEN }, { path }),
+    ).toThrow(UsageError);
+  });
+
   it("else the running ocb serve's connection file, its URL and token both", () => {
     announced(77);
     expect(sidecarTarget(undefined, { OCB_TOKEN: TOKEN }, { path, isRunning: running })).toEqual({

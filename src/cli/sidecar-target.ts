@@ -33,9 +33,10 @@ export function sidecarTarget(
   const fromEnv = env.OCB_URL === "" ? undefined : env.OCB_URL;
   const url = urlOption ?? fromEnv;
   if (url !== undefined) {
+    const where = urlOption === undefined ? "OCB_URL" : "--url";
+    checkUrl(url, where);
     const token = env.OCB_TOKEN;
     if (token === undefined || token === "") {
-      const where = urlOption === undefined ? "OCB_URL" : "--url";
       throw new UsageError(
         `${where} needs the sidecar's token in OCB_TOKEN (never on the command line, where \`ps\` shows it)`,
       );
@@ -54,4 +55,19 @@ export function sidecarTarget(
     );
   }
   return { url: connection.url, token: connection.token, file: { path, pid } };
+}
+
+/** An http(s) URL, as `ocb serve` prints it; the client would refuse anything else less clearly. */
+function checkUrl(url: string, where: string): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== "http:" && protocol !== "https:") {
+    throw new UsageError(
+      `${where} must be the sidecar's http(s) URL, as \`ocb serve\` prints it (http://127.0.0.1:PORT); got ${JSON.stringify(url)}`,
+    );
+  }
 }
