@@ -267,11 +267,6 @@ function announce(url: string, token: string): AnnouncedServe | undefined {
 }
 
 /**
- * Where to open the web chat. The token goes in the fragment, which the browser never sends
- * (no request, log or Referer carries it); the page keeps it and clears the address bar. A
- * token the user chose (`OCB_TOKEN`) is not echoed: the page asks for it.
- */
-/**
  * The sidecar's modules (fastify, its plugins, prom-client), loaded when `ocb serve` runs:
  * imported at the top they would slow every other command's start, a cold `ocb run` above all.
  */
@@ -292,6 +287,11 @@ async function sidecarModules() {
   };
 }
 
+/**
+ * Where to open the web chat. The token goes in the fragment, which the browser never sends
+ * (no request, log or Referer carries it); the page keeps it and clears the address bar. A
+ * token the user chose (`OCB_TOKEN`) is not echoed: the page asks for it.
+ */
 export function chatUrl(url: string, token: { value: string; generated: boolean }): string {
   if (!token.generated) return `${url}/ (paste the token from OCB_TOKEN)`;
   return `${url}/#token=${encodeURIComponent(token.value)}`;
