@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   announceServe,
   ConnectionFileError,
+  madeServeConnectionDirectory,
   readServeConnection,
   removeServeConnection,
   serveConnectionPath,
@@ -15,7 +16,7 @@ let dir: string;
 let path: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "ocb-serve-file-"));
-  path = join(dir, "data", "opencode-bridge", "serve.json");
+  path = join(dir, "data", "opencode-bridge", "serve", "connection.json");
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -27,10 +28,18 @@ const CONNECTION = {
 };
 
 describe("the connection file of ocb serve", () => {
-  it("is serve.json in the bridge's data directory", () => {
+  it("is serve/connection.json in the bridge's data directory", () => {
     expect(serveConnectionPath({ XDG_DATA_HOME: "/x/data" })).toBe(
-      "/x/data/opencode-bridge/serve.json",
+      "/x/data/opencode-bridge/serve/connection.json",
     );
+  });
+
+  it("has a directory of its own, made on demand, for a sandbox to hide", () => {
+    const env = { XDG_DATA_HOME: join(dir, "xdg") };
+    const made = madeServeConnectionDirectory(env);
+    expect(made).toBe(join(dir, "xdg", "opencode-bridge", "serve"));
+    expect(statSync(made).isDirectory()).toBe(true);
+    expect(madeServeConnectionDirectory(env)).toBe(made); // there already: fine
   });
 
   it("is written readable by the user alone, its directory created, and read back", () => {

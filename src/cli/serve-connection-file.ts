@@ -1,9 +1,11 @@
 /**
  * The connection file of `ocb serve`: the URL and token of the last sidecar started, so that
  * the commands that drive one (`ocb changes`, `ocb undo`, …) find it with no flags on this
- * machine. One file, `serve.json` in the bridge's data directory, readable by the user alone
- * (it holds the token). The last `ocb serve` started owns it and removes it when it stops, if
- * the file still names it; a serve killed outright leaves it, which its pid then tells.
+ * machine. One file, `serve/connection.json` in the bridge's data directory, readable by the
+ * user alone (it holds the token). The last `ocb serve` started owns it and removes it when it
+ * stops, if the file still names it; a serve killed outright leaves it, which its pid then
+ * tells. Its directory is hidden from a sandboxed agent (`sandboxOf`): with the token, a model
+ * talked round could answer its own permission asks through the API.
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -27,9 +29,24 @@ export type ServeConnection = z.infer<typeof ServeConnectionSchema>;
 /** A connection file that cannot be read or is not one (written by hand, cut short, …). */
 export class ConnectionFileError extends OpencodeBridgeError {}
 
-/** `serve.json` in the bridge's data directory (`$XDG_DATA_HOME/opencode-bridge`). */
+/** `serve/` in the bridge's data directory (`$XDG_DATA_HOME/opencode-bridge`). */
+export function serveConnectionDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  return join(bridgeDataDir(env), "serve");
+}
+
+/** `serve/connection.json` in the bridge's data directory. */
 export function serveConnectionPath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(bridgeDataDir(env), "serve.json");
+  return join(serveConnectionDirectory(env), "connection.json");
+}
+
+/**
+ * The connection file's directory, made now if it is not there yet: a sandbox can hide only
+ * what exists when it starts, and a file written into a hidden directory later stays hidden.
+ */
+export function madeServeConnectionDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  const directory = serveConnectionDirectory(env);
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
+  return directory;
 }
 
 /** Writes `connection` to `path`, mode 0600; a reader never sees half a file. */

@@ -97,7 +97,7 @@ describe("the sidecar commands", () => {
     expect(silent.code).toBe(1);
     expect(silent.stderr).toMatch(
       new RegExp(
-        `^ocb: the \`ocb serve\` that .*serve\\.json names \\(pid ${process.pid}\\) does not answer at http://127.0.0.1:${port} \\(no connection\\): start \`ocb serve\``,
+        `^ocb: the \`ocb serve\` that .*connection\\.json names \\(pid ${process.pid}\\) does not answer at http://127.0.0.1:${port} \\(no connection\\): start \`ocb serve\``,
       ),
     );
   });

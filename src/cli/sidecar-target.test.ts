@@ -10,7 +10,7 @@ let dir: string;
 let path: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "ocb-sidecar-target-"));
-  path = join(dir, "serve.json");
+  path = join(dir, "connection.json");
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
