@@ -23,7 +23,9 @@ export function ocbProgram(): Command {
   registerShowCommand(program);
   registerExportCommand(program);
   registerImportCommand(program);
-  // A running sidecar's sessions (`ocb serve`, or --url with OCB_TOKEN).
+  program.commandsGroup(
+    "Sessions on a running sidecar (the `ocb serve` of this machine, or --url with OCB_TOKEN):",
+  );
   registerInputsCommand(program);
   registerChangesCommand(program);
   registerSessionControlCommands(program);
