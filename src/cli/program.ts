@@ -1,9 +1,13 @@
 /** The `ocb` program with its commands, built anew per call (a test runs it in-process). */
 import { Command } from "commander";
+import { registerChangesCommand } from "./commands/changes.js";
 import { registerExportCommand } from "./commands/export.js";
 import { registerImportCommand } from "./commands/import.js";
+import { registerInputsCommand } from "./commands/inputs.js";
+import { registerOpencodeSessionCommands } from "./commands/opencode-sessions.js";
 import { registerRunCommand } from "./commands/run.js";
 import { registerServeCommand } from "./commands/serve.js";
+import { registerSessionControlCommands } from "./commands/session-controls.js";
 import { registerSessionsCommand } from "./commands/sessions.js";
 import { registerShowCommand } from "./commands/show.js";
 
@@ -19,5 +23,12 @@ export function ocbProgram(): Command {
   registerShowCommand(program);
   registerExportCommand(program);
   registerImportCommand(program);
+  program.commandsGroup(
+    "Sessions on a running sidecar (the `ocb serve` of this machine, or --url with OCB_TOKEN):",
+  );
+  registerInputsCommand(program);
+  registerChangesCommand(program);
+  registerSessionControlCommands(program);
+  registerOpencodeSessionCommands(program);
   return program;
 }

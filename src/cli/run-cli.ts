@@ -1,6 +1,7 @@
 /** Runs a commander program and turns library errors into a message and an exit code. */
 import { type Command, CommanderError } from "commander";
 import { OpencodeBridgeError, ServerStartError, UsageError } from "../errors.js";
+import { terminalText } from "./terminal-text.js";
 
 /**
  * Parses and runs; a known error prints its message (no stack) and exits 1 (2 for usage).
@@ -18,7 +19,8 @@ export async function runCli(program: Command, argv: string[]): Promise<void> {
     }
     process.exitCode = error instanceof UsageError ? 2 : 1;
     if (error instanceof ServerStartError || error instanceof OpencodeBridgeError) {
-      console.error(`ocb: ${error.message}`);
+      // A message may carry what a server or the model said: it must not drive the terminal.
+      console.error(`ocb: ${terminalText(error.message)}`);
       return;
     }
     console.error("ocb: unexpected error (please report it):", error);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { UsageError } from "../errors.js";
 import { sandboxOf } from "./sandbox-option.js";
+import { serveConnectionDirectory } from "./serve-connection-file.js";
 
 const root = mkdtempSync(join(tmpdir(), "ocb-sandbox-flags-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -25,7 +26,7 @@ describe("sandboxOf", () => {
     );
   });
 
-  it("hides the store's files, the bridge's secret files and what --sandbox-deny names", () => {
+  it("hides the store's files, the bridge's secret files, the connection file's directory and what --sandbox-deny names", () => {
     const project = join(root, "project");
     const state = join(root, "state");
     mkdirSync(project);
@@ -47,6 +48,7 @@ describe("sandboxOf", () => {
         join(state, "store.db-wal"),
         join(state, "store.db-shm"),
         join(root, "tls.key"),
+        serveConnectionDirectory(),
       ],
     });
   });
@@ -56,6 +58,6 @@ describe("sandboxOf", () => {
       { sandbox: "read-only", sandboxDeny: [] },
       { directory: join(root, "project"), store: "postgres://ocb@db/ocb" },
     );
-    expect(sandbox?.deny).toEqual([]);
+    expect(sandbox?.deny).toEqual([serveConnectionDirectory()]);
   });
 });

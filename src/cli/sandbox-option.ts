@@ -3,7 +3,8 @@
  * `ocb serve`: OpenCode and every tool it runs inside bubblewrap (docs/security.md). The
  * bridge's own transcript store (its files) is hidden from the agent as well: it holds every session's
  * transcript, and the agent has no business reading (or sending) other sessions'; so are the
- * files of its own secrets (`--tls-key`, `--cluster-secret-file`).
+ * files of its own secrets (`--tls-key`, `--cluster-secret-file`) and the directory of `ocb
+ * serve`'s connection file, which holds a sidecar's token.
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
@@ -17,6 +18,7 @@ import {
   type SandboxOptions,
 } from "../server/sandbox/sandbox-options.js";
 import { choiceOption } from "./choice-option.js";
+import { madeServeConnectionDirectory } from "./serve-connection-file.js";
 
 export interface SandboxFlags {
   sandbox?: SandboxMode;
@@ -77,7 +79,13 @@ export function sandboxOf(
   return {
     mode,
     ...(flags.sandboxNetwork === undefined ? {} : { network: flags.sandboxNetwork }),
-    deny: [...flags.sandboxDeny, ...storePaths(place), ...existing(place.secretFiles ?? [])],
+    deny: [
+      ...flags.sandboxDeny,
+      ...storePaths(place),
+      ...existing(place.secretFiles ?? []),
+      // Any sidecar's token, this one's or one started later: the API answers permission asks.
+      madeServeConnectionDirectory(),
+    ],
     ...(mode === "workspace-write" && (place.allowDirs ?? []).length > 0
       ? { writable: (place.allowDirs ?? []).map((dir) => resolve(dir)) }
       : {}),

@@ -21,6 +21,7 @@ import { LOG_FORMATS, type LogFormat, lineLogger } from "../../sidecar/log-lines
 import type { SidecarMetrics } from "../../sidecar/metrics.js";
 import type { Sidecar } from "../../sidecar/sidecar.js";
 import { openStore } from "../../store/open-store.js";
+import { describeError } from "../../util/describe-error.js";
 import { choiceOption } from "../choice-option.js";
 import { readConfigFile } from "../config-file.js";
 import { type DemoDirectory, demoDirectory } from "../demo-directory.js";
@@ -36,6 +37,7 @@ import {
   clusterTrustOf,
   joinClusterIfAsked,
 } from "../serve-cluster.js";
+import { type AnnouncedServe, announceServe } from "../serve-connection-file.js";
 import { addTlsOptions, type TlsServeOptions, tlsOf } from "../serve-tls.js";
 import { STORE_OPTION_HELP, storeSpec } from "../store-access.js";
 
@@ -176,6 +178,7 @@ async function serve(options: ServeOptions): Promise<void> {
 
   let bridge: Bridge | undefined;
   let sidecar: Sidecar | undefined;
+  let announced: AnnouncedServe | undefined;
   let reason = "stopping";
   let stopped = false; // by Ctrl-C or SIGTERM, after the start: running turns are left
   const stop = handleInterrupts();
@@ -213,6 +216,7 @@ async function serve(options: ServeOptions): Promise<void> {
       ...(cluster === undefined || clusterTrust === undefined ? {} : { cluster, clusterTrust }),
       ...(tls === undefined ? {} : { tls }),
     });
+    announced = announce(sidecar.url, token.value);
     if (!isLoopbackHost(options.host)) {
       console.error(
         `ocb: warning: listening on ${options.host}, beyond this machine: anyone who can reach it and has the token can run tools in ${directory}`,
@@ -224,6 +228,9 @@ async function serve(options: ServeOptions): Promise<void> {
     console.log(token.generated ? `token: ${token.value}` : "token: the one in OCB_TOKEN");
     if (options.web) console.log(`chat: ${chatUrl(sidecar.url, token)}`);
     console.log(`try: curl -H "Authorization: Bearer $TOKEN" ${sidecar.url}/v1/sessions`);
+    if (announced !== undefined) {
+      console.log(`ocb changes, ocb undo, … find it through ${announced.path}`);
+    }
     console.log("press Ctrl-C to stop");
     reason = await stop.reason;
     stopped = true;
@@ -232,6 +239,7 @@ async function serve(options: ServeOptions): Promise<void> {
     if (stop.signal.aborted) return; // whatever the aborted start threw: a requested stop
     throw error;
   } finally {
+    announced?.dispose(); // first: a command run from now on is told there is no sidecar
     await sidecar?.close(reason);
     const left = await bridge?.close({ leaveRunning: stopped });
     if (left !== undefined) console.log(whatWasLeft(left));
@@ -244,10 +252,20 @@ async function serve(options: ServeOptions): Promise<void> {
 }
 
 /**
- * Where to open the web chat. The token goes in the fragment, which the browser never sends
- * (no request, log or Referer carries it); the page keeps it and clears the address bar. A
- * token the user chose (`OCB_TOKEN`) is not echoed: the page asks for it.
+ * The connection file, for the commands that drive a sidecar (`ocb changes`, `ocb undo`, …)
+ * with no flags on this machine. Without it the sidecar still serves: they need --url then.
  */
+function announce(url: string, token: string): AnnouncedServe | undefined {
+  try {
+    return announceServe({ url, token });
+  } catch (error) {
+    console.error(
+      `ocb: warning: no connection file (${describeError(error)}): ocb changes, ocb undo, … need --url and OCB_TOKEN to reach this sidecar`,
+    );
+    return undefined;
+  }
+}
+
 /**
  * The sidecar's modules (fastify, its plugins, prom-client), loaded when `ocb serve` runs:
  * imported at the top they would slow every other command's start, a cold `ocb run` above all.
@@ -269,6 +287,11 @@ async function sidecarModules() {
   };
 }
 
+/**
+ * Where to open the web chat. The token goes in the fragment, which the browser never sends
+ * (no request, log or Referer carries it); the page keeps it and clears the address bar. A
+ * token the user chose (`OCB_TOKEN`) is not echoed: the page asks for it.
+ */
 export function chatUrl(url: string, token: { value: string; generated: boolean }): string {
   if (!token.generated) return `${url}/ (paste the token from OCB_TOKEN)`;
   return `${url}/#token=${encodeURIComponent(token.value)}`;

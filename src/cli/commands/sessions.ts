@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import type { SessionRecord } from "../../store/store.js";
 import { STORE_OPTION_HELP, withStore } from "../store-access.js";
+import { alignedColumns, titleCell } from "../text-table.js";
 
 interface SessionsOptions {
   store?: string;
@@ -55,19 +56,5 @@ export function sessionTable(rows: readonly SessionRow[]): string[] {
       row.directory,
     ]),
   ];
-  const widths = cells[0]?.map((_, column) =>
-    Math.max(...cells.map((line) => line[column]?.length ?? 0)),
-  );
-  return cells.map((line) =>
-    line
-      .map((cell, column) =>
-        column === line.length - 1 ? cell : cell.padEnd(widths?.[column] ?? 0),
-      )
-      .join("  "),
-  );
-}
-
-function titleCell(title: string | undefined): string {
-  const flat = (title ?? "-").replace(/\s+/g, " ").trim() || "-";
-  return flat.length > 40 ? `${flat.slice(0, 39)}…` : flat;
+  return alignedColumns(cells);
 }
