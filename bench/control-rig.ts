@@ -1,18 +1,11 @@
-/**
- * What the control figures, (x) and (y), share: one real sidecar over one real `Bridge` (the
- * demo model, a SQLite store) in a small git repository, and the same OpenCode server reachable
- * straight, with the credentials and the location header the bridge's own client sends
- * (`RawApi`), so that each call can be made both ways in the same run.
- */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CanonicalEvent } from "../src/events/canonical.js";
 import { Bridge } from "../src/runtime/bridge/bridge.js";
 import { type Sidecar, startSidecar } from "../src/sidecar/sidecar.js";
 import { SqliteStore } from "../src/store/sqlite-store.js";
 import { demoModelServer } from "../src/testing/demo-model-server.js";
+import { gitWorktree } from "../test/support/git-worktree.js";
 import { RawApi } from "./raw-api.js";
 
 const TOKEN = "bench-control-calls-token-0123456789";
@@ -38,17 +31,10 @@ export interface ControlRig {
 
 /** A git repository with one commit and one uncommitted change, so that VCS reads have rows. */
 function repository(): string {
-  const directory = mkdtempSync(join(tmpdir(), "ocb-bench-controls-"));
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@example.com", ...args], {
-      cwd: directory,
-      stdio: "ignore",
-    });
-  git("init", "-q");
-  writeFileSync(join(directory, "README.md"), "# bench\n\nA small project for the bench.\n");
-  writeFileSync(join(directory, "notes.txt"), "one\ntwo\n");
-  git("add", ".");
-  git("commit", "-q", "-m", "start");
+  const directory = gitWorktree("ocb-bench-controls-", {
+    "README.md": "# bench\n\nA small project for the bench.\n",
+    "notes.txt": "one\ntwo\n",
+  });
   writeFileSync(join(directory, "notes.txt"), "one\ntwo\nthree\n");
   return directory;
 }

@@ -1,36 +1,13 @@
-/**
- * End to end: a session's controls from the command line (`ocb inputs`, `changes`, `undo`,
- * `redo`, `fork`, `continue`, `compact`, `opencode-sessions`, `opencode-import`) against a real
- * sidecar over a real `opencode serve` 1.18.33 and the scripted model, in a git worktree (where
- * OpenCode snapshots files, so an undo puts them back). The commands run in-process
- * (test/support/ocb-in-process.ts), reaching the sidecar as a user's shell would: its URL in
- * OCB_URL and its token in OCB_TOKEN. How they find `ocb serve` by its connection file, and
- * their messages: src/cli/sidecar-commands.test.ts.
- */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BridgeClient } from "../../src/client/index.js";
+import { gitWorktree } from "../support/git-worktree.js";
 import { ocbInProcess } from "../support/ocb-in-process.js";
 import { useRealSidecar } from "../support/real-sidecar.js";
 import { sentTurn } from "../support/sidecar-reading.js";
 
-/** A git worktree with one commit: OpenCode keeps file snapshots only in one. */
-function gitWorktree(): string {
-  const directory = mkdtempSync(join(tmpdir(), "ocb-cli-controls-e2e-"));
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=e2e", "-c", "user.email=e2e@example.com", ...args], {
-      cwd: directory,
-      stdio: "ignore",
-    });
-  git("init", "-q");
-  git("commit", "-q", "--allow-empty", "-m", "start");
-  return directory;
-}
-
-const worktree = gitWorktree();
+const worktree = gitWorktree("ocb-cli-controls-e2e-");
 afterAll(() => rmSync(worktree, { recursive: true, force: true }));
 const real = useRealSidecar({ web: false, label: "cli session controls e2e", directory: worktree });
 let client: BridgeClient;

@@ -1,42 +1,16 @@
-/**
- * End to end: a session's file changes, its working tree, the agent's todo list and what it
- * spent, over the sidecar, against a real `opencode serve` 1.18.33 and the scripted model, in
- * a git worktree (OpenCode snapshots steps' files only in one). A turn writes a new file,
- * rewrites a committed one and writes a todo list: `files.changed` names both files with their
- * lines at the turn's end, the changes route shows their diffs, the VCS status lists them;
- * `todo.updated` and the todos route agree, for a second client too; the context route's sums
- * are the step events' own. A turn that writes nothing changes nothing of its own. A turn's
- * changes are its own, read from OpenCode's step snapshots (a file the turn before made counts
- * as modified, with the one line added), and the session's leave out an undone turn.
- */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BridgeApiError, BridgeClient, liveConversationOf } from "../../src/client/index.js";
 import type { CanonicalEvent, Usage } from "../../src/events/canonical.js";
 import { addUsage, tokensInContext } from "../../src/events/usage-tally.js";
+import { gitWorktree } from "../support/git-worktree.js";
 import { DEMO_MODEL, useRealSidecar } from "../support/real-sidecar.js";
 import { readUntil, sentTurn } from "../support/sidecar-reading.js";
 import { NodeWebSocket } from "../support/ws.js";
 
 /** A git worktree whose one commit has `old.txt` (two lines). */
-function gitWorktree(): string {
-  const directory = mkdtempSync(join(tmpdir(), "ocb-changes-e2e-"));
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=e2e", "-c", "user.email=e2e@example.com", ...args], {
-      cwd: directory,
-      stdio: "ignore",
-    });
-  git("init", "-q");
-  writeFileSync(join(directory, "old.txt"), "a\nb\n");
-  git("add", "old.txt");
-  git("commit", "-q", "-m", "start");
-  return directory;
-}
-
-const worktree = gitWorktree();
+const worktree = gitWorktree("ocb-changes-e2e-", { "old.txt": "a\nb\n" });
 afterAll(() => rmSync(worktree, { recursive: true, force: true }));
 const real = useRealSidecar({ web: false, label: "sidecar changes e2e", directory: worktree });
 let client: BridgeClient;

@@ -1,12 +1,4 @@
-/**
- * End to end: the user's own running `opencode serve` 1.18.33 (the sidecar attached to it, as
- * `ocb serve --attach`), in a git project (an OpenCode project of its own, not `global`), with
- * the scripted model. A session the user made there with `opencode run --attach` is listed,
- * imported with its history, and goes on with it; its turns' changes are told against the last
- * commit (the sidecar cannot read an attached server's snapshots), and an undo puts a file back.
- */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +8,7 @@ import type { OpencodeServerHandle } from "../../src/server/server-handle.js";
 import { startOpencode } from "../../src/server/start-opencode.js";
 import { demoModelRef, demoProviderConfig } from "../../src/testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
+import { gitWorktree } from "../support/git-worktree.js";
 import { trackProcess } from "../support/process-tracker.js";
 import { type RealSidecar, startRealSidecar } from "../support/real-sidecar.js";
 import { runCommand } from "../support/run-command.js";
@@ -33,16 +26,7 @@ let real: RealSidecar;
 let made = "";
 
 beforeAll(async () => {
-  execFileSync("mkdir", ["-p", project]);
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=e2e", "-c", "user.email=e2e@example.com", ...args], {
-      cwd: project,
-      stdio: "ignore",
-    });
-  git("init", "-q");
-  writeFileSync(join(project, "notes.txt"), "first\n");
-  git("add", "notes.txt");
-  git("commit", "-q", "-m", "start");
+  gitWorktree("", { "notes.txt": "first\n" }, project);
 
   model = await startScriptedModel();
   server = await startOpencode({

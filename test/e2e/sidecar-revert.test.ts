@@ -1,16 +1,4 @@
-/**
- * End to end: undo and redo over the sidecar, against a real `opencode serve` 1.18.33 and the
- * scripted model, in a git worktree (where OpenCode snapshots files, so an undo puts them
- * back). Undo takes the files back and moves the messages to the conversation's `undone`; redo
- * brings both back; the next input makes the undo final. Also the way out of a poisoned
- * session: a text file sent as media (as the bridge did before it inlined text files; here
- * sent straight to OpenCode, as another client still can) fails its turn and every turn after
- * it; undone to before it, the session takes turns again and its conversation no longer shows
- * it.
- */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BridgeApiError, BridgeClient } from "../../src/client/index.js";
@@ -18,25 +6,13 @@ import type { CanonicalEvent } from "../../src/events/canonical.js";
 import type { Bridge } from "../../src/runtime/bridge/bridge.js";
 import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { conversationOf } from "../../src/wire/conversation.js";
+import { gitWorktree } from "../support/git-worktree.js";
 import { sendPoisonedPrompt } from "../support/poisoned-prompt.js";
 import { useRealSidecar } from "../support/real-sidecar.js";
 import { readUntil, sentTurn } from "../support/sidecar-reading.js";
 import { NodeWebSocket } from "../support/ws.js";
 
-/** A git worktree with one commit: OpenCode keeps file snapshots only in one. */
-function gitWorktree(): string {
-  const directory = mkdtempSync(join(tmpdir(), "ocb-revert-e2e-"));
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=e2e", "-c", "user.email=e2e@example.com", ...args], {
-      cwd: directory,
-      stdio: "ignore",
-    });
-  git("init", "-q");
-  git("commit", "-q", "--allow-empty", "-m", "start");
-  return directory;
-}
-
-const worktree = gitWorktree();
+const worktree = gitWorktree("ocb-revert-e2e-");
 afterAll(() => rmSync(worktree, { recursive: true, force: true }));
 const real = useRealSidecar({ web: false, label: "sidecar revert e2e", directory: worktree });
 let directory: string;
@@ -225,7 +201,7 @@ describe("reverting a session to before an input", () => {
 
     const firstInput = await client.revert(session.id, first.inputId ?? "").catch((e) => e);
     expect(firstInput).toMatchObject({ status: 422 });
-    expect(String(firstInput.message)).toMatch(/first message.*Start a new session/);
+    expect(String(firstInput.message)).toMatch(/first message.*Fork the session at this input/);
     // Nothing was reverted: the session goes on as it was.
     expect((await turn(session.id, "[[reply goes on]]")).data).toMatchObject({
       outcome: "completed",
