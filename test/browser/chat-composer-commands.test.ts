@@ -91,6 +91,17 @@ describe("the composer's pickers", () => {
     expect(await byTestId(page, "suggestions").locator("img, script").count()).toBe(0);
     expect(await planted(page)).toBeNull();
     await screenshotsWideAndPhone(page, "composer-commands");
+    // On a phone: nothing wider than the screen, and every option a thumb's target.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(
+      await page.evaluate<boolean>(
+        "document.documentElement.scrollWidth <= document.documentElement.clientWidth",
+      ),
+    ).toBe(true);
+    const heights = await byTestId(page, "suggestion").evaluateAll((options) =>
+      options.map((option) => option.getBoundingClientRect().height),
+    );
+    expect(Math.min(...heights)).toBeGreaterThanOrEqual(44);
     await page.setViewportSize(DESKTOP);
 
     // Filtered as one types; the arrows move the active option, Tab picks it.
