@@ -38,7 +38,14 @@ export function SuggestionList(props: SuggestionListProps) {
   return (
     <div class="suggestions" data-testid="suggestions">
       {items.length === 0 ? null : (
-        <div id={id} role="listbox" aria-label={props.label} data-testid="suggestion-list">
+        <div
+          id={id}
+          role="listbox"
+          aria-label={props.label}
+          data-testid="suggestion-list"
+          // The box keeps the focus (and its caret) through a click on an option or the scrollbar.
+          onMouseDown={(event) => event.preventDefault()}
+        >
           {items.map((item, index) => (
             // biome-ignore lint/a11y/useKeyWithClickEvents: the keys are the box's (it keeps the focus: aria-activedescendant)
             <div
@@ -50,8 +57,6 @@ export function SuggestionList(props: SuggestionListProps) {
               class={index === active ? "suggestion active" : "suggestion"}
               data-testid="suggestion"
               data-value={item.label}
-              // The box keeps the focus (and its caret) through a click on an option.
-              onMouseDown={(event) => event.preventDefault()}
               onClick={() => props.onPick(index)}
               onMouseEnter={() => props.onHover(index)}
             >
