@@ -113,6 +113,7 @@ describe("the composer's pickers", () => {
     await box(page).press("Tab");
     expect(await box(page).inputValue()).toBe("/greet ");
     expect(await byTestId(page, "suggestions").count()).toBe(0);
+    await screenshot(page, "composer-command-note");
     expect(await textsOf(byTestId(page, "command-note"))).toEqual([
       "Runs the command /greet $ARGUMENTS: Greets someone by name",
     ]);
@@ -211,5 +212,6 @@ describe("the composer's pickers", () => {
       expect.stringContaining("docs/deep/notes-alpha.md"),
     ]);
     await eventually(() => picker.inputValue()).toBe("plan");
+    await screenshot(page, "composer-agent-and-draft");
   });
 });
