@@ -181,6 +181,7 @@ export function Chat(props: {
                 catalog={catalog}
                 sessionModel={info?.model}
                 canRemoveQueued={info?.capabilities?.cancelQueued === true}
+                session={info}
                 onError={reportFor(sessionId)}
                 onSent={() => setSends((count) => count + 1)}
               />
