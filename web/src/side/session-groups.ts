@@ -104,8 +104,15 @@ export function useSessionGroups(
         const listed = [...pages.values()].some((page) =>
           page.sessions.some((session) => session.id === openId),
         );
+        // A session the sidecar cannot give (a stale link) must not stop the list: the
+        // conversation says what is wrong with it.
         const open =
-          openId === undefined || listed ? undefined : await client.getSession(openId, options);
+          openId === undefined || listed
+            ? undefined
+            : await client.getSession(openId, options).catch((error: unknown) => {
+                if (unanswered(error)) throw error;
+                return undefined;
+              });
         const fresh: Loaded = { projects, pages, open };
         // Most polls change nothing: keep the old state then, so nothing is drawn again.
         setLoaded((old) => (sameJson(old, fresh) ? old : fresh));
