@@ -41,6 +41,13 @@ export interface ChatHarnessOptions {
   directory?: string;
   /** The sandbox OpenCode runs in (default none). */
   sandbox?: SandboxMode;
+  /**
+   * OpenCode's data dir (kept on close; default a fresh one): one where `opencode run` made
+   * sessions beforehand gives the chat something to import.
+   */
+  dataDir?: string;
+  /** Directories besides `directory` where the chat may make sessions (more projects). */
+  allowDirectories?: string[];
 }
 
 /** A real sidecar serving the built chat (test/support/real-sidecar.ts), its store of its own. */

@@ -1,21 +1,29 @@
 /** The chat's layout: sessions on the side; the open session's header, conversation and composer. */
 import type { BridgeClient } from "opencode-bridge/client";
-import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { Composer } from "./composer/composer.js";
 import { DirectoryGone } from "./composer/directory-gone.js";
 import { ConnectionBanner, useClientConnection } from "./connection-banner.js";
+import { ContinueOffer, isLostUpstream } from "./continue-offer.js";
 import { ConversationView } from "./conversation/conversation-view.js";
+import { Landing } from "./landing/landing.js";
 import { useLiveSession } from "./live-session.js";
 import { useModelCatalog } from "./model-catalog.js";
 import { useNewSession } from "./new-session.js";
-import { type OpenTarget, putTargetInUrl, targetFromUrl } from "./open-session-url.js";
+import {
+  clearTargetFromUrl,
+  type OpenTarget,
+  putTargetInUrl,
+  targetFromUrl,
+} from "./open-session-url.js";
 import { SandboxBadge } from "./sandbox-badge.js";
 import { SessionActionsContext, sessionActions } from "./session-actions.js";
 import { SessionHeading } from "./session-heading.js";
 import { SessionList } from "./session-list.js";
 import { useSessionProblems } from "./session-problems.js";
-import { useSessions } from "./sessions.js";
+import { useSessionGroups } from "./side/session-groups.js";
 import { ThemeToggle } from "./theme-toggle.js";
+import { titleOnFirstSend } from "./title-on-first-send.js";
 
 const CALL_BOUND_MS = 30_000;
 
@@ -26,11 +34,15 @@ export function Chat(props: {
   onGone: () => void;
 }) {
   const { client, onError, onGone } = props;
-  const sessions = useSessions(client, onError);
+  const [target, setTarget] = useState<OpenTarget | undefined>(() => targetFromUrl());
+  const sessions = useSessionGroups(client, target?.parentId ?? target?.sessionId, onError);
   useEffect(() => {
     if (sessions.gone) onGone();
   }, [sessions.gone, onGone]);
-  const [target, setTarget] = useState<OpenTarget | undefined>(() => targetFromUrl());
+  // Where the landing page makes its session (undefined: the default project).
+  const [newDirectory, setNewDirectory] = useState<string | undefined>(undefined);
+  // Sessions whose OpenCode session is gone: a send was refused until they are continued.
+  const [lost, setLost] = useState<ReadonlySet<string>>(new Set());
   const [sidebarOpen, setSidebarOpen] = useState(false);
   // Counts the reader's sends: each takes the conversation to its end.
   const [sends, setSends] = useState(0);
@@ -68,9 +80,44 @@ export function Chat(props: {
     },
     reportFor(undefined),
   );
+  /** Nothing open: the landing page (after the open session was deleted). */
+  const showLanding = useCallback(() => {
+    clearTargetFromUrl();
+    setTarget(undefined);
+  }, []);
+  const deleteSession = async (id: string) => {
+    try {
+      await client.killSession(id, { timeoutMs: CALL_BOUND_MS });
+    } catch (failure) {
+      reportFor(sessionId)(failure);
+      throw failure;
+    }
+    if (id === sessionId || id === parentId) showLanding();
+    await sessions.refresh();
+  };
   // The list's entry of what is open: a child conversation is its parent's.
   const listedId = parentId ?? sessionId;
-  const info = sessions.list?.find((session) => session.id === sessionId);
+  const info = sessions.find(sessionId);
+  // What the composer's first send needs to title an untitled session (read at the send).
+  const known = useRef({ info, live });
+  known.current = { info, live };
+  const { refresh } = sessions;
+  const composerClient = useMemo(
+    () =>
+      titleOnFirstSend(
+        client,
+        (id) =>
+          known.current.info?.id === id &&
+          known.current.info.title === undefined &&
+          known.current.live?.conversation.messages.length === 0,
+        () => void refresh(),
+        (id, failure) => reportFor(id)(failure),
+      ),
+    [client, refresh, reportFor],
+  );
+  const allowedProjects = (sessions.groups ?? [])
+    .map((group) => group.project)
+    .filter((project) => project.allowed);
   const canRevert = info?.capabilities?.revert === true;
   const actions = useMemo(
     () =>
@@ -90,12 +137,14 @@ export function Chat(props: {
     <div class={sidebarOpen ? "layout sidebar-open" : "layout"}>
       <aside class="sidebar" id="sidebar">
         <SessionList
-          sessions={sessions.list}
+          client={client}
+          sessions={sessions}
           openId={listedId}
           live={parentId === undefined ? live : undefined}
           onOpen={(id) => go({ sessionId: id })}
           creating={newSession.creating}
-          onNew={() => void newSession.create()}
+          onNew={(directory) => void newSession.create(directory)}
+          onDelete={deleteSession}
         />
       </aside>
       {sidebarOpen ? (
@@ -150,9 +199,20 @@ export function Chat(props: {
           </div>
         )}
         {sessionId === undefined ? (
-          <section class="empty">
-            <p>Open a session on the side, or start a new one.</p>
-          </section>
+          <Landing
+            client={client}
+            catalog={catalog}
+            projects={allowedProjects}
+            directory={newDirectory}
+            onDirectory={setNewDirectory}
+            onStarted={(started) => {
+              sessions.reveal(started.directory);
+              go({ sessionId: started.id });
+              setSends((count) => count + 1);
+              void sessions.refresh();
+            }}
+            onError={reportFor(undefined)}
+          />
         ) : (
           <SessionActionsContext.Provider value={actions}>
             <ConversationView
@@ -173,22 +233,50 @@ export function Chat(props: {
                 onContinue={() => void newSession.create()}
               />
             ) : (
-              <Composer
-                key={sessionId}
-                client={client}
-                sessionId={sessionId}
-                live={live}
-                catalog={catalog}
-                sessionModel={info?.model}
-                canRemoveQueued={info?.capabilities?.cancelQueued === true}
-                session={info}
-                onError={reportFor(sessionId)}
-                onSent={() => setSends((count) => count + 1)}
-              />
+              <>
+                {lost.has(sessionId) ? (
+                  <ContinueOffer
+                    onContinue={async () => {
+                      try {
+                        await client.continueSession(sessionId, { timeoutMs: CALL_BOUND_MS });
+                        setLost((old) => without(old, sessionId));
+                        // The sidecar closed and opened it again: its stream ended, follow anew.
+                        retry();
+                        await sessions.refresh();
+                      } catch (failure) {
+                        reportFor(sessionId)(failure);
+                      }
+                    }}
+                  />
+                ) : null}
+                <Composer
+                  key={sessionId}
+                  client={composerClient}
+                  sessionId={sessionId}
+                  live={live}
+                  catalog={catalog}
+                  sessionModel={info?.model}
+                  canRemoveQueued={info?.capabilities?.cancelQueued === true}
+                  session={info}
+                  onError={(failure) => {
+                    // Refused until continued: the offer says why and what to do, not a banner.
+                    if (isLostUpstream(failure) && info?.capabilities?.rehydrate !== false) {
+                      setLost((old) => new Set(old).add(sessionId));
+                    } else reportFor(sessionId)(failure);
+                  }}
+                  onSent={() => setSends((count) => count + 1)}
+                />
+              </>
             )}
           </SessionActionsContext.Provider>
         )}
       </main>
     </div>
   );
+}
+
+function without(set: ReadonlySet<string>, id: string): ReadonlySet<string> {
+  const next = new Set(set);
+  next.delete(id);
+  return next;
 }

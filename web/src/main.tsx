@@ -11,6 +11,7 @@ import "./styles/working.css";
 import "./styles/asks.css";
 import "./styles/composer.css";
 import "./styles/composer-pickers.css";
+import "./styles/sessions.css";
 
 applyStoredTheme();
 const root = document.getElementById("app");

@@ -11,8 +11,11 @@ const CALL_BOUND_MS = 30_000;
 export interface NewSession {
   /** A session is being created. */
   creating: boolean;
-  /** Creates one and hands its id to `onCreated`, unless one is being created already. */
-  create(): Promise<void>;
+  /**
+   * Creates one (in `directory`, default the sidecar's) and hands its id to `onCreated`, unless
+   * one is being created already.
+   */
+  create(directory?: string): Promise<void>;
 }
 
 export function useNewSession(
@@ -24,12 +27,14 @@ export function useNewSession(
   const busy = useRef(false);
   return {
     creating,
-    async create() {
+    async create(directory) {
       if (busy.current) return;
       busy.current = true;
       setCreating(true);
       try {
-        const created = await client.createSession({}, { timeoutMs: CALL_BOUND_MS });
+        const created = await client.createSession(directory === undefined ? {} : { directory }, {
+          timeoutMs: CALL_BOUND_MS,
+        });
         onCreated(created.id);
       } catch (error) {
         onError(error);

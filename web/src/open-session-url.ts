@@ -23,3 +23,16 @@ export function putTargetInUrl(target: OpenTarget): void {
   else fragment.set("parent", target.parentId);
   history.replaceState(null, "", `${location.pathname}${location.search}#${fragment.toString()}`);
 }
+
+/** Nothing open (the landing page): the fragment keeps only what is not about a session. */
+export function clearTargetFromUrl(): void {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  fragment.delete("session");
+  fragment.delete("parent");
+  const rest = fragment.toString();
+  history.replaceState(
+    null,
+    "",
+    `${location.pathname}${location.search}${rest === "" ? "" : `#${rest}`}`,
+  );
+}

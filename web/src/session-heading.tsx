@@ -1,6 +1,7 @@
 /** The top bar's heading: the open session's title (renamable), or the child conversation's. */
 import { useEffect } from "preact/hooks";
 import type { OpenTarget } from "./open-session-url.js";
+import { sessionLabel } from "./session-label.js";
 import { SessionTitle } from "./session-title.js";
 
 export function SessionHeading(props: {
@@ -10,7 +11,8 @@ export function SessionHeading(props: {
   onRename: (title: string) => void;
 }) {
   const { target } = props;
-  const shown = target === undefined ? undefined : (props.title ?? target.sessionId);
+  // Never the raw id: the title, else "Untitled session" (the child's heading names its kind).
+  const shown = target === undefined ? undefined : sessionLabel(props.title);
   useEffect(() => {
     document.title = shown === undefined ? "opencode-bridge chat" : `${shown} · opencode-bridge`;
   }, [shown]);
@@ -26,14 +28,14 @@ export function SessionHeading(props: {
         >
           ←
         </button>
-        <h1 data-testid="session-title">Subagent {target.sessionId}</h1>
+        <h1 data-testid="session-title">Subagent's conversation</h1>
       </div>
     );
   }
   return (
     <SessionTitle
       key={target.sessionId}
-      title={props.title ?? target.sessionId}
+      title={sessionLabel(props.title)}
       onRename={props.onRename}
     />
   );

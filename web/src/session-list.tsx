@@ -1,20 +1,38 @@
-/** The sidebar: sessions with their badges, and a button for a new one. */
-import type { LiveConversation, SessionInfo } from "opencode-bridge/client";
-import { lastActivity, sortedSessions } from "./sessions.js";
-import { timeAgo } from "./time-ago.js";
+/**
+ * The sidebar: a new session, a search over the sessions shown, the sessions grouped by
+ * project (each a page at a time), and the import of the user's own OpenCode sessions.
+ */
+import type { BridgeClient, LiveConversation } from "opencode-bridge/client";
+import { useState } from "preact/hooks";
+import { sessionLabel } from "./session-label.js";
+import { ImportList } from "./side/import-list.js";
+import { ProjectGroupView } from "./side/project-group.js";
+import type { SessionGroups } from "./side/session-groups.js";
 
 export interface SessionListProps {
-  sessions: readonly SessionInfo[] | undefined;
+  client: BridgeClient;
+  sessions: SessionGroups;
   openId: string | undefined;
   /** The open session's live state: its badges without waiting for the next poll. */
   live: LiveConversation | undefined;
   onOpen: (sessionId: string) => void;
-  onNew: () => void;
-  /** A new session is being created (the button waits). */
+  /** Makes a new session in `directory` (default: the sidecar's) and opens it. */
+  onNew: (directory?: string) => void;
+  /** A new session is being created (the buttons wait). */
   creating: boolean;
+  onDelete: (sessionId: string) => Promise<void>;
 }
 
 export function SessionList(props: SessionListProps) {
+  const { groups } = props.sessions;
+  const [query, setQuery] = useState("");
+  const wanted = query.trim().toLowerCase();
+  const matching =
+    wanted === ""
+      ? undefined
+      : (session: { title?: string | undefined }) =>
+          sessionLabel(session.title).toLowerCase().includes(wanted);
+  const older = groups?.some((group) => group.more || !group.unfolded) === true;
   return (
     <nav class="sessions" aria-label="Sessions">
       <button
@@ -23,52 +41,49 @@ export function SessionList(props: SessionListProps) {
         data-testid="new-session"
         disabled={props.creating}
         aria-busy={props.creating}
-        onClick={props.onNew}
+        onClick={() => props.onNew()}
       >
         {props.creating ? "Creating session…" : "+ New session"}
       </button>
-      {props.sessions === undefined ? <p class="muted">Loading sessions…</p> : null}
-      <ul data-testid="session-list">
-        {sortedSessions(props.sessions ?? []).map((session) => {
-          const open = session.id === props.openId;
-          const live = open && props.live !== undefined ? props.live : undefined;
-          const running = live === undefined ? session.running : live.running !== undefined;
-          const waiting =
-            live === undefined
-              ? (session.pendingAsks?.length ?? 0) > 0
-              : live.pendingAsks.length > 0;
+      <input
+        type="search"
+        class="session-search"
+        data-testid="session-search"
+        aria-label="Search sessions by title"
+        placeholder="Search sessions"
+        value={query}
+        onInput={(event) => setQuery(event.currentTarget.value)}
+        onKeyDown={(event) => event.key === "Escape" && query !== "" && setQuery("")}
+      />
+      {wanted !== "" && older ? (
+        <p class="muted project-note">
+          Searching the sessions shown: unfold or show more for older ones.
+        </p>
+      ) : null}
+      <div data-testid="session-list">
+        {groups === undefined ? <p class="muted">Loading sessions…</p> : null}
+        {groups?.map((group) => {
+          const { directory } = group.project;
+          // While searching, a project without a match is left out.
+          if (matching !== undefined && !(group.sessions ?? []).some(matching)) return null;
           return (
-            <li
-              key={session.id}
-              data-testid="session-item"
-              data-session-id={session.id}
-              data-running={String(running)}
-              data-waiting={String(waiting)}
-              data-directory-missing={String(session.directoryMissing === true)}
-              class={open ? "session open" : "session"}
-            >
-              <button
-                type="button"
-                aria-current={open ? "true" : undefined}
-                onClick={() => props.onOpen(session.id)}
-              >
-                <span class="session-name">{session.title ?? session.id}</span>
-                <span class="badges">
-                  {running ? <span class="badge running">running</span> : null}
-                  {waiting ? <span class="badge waiting">waiting for you</span> : null}
-                  {session.directoryMissing === true ? (
-                    <span class="badge gone" title="Its directory no longer exists: read only">
-                      directory gone
-                    </span>
-                  ) : null}
-                </span>
-                <span class="session-dir">{session.directory}</span>
-                <span class="session-when">{timeAgo(lastActivity(session))}</span>
-              </button>
-            </li>
+            <ProjectGroupView
+              key={directory}
+              group={group}
+              matching={matching}
+              openId={props.openId}
+              live={props.live}
+              onOpen={props.onOpen}
+              onDelete={props.onDelete}
+              onToggle={() => props.sessions.toggle(directory)}
+              onShowMore={() => props.sessions.showMore(directory)}
+              creating={props.creating}
+              onNew={() => props.onNew(directory)}
+            />
           );
         })}
-      </ul>
+      </div>
+      <ImportList client={props.client} onImported={props.onOpen} />
     </nav>
   );
 }

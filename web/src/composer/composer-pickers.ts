@@ -21,6 +21,8 @@ export interface PickerInputs {
   write: (text: string, caret: number) => void;
   /** Attaches a picked file to the draft. */
   attach: (path: string) => void;
+  /** `@` opens the file list: false where no session exists yet (the landing page). */
+  findsFiles: boolean;
 }
 
 export interface ComposerPickers {
@@ -40,7 +42,12 @@ export function useComposerPickers(inputs: PickerInputs): ComposerPickers {
   const [dismissed, setDismissed] = useState<string | undefined>(undefined);
   const [active, setActive] = useState(0);
   const tokenKey = found === undefined ? undefined : `${found.kind}:${found.start}`;
-  const token = tokenKey !== undefined && tokenKey !== dismissed ? found : undefined;
+  const token =
+    tokenKey !== undefined &&
+    tokenKey !== dismissed &&
+    (found?.kind !== "file" || inputs.findsFiles)
+      ? found
+      : undefined;
   useEffect(() => {
     if (tokenKey === undefined) setDismissed(undefined);
   }, [tokenKey]);

@@ -83,6 +83,7 @@ export function Composer(props: ComposerProps) {
       setCaret(at);
     },
     attach: (path) => draft.addPath(path),
+    findsFiles: props.session !== undefined,
   });
   // Before the next key can land (a layout effect runs as the text is drawn).
   useLayoutEffect(() => {
