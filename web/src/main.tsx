@@ -10,6 +10,7 @@ import "./styles/conversation.css";
 import "./styles/working.css";
 import "./styles/asks.css";
 import "./styles/composer.css";
+import "./styles/review.css";
 
 applyStoredTheme();
 const root = document.getElementById("app");

@@ -21,6 +21,8 @@ export const DiffView = memo(function DiffView(props: {
   label?: string | undefined;
   /** Default true; false for a change that did not happen. */
   applied?: boolean;
+  /** Leaves out the caption (label and counts) where the diff's owner shows them already. */
+  bare?: boolean;
 }) {
   const applied = props.applied !== false;
   // `Index:` and `===` lines repeat the file name the `---`/`+++` lines give.
@@ -36,11 +38,13 @@ export const DiffView = memo(function DiffView(props: {
       data-testid="part-diff"
       data-applied={String(applied)}
     >
-      <figcaption>
-        {props.label ?? "Changes"} <span class="diff-count add">+{added}</span>{" "}
-        <span class="diff-count del">−{removed}</span>
-        {applied ? null : <span class="diff-not-applied"> (not applied)</span>}
-      </figcaption>
+      {props.bare === true ? null : (
+        <figcaption>
+          {props.label ?? "Changes"} <span class="diff-count add">+{added}</span>{" "}
+          <span class="diff-count del">−{removed}</span>
+          {applied ? null : <span class="diff-not-applied"> (not applied)</span>}
+        </figcaption>
+      )}
       <pre class="diff-lines">
         {lines.map((line, index) => (
           // Lines have no identity but their place: the diff never changes under a key.

@@ -1,0 +1,111 @@
+/**
+ * The open session's review state, for the chat: whether the review panel is open and on
+ * which changes, and the turn actions' context (their changes, undo, fork). The panel closes
+ * when another session opens.
+ */
+import type { BridgeClient, LiveConversation, SessionInfo } from "opencode-bridge/client";
+import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+import type { TurnReview } from "./review-context.js";
+import type { TurnChanges } from "./turn-changes.js";
+import { undoableInputs } from "./undoable-inputs.js";
+
+const FORK_BOUND_MS = 30_000;
+/** Characters of a message's text that name its turn in the panel. */
+const LABEL_CHARS = 60;
+
+export interface ReviewScope {
+  /** The changes shown: one turn's, or (undefined) the whole session's. */
+  turnId: string | undefined;
+  /** The turn it was opened on, to switch back to, with the words that name it. */
+  openedOn: { turnId: string; label: string } | undefined;
+}
+
+export interface Review {
+  /** The turn actions' context; undefined for a subagent's conversation. */
+  context: TurnReview | undefined;
+  /** Undefined while the panel is closed. */
+  scope: ReviewScope | undefined;
+  open: (turnId?: string) => void;
+  setTurn: (turnId: string | undefined) => void;
+  close: () => void;
+}
+
+export function useReview(options: {
+  client: BridgeClient;
+  sessionId: string | undefined;
+  /** A subagent's conversation is read only: no turn actions. */
+  isChild: boolean;
+  info: SessionInfo | undefined;
+  live: LiveConversation | undefined;
+  turnChanges: TurnChanges;
+  onForked: (forkId: string) => void;
+  onError: (error: unknown) => void;
+}): Review {
+  const { client, sessionId, isChild, info, live, turnChanges, onForked, onError } = options;
+  const [scope, setScope] = useState<ReviewScope | undefined>(undefined);
+  useEffect(() => setScope(undefined), [sessionId]);
+  const messages = live?.conversation.messages;
+  const open = useCallback(
+    (turnId?: string) => {
+      const label = turnId === undefined ? undefined : turnLabel(messages ?? [], turnId);
+      setScope({
+        turnId,
+        openedOn: turnId === undefined || label === undefined ? undefined : { turnId, label },
+      });
+    },
+    [messages],
+  );
+  const setTurn = useCallback(
+    (turnId: string | undefined) => setScope((now) => now && { ...now, turnId }),
+    [],
+  );
+  const close = useCallback(() => setScope(undefined), []);
+  const canReview = info?.capabilities?.changes === true;
+  const canFork = info?.capabilities?.fork === true;
+  const context = useMemo((): TurnReview | undefined => {
+    if (sessionId === undefined || isChild) return undefined;
+    return {
+      turnChanges,
+      messages: messages ?? [],
+      undoable: undoableInputs(live),
+      canReview,
+      canFork,
+      openChanges: open,
+      fork: async (inputId) => {
+        try {
+          const forked = await client.fork(sessionId, inputId, { timeoutMs: FORK_BOUND_MS });
+          onForked(forked.id);
+        } catch (error) {
+          onError(error);
+        }
+      },
+    };
+  }, [
+    client,
+    sessionId,
+    isChild,
+    live,
+    messages,
+    turnChanges,
+    canReview,
+    canFork,
+    open,
+    onForked,
+    onError,
+  ]);
+  return { context, scope, open, setTurn, close };
+}
+
+/** "turn 2, «its message»": the turn's place among the inputs and the start of its text. */
+function turnLabel(
+  messages: LiveConversation["conversation"]["messages"],
+  turnId: string,
+): string | undefined {
+  const users = messages.filter((message) => message.role === "user");
+  const index = users.findIndex((message) => message.turnId === turnId);
+  const user = users[index];
+  if (user === undefined) return undefined;
+  const text = user.text.replace(/\s+/g, " ").trim();
+  const cut = text.length > LABEL_CHARS ? `${text.slice(0, LABEL_CHARS)}…` : text;
+  return `message ${index + 1}, “${cut}”`;
+}
