@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { screenshot, useBrowser } from "../support/browser.js";
+import { screenshot, screenshotsWideAndPhone, useBrowser } from "../support/browser.js";
 import { useChatHarness } from "../support/chat-harness.js";
 import {
   byTestId,
@@ -98,9 +98,17 @@ describe("reviewing, undoing and forking turns", () => {
     await eventually(async () =>
       (await textsOf(byTestId(workingTree, "working-tree-path"))).sort(),
     ).toEqual(expect.arrayContaining(["notes.txt", "page.html"]));
-    await screenshot(page, "chat-review-panel");
+    await screenshotsWideAndPhone(page, "chat-review-panel");
+    // Side by side: the removed line beside the one that replaced it, still text only.
+    await byTestId(panel, "review-split").click();
+    const split = byTestId(notes, "diff-split");
+    await split.waitFor();
+    expect(await textsOf(split.locator("tbody tr").nth(2).locator("td"))).toEqual(["-b", "+B"]);
+    expect(await panel.locator("img, script").count()).toBe(0);
+    await screenshot(page, "chat-review-split");
+    await byTestId(panel, "review-split").click();
+    await eventually(() => split.count()).toBe(0);
     await page.setViewportSize({ width: 390, height: 844 });
-    await screenshot(page, "chat-review-panel-phone");
     expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
     for (const control of ["review-close", "review-scope-turn", "review-scope-session"]) {
       const box = await byTestId(panel, control).boundingBox();

@@ -15,7 +15,7 @@ export interface ChangedFileData extends FileChange {
   patchTruncated?: true;
 }
 
-export function ChangedFile(props: { file: ChangedFileData }) {
+export function ChangedFile(props: { file: ChangedFileData; layout: "unified" | "split" }) {
   const { file } = props;
   const hunks = file.patch === undefined ? undefined : hunksOf(file.patch);
   const lineCount = hunks === undefined ? 0 : hunks.split("\n").length;
@@ -40,7 +40,7 @@ export function ChangedFile(props: { file: ChangedFileData }) {
         </p>
       ) : open ? (
         <>
-          <DiffView diff={hunks} bare />
+          <DiffView diff={hunks} bare layout={props.layout} />
           {file.patchTruncated === true ? (
             <p class="muted changed-file-note" data-testid="patch-truncated">
               The diff is cut here: it is longer than the panel is given (64 KiB a file).

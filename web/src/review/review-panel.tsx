@@ -5,8 +5,9 @@
  * and the close button close it.
  */
 import type { BridgeClient } from "opencode-bridge/client";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { ChangedFile } from "./changed-file.js";
+import { useNarrowScreen } from "./use-narrow-screen.js";
 import { useReviewData } from "./use-review-data.js";
 import { WorkingTree } from "./working-tree.js";
 
@@ -27,6 +28,10 @@ export function ReviewPanel(props: ReviewPanelProps) {
   const { client, sessionId, turnId, openedOn, onClose } = props;
   const data = useReviewData(client, sessionId, turnId, props.changedWhen);
   const heading = useRef<HTMLHeadingElement>(null);
+  const [split, setSplit] = useState(false);
+  // Side by side needs the width: a phone shows a diff unified, whatever was chosen.
+  const narrow = useNarrowScreen();
+  const layout = split && !narrow ? "split" : "unified";
   useEffect(() => heading.current?.focus(), []);
   useEffect(() => {
     const close = (event: KeyboardEvent) => event.key === "Escape" && onClose();
@@ -65,6 +70,19 @@ export function ReviewPanel(props: ReviewPanelProps) {
             </button>
           </fieldset>
         )}
+        {narrow ? null : (
+          <button
+            type="button"
+            class="diff-layout"
+            data-testid="review-split"
+            aria-pressed={split}
+            aria-label="Side by side"
+            title="Show each diff side by side (before, after)"
+            onClick={() => setSplit(!split)}
+          >
+            Side by side
+          </button>
+        )}
         <button
           type="button"
           class="review-close"
@@ -102,7 +120,7 @@ export function ReviewPanel(props: ReviewPanelProps) {
         ) : (
           <ul class="changed-files" aria-label="Changed files" aria-busy={data.loading}>
             {changes.files.map((file) => (
-              <ChangedFile key={file.path} file={file} />
+              <ChangedFile key={file.path} file={file} layout={layout} />
             ))}
             {changes.moreFiles === undefined || changes.moreFiles === 0 ? null : (
               <li class="muted">and {changes.moreFiles} more files, not listed</li>
