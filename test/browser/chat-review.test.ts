@@ -150,9 +150,23 @@ describe("reviewing, undoing and forking turns", () => {
     await eventually(() => onDisk("notes.txt")).toBe("a\nB\nc\n");
     expect(onDisk("page.html")).toBe(`one\n${PLANTED}\n`);
 
-    // A later turn's changes are its own; the session's are every turn's.
+    // The session's panel, open while a turn writes, follows it (files.changed at its end).
+    await byTestId(page, "review-open").click();
+    await eventually(async () => (await panelPaths(page)).sort()).toEqual([
+      "notes.txt",
+      "page.html",
+    ]);
     await send(page, `${write("later.txt", "later\n")} [[reply later]]`);
     expect(await waitForOutcomes(page, 3)).toEqual(["completed", "completed", "completed"]);
+    await eventually(async () => (await panelPaths(page)).sort()).toEqual([
+      "later.txt",
+      "notes.txt",
+      "page.html",
+    ]);
+    await byTestId(panel, "review-close").click();
+    await eventually(() => panel.count()).toBe(0);
+
+    // A later turn's changes are its own; the session's are every turn's.
     const laterLink = byTestId(users.nth(2), "turn-changes");
     await eventually(() => textsOf(laterLink)).toEqual(["Changes · 1 file"]);
     // By keyboard too.
@@ -178,9 +192,11 @@ describe("reviewing, undoing and forking turns", () => {
     await eventually(() => textsOf(users.locator(".user-text"))).toEqual(["[[reply hello]]"]);
     expect(await byTestId(page, "message-assistant").count()).toBe(1);
     await eventually(() => textsOf(byTestId(forkedFrom, "forked-from-link"))).toEqual(["review"]);
+    await eventually(() => textsOf(byTestId(page, "session-title"))).toEqual(["review (fork)"]);
     await screenshot(page, "chat-review-fork");
     await byTestId(forkedFrom, "forked-from-link").click();
     await eventually(() => users.count()).toBe(3);
-    await eventually(() => byTestId(page, "fork-link").count()).toBe(1);
+    await eventually(() => textsOf(byTestId(page, "fork-link"))).toEqual(["review (fork)"]);
+    await screenshot(page, "chat-review-origin-forks");
   });
 });

@@ -166,7 +166,10 @@ export function Chat(props: {
               aria-expanded={review.scope !== undefined}
               onClick={() => (review.scope === undefined ? review.open() : review.close())}
             >
-              Changes
+              <span class="review-open-long">Changes</span>
+              <span class="review-open-short" aria-hidden="true">
+                ±
+              </span>
             </button>
           ) : null}
           <ThemeToggle />

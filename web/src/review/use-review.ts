@@ -74,6 +74,14 @@ export function useReview(options: {
       fork: async (inputId) => {
         try {
           const forked = await client.fork(sessionId, inputId, { timeoutMs: FORK_BOUND_MS });
+          // A fork keeps its origin's title: two sessions of one name in the list would be
+          // told apart only by opening them.
+          // A title it could not take is said (on this session's banner); the fork opens anyway.
+          if (forked.title !== undefined) {
+            await client
+              .renameSession(forked.id, forkTitle(forked.title), { timeoutMs: FORK_BOUND_MS })
+              .catch(onError);
+          }
           onForked(forked.id);
         } catch (error) {
           onError(error);
@@ -108,4 +116,9 @@ function turnLabel(
   const text = user.text.replace(/\s+/g, " ").trim();
   const cut = text.length > LABEL_CHARS ? `${text.slice(0, LABEL_CHARS)}…` : text;
   return `message ${index + 1}, “${cut}”`;
+}
+
+/** The title of a fork of a session titled `title`. */
+export function forkTitle(title: string): string {
+  return `${title} (fork)`;
 }
