@@ -12,8 +12,8 @@ const FILES_SHOWN = 12;
 
 export function RevertOffer(props: {
   inputId: string;
-  /** The files the undo puts back, when known (paths, and how many more). */
-  files?: { paths: readonly string[]; moreFiles: number };
+  /** The files the undo puts back, when known (paths, and how many more): read on confirming. */
+  filesPutBack?: () => { paths: readonly string[]; moreFiles: number };
 }) {
   const actions = useSessionActions();
   const [state, setState] = useState<"offered" | "confirming" | "reverting">("offered");
@@ -38,8 +38,9 @@ export function RevertOffer(props: {
     // On success the messages are set aside (session.reverted); on failure the banner says why.
     setState("offered");
   };
-  const paths = props.files?.paths ?? [];
-  const more = (props.files?.moreFiles ?? 0) + Math.max(0, paths.length - FILES_SHOWN);
+  const files = props.filesPutBack?.();
+  const paths = files?.paths ?? [];
+  const more = (files?.moreFiles ?? 0) + Math.max(0, paths.length - FILES_SHOWN);
   return (
     <fieldset class="revert-offer confirming" aria-label="Revert the session">
       <p>
@@ -49,9 +50,7 @@ export function RevertOffer(props: {
         ) : (
           <>
             , and{" "}
-            {paths.length + (props.files?.moreFiles ?? 0) === 1
-              ? "this file goes"
-              : "these files go"}{" "}
+            {paths.length + (files?.moreFiles ?? 0) === 1 ? "this file goes" : "these files go"}{" "}
             back to how they were before it:
           </>
         )}

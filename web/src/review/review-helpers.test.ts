@@ -50,17 +50,19 @@ describe("turn changes", () => {
   });
 });
 
+function undoableOf(events: NumberedEvents): ReadonlySet<string> {
+  const live = liveConversationOf("ses_1", events.events);
+  return undoableInputs(live.conversation, live.running);
+}
+
 describe("undoableInputs", () => {
   it("offers every input but the first, and nothing while a turn runs", () => {
     const events = turns(3);
-    expect([...undoableInputs(liveConversationOf("ses_1", events.events))]).toEqual([
-      "in_2",
-      "in_3",
-    ]);
+    expect([...undoableOf(events)]).toEqual(["in_2", "in_3"]);
     events
       .add("input.admitted", { inputId: "in_4", text: "m4", delivery: "queue" }, "turn_4")
       .add("turn.started", { inputId: "in_4" }, "turn_4");
-    expect(undoableInputs(liveConversationOf("ses_1", events.events)).size).toBe(0);
+    expect(undoableOf(events).size).toBe(0);
   });
 
   it("leaves out the first input after the session went on in a new OpenCode session", () => {
@@ -75,8 +77,7 @@ describe("undoableInputs", () => {
       .add("input.admitted", { inputId: "in_3", text: "m3", delivery: "queue" }, "turn_3")
       .add("turn.started", { inputId: "in_3" }, "turn_3")
       .add("turn.ended", { outcome: "completed", text: "" }, "turn_3");
-    const live = liveConversationOf("ses_1", events.events);
-    expect(live.conversation.rehydrations).toHaveLength(1);
-    expect([...undoableInputs(live)]).toEqual(["in_3"]);
+    expect(liveConversationOf("ses_1", events.events).conversation.rehydrations).toHaveLength(1);
+    expect([...undoableOf(events)]).toEqual(["in_3"]);
   });
 });

@@ -34,7 +34,7 @@ export function TurnActions(props: { message: UserMessage }) {
       {undoable ? (
         <RevertOffer
           inputId={message.inputId}
-          files={filesPutBackBy(review.messages, review.turnChanges, message.inputId)}
+          filesPutBack={() => filesPutBackBy(review.messages, review.turnChanges, message.inputId)}
         />
       ) : null}
       {undoable && review.canFork ? <ForkButton inputId={message.inputId} /> : null}

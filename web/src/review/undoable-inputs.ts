@@ -5,11 +5,15 @@
  * (`rehydrations`) has a first input there too. Nothing is offered while a turn runs (the
  * sidecar answers 409), nor for an input that never reached the model.
  */
-import type { LiveConversation, UserMessage } from "opencode-bridge/client";
+import type { Conversation, UserMessage } from "opencode-bridge/client";
 
-export function undoableInputs(live: LiveConversation | undefined): ReadonlySet<string> {
-  if (live === undefined || live.running !== undefined) return new Set();
-  const { messages, rehydrations } = live.conversation;
+/** The inputs of `conversation` an undo or a fork is offered for; none while `running`. */
+export function undoableInputs(
+  conversation: Conversation | undefined,
+  running: string | undefined,
+): ReadonlySet<string> {
+  if (conversation === undefined || running !== undefined) return new Set();
+  const { messages, rehydrations } = conversation;
   const starts = new Set((rehydrations ?? []).map((rehydration) => rehydration.afterMessages));
   const undoable = new Set<string>();
   let firstOfUpstream = true;

@@ -4,7 +4,7 @@
  * when another session opens.
  */
 import type { BridgeClient, LiveConversation, SessionInfo } from "opencode-bridge/client";
-import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { TurnReview } from "./review-context.js";
 import type { TurnChanges } from "./turn-changes.js";
 import { undoableInputs } from "./undoable-inputs.js";
@@ -44,7 +44,15 @@ export function useReview(options: {
   const { client, sessionId, isChild, info, live, turnChanges, onForked, onError } = options;
   const [scope, setScope] = useState<ReviewScope | undefined>(undefined);
   useEffect(() => setScope(undefined), [sessionId]);
-  const messages = live?.conversation.messages;
+  const conversation = live?.conversation;
+  const running = live?.running;
+  const messages = conversation?.messages;
+  // Read through refs: the chat hands new ones each render, and a new context each render
+  // would redraw every turn's actions on every streamed delta.
+  const report = useRef(onError);
+  report.current = onError;
+  const opened = useRef(onForked);
+  opened.current = onForked;
   const open = useCallback(
     (turnId?: string) => {
       const label = turnId === undefined ? undefined : turnLabel(messages ?? [], turnId);
@@ -61,13 +69,15 @@ export function useReview(options: {
   );
   const close = useCallback(() => setScope(undefined), []);
   const canReview = info?.capabilities?.changes === true;
-  const canFork = info?.capabilities?.fork === true;
+  // A session whose directory is gone is read only: nothing to undo or fork there.
+  const readOnly = info?.directoryMissing === true;
+  const canFork = info?.capabilities?.fork === true && !readOnly;
   const context = useMemo((): TurnReview | undefined => {
     if (sessionId === undefined || isChild) return undefined;
     return {
       turnChanges,
       messages: messages ?? [],
-      undoable: undoableInputs(live),
+      undoable: readOnly ? new Set() : undoableInputs(conversation, running),
       canReview,
       canFork,
       openChanges: open,
@@ -80,11 +90,11 @@ export function useReview(options: {
           if (forked.title !== undefined) {
             await client
               .renameSession(forked.id, forkTitle(forked.title), { timeoutMs: FORK_BOUND_MS })
-              .catch(onError);
+              .catch(report.current);
           }
-          onForked(forked.id);
+          opened.current(forked.id);
         } catch (error) {
-          onError(error);
+          report.current(error);
         }
       },
     };
@@ -92,14 +102,14 @@ export function useReview(options: {
     client,
     sessionId,
     isChild,
-    live,
+    conversation,
+    running,
     messages,
     turnChanges,
     canReview,
     canFork,
+    readOnly,
     open,
-    onForked,
-    onError,
   ]);
   return { context, scope, open, setTurn, close };
 }
