@@ -110,6 +110,8 @@ describe("reviewing, undoing and forking turns", () => {
     await eventually(() => split.count()).toBe(0);
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    // A full-screen sheet: what is under it is out of the tab order.
+    expect(await byTestId(page, "composer-input").isVisible()).toBe(false);
     for (const control of ["review-close", "review-scope-turn", "review-scope-session"]) {
       const box = await byTestId(panel, control).boundingBox();
       expect(box?.height, control).toBeGreaterThanOrEqual(44);
@@ -118,7 +120,9 @@ describe("reviewing, undoing and forking turns", () => {
     await page.keyboard.press("Escape");
     await eventually(() => panel.count()).toBe(0);
     // The focus goes back to what opened the panel.
-    expect(await page.evaluate("document.activeElement?.dataset.testid")).toBe("turn-changes");
+    await eventually(() => page.evaluate("document.activeElement?.dataset.testid")).toBe(
+      "turn-changes",
+    );
 
     // On a phone every turn action is a thumb's size.
     await page.setViewportSize({ width: 390, height: 844 });

@@ -19,7 +19,10 @@ export function ReviewDrawer(props: ReviewPanelProps) {
     const from = opener.current;
     return () => {
       gone = true;
-      if (from instanceof HTMLElement && from.isConnected) from.focus();
+      // After the panel has left the page: while it is there, a phone's sheet hides the rest.
+      queueMicrotask(() => {
+        if (from instanceof HTMLElement && from.isConnected) from.focus();
+      });
     };
   }, []);
   if (Panel !== undefined) return <Panel {...props} />;
