@@ -1,8 +1,8 @@
 /**
  * The review panel (loaded on demand, see review-drawer.tsx): the files the session, or one
  * of its turns, changed, each with its status, line counts and diff; then the working tree's
- * status. Beside the conversation on a wide screen, a full-screen sheet on a phone. Escape
- * and the close button close it.
+ * status. Over the conversation's right side on a wide screen, a full-screen sheet on a
+ * phone. Escape and the close button close it.
  */
 import type { BridgeClient } from "opencode-bridge/client";
 import { useEffect, useRef, useState } from "preact/hooks";

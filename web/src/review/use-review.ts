@@ -42,8 +42,11 @@ export function useReview(options: {
   onError: (error: unknown) => void;
 }): Review {
   const { client, sessionId, isChild, info, live, turnChanges, onForked, onError } = options;
-  const [scope, setScope] = useState<ReviewScope | undefined>(undefined);
-  useEffect(() => setScope(undefined), [sessionId]);
+  // Kept with the session it is of: opening another session closes the panel.
+  const [opened, setOpened] = useState<(ReviewScope & { of: string }) | undefined>(undefined);
+  const scope = opened !== undefined && opened.of === sessionId ? opened : undefined;
+  // And forgotten then: coming back to the session does not bring the panel back.
+  useEffect(() => setOpened((now) => (now?.of === sessionId ? now : undefined)), [sessionId]);
   const conversation = live?.conversation;
   const running = live?.running;
   const messages = conversation?.messages;
@@ -51,23 +54,25 @@ export function useReview(options: {
   // would redraw every turn's actions on every streamed delta.
   const report = useRef(onError);
   report.current = onError;
-  const opened = useRef(onForked);
-  opened.current = onForked;
+  const forked = useRef(onForked);
+  forked.current = onForked;
   const open = useCallback(
     (turnId?: string) => {
+      if (sessionId === undefined) return;
       const label = turnId === undefined ? undefined : turnLabel(messages ?? [], turnId);
-      setScope({
+      setOpened({
+        of: sessionId,
         turnId,
         openedOn: turnId === undefined || label === undefined ? undefined : { turnId, label },
       });
     },
-    [messages],
+    [sessionId, messages],
   );
   const setTurn = useCallback(
-    (turnId: string | undefined) => setScope((now) => now && { ...now, turnId }),
+    (turnId: string | undefined) => setOpened((now) => now && { ...now, turnId }),
     [],
   );
-  const close = useCallback(() => setScope(undefined), []);
+  const close = useCallback(() => setOpened(undefined), []);
   const canReview = info?.capabilities?.changes === true;
   // A session whose directory is gone is read only: nothing to undo or fork there.
   const readOnly = info?.directoryMissing === true;
@@ -83,16 +88,16 @@ export function useReview(options: {
       openChanges: open,
       fork: async (inputId) => {
         try {
-          const forked = await client.fork(sessionId, inputId, { timeoutMs: FORK_BOUND_MS });
+          const made = await client.fork(sessionId, inputId, { timeoutMs: FORK_BOUND_MS });
           // A fork keeps its origin's title: two sessions of one name in the list would be
           // told apart only by opening them.
           // A title it could not take is said (on this session's banner); the fork opens anyway.
-          if (forked.title !== undefined) {
+          if (made.title !== undefined) {
             await client
-              .renameSession(forked.id, forkTitle(forked.title), { timeoutMs: FORK_BOUND_MS })
+              .renameSession(made.id, forkTitle(made.title), { timeoutMs: FORK_BOUND_MS })
               .catch(report.current);
           }
-          opened.current(forked.id);
+          forked.current(made.id);
         } catch (error) {
           report.current(error);
         }
