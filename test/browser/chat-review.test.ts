@@ -51,6 +51,9 @@ const harness = useChatHarness({
 /** Model output is untrusted: were this HTML, the page would run it (and CSP would complain). */
 const PLANTED = `<img src=x onerror="window.__planted='img'"><script>window.__planted='script'</script>`;
 
+/** A file long enough for its diff to start folded in the panel. */
+const LONG = Array.from({ length: 250 }, (_, index) => `line ${index + 1}\n`).join("");
+
 function write(name: string, content: string): string {
   return `[[tool write ${JSON.stringify({ path: join(worktree, name), content })}]]`;
 }
@@ -160,7 +163,7 @@ describe("reviewing, undoing and forking turns", () => {
       "notes.txt",
       "page.html",
     ]);
-    await send(page, `${write("later.txt", "later\n")} [[reply later]]`);
+    await send(page, `${write("later.txt", LONG)} [[reply later]]`);
     expect(await waitForOutcomes(page, 3)).toEqual(["completed", "completed", "completed"]);
     await eventually(async () => (await panelPaths(page)).sort()).toEqual([
       "later.txt",
@@ -177,8 +180,12 @@ describe("reviewing, undoing and forking turns", () => {
     await laterLink.focus();
     await page.keyboard.press("Enter");
     await eventually(() => panelPaths(page)).toEqual(["later.txt"]);
+    // A long diff starts folded, and unfolds on demand.
     const later = panel.locator('[data-testid="changed-file"][data-path="later.txt"]');
-    expect(await textsOf(later.locator(".diff-line.add"))).toEqual(["+later"]);
+    const unfold = later.getByRole("button", { name: /^Show the diff of later\.txt/ });
+    expect(await textsOf(unfold)).toEqual(["Show diff (250 lines)"]);
+    await unfold.click();
+    await eventually(() => later.locator(".diff-line.add").count()).toBe(250);
     await byTestId(panel, "review-scope-session").click();
     await eventually(async () => (await panelPaths(page)).sort()).toEqual([
       "later.txt",

@@ -18,7 +18,7 @@ export interface ChangedFileData extends FileChange {
 export function ChangedFile(props: { file: ChangedFileData; layout: "unified" | "split" }) {
   const { file } = props;
   const hunks = file.patch === undefined ? undefined : hunksOf(file.patch);
-  const lineCount = hunks === undefined ? 0 : hunks.split("\n").length;
+  const lineCount = hunks === undefined ? 0 : linesOf(hunks);
   const [open, setOpen] = useState(lineCount <= FOLD_LINES);
   return (
     <li class="changed-file" data-testid="changed-file" data-path={file.path}>
@@ -68,4 +68,12 @@ export function ChangedFile(props: { file: ChangedFileData; layout: "unified" | 
 function hunksOf(patch: string): string {
   const start = patch.search(/^@@/m);
   return start <= 0 ? patch : patch.slice(start);
+}
+
+/** The lines a diff shows, its hunk headers and the newline at its end left out. */
+function linesOf(hunks: string): number {
+  return hunks
+    .replace(/\n$/, "")
+    .split("\n")
+    .filter((line) => !line.startsWith("@@")).length;
 }
