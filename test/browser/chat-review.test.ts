@@ -144,6 +144,8 @@ describe("reviewing, undoing and forking turns", () => {
       "notes.txt",
       "page.html",
     ]);
+    // The keyboard is on the safe answer.
+    await eventually(() => page.evaluate("document.activeElement?.textContent")).toBe("Cancel");
     await screenshot(page, "chat-review-undo-confirm");
     await confirm.getByRole("button", { name: "Undo", exact: true }).click();
     await eventually(() => textsOf(users.locator(".user-text"))).toEqual(["[[reply hello]]"]);

@@ -4,7 +4,7 @@
  * go back (those this turn and the later ones changed, as far as the session said); a redo
  * (RedoBar) takes it back until the next message.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { useSessionActions } from "../session-actions.js";
 
 /** Files named in the confirmation; the rest are counted. */
@@ -17,10 +17,21 @@ export function RevertOffer(props: {
 }) {
   const actions = useSessionActions();
   const [state, setState] = useState<"offered" | "confirming" | "reverting">("offered");
+  // The keyboard's place follows the question: to Cancel (the safe answer) when it opens, back
+  // to Undo when it is cancelled.
+  const offer = useRef<HTMLButtonElement>(null);
+  const cancel = useRef<HTMLButtonElement>(null);
+  const cancelled = useRef(false);
+  useEffect(() => {
+    if (state === "confirming") cancel.current?.focus();
+    if (state === "offered" && cancelled.current) offer.current?.focus();
+    cancelled.current = false;
+  }, [state]);
   if (!actions.canRevert) return null;
   if (state === "offered") {
     return (
       <button
+        ref={offer}
         type="button"
         class="link-button turn-action"
         data-testid="turn-undo"
@@ -72,7 +83,15 @@ export function RevertOffer(props: {
       >
         {state === "reverting" ? "Undoing…" : "Undo"}
       </button>
-      <button type="button" disabled={state === "reverting"} onClick={() => setState("offered")}>
+      <button
+        ref={cancel}
+        type="button"
+        disabled={state === "reverting"}
+        onClick={() => {
+          cancelled.current = true;
+          setState("offered");
+        }}
+      >
         Cancel
       </button>
     </fieldset>
