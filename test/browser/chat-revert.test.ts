@@ -1,8 +1,8 @@
 /**
  * Reverting a poisoned session from the web chat, in a real Chromium against the real opencode
  * (issue 29, item 1): a session where every turn fails because an earlier message carried a
- * text file as media (sent straight to OpenCode, as an older bridge did) offers "Revert to
- * before this message" under each failed input but the first; confirmed, the poisoned input
+ * text file as media (sent straight to OpenCode, as an older bridge did) offers "Undo" ("Revert
+ * to before this message") under each input but the first; confirmed, the poisoned input
  * and all after it are set aside under a "Redo" bar; Redo brings them back; undone again, the
  * next message gets an answer and makes the undo final (the bar goes).
  */
@@ -43,7 +43,7 @@ describe("reverting a session from the chat", () => {
     const confirm = page.getByRole("group", { name: "Revert the session" });
     await confirm.waitFor();
     await screenshot(page, "chat-revert-confirm");
-    await confirm.getByRole("button", { name: "Revert", exact: true }).click();
+    await confirm.getByRole("button", { name: "Undo", exact: true }).click();
 
     await eventually(() => textsOf(users.locator(".user-text"))).toEqual(["[[reply zero]]"]);
     await eventually(() => offers.count()).toBe(0);
@@ -57,7 +57,7 @@ describe("reverting a session from the chat", () => {
     expect(await waitForOutcomes(page, 3)).toEqual(["completed", "failed", "failed"]);
 
     await users.nth(1).getByRole("button", { name: "Revert to before this message" }).click();
-    await confirm.getByRole("button", { name: "Revert", exact: true }).click();
+    await confirm.getByRole("button", { name: "Undo", exact: true }).click();
     await eventually(() => textsOf(users.locator(".user-text"))).toEqual(["[[reply zero]]"]);
     await send(page, "[[reply recovered]]");
     expect(await waitForOutcomes(page, 2)).toEqual(["completed", "completed"]);

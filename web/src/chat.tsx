@@ -16,6 +16,10 @@ import {
   putTargetInUrl,
   targetFromUrl,
 } from "./open-session-url.js";
+import { TurnReviewContext } from "./review/review-context.js";
+import { ReviewDrawer } from "./review/review-drawer.js";
+import { SessionLineage } from "./review/session-lineage.js";
+import { useReview } from "./review/use-review.js";
 import { SandboxBadge } from "./sandbox-badge.js";
 import { SessionActionsContext, sessionActions } from "./session-actions.js";
 import { SessionHeading } from "./session-heading.js";
@@ -46,7 +50,7 @@ export function Chat(props: {
   const [sidebarOpen, setSidebarOpen] = useState(false);
   // Counts the reader's sends: each takes the conversation to its end.
   const [sends, setSends] = useState(0);
-  const { live, error, retry } = useLiveSession(client, target);
+  const { live, turnChanges, error, retry } = useLiveSession(client, target);
   const catalog = useModelCatalog(client, live !== undefined || target === undefined);
   const socket = useClientConnection(client);
   const go = useCallback((next: OpenTarget) => {
@@ -132,6 +136,24 @@ export function Chat(props: {
           ),
     [client, sessionId, parentId, go, reportFor, canRevert],
   );
+  const { refresh: refreshSessions } = sessions;
+  const onForked = useCallback(
+    (forkId: string) => {
+      go({ sessionId: forkId });
+      void refreshSessions();
+    },
+    [go, refreshSessions],
+  );
+  const review = useReview({
+    client,
+    sessionId,
+    isChild: parentId !== undefined,
+    info,
+    live,
+    turnChanges,
+    onForked,
+    onError: reportFor(sessionId),
+  });
 
   return (
     <div class={sidebarOpen ? "layout sidebar-open" : "layout"}>
@@ -184,6 +206,21 @@ export function Chat(props: {
             }}
           />
           {parentId === undefined ? <SandboxBadge sandbox={info?.sandbox} /> : null}
+          {review.context?.canReview === true ? (
+            <button
+              type="button"
+              class="review-open"
+              data-testid="review-open"
+              aria-label="Changes: review what the session changed"
+              aria-expanded={review.scope !== undefined}
+              onClick={() => (review.scope === undefined ? review.open() : review.close())}
+            >
+              <span class="review-open-long">Changes</span>
+              <span class="review-open-short" aria-hidden="true">
+                ±
+              </span>
+            </button>
+          ) : null}
           <ThemeToggle />
         </header>
         <ConnectionBanner
@@ -215,13 +252,23 @@ export function Chat(props: {
           />
         ) : (
           <SessionActionsContext.Provider value={actions}>
-            <ConversationView
-              key={sessionId}
-              live={live}
-              error={error}
-              onRetry={retry}
-              followRequest={sends}
-            />
+            <TurnReviewContext.Provider value={review.context}>
+              {parentId === undefined ? (
+                <SessionLineage
+                  sessionId={sessionId}
+                  forkedFrom={live?.conversation.forkedFrom}
+                  sessions={sessions.groups?.flatMap((group) => group.sessions ?? [])}
+                  onOpen={(id) => go({ sessionId: id })}
+                />
+              ) : null}
+              <ConversationView
+                key={sessionId}
+                live={live}
+                error={error}
+                onRetry={retry}
+                followRequest={sends}
+              />
+            </TurnReviewContext.Provider>
             {parentId !== undefined ? (
               <p class="child-note muted">
                 A subagent's conversation: its parent's turn drives it.
@@ -267,6 +314,17 @@ export function Chat(props: {
                   onSent={() => setSends((count) => count + 1)}
                 />
               </>
+            )}
+            {review.scope === undefined ? null : (
+              <ReviewDrawer
+                client={client}
+                sessionId={sessionId}
+                turnId={review.scope.turnId}
+                openedOn={review.scope.openedOn}
+                changedWhen={[live?.filesChanged, live?.conversation.undone]}
+                onScope={review.setTurn}
+                onClose={review.close}
+              />
             )}
           </SessionActionsContext.Provider>
         )}

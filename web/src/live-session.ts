@@ -15,12 +15,15 @@ import {
 } from "opencode-bridge/client";
 import { useCallback, useEffect, useState } from "preact/hooks";
 import type { OpenTarget } from "./open-session-url.js";
+import { foldTurnChanges, type TurnChanges, turnChangesOf } from "./review/turn-changes.js";
 
 /** Drawn within this bound even where animation frames are paused (a hidden tab). */
 const FLUSH_FALLBACK_MS = 100;
 
 export interface LiveSession {
   live: LiveConversation | undefined;
+  /** The files each turn changed (`files.changed`), by turn id. */
+  turnChanges: TurnChanges;
   /** Why the session could not be read (shown instead of the conversation). */
   error: string | undefined;
   /** Reads the session again from its transcript (after an error). */
@@ -32,7 +35,7 @@ interface Shown extends Omit<LiveSession, "retry"> {
   of: string | undefined;
 }
 
-const NOTHING: Shown = { of: undefined, live: undefined, error: undefined };
+const NOTHING: Shown = { of: undefined, live: undefined, turnChanges: {}, error: undefined };
 
 export function useLiveSession(client: BridgeClient, target: OpenTarget | undefined): LiveSession {
   const [state, setState] = useState<Shown>(NOTHING);
@@ -44,8 +47,8 @@ export function useLiveSession(client: BridgeClient, target: OpenTarget | undefi
     setState({ ...NOTHING, of: sessionId });
     if (sessionId === undefined) return;
     const abort = new AbortController();
-    const feed = new FrameBatcher((live) => {
-      setState({ of: sessionId, live, error: undefined });
+    const feed = new FrameBatcher((live, turnChanges) => {
+      setState({ of: sessionId, live, turnChanges, error: undefined });
     });
     follow(
       client,
@@ -83,7 +86,7 @@ async function follow(
     parentId === undefined ? client.getSession(sessionId, { signal }) : undefined,
   ]);
   const live = liveConversationOf(sessionId, kept);
-  feed.start(live);
+  feed.start(live, turnChangesOf(kept));
   // Its directory is gone: the sidecar does not open it, there is nothing live to follow.
   if (info?.directoryMissing === true) return;
   const events = client.subscribe(sessionId, { after: live.conversation.lastSeq, signal });
@@ -93,22 +96,25 @@ async function follow(
 /** Folds events at once, draws the latest state once per frame. */
 class FrameBatcher {
   #live: LiveConversation | undefined;
+  #turnChanges: TurnChanges = {};
   #frame: number | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
-  readonly #draw: (live: LiveConversation) => void;
+  readonly #draw: (live: LiveConversation, turnChanges: TurnChanges) => void;
 
-  constructor(draw: (live: LiveConversation) => void) {
+  constructor(draw: (live: LiveConversation, turnChanges: TurnChanges) => void) {
     this.#draw = draw;
   }
 
-  start(live: LiveConversation): void {
+  start(live: LiveConversation, turnChanges: TurnChanges): void {
     this.#live = live;
-    this.#draw(live);
+    this.#turnChanges = turnChanges;
+    this.#draw(live, turnChanges);
   }
 
   push(event: CanonicalEvent): void {
     if (this.#live === undefined) return;
     this.#live = reduceLive(this.#live, event);
+    this.#turnChanges = foldTurnChanges(this.#turnChanges, event);
     if (this.#frame !== undefined) return;
     this.#frame = requestAnimationFrame(() => this.#flush());
     this.#timer = setTimeout(() => this.#flush(), FLUSH_FALLBACK_MS);
@@ -122,7 +128,7 @@ class FrameBatcher {
 
   #flush(): void {
     this.cancel();
-    if (this.#live !== undefined) this.#draw(this.#live);
+    if (this.#live !== undefined) this.#draw(this.#live, this.#turnChanges);
   }
 }
 

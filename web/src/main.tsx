@@ -12,6 +12,7 @@ import "./styles/asks.css";
 import "./styles/composer.css";
 import "./styles/composer-pickers.css";
 import "./styles/sessions.css";
+import "./styles/review.css";
 
 applyStoredTheme();
 const root = document.getElementById("app");

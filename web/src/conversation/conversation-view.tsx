@@ -23,7 +23,6 @@ export function ConversationView(props: {
   const follow = useFollowScroll(live, props.followRequest);
   const queued = new Set(live?.queued.map((input) => input.inputId));
   const withInput = turnsWithInput(live?.conversation.messages ?? []);
-  const revertable = revertableInputs(live);
   const empty = live !== undefined && live.conversation.messages.length === 0;
   const switches = live?.modelSwitches ?? [];
   let users = 0;
@@ -62,9 +61,7 @@ export function ConversationView(props: {
             message.role === "user" ? (
               <Fragment key={message.inputId}>
                 <SwitchMarks switches={switches} afterInputs={users++} />
-                {queued.has(message.inputId) ? null : (
-                  <UserMessageView message={message} revertable={revertable.has(message.inputId)} />
-                )}
+                {queued.has(message.inputId) ? null : <UserMessageView message={message} />}
               </Fragment>
             ) : neverRan(message, live.endReasons[message.turnId], withInput) ? null : (
               <AssistantMessageView
@@ -111,29 +108,6 @@ function SwitchMarks(props: { switches: readonly ModelSwitch[]; afterInputs: num
         ) : null,
       )}
     </>
-  );
-}
-
-/**
- * The inputs whose turn failed, while nothing runs: reverting to before one is the way out of
- * a turn that fails every turn after it. Not the first input: OpenCode cannot revert to
- * before it (the sidecar answers 422); a new session is the way out there.
- */
-function revertableInputs(live: LiveConversation | undefined): ReadonlySet<string> {
-  if (live === undefined || live.running !== undefined) return new Set();
-  const messages = live.conversation.messages;
-  const failed = new Set(
-    messages.flatMap((message) =>
-      message.role === "assistant" && message.outcome === "failed" ? [message.turnId] : [],
-    ),
-  );
-  const users = messages.filter((message) => message.role === "user");
-  return new Set(
-    users
-      .slice(1)
-      .flatMap((user) =>
-        user.turnId !== undefined && failed.has(user.turnId) ? [user.inputId] : [],
-      ),
   );
 }
 

@@ -1,13 +1,9 @@
 import type { UserMessage } from "opencode-bridge/client";
 import { memo } from "preact/compat";
+import { TurnActions } from "../review/turn-actions.js";
 import { Attachment } from "./attachment.js";
-import { RevertOffer } from "./revert-offer.js";
 
-export const UserMessageView = memo(function UserMessageView(props: {
-  message: UserMessage;
-  /** Its turn failed and nothing runs: reverting to before it is offered. */
-  revertable: boolean;
-}) {
+export const UserMessageView = memo(function UserMessageView(props: { message: UserMessage }) {
   const { message } = props;
   return (
     <article class="message user" data-testid="message-user" aria-label="Your message">
@@ -29,7 +25,7 @@ export const UserMessageView = memo(function UserMessageView(props: {
       {message.cancelled === undefined ? null : (
         <p class="muted">Not delivered: {message.cancelled}</p>
       )}
-      {props.revertable ? <RevertOffer inputId={message.inputId} /> : null}
+      <TurnActions message={message} />
     </article>
   );
 });

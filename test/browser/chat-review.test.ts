@@ -1,0 +1,215 @@
+/**
+ * Reviewing, undoing and forking turns in the web chat, in a real Chromium against the real
+ * opencode and the scripted model, in a git worktree (OpenCode snapshots a step's files only
+ * in one): a turn that writes two files shows "Changes · 2 files"; the review panel lists both
+ * with their diffs (planted HTML in a file stays text); Undo names both files, puts them back
+ * on disk and hides the turn; Redo writes them again; a later turn's changes are its own, the
+ * session's are all of them; a fork at the second message opens a session whose history ends
+ * before it, with a link back to its origin, which lists the fork.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, describe, expect, it } from "vitest";
+import { screenshot, screenshotsWideAndPhone, useBrowser } from "../support/browser.js";
+import { useChatHarness } from "../support/chat-harness.js";
+import {
+  byTestId,
+  eventually,
+  openNewSession,
+  send,
+  textsOf,
+  waitForOutcomes,
+} from "../support/chat-page.js";
+
+/** A git worktree whose one commit has `notes.txt` (two lines). */
+function gitWorktree(): string {
+  const directory = mkdtempSync(join(tmpdir(), "ocb-chat-review-"));
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=e2e", "-c", "user.email=e2e@example.com", ...args], {
+      cwd: directory,
+      stdio: "ignore",
+    });
+  git("init", "-q");
+  writeFileSync(join(directory, "notes.txt"), "a\nb\n");
+  git("add", "notes.txt");
+  git("commit", "-q", "-m", "start");
+  return directory;
+}
+
+const worktree = gitWorktree();
+afterAll(() => rmSync(worktree, { recursive: true, force: true }));
+const chromium = useBrowser();
+// Edits run without asking: this test is about what they changed, not about the asks.
+const harness = useChatHarness({
+  directory: worktree,
+  permissions: { edit: "allow", bash: "allow", webfetch: "allow" },
+});
+
+/** Model output is untrusted: were this HTML, the page would run it (and CSP would complain). */
+const PLANTED = `<img src=x onerror="window.__planted='img'"><script>window.__planted='script'</script>`;
+
+/** A file long enough for its diff to start folded in the panel. */
+const LONG = Array.from({ length: 250 }, (_, index) => `line ${index + 1}\n`).join("");
+
+function write(name: string, content: string): string {
+  return `[[tool write ${JSON.stringify({ path: join(worktree, name), content })}]]`;
+}
+
+const onDisk = (name: string) =>
+  existsSync(join(worktree, name)) ? readFileSync(join(worktree, name), "utf8") : undefined;
+
+/** The paths the review panel lists, in order. */
+function panelPaths(page: Page): Promise<string[]> {
+  return textsOf(byTestId(byTestId(page, "review-panel"), "changed-file-path"));
+}
+
+describe("reviewing, undoing and forking turns", () => {
+  it("reviews a turn's changes, undoes and redoes it, and forks before a message", async () => {
+    const { page } = await chromium.open({ viewport: { width: 1280, height: 800 } });
+    const sessionId = await openNewSession(page, harness.current, "review");
+    await send(page, "[[reply hello]]");
+    expect(await waitForOutcomes(page, 1)).toEqual(["completed"]);
+    await send(
+      page,
+      `${write("page.html", `one\n${PLANTED}\n`)} ${write("notes.txt", "a\nB\nc\n")} [[reply written]]`,
+    );
+    expect(await waitForOutcomes(page, 2)).toEqual(["completed", "completed"]);
+    expect(onDisk("notes.txt")).toBe("a\nB\nc\n");
+
+    // The first message has no actions: it changed nothing, and nothing is before it.
+    const users = byTestId(page, "message-user");
+    expect(await byTestId(users.nth(0), "turn-actions").count()).toBe(0);
+    const changesLink = byTestId(users.nth(1), "turn-changes");
+    await eventually(() => textsOf(changesLink)).toEqual(["Changes · 2 files"]);
+
+    await changesLink.click();
+    const panel = byTestId(page, "review-panel");
+    await eventually(() => panelPaths(page)).toEqual(["notes.txt", "page.html"]);
+    expect(await byTestId(panel, "review-scope-turn").getAttribute("aria-pressed")).toBe("true");
+    const notes = panel.locator('[data-testid="changed-file"][data-path="notes.txt"]');
+    expect(await textsOf(notes.locator(".diff-line.del"))).toEqual(["-b"]);
+    expect(await textsOf(notes.locator(".diff-line.add"))).toEqual(["+B", "+c"]);
+    const html = panel.locator('[data-testid="changed-file"][data-path="page.html"]');
+    expect(await textsOf(html.locator(".diff-line.add"))).toEqual([`+one`, `+${PLANTED}`]);
+    // The planted markup is text: no element made from it, nothing of it ran.
+    expect(await panel.locator("img, script").count()).toBe(0);
+    expect(await page.evaluate("window.__planted")).toBeUndefined();
+    const workingTree = byTestId(panel, "working-tree");
+    await eventually(async () =>
+      (await textsOf(byTestId(workingTree, "working-tree-path"))).sort(),
+    ).toEqual(expect.arrayContaining(["notes.txt", "page.html"]));
+    await screenshotsWideAndPhone(page, "chat-review-panel");
+    // Side by side: the removed line beside the one that replaced it, still text only.
+    await byTestId(panel, "review-split").click();
+    const split = byTestId(notes, "diff-split");
+    await split.waitFor();
+    expect(await textsOf(split.locator("tbody tr").nth(2).locator("td"))).toEqual(["-b", "+B"]);
+    expect(await panel.locator("img, script").count()).toBe(0);
+    await screenshot(page, "chat-review-split");
+    await byTestId(panel, "review-split").click();
+    await eventually(() => split.count()).toBe(0);
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    // A full-screen sheet: what is under it is out of the tab order.
+    expect(await byTestId(page, "composer-input").isVisible()).toBe(false);
+    for (const control of ["review-close", "review-scope-turn", "review-scope-session"]) {
+      const box = await byTestId(panel, control).boundingBox();
+      expect(box?.height, control).toBeGreaterThanOrEqual(44);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.keyboard.press("Escape");
+    await eventually(() => panel.count()).toBe(0);
+    // The focus goes back to what opened the panel.
+    await eventually(() => page.evaluate("document.activeElement?.dataset.testid")).toBe(
+      "turn-changes",
+    );
+
+    // On a phone every turn action is a thumb's size.
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const action of ["turn-changes", "turn-undo", "turn-fork"]) {
+      const box = await byTestId(users.nth(1), action).boundingBox();
+      expect(box?.height, action).toBeGreaterThanOrEqual(44);
+    }
+    await users.nth(1).scrollIntoViewIfNeeded();
+    await screenshot(page, "chat-review-turn-actions-phone");
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // Undo names the files that go back, puts them back and sets the turn aside.
+    await byTestId(users.nth(1), "turn-undo").click();
+    const confirm = page.getByRole("group", { name: "Revert the session" });
+    expect(await textsOf(byTestId(confirm, "undo-files").locator("li"))).toEqual([
+      "notes.txt",
+      "page.html",
+    ]);
+    // The keyboard is on the safe answer.
+    await eventually(() => page.evaluate("document.activeElement?.textContent")).toBe("Cancel");
+    await screenshot(page, "chat-review-undo-confirm");
+    await confirm.getByRole("button", { name: "Undo", exact: true }).click();
+    await eventually(() => textsOf(users.locator(".user-text"))).toEqual(["[[reply hello]]"]);
+    await eventually(() => onDisk("notes.txt")).toBe("a\nb\n");
+    expect(onDisk("page.html")).toBeUndefined();
+    const redoBar = byTestId(page, "redo-bar");
+    await eventually(() => redoBar.textContent()).toMatch(/^1 message undone, 2 files put back/);
+
+    await redoBar.getByRole("button", { name: "Redo" }).click();
+    await eventually(() => users.count()).toBe(2);
+    await eventually(() => onDisk("notes.txt")).toBe("a\nB\nc\n");
+    expect(onDisk("page.html")).toBe(`one\n${PLANTED}\n`);
+
+    // The session's panel, open while a turn writes, follows it (files.changed at its end).
+    await byTestId(page, "review-open").click();
+    await eventually(async () => (await panelPaths(page)).sort()).toEqual([
+      "notes.txt",
+      "page.html",
+    ]);
+    await send(page, `${write("later.txt", LONG)} [[reply later]]`);
+    expect(await waitForOutcomes(page, 3)).toEqual(["completed", "completed", "completed"]);
+    await eventually(async () => (await panelPaths(page)).sort()).toEqual([
+      "later.txt",
+      "notes.txt",
+      "page.html",
+    ]);
+    await byTestId(panel, "review-close").click();
+    await eventually(() => panel.count()).toBe(0);
+
+    // A later turn's changes are its own; the session's are every turn's.
+    const laterLink = byTestId(users.nth(2), "turn-changes");
+    await eventually(() => textsOf(laterLink)).toEqual(["Changes · 1 file"]);
+    // By keyboard too.
+    await laterLink.focus();
+    await page.keyboard.press("Enter");
+    await eventually(() => panelPaths(page)).toEqual(["later.txt"]);
+    // A long diff starts folded, and unfolds on demand.
+    const later = panel.locator('[data-testid="changed-file"][data-path="later.txt"]');
+    const unfold = later.getByRole("button", { name: /^Show the diff of later\.txt/ });
+    expect(await textsOf(unfold)).toEqual(["Show diff (250 lines)"]);
+    await unfold.click();
+    await eventually(() => later.locator(".diff-line.add").count()).toBe(250);
+    await byTestId(panel, "review-scope-session").click();
+    await eventually(async () => (await panelPaths(page)).sort()).toEqual([
+      "later.txt",
+      "notes.txt",
+      "page.html",
+    ]);
+    await byTestId(panel, "review-close").click();
+    await eventually(() => panel.count()).toBe(0);
+
+    // A fork at the second message: its history ends before it, and it links back.
+    await byTestId(users.nth(1), "turn-fork").click();
+    const forkedFrom = byTestId(page, "forked-from");
+    await forkedFrom.waitFor();
+    expect(page.url()).not.toContain(sessionId);
+    await eventually(() => textsOf(users.locator(".user-text"))).toEqual(["[[reply hello]]"]);
+    expect(await byTestId(page, "message-assistant").count()).toBe(1);
+    await eventually(() => textsOf(byTestId(forkedFrom, "forked-from-link"))).toEqual(["review"]);
+    await eventually(() => textsOf(byTestId(page, "session-title"))).toEqual(["review (fork)"]);
+    await screenshot(page, "chat-review-fork");
+    await byTestId(forkedFrom, "forked-from-link").click();
+    await eventually(() => users.count()).toBe(3);
+    await eventually(() => textsOf(byTestId(page, "fork-link"))).toEqual(["review (fork)"]);
+    await screenshot(page, "chat-review-origin-forks");
+  });
+});
