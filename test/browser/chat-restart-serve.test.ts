@@ -83,7 +83,8 @@ describe("npm start, stopped and started again", () => {
       old.expectErrors(/ERR_CONNECTION_REFUSED/, /status of 503/);
       await openChat(old.page, first.link);
       await byTestId(old.page, "new-session").click();
-      await byTestId(old.page, "composer-input").waitFor();
+      // The landing page has a composer too: the new session is open once the address names it.
+      await eventually(() => old.page.evaluate<string>("location.hash")).toMatch(/session=/);
       const id = await openSessionId(old.page);
       await send(old.page, "[[reply before the restart]]");
       expect(await waitForOutcomes(old.page, 1)).toEqual(["completed"]);
@@ -136,7 +137,8 @@ describe("npm start, stopped and started again", () => {
       old.expectErrors(/ERR_CONNECTION_REFUSED/, /status of 503/, /status of 401/);
       await openChat(old.page, first.link);
       await byTestId(old.page, "new-session").click();
-      await byTestId(old.page, "composer-input").waitFor();
+      // The landing page has a composer too: the new session is open once the address names it.
+      await eventually(() => old.page.evaluate<string>("location.hash")).toMatch(/session=/);
 
       await ctrlC(first);
       const second = await npmStart(store, "--port", port);

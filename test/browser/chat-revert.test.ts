@@ -34,7 +34,8 @@ describe("reverting a session from the chat", () => {
     await send(page, "[[reply still]]");
     expect(await waitForOutcomes(page, 3)).toEqual(["completed", "failed", "failed"]);
 
-    const users = byTestId(page, "message-user");
+    // Each input with its turn's actions under it.
+    const users = byTestId(page, "user-turn");
     // Under the two failed inputs, not under the first (nothing is before it to revert to).
     const offers = page.getByRole("button", { name: "Revert to before this message" });
     await eventually(() => offers.count()).toBe(2);

@@ -80,7 +80,8 @@ describe("reviewing, undoing and forking turns", () => {
     expect(onDisk("notes.txt")).toBe("a\nB\nc\n");
 
     // The first message has no actions: it changed nothing, and nothing is before it.
-    const users = byTestId(page, "message-user");
+    // Each input with its turn's actions under it.
+    const users = byTestId(page, "user-turn");
     expect(await byTestId(users.nth(0), "turn-actions").count()).toBe(0);
     const changesLink = byTestId(users.nth(1), "turn-changes");
     await eventually(() => textsOf(changesLink)).toEqual(["Changes · 2 files"]);

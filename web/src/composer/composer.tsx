@@ -237,30 +237,33 @@ export function Composer(props: ComposerProps) {
           }}
         />
         <span class="spacer" />
-        {running ? (
-          <>
-            <button type="button" data-testid="send-now" onClick={() => send("steer")}>
-              Send now
+        {/* One group: on a phone the pickers wrap above it, the buttons never apart. */}
+        <span class="composer-send">
+          {running ? (
+            <>
+              <button type="button" data-testid="send-now" onClick={() => send("steer")}>
+                Send now
+              </button>
+              <button type="button" data-testid="send-queue" onClick={() => send("queue")}>
+                Queue
+              </button>
+              <button
+                type="button"
+                class="stop"
+                data-testid="stop"
+                onClick={() => {
+                  client.interrupt(sessionId, { timeoutMs: CALL_BOUND_MS }).catch(onError);
+                }}
+              >
+                Stop
+              </button>
+            </>
+          ) : (
+            <button type="submit" data-testid="send">
+              Send
             </button>
-            <button type="button" data-testid="send-queue" onClick={() => send("queue")}>
-              Queue
-            </button>
-            <button
-              type="button"
-              class="stop"
-              data-testid="stop"
-              onClick={() => {
-                client.interrupt(sessionId, { timeoutMs: CALL_BOUND_MS }).catch(onError);
-              }}
-            >
-              Stop
-            </button>
-          </>
-        ) : (
-          <button type="submit" data-testid="send">
-            Send
-          </button>
-        )}
+          )}
+        </span>
       </div>
     </form>
   );
