@@ -23,9 +23,14 @@ import { useReview } from "./review/use-review.js";
 import { SandboxBadge } from "./sandbox-badge.js";
 import { SessionActionsContext, sessionActions } from "./session-actions.js";
 import { SessionHeading } from "./session-heading.js";
+import { sessionLabel } from "./session-label.js";
 import { SessionList } from "./session-list.js";
 import { useSessionProblems } from "./session-problems.js";
 import { useSessionGroups } from "./side/session-groups.js";
+import { useAwayAlerts } from "./status/away-alerts.js";
+import { StatusButton } from "./status/status-popover.js";
+import { TodoPanel } from "./status/todo-panel.js";
+import { useSessionStatus } from "./status/use-session-status.js";
 import { ThemeToggle } from "./theme-toggle.js";
 import { titleOnFirstSend } from "./title-on-first-send.js";
 
@@ -144,6 +149,24 @@ export function Chat(props: {
     },
     [go, refreshSessions],
   );
+  const status = useSessionStatus(
+    client,
+    parentId === undefined ? sessionId : undefined,
+    info,
+    live,
+  );
+  useAwayAlerts(
+    live,
+    sessionLabel(info?.title),
+    useCallback(
+      // The notified session is the open one: a click brings it back (the child, if one was open).
+      (id: string) =>
+        go(
+          id === sessionId && parentId !== undefined ? { sessionId, parentId } : { sessionId: id },
+        ),
+      [go, sessionId, parentId],
+    ),
+  );
   const review = useReview({
     client,
     sessionId,
@@ -206,6 +229,9 @@ export function Chat(props: {
             }}
           />
           {parentId === undefined ? <SandboxBadge sandbox={info?.sandbox} /> : null}
+          {parentId === undefined && sessionId !== undefined ? (
+            <StatusButton status={status} live={live} onError={reportFor(sessionId)} />
+          ) : null}
           {review.context?.canReview === true ? (
             <button
               type="button"
@@ -269,6 +295,7 @@ export function Chat(props: {
                 followRequest={sends}
               />
             </TurnReviewContext.Provider>
+            <TodoPanel todos={live?.todos ?? status.todos} />
             {parentId !== undefined ? (
               <p class="child-note muted">
                 A subagent's conversation: its parent's turn drives it.

@@ -1,5 +1,6 @@
 /** How a turn ended (with the reason and what to do about a failure), and what it cost. */
 import type { AssistantMessage, Usage } from "opencode-bridge/client";
+import { usageLine } from "../status/usage-text.js";
 
 const HINTS: Record<string, string> = {
   "step-failed": "The model or a tool failed; the error says which. Try again, or switch model.",
@@ -41,22 +42,11 @@ function hintFor(outcome: "completed" | "interrupted" | "failed"): string | unde
   return undefined;
 }
 
-// One formatter for every number shown (toLocaleString builds one per call: slow on a long session).
-const COUNT = new Intl.NumberFormat();
-
 export function TurnUsage(props: { usage: Usage; final: boolean }) {
-  const { tokens, cost } = props.usage;
-  const total = tokens.input + tokens.output + tokens.reasoning;
-  const details = [
-    `${COUNT.format(tokens.input)} in`,
-    `${COUNT.format(tokens.output)} out`,
-    ...(tokens.reasoning > 0 ? [`${COUNT.format(tokens.reasoning)} reasoning`] : []),
-    ...(tokens.cacheRead > 0 ? [`${COUNT.format(tokens.cacheRead)} cached`] : []),
-  ];
   return (
     <p class="turn-usage muted" data-testid="turn-usage">
       {props.final ? "" : "so far: "}
-      {COUNT.format(total)} tokens ({details.join(", ")}){cost > 0 ? ` · $${cost.toFixed(4)}` : ""}
+      {usageLine(props.usage)}
     </p>
   );
 }
