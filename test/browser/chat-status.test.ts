@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { screenshotsWideAndPhone, useBrowser } from "../support/browser.js";
+import { screenshot, screenshotsWideAndPhone, useBrowser } from "../support/browser.js";
 import { useChatHarness } from "../support/chat-harness.js";
 import {
   byTestId,
@@ -197,6 +197,12 @@ describe("the session's status", () => {
       expect(box?.height, control).toBeGreaterThanOrEqual(44);
       expect(box?.width, control).toBeGreaterThanOrEqual(44);
     }
+    // Folded on a phone until opened: then the list, the conversation still above it.
+    await page.keyboard.press("Escape");
+    await byTestId(panel, "todo-summary").click();
+    await eventually(() => panel.getAttribute("open")).toBe("");
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await screenshot(page, "chat-status-phone-todos");
   });
 
   it("says the session needs you while the tab is hidden, and notifies when asked to", async () => {
