@@ -3,7 +3,7 @@
  * and Delete, which asks first, in place: the entry turns into the question and its answers.
  */
 import type { LiveConversation, SessionInfo } from "opencode-bridge/client";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { sessionLabel } from "../session-label.js";
 import { lastActivity } from "../sessions.js";
 import { timeAgo } from "../time-ago.js";
@@ -26,7 +26,9 @@ export function SessionItem(props: SessionItemProps) {
   const remove = useRef<HTMLButtonElement>(null);
   // Set when the question was closed from the keyboard: focus goes back to Delete then.
   const refocus = useRef(false);
-  useEffect(() => {
+  // In the commit that draws the question: a key pressed right after lands on Cancel, never on
+  // the Delete button the question replaced.
+  useLayoutEffect(() => {
     if (asking) cancel.current?.focus();
     else if (refocus.current) remove.current?.focus();
     refocus.current = false;
