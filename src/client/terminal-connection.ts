@@ -1,7 +1,8 @@
 /**
  * A terminal over the sidecar's terminal socket (`BridgeClient.openTerminal`): a shell in a
  * session's directory, its output read as text, input typed into it, resized and closed. The
- * terminal lives as long as the socket; the messages are src/wire/terminal.ts's.
+ * terminal lives as long as the socket (`close()` ends it; a dropped socket leaves it kept a
+ * while, `openTerminal({ terminal: id })`); the messages are src/wire/terminal.ts's.
  */
 import {
   type TerminalClientMessage,
@@ -23,6 +24,8 @@ export interface TerminalClosed {
 export class TerminalConnection {
   /** OpenCode's id of the PTY. */
   readonly id: string;
+  /** It is the kept terminal `openTerminal({ terminal })` named, not a new shell. */
+  readonly reattached: boolean;
   /** Resolves once, when the socket has closed. */
   readonly closed: Promise<TerminalClosed>;
   readonly #socket: WebSocketLike;
@@ -32,9 +35,15 @@ export class TerminalConnection {
   #resizes: Array<() => void> = [];
 
   /** @internal Made by `openTerminalSocket` once the sidecar said `ready`. */
-  constructor(socket: WebSocketLike, id: string, closed: Promise<TerminalClosed>) {
+  constructor(
+    socket: WebSocketLike,
+    id: string,
+    closed: Promise<TerminalClosed>,
+    reattached = false,
+  ) {
     this.#socket = socket;
     this.id = id;
+    this.reattached = reattached;
     this.closed = closed;
     void closed.then(() => {
       this.#done = true;
@@ -124,7 +133,12 @@ export function openTerminalSocket(
       if (message === undefined) return;
       if (message.type === "ready" && connection === undefined) {
         signal.removeEventListener("abort", onAbort);
-        connection = new TerminalConnection(socket, message.id, closed);
+        connection = new TerminalConnection(
+          socket,
+          message.id,
+          closed,
+          message.reattached === true,
+        );
         resolve(connection);
       } else if (message.type === "ended") {
         ended = { reason: message.reason, message: message.message };
