@@ -5,6 +5,7 @@
  * while, `openTerminal({ terminal: id })`); the messages are src/wire/terminal.ts's.
  */
 import {
+  TERMINAL_CLOSE,
   type TerminalClientMessage,
   type TerminalServerMessage,
   TerminalServerMessageSchema,
@@ -80,6 +81,14 @@ export class TerminalConnection {
   /** Closes the socket, which ends the shell. */
   close(): void {
     this.#socket.close(1000, "closed by the client");
+  }
+
+  /**
+   * Closes the socket but leaves the shell kept (4000): `openTerminal({ terminal: id })` takes
+   * it back within the sidecar's grace period, with the output it missed.
+   */
+  detach(): void {
+    this.#socket.close(TERMINAL_CLOSE.detach, "detached by the client");
   }
 
   /** @internal */
