@@ -28,6 +28,10 @@ import { useSessionProblems } from "./session-problems.js";
 import { useSessionGroups } from "./side/session-groups.js";
 import { ThemeToggle } from "./theme-toggle.js";
 import { titleOnFirstSend } from "./title-on-first-send.js";
+import { OpenFileContext } from "./workbench/open-file-context.js";
+import { useWorkbench, type WorkbenchPanel } from "./workbench/use-workbench.js";
+import { WorkbenchButtons } from "./workbench/workbench-buttons.js";
+import { WorkbenchDrawer } from "./workbench/workbench-drawer.js";
 
 const CALL_BOUND_MS = 30_000;
 
@@ -154,6 +158,24 @@ export function Chat(props: {
     onForked,
     onError: reportFor(sessionId),
   });
+  // The terminal and the files (a subagent's are its parent's): one panel at a time, and not
+  // over the review panel.
+  const workbenchId = parentId ?? sessionId;
+  const workbench = useWorkbench(workbenchId);
+  const { open: openPanel, close: closePanel } = workbench;
+  const { close: closeReview } = review;
+  const openFile = useCallback(
+    (path: string) => {
+      closeReview();
+      openPanel({ kind: "files", path, isFile: true });
+    },
+    [closeReview, openPanel],
+  );
+  const togglePanel = (kind: WorkbenchPanel["kind"]) => {
+    if (workbench.panel?.kind === kind && review.scope === undefined) return closePanel();
+    closeReview();
+    openPanel(kind === "terminal" ? { kind } : { kind, path: "", isFile: false });
+  };
 
   return (
     <div class={sidebarOpen ? "layout sidebar-open" : "layout"}>
@@ -221,6 +243,12 @@ export function Chat(props: {
               </span>
             </button>
           ) : null}
+          {workbenchId === undefined ? null : (
+            <WorkbenchButtons
+              open={review.scope === undefined ? workbench.panel?.kind : undefined}
+              onToggle={togglePanel}
+            />
+          )}
           <ThemeToggle />
         </header>
         <ConnectionBanner
@@ -261,13 +289,15 @@ export function Chat(props: {
                   onOpen={(id) => go({ sessionId: id })}
                 />
               ) : null}
-              <ConversationView
-                key={sessionId}
-                live={live}
-                error={error}
-                onRetry={retry}
-                followRequest={sends}
-              />
+              <OpenFileContext.Provider value={openFile}>
+                <ConversationView
+                  key={sessionId}
+                  live={live}
+                  error={error}
+                  onRetry={retry}
+                  followRequest={sends}
+                />
+              </OpenFileContext.Provider>
             </TurnReviewContext.Provider>
             {parentId !== undefined ? (
               <p class="child-note muted">
@@ -324,6 +354,15 @@ export function Chat(props: {
                 changedWhen={[live?.filesChanged, live?.conversation.undone]}
                 onScope={review.setTurn}
                 onClose={review.close}
+              />
+            )}
+            {review.scope !== undefined || workbenchId === undefined ? null : (
+              <WorkbenchDrawer
+                client={client}
+                sessionId={workbenchId}
+                panel={workbench.panel}
+                info={sessions.find(workbenchId)}
+                onClose={closePanel}
               />
             )}
           </SessionActionsContext.Provider>
