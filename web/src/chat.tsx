@@ -345,17 +345,19 @@ export function Chat(props: {
                 />
               </>
             )}
-            {review.scope === undefined ? null : (
-              <ReviewDrawer
-                client={client}
-                sessionId={sessionId}
-                turnId={review.scope.turnId}
-                openedOn={review.scope.openedOn}
-                changedWhen={[live?.filesChanged, live?.conversation.undone]}
-                onScope={review.setTurn}
-                onClose={review.close}
-              />
-            )}
+            <OpenFileContext.Provider value={openFile}>
+              {review.scope === undefined ? null : (
+                <ReviewDrawer
+                  client={client}
+                  sessionId={sessionId}
+                  turnId={review.scope.turnId}
+                  openedOn={review.scope.openedOn}
+                  changedWhen={[live?.filesChanged, live?.conversation.undone]}
+                  onScope={review.setTurn}
+                  onClose={review.close}
+                />
+              )}
+            </OpenFileContext.Provider>
             {review.scope !== undefined || workbenchId === undefined ? null : (
               <WorkbenchDrawer
                 client={client}

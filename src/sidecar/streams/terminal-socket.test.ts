@@ -172,6 +172,14 @@ describe("the terminal socket", () => {
     expect(terminal.closes).toBe(1);
   });
 
+  it("the sidecar's stop closes the terminals kept for a socket that dropped too", async () => {
+    const { socket, terminal, sockets } = await served();
+    drop(socket);
+    expect(terminal.closes).toBe(0);
+    sockets.stopAll();
+    expect(terminal.closes).toBe(1);
+  });
+
   it("a dropped socket leaves the terminal kept: a new socket naming it takes it back with the output it missed", async () => {
     const { socket, terminal, sockets, session } = await served();
     terminal.emit("before");
