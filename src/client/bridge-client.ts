@@ -686,11 +686,13 @@ export class BridgeClient {
   /**
    * `GET /v1/sessions/:id/terminal` (a WebSocket of its own): a shell in the session's
    * directory (`capabilities.terminal`). Resolves once it runs; its output, input, resize and
-   * close are on the connection, which ends the shell when closed.
+   * close are on the connection, which ends the shell when closed. `terminal`: the id of a
+   * terminal whose socket dropped, to take it back within the sidecar's grace period (60 s);
+   * a new shell when it is gone (`connection.reattached` says which).
    */
   async openTerminal(
     sessionId: string,
-    options: CallOptions & { cols?: number; rows?: number } = {},
+    options: CallOptions & { cols?: number; rows?: number; terminal?: string } = {},
   ): Promise<TerminalConnection> {
     const path = `${sessionPath(sessionId)}/terminal`;
     const Socket = this.#WebSocket;
@@ -703,6 +705,7 @@ export class BridgeClient {
     const query: Record<string, string> = { ticket };
     if (options.cols !== undefined) query.cols = String(options.cols);
     if (options.rows !== undefined) query.rows = String(options.rows);
+    if (options.terminal !== undefined) query.terminal = options.terminal;
     const signal = anySignalWithTimeout(
       options.signal === undefined ? [] : [options.signal],
       options.timeoutMs ?? DEFAULT_TIMEOUT_MS,

@@ -1,9 +1,11 @@
 /**
  * A terminal over the sidecar's terminal socket (`BridgeClient.openTerminal`): a shell in a
  * session's directory, its output read as text, input typed into it, resized and closed. The
- * terminal lives as long as the socket; the messages are src/wire/terminal.ts's.
+ * terminal lives as long as the socket (`close()` ends it; a dropped socket leaves it kept a
+ * while, `openTerminal({ terminal: id })`); the messages are src/wire/terminal.ts's.
  */
 import {
+  TERMINAL_CLOSE,
   type TerminalClientMessage,
   type TerminalServerMessage,
   TerminalServerMessageSchema,
@@ -23,6 +25,8 @@ export interface TerminalClosed {
 export class TerminalConnection {
   /** OpenCode's id of the PTY. */
   readonly id: string;
+  /** It is the kept terminal `openTerminal({ terminal })` named, not a new shell. */
+  readonly reattached: boolean;
   /** Resolves once, when the socket has closed. */
   readonly closed: Promise<TerminalClosed>;
   readonly #socket: WebSocketLike;
@@ -32,9 +36,15 @@ export class TerminalConnection {
   #resizes: Array<() => void> = [];
 
   /** @internal Made by `openTerminalSocket` once the sidecar said `ready`. */
-  constructor(socket: WebSocketLike, id: string, closed: Promise<TerminalClosed>) {
+  constructor(
+    socket: WebSocketLike,
+    id: string,
+    closed: Promise<TerminalClosed>,
+    reattached = false,
+  ) {
     this.#socket = socket;
     this.id = id;
+    this.reattached = reattached;
     this.closed = closed;
     void closed.then(() => {
       this.#done = true;
@@ -71,6 +81,14 @@ export class TerminalConnection {
   /** Closes the socket, which ends the shell. */
   close(): void {
     this.#socket.close(1000, "closed by the client");
+  }
+
+  /**
+   * Closes the socket but leaves the shell kept (4000): `openTerminal({ terminal: id })` takes
+   * it back within the sidecar's grace period, with the output it missed.
+   */
+  detach(): void {
+    this.#socket.close(TERMINAL_CLOSE.detach, "detached by the client");
   }
 
   /** @internal */
@@ -124,7 +142,12 @@ export function openTerminalSocket(
       if (message === undefined) return;
       if (message.type === "ready" && connection === undefined) {
         signal.removeEventListener("abort", onAbort);
-        connection = new TerminalConnection(socket, message.id, closed);
+        connection = new TerminalConnection(
+          socket,
+          message.id,
+          closed,
+          message.reattached === true,
+        );
         resolve(connection);
       } else if (message.type === "ended") {
         ended = { reason: message.reason, message: message.message };

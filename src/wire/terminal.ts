@@ -18,8 +18,11 @@ export const TerminalClientMessageSchema = z.discriminatedUnion("type", [
 export type TerminalClientMessage = z.infer<typeof TerminalClientMessageSchema>;
 
 export const TerminalServerMessageSchema = z.discriminatedUnion("type", [
-  /** The shell runs; `id` is OpenCode's id of the PTY. */
-  z.object({ type: z.literal("ready"), id: z.string() }),
+  /**
+   * The shell runs; `id` is OpenCode's id of the PTY. `reattached`: it is the kept terminal the
+   * URL named (`?terminal=`), and the output it missed follows; absent or false: a new shell.
+   */
+  z.object({ type: z.literal("ready"), id: z.string(), reattached: z.boolean().optional() }),
   z.object({ type: z.literal("output"), data: z.string() }),
   /** A `resize` was applied. */
   z.object({ type: z.literal("resized"), cols: Cells, rows: Cells }),
@@ -35,10 +38,23 @@ export const TerminalQuerySchema = z.object({
   cols: z.coerce.number().pipe(Cells).optional(),
   rows: z.coerce.number().pipe(Cells).optional(),
   ticket: z.string().optional(),
+  /** A kept terminal's id (`ready.id`) to take back after a dropped socket; else a new one. */
+  terminal: z.string().min(1).max(200).optional(),
 });
 
 /** Close codes of the terminal socket besides 1000 (the terminal ended) and 1012 (stopping). */
 export const TERMINAL_CLOSE = {
   /** The client did not read the output fast enough: the terminal was closed. */
   slowConsumer: 4008,
+  /**
+   * Sent by a client that leaves but wants its shell kept (as a drop, 1006, or a page's
+   * unload, 1001, are): the terminal waits `TERMINAL_GRACE_MS` for `?terminal=<id>`. Any other
+   * close by the client (1000, 1005) ends the shell.
+   */
+  detach: 4000,
+  /** Sent to a socket whose terminal another socket took back (`?terminal=`). */
+  replaced: 4009,
 } as const;
+
+/** How long a terminal whose socket dropped is kept for a new socket to take it back. */
+export const TERMINAL_GRACE_MS = 60_000;

@@ -195,8 +195,13 @@ describe("reviewing, undoing and forking turns", () => {
       "notes.txt",
       "page.html",
     ]);
-    await byTestId(panel, "review-close").click();
-    await eventually(() => panel.count()).toBe(0);
+    // "View file" opens a changed file in the files panel (in place of the review panel).
+    await panel.getByRole("button", { name: "View the file notes.txt" }).click();
+    const files = byTestId(page, "files-panel");
+    await eventually(() => files.locator(".file-lines").textContent()).toBe("a\nB\nc");
+    expect(await panel.count()).toBe(0);
+    await files.getByRole("button", { name: "Close the files" }).click();
+    await eventually(() => files.count()).toBe(0);
 
     // A fork at the second message: its history ends before it, and it links back.
     await byTestId(users.nth(1), "turn-fork").click();

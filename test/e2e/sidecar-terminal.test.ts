@@ -1,7 +1,8 @@
 /**
  * End to end: a terminal through the sidecar, on a real `opencode serve` 1.18.33 (its
  * `/api/pty`). The typed client opens one over the sidecar's own socket, runs a command and
- * sees its output, resizes it and closes it, and OpenCode's PTY is gone; a socket without the
+ * sees its output, resizes it and closes it, and OpenCode's PTY is gone; a dropped socket's
+ * shell is taken back by id with its state; a socket without the
  * token or from a foreign Origin is refused; closing the session ends its terminal.
  */
 import { randomBytes } from "node:crypto";
@@ -9,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { BridgeClient, TerminalConnection } from "../../src/client/index.js";
 import { OpencodeClient } from "../../src/opencode-client/opencode-client.js";
 import { HttpTransport } from "../../src/transport/http-transport.js";
-import { RawWsClient } from "../support/raw-ws.js";
+import { messageWith, RawWsClient } from "../support/raw-ws.js";
 import { useRealSidecar } from "../support/real-sidecar.js";
 
 const real = useRealSidecar({ web: false, label: "sidecar terminal e2e" });
@@ -76,6 +77,34 @@ describe("a terminal through the sidecar", () => {
     terminal.close();
     expect(await terminal.closed).toMatchObject({ code: 1000 });
     await expect.poll(ptyIds, { timeout: 10_000 }).not.toContain(terminal.id);
+  });
+
+  it("a dropped socket leaves the shell kept: the client takes it back by id, with its variables", async () => {
+    const session = await client.createSession();
+    const raw = await RawWsClient.connect(terminalUrl(session.id), {
+      headers: { authorization: `Bearer ${real.current.token}` },
+    });
+    const ready = raw.received[await raw.waitFor("ready", messageWith({ type: "ready" }))] as {
+      id: string;
+    };
+    const token = randomBytes(6).toString("hex");
+    raw.send({ type: "input", data: `KEPT=${token}\n` });
+    await raw.waitFor("the prompt back", messageWith({ type: "output" }));
+    raw.socket.terminate(); // no close frame: the sidecar sees 1006, a drop
+    await raw.closed;
+
+    const again = await client.openTerminal(session.id, { terminal: ready.id });
+    expect(again).toMatchObject({ id: ready.id, reattached: true });
+    again.write('echo "kept-$KEPT-done"\n');
+    await outputUntil(again, `kept-${token}-done`);
+    again.close();
+    await expect.poll(ptyIds, { timeout: 10_000 }).not.toContain(ready.id);
+
+    // Gone now: the same id gets a new shell.
+    const fresh = await client.openTerminal(session.id, { terminal: ready.id });
+    expect(fresh.reattached).toBe(false);
+    expect(fresh.id).not.toBe(ready.id);
+    fresh.close();
   });
 
   it("refuses a socket without the token, and one from a foreign Origin", async () => {

@@ -33,6 +33,10 @@ import { TodoPanel } from "./status/todo-panel.js";
 import { useSessionStatus } from "./status/use-session-status.js";
 import { ThemeToggle } from "./theme-toggle.js";
 import { titleOnFirstSend } from "./title-on-first-send.js";
+import { OpenFileContext } from "./workbench/open-file-context.js";
+import { useWorkbench, type WorkbenchPanel } from "./workbench/use-workbench.js";
+import { WorkbenchButtons } from "./workbench/workbench-buttons.js";
+import { WorkbenchDrawer } from "./workbench/workbench-drawer.js";
 
 const CALL_BOUND_MS = 30_000;
 
@@ -177,6 +181,24 @@ export function Chat(props: {
     onForked,
     onError: reportFor(sessionId),
   });
+  // The terminal and the files (a subagent's are its parent's): one panel at a time, and not
+  // over the review panel.
+  const workbenchId = parentId ?? sessionId;
+  const workbench = useWorkbench(workbenchId);
+  const { open: openPanel, close: closePanel } = workbench;
+  const { close: closeReview } = review;
+  const openFile = useCallback(
+    (path: string) => {
+      closeReview();
+      openPanel({ kind: "files", path, isFile: true });
+    },
+    [closeReview, openPanel],
+  );
+  const togglePanel = (kind: WorkbenchPanel["kind"]) => {
+    if (workbench.panel?.kind === kind && review.scope === undefined) return closePanel();
+    closeReview();
+    openPanel(kind === "terminal" ? { kind } : { kind, path: "", isFile: false });
+  };
 
   return (
     <div class={sidebarOpen ? "layout sidebar-open" : "layout"}>
@@ -247,6 +269,12 @@ export function Chat(props: {
               </span>
             </button>
           ) : null}
+          {workbenchId === undefined ? null : (
+            <WorkbenchButtons
+              open={review.scope === undefined ? workbench.panel?.kind : undefined}
+              onToggle={togglePanel}
+            />
+          )}
           <ThemeToggle />
         </header>
         <ConnectionBanner
@@ -287,13 +315,15 @@ export function Chat(props: {
                   onOpen={(id) => go({ sessionId: id })}
                 />
               ) : null}
-              <ConversationView
-                key={sessionId}
-                live={live}
-                error={error}
-                onRetry={retry}
-                followRequest={sends}
-              />
+              <OpenFileContext.Provider value={openFile}>
+                <ConversationView
+                  key={sessionId}
+                  live={live}
+                  error={error}
+                  onRetry={retry}
+                  followRequest={sends}
+                />
+              </OpenFileContext.Provider>
             </TurnReviewContext.Provider>
             <TodoPanel todos={live?.todos ?? status.todos} />
             {parentId !== undefined ? (
@@ -342,15 +372,26 @@ export function Chat(props: {
                 />
               </>
             )}
-            {review.scope === undefined ? null : (
-              <ReviewDrawer
+            <OpenFileContext.Provider value={openFile}>
+              {review.scope === undefined ? null : (
+                <ReviewDrawer
+                  client={client}
+                  sessionId={sessionId}
+                  turnId={review.scope.turnId}
+                  openedOn={review.scope.openedOn}
+                  changedWhen={[live?.filesChanged, live?.conversation.undone]}
+                  onScope={review.setTurn}
+                  onClose={review.close}
+                />
+              )}
+            </OpenFileContext.Provider>
+            {review.scope !== undefined || workbenchId === undefined ? null : (
+              <WorkbenchDrawer
                 client={client}
-                sessionId={sessionId}
-                turnId={review.scope.turnId}
-                openedOn={review.scope.openedOn}
-                changedWhen={[live?.filesChanged, live?.conversation.undone]}
-                onScope={review.setTurn}
-                onClose={review.close}
+                sessionId={workbenchId}
+                panel={workbench.panel}
+                info={sessions.find(workbenchId)}
+                onClose={closePanel}
               />
             )}
           </SessionActionsContext.Provider>

@@ -14,6 +14,7 @@ import "./styles/composer-pickers.css";
 import "./styles/sessions.css";
 import "./styles/review.css";
 import "./styles/status.css";
+import "./styles/workbench.css";
 
 applyStoredTheme();
 const root = document.getElementById("app");

@@ -30,12 +30,18 @@ class StandInSocket extends EventEmitter {
   close(code: number, reason: string): void {
     this.closedWith = { code, reason };
     this.readyState = 3;
-    this.emit("close");
+    this.emit("close", code);
   }
 }
 
+/** The connection dropped with no close frame: ws reports 1006. */
+function drop(socket: StandInSocket): void {
+  socket.readyState = 3;
+  socket.emit("close", 1006);
+}
+
 class StandInTerminal implements Terminal {
-  readonly id = "pty_standin";
+  readonly id: string;
   readonly written: string[] = [];
   readonly sizes: TerminalSize[] = [];
   closes = 0;
@@ -45,7 +51,8 @@ class StandInTerminal implements Terminal {
   #wake: (() => void) | undefined;
   #done = false;
 
-  constructor() {
+  constructor(id = "pty_standin") {
+    this.id = id;
     this.ended = new Promise((resolve) => {
       this.#end = resolve;
     });
@@ -83,32 +90,39 @@ class StandInTerminal implements Terminal {
   }
 }
 
-async function served() {
+async function served(sockets = new TerminalSockets()) {
   const socket = new StandInSocket();
   const terminal = new StandInTerminal();
-  const sockets = new TerminalSockets();
   const session: TerminalSession = { id: "ses_1", openTerminal: async () => terminal };
-  const stopping = new AbortController();
-  const done = serveTerminal(socket as unknown as StreamSocket, session, {
+  const done = serve(socket, session, sockets);
+  await vi.waitFor(() => expect(socket.sent[0]).toEqual({ type: "ready", id: terminal.id }));
+  return { socket, terminal, sockets, session, done };
+}
+
+function serve(
+  socket: StandInSocket,
+  session: TerminalSession,
+  sockets: TerminalSockets,
+  reattach?: string,
+): Promise<void> {
+  return serveTerminal(socket as unknown as StreamSocket, session, {
     size: undefined,
+    reattach,
     sockets,
     logger: silentLogger,
-    stopping: stopping.signal,
+    stopping: new AbortController().signal,
     stoppingReason: "sidecar stopping",
   });
-  await vi.waitFor(() => expect(socket.sent[0]).toEqual({ type: "ready", id: terminal.id }));
-  return { socket, terminal, sockets, done };
 }
 
 describe("the terminal socket", () => {
   it("sends output until the client's backlog passes the bound, then disconnects it (4008) and closes the terminal", async () => {
-    const { socket, terminal, done } = await served();
+    const { socket, terminal } = await served();
     terminal.emit("first");
     await vi.waitFor(() => expect(socket.sent).toContainEqual({ type: "output", data: "first" }));
     socket.bufferedAmount = TERMINAL_BACKLOG_BYTES + 1;
     terminal.emit("second");
-    await done;
-    expect(socket.closedWith?.code).toBe(4008);
+    await vi.waitFor(() => expect(socket.closedWith?.code).toBe(4008));
     expect(socket.closedWith?.reason).toMatch(/read too slowly/);
     expect(socket.sent).not.toContainEqual({ type: "output", data: "second" });
     expect(terminal.closes).toBeGreaterThan(0);
@@ -156,5 +170,100 @@ describe("the terminal socket", () => {
     sockets.stopAll();
     expect(socket.closedWith).toEqual({ code: 1012, reason: "sidecar stopping" });
     expect(terminal.closes).toBe(1);
+  });
+
+  it("the sidecar's stop closes the terminals kept for a socket that dropped too", async () => {
+    const { socket, terminal, sockets } = await served();
+    drop(socket);
+    expect(terminal.closes).toBe(0);
+    sockets.stopAll();
+    expect(terminal.closes).toBe(1);
+  });
+
+  it("a dropped socket leaves the terminal kept: a new socket naming it takes it back with the output it missed", async () => {
+    const { socket, terminal, sockets, session } = await served();
+    terminal.emit("before");
+    await vi.waitFor(() => expect(socket.sent).toContainEqual({ type: "output", data: "before" }));
+    drop(socket);
+    terminal.emit("missed-1");
+    terminal.emit("missed-2");
+    expect(terminal.closes).toBe(0);
+
+    const again = new StandInSocket();
+    void serve(again, session, sockets, terminal.id);
+    await vi.waitFor(() =>
+      expect(again.sent.slice(0, 3)).toEqual([
+        { type: "ready", id: terminal.id, reattached: true },
+        { type: "output", data: "missed-1" },
+        { type: "output", data: "missed-2" },
+      ]),
+    );
+    again.emit("message", Buffer.from(JSON.stringify({ type: "input", data: "echo $V\n" })), false);
+    expect(terminal.written).toEqual(["echo $V\n"]);
+    // A page unload (1001) keeps it as well; the client's own close (1000) ends it.
+    again.close(1001, "going away");
+    expect(terminal.closes).toBe(0);
+    const third = new StandInSocket();
+    void serve(third, session, sockets, terminal.id);
+    await vi.waitFor(() => expect(third.sent[0]).toMatchObject({ reattached: true }));
+    third.close(1000, "done");
+    expect(terminal.closes).toBe(1);
+  });
+
+  it("a kept terminal nobody takes back is closed after the grace period; an unknown or ended id gets a new shell", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const sockets = new TerminalSockets({ graceMs: 60_000 });
+      const { socket, terminal, session } = await served(sockets);
+      drop(socket);
+      vi.advanceTimersByTime(59_000);
+      expect(terminal.closes).toBe(0);
+      vi.advanceTimersByTime(2_000);
+      expect(terminal.closes).toBe(1);
+      await terminal.ended;
+
+      const fresh = new StandInTerminal("pty_fresh");
+      const later = new StandInSocket();
+      void serve(later, { ...session, openTerminal: async () => fresh }, sockets, terminal.id);
+      await vi.waitFor(() => expect(later.sent[0]).toEqual({ type: "ready", id: fresh.id }));
+      // Another session's socket cannot take a terminal by its id.
+      const other = new StandInSocket();
+      const otherTerminal = new StandInTerminal("pty_other");
+      void serve(
+        other,
+        { id: "ses_2", openTerminal: async () => otherTerminal },
+        sockets,
+        fresh.id,
+      );
+      await vi.waitFor(() => expect(other.sent[0]).toEqual({ type: "ready", id: "pty_other" }));
+      expect(fresh.closes).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("holds at most the bound of missed output, the newest; a second socket takes over from the first (4009)", async () => {
+    const { socket, terminal, sockets, session } = await served();
+    drop(socket);
+    const chunk = "x".repeat(TERMINAL_BACKLOG_BYTES / 4);
+    for (let i = 0; i < 6; i += 1) terminal.emit(`${i}${chunk}`);
+    terminal.emit("last");
+    await new Promise((resolve) => setTimeout(resolve, 10)); // the pump holds it all
+    const first = new StandInSocket();
+    void serve(first, session, sockets, terminal.id);
+    await vi.waitFor(() => expect(first.sent.at(-1)).toEqual({ type: "output", data: "last" }));
+    const replayed = first.sent.filter((m) => m.type === "output").map((m) => String(m.data));
+    expect(replayed.join("").length).toBeLessThanOrEqual(TERMINAL_BACKLOG_BYTES);
+    expect(replayed[0]?.startsWith("3")).toBe(true);
+
+    const second = new StandInSocket();
+    void serve(second, session, sockets, terminal.id);
+    await vi.waitFor(() => expect(first.closedWith?.code).toBe(4009));
+    terminal.emit("to-second");
+    await vi.waitFor(() =>
+      expect(second.sent).toContainEqual({ type: "output", data: "to-second" }),
+    );
+    expect(first.sent).not.toContainEqual({ type: "output", data: "to-second" });
+    expect(terminal.closes).toBe(0);
   });
 });

@@ -2,7 +2,9 @@
  * `GET /v1/sessions/:id/terminal`: a terminal in the session directory, over the sidecar's own
  * WebSocket (the token or a ticket, and the Host and Origin checks of every route, security.ts),
  * proxied to OpenCode's PTY, whose port never leaves the sidecar. The terminal lives as long
- * as its socket: the socket's close closes it, and its end (the shell exits, the session
+ * as its socket, except that a socket that drops (1006), unloads (1001) or detaches (4000)
+ * leaves it kept for a grace period, for a new socket to take back with `?terminal=<id>`
+ * (KeptTerminal: a reload must not lose the shell); its end (the shell exits, the session
  * closes) closes the socket. Output waits in the socket's buffer up to a bound; a client that
  * reads slower than that is disconnected (4008) and the terminal closed, so a stalled client
  * cannot grow the sidecar's memory. The messages are in src/wire/terminal.ts.
@@ -15,6 +17,7 @@ import { describeError } from "../../util/describe-error.js";
 import type { Logger } from "../../util/logger.js";
 import {
   TERMINAL_CLOSE,
+  TERMINAL_GRACE_MS,
   TerminalClientMessageSchema,
   TerminalQuerySchema,
   type TerminalServerMessage,
@@ -23,6 +26,7 @@ import { callSignal } from "../call-bounds.js";
 import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import type { SidecarApp } from "../sidecar-app.js";
+import { KeptTerminal, type TerminalSink } from "./kept-terminal.js";
 import type { StreamSocket } from "./ws-connection.js";
 
 /** Unsent output past which a client counts as too slow (bytes in the socket's buffer). */
@@ -31,17 +35,46 @@ const OPEN = 1;
 
 const ParamsSchema = z.object({ id: z.string().min(1).max(200) });
 
-/** The open terminal sockets, closed together when the sidecar stops. */
+/**
+ * The open terminal sockets and the terminals kept for them (by OpenCode's PTY id), closed
+ * together when the sidecar stops.
+ */
 export class TerminalSockets {
   readonly #open = new Set<() => void>();
+  readonly #kept = new Map<string, KeptTerminal>();
+  readonly #graceMs: number;
+
+  constructor(options: { graceMs?: number } = {}) {
+    this.#graceMs = options.graceMs ?? TERMINAL_GRACE_MS;
+  }
 
   add(stop: () => void): () => void {
     this.#open.add(stop);
     return () => this.#open.delete(stop);
   }
 
+  /** Keeps a newly opened terminal until it ends. */
+  keep(sessionId: string, terminal: Terminal, logger: Logger): KeptTerminal {
+    const kept = new KeptTerminal(terminal, {
+      sessionId,
+      graceMs: this.#graceMs,
+      bound: TERMINAL_BACKLOG_BYTES,
+      logger,
+      onGone: () => this.#kept.delete(terminal.id),
+    });
+    this.#kept.set(terminal.id, kept);
+    return kept;
+  }
+
+  /** The session's kept terminal `id`, if it still runs (another session's id is not found). */
+  kept(sessionId: string, id: string): KeptTerminal | undefined {
+    const kept = this.#kept.get(id);
+    return kept?.sessionId === sessionId ? kept : undefined;
+  }
+
   stopAll(): void {
     for (const stop of [...this.#open]) stop();
+    for (const kept of [...this.#kept.values()]) void kept.close();
   }
 }
 
@@ -90,10 +123,11 @@ export function registerTerminalRoute(
       claim(request);
       const session = sessions.get(request);
       if (session === undefined) return; // the preHandler answered already
-      const { cols, rows } = request.query as z.infer<typeof TerminalQuerySchema>;
+      const { cols, rows, terminal } = request.query as z.infer<typeof TerminalQuerySchema>;
       const size = cols !== undefined && rows !== undefined ? { cols, rows } : undefined;
       void serveTerminal(socket as StreamSocket, session, {
         size,
+        reattach: terminal,
         sockets,
         logger: ctx.logger,
         stopping: ctx.stopping,
@@ -108,13 +142,21 @@ export type TerminalSession = Pick<Session, "id" | "openTerminal">;
 
 export interface ServeOptions {
   size: { cols: number; rows: number } | undefined;
+  /** A kept terminal's id to take back (`?terminal=`); a new one when it is not kept. */
+  reattach?: string | undefined;
   sockets: TerminalSockets;
   logger: Logger;
   stopping: AbortSignal;
   stoppingReason: string;
 }
 
-/** Opens the session's terminal and proxies it over `socket` until one of them ends. */
+/** Closes that keep the shell for a new socket: a drop, a page's unload, the client's detach. */
+const KEEPING_CLOSES: ReadonlySet<number> = new Set([1001, 1006, TERMINAL_CLOSE.detach]);
+
+/**
+ * Opens the session's terminal, or takes back the kept one `options.reattach` names, and proxies
+ * it over `socket` until one of them ends (or the socket drops: then it is kept, KeptTerminal).
+ */
 export async function serveTerminal(
   socket: StreamSocket,
   session: TerminalSession,
@@ -130,27 +172,63 @@ export async function serveTerminal(
   const socketGone = new AbortController();
   socket.on("close", () => socketGone.abort());
   const forget = options.sockets.add(() => closeSocket(1012, options.stoppingReason));
-  let terminal: Terminal;
-  try {
-    terminal = await session.openTerminal({
-      signal: socketGone.signal,
-      ...(options.size === undefined ? {} : { size: options.size }),
-    });
-  } catch (error) {
-    forget();
-    send({ type: "ended", reason: "failed", message: describeError(error) });
-    closeSocket(1011, "the terminal could not be opened");
-    return;
+  let kept =
+    options.reattach === undefined ? undefined : options.sockets.kept(session.id, options.reattach);
+  const reattached = kept !== undefined;
+  if (kept === undefined) {
+    let terminal: Terminal;
+    try {
+      terminal = await session.openTerminal({
+        signal: socketGone.signal,
+        ...(options.size === undefined ? {} : { size: options.size }),
+      });
+    } catch (error) {
+      forget();
+      send({ type: "ended", reason: "failed", message: describeError(error) });
+      closeSocket(1011, "the terminal could not be opened");
+      return;
+    }
+    kept = options.sockets.keep(session.id, terminal, options.logger);
   }
+  const held = kept;
   if (socketGone.signal.aborted || options.stopping.aborted) {
     forget();
-    await terminal.close();
+    await held.close();
     closeSocket(1012, options.stoppingReason);
     return;
   }
-  socket.on("close", () => {
+  // Taken over by another socket: this socket's close no longer concerns the terminal.
+  let handedOver = false;
+  const sink: TerminalSink = {
+    output: (data) => {
+      if (socket.bufferedAmount > TERMINAL_BACKLOG_BYTES) {
+        options.logger.warn("closed a terminal whose client did not read its output", {
+          sessionId: session.id,
+          terminalId: held.terminal.id,
+        });
+        closeSocket(
+          TERMINAL_CLOSE.slowConsumer,
+          "terminal output backed up: this client read too slowly; the terminal was closed",
+        );
+        void held.close();
+        return;
+      }
+      send({ type: "output", data });
+    },
+    ended: (end) => {
+      send({ type: "ended", reason: end.reason, message: end.message });
+      closeSocket(1000, end.reason);
+    },
+    replaced: () => {
+      handedOver = true;
+      closeSocket(TERMINAL_CLOSE.replaced, "the terminal was taken back by another socket");
+    },
+  };
+  socket.on("close", (code) => {
     forget();
-    void terminal.close();
+    if (handedOver) return;
+    if (KEEPING_CLOSES.has(code) && !options.stopping.aborted) held.detach(sink);
+    else void held.close();
   });
   socket.on("message", (data, isBinary) => {
     const parsed = isBinary ? undefined : parseMessage(data);
@@ -163,40 +241,21 @@ export async function serveTerminal(
       return;
     }
     if (parsed.type === "input") {
-      terminal.write(parsed.data);
+      held.terminal.write(parsed.data);
       return;
     }
     const size = { cols: parsed.cols, rows: parsed.rows };
-    terminal.resize(size, { signal: socketGone.signal }).then(
+    held.terminal.resize(size, { signal: socketGone.signal }).then(
       () => send({ type: "resized", ...size }),
       (error: unknown) => send({ type: "error", message: `resize: ${describeError(error)}` }),
     );
   });
-  send({ type: "ready", id: terminal.id });
-  void terminal.ended.then((end) => {
-    send({ type: "ended", reason: end.reason, message: end.message });
-    closeSocket(1000, end.reason);
-  });
-  try {
-    for await (const data of terminal.output()) {
-      if (socket.bufferedAmount > TERMINAL_BACKLOG_BYTES) {
-        options.logger.warn("closed a terminal whose client did not read its output", {
-          sessionId: session.id,
-          terminalId: terminal.id,
-        });
-        closeSocket(
-          TERMINAL_CLOSE.slowConsumer,
-          "terminal output backed up: this client read too slowly; the terminal was closed",
-        );
-        await terminal.close();
-        return;
-      }
-      send({ type: "output", data });
-    }
-  } catch (error) {
-    options.logger.warn("a terminal's output broke off", { error: describeError(error) });
-    await terminal.close();
+  send({ type: "ready", id: held.terminal.id, ...(reattached ? { reattached } : {}) });
+  // A reattached terminal's resize: the new page may be another size than the old one.
+  if (reattached && options.size !== undefined) {
+    held.terminal.resize(options.size).catch(() => undefined);
   }
+  held.attach(sink);
 }
 
 function parseMessage(

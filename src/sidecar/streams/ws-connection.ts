@@ -38,7 +38,9 @@ export interface StreamSocket {
     event: "message",
     listener: (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => void,
   ): unknown;
-  on(event: "pong" | "close", listener: () => void): unknown;
+  on(event: "pong", listener: () => void): unknown;
+  /** `code`: the close frame's code (1005 without one, 1006 when the connection dropped). */
+  on(event: "close", listener: (code: number) => void): unknown;
   on(event: "error", listener: (error: Error) => void): unknown;
 }
 

@@ -5,6 +5,7 @@
  */
 import type { ToolPart } from "opencode-bridge/client";
 import type { ComponentChildren } from "preact";
+import { toolFilePath, ViewFileButton } from "../workbench/view-file-button.js";
 import { DiffView } from "./diff-view.js";
 import { commandOf } from "./tool-command.js";
 import { toolDiff } from "./tool-diff.js";
@@ -68,6 +69,7 @@ export function ToolCard(props: {
         </p>
       ) : null}
       {part.output === undefined ? null : <ToolOutput output={part.output} />}
+      <ViewFileButton path={toolFilePath(part.input)} />
       {props.children}
       {part.error === undefined ? null : (
         <p class="tool-error" role="status">

@@ -6,6 +6,7 @@
 import type { FileChange } from "opencode-bridge/client";
 import { useState } from "preact/hooks";
 import { DiffView } from "../conversation/diff-view.js";
+import { ViewFileButton } from "../workbench/view-file-button.js";
 
 /** Diffs longer than this (lines) start folded: a generated file must not bury the others. */
 const FOLD_LINES = 200;
@@ -31,6 +32,7 @@ export function ChangedFile(props: { file: ChangedFileData; layout: "unified" | 
           <span class="diff-count add">+{file.additions}</span>{" "}
           <span class="diff-count del">−{file.deletions}</span>
         </span>
+        {file.status === "deleted" ? null : <ViewFileButton path={file.path} inline />}
       </div>
       {hunks === undefined ? (
         <p class="muted changed-file-note">
