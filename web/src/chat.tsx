@@ -25,6 +25,7 @@ import { SessionActionsContext, sessionActions } from "./session-actions.js";
 import { SessionHeading } from "./session-heading.js";
 import { SessionList } from "./session-list.js";
 import { useSessionProblems } from "./session-problems.js";
+import { Shortcuts } from "./shortcuts/shortcuts.js";
 import { useSessionGroups } from "./side/session-groups.js";
 import { ThemeToggle } from "./theme-toggle.js";
 import { titleOnFirstSend } from "./title-on-first-send.js";
@@ -157,6 +158,15 @@ export function Chat(props: {
 
   return (
     <div class={sidebarOpen ? "layout sidebar-open" : "layout"}>
+      <Shortcuts
+        newSession={() => void newSession.create()}
+        toggleSidebar={() => setSidebarOpen((open) => !open)}
+        toggleReview={
+          review.context?.canReview === true
+            ? () => (review.scope === undefined ? review.open() : review.close())
+            : undefined
+        }
+      />
       <aside class="sidebar" id="sidebar">
         <SessionList
           client={client}

@@ -13,6 +13,7 @@ import "./styles/composer.css";
 import "./styles/composer-pickers.css";
 import "./styles/sessions.css";
 import "./styles/review.css";
+import "./styles/dialogs.css";
 
 applyStoredTheme();
 const root = document.getElementById("app");
