@@ -10,6 +10,7 @@ import { Landing } from "./landing/landing.js";
 import { useLiveSession } from "./live-session.js";
 import { useModelCatalog } from "./model-catalog.js";
 import { useNewSession } from "./new-session.js";
+import { PairingButton } from "./pairing/pairing-button.js";
 import {
   clearTargetFromUrl,
   type OpenTarget,
@@ -231,6 +232,7 @@ export function Chat(props: {
               </span>
             </button>
           ) : null}
+          <PairingButton target={target} />
           <ThemeToggle />
         </header>
         <ConnectionBanner
