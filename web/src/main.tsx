@@ -14,6 +14,7 @@ import "./styles/composer-pickers.css";
 import "./styles/sessions.css";
 import "./styles/review.css";
 import "./styles/dialogs.css";
+import "./styles/phone-targets.css";
 
 applyStoredTheme();
 const root = document.getElementById("app");
