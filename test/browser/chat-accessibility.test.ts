@@ -91,15 +91,29 @@ describe("axe-core on the chat's main screens", () => {
     await byTestId(page, "composer-input").fill("/");
     await byTestId(page, "suggestion-list").waitFor();
     expect(await seriousViolations(page), "the composer's / list").toEqual([]);
+    await byTestId(page, "composer-input").fill("");
+
+    await byTestId(page, "theme-toggle").focus();
+    await page.keyboard.press("?");
+    await byTestId(page, "shortcut-list").waitFor();
+    expect(await seriousViolations(page), "the shortcut list").toEqual([]);
+    await page.keyboard.press("Escape");
+    await byTestId(page, "pairing-open").click();
+    await byTestId(page, "pairing-show").click();
+    await byTestId(page, "pairing-qr").waitFor();
+    expect(await seriousViolations(page), "the pairing dialog").toEqual([]);
   });
 
-  it("the dark theme, with a tool card and an ask", async () => {
+  it("the dark theme, with a tool card and an ask, and a dialog", async () => {
     const { page } = await chromium.open({
       colorScheme: "dark",
       viewport: { width: 1280, height: 800 },
     });
     await toolCardAndAsk(page, "dark");
     expect(await seriousViolations(page), "dark theme").toEqual([]);
+    await byTestId(page, "pairing-open").click();
+    await byTestId(page, "pairing-dialog").waitFor();
+    expect(await seriousViolations(page), "the pairing dialog, dark").toEqual([]);
   });
 
   it("the side list on a phone (390×844), light and dark", async () => {

@@ -10,13 +10,13 @@ import { Landing } from "./landing/landing.js";
 import { useLiveSession } from "./live-session.js";
 import { useModelCatalog } from "./model-catalog.js";
 import { useNewSession } from "./new-session.js";
-import { PairingButton } from "./pairing/pairing-button.js";
 import {
   clearTargetFromUrl,
   type OpenTarget,
   putTargetInUrl,
   targetFromUrl,
 } from "./open-session-url.js";
+import { PairingButton } from "./pairing/pairing-button.js";
 import { TurnReviewContext } from "./review/review-context.js";
 import { ReviewDrawer } from "./review/review-drawer.js";
 import { SessionLineage } from "./review/session-lineage.js";
