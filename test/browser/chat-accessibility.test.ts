@@ -12,7 +12,7 @@ import { join } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { useBrowser } from "../support/browser.js";
+import { screenshot, useBrowser } from "../support/browser.js";
 import { useChatHarness } from "../support/chat-harness.js";
 import {
   byTestId,
@@ -87,6 +87,12 @@ describe("axe-core on the chat's main screens", () => {
     expect(await seriousViolations(page), "review panel").toEqual([]);
     await page.keyboard.press("Escape");
     await eventually(() => byTestId(page, "review-panel").count()).toBe(0);
+    // The review's shortcut, outside a text field: r opens the panel, and r again closes it.
+    await byTestId(page, "theme-toggle").focus();
+    await page.keyboard.press("r");
+    await byTestId(page, "review-panel").waitFor();
+    await page.keyboard.press("r");
+    await eventually(() => byTestId(page, "review-panel").count()).toBe(0);
 
     await byTestId(page, "composer-input").fill("/");
     await byTestId(page, "suggestion-list").waitFor();
@@ -97,6 +103,7 @@ describe("axe-core on the chat's main screens", () => {
     await page.keyboard.press("?");
     await byTestId(page, "shortcut-list").waitFor();
     expect(await seriousViolations(page), "the shortcut list").toEqual([]);
+    await screenshot(page, "shortcut-list");
     await page.keyboard.press("Escape");
     await byTestId(page, "pairing-open").click();
     await byTestId(page, "pairing-show").click();
@@ -112,8 +119,10 @@ describe("axe-core on the chat's main screens", () => {
     await toolCardAndAsk(page, "dark");
     expect(await seriousViolations(page), "dark theme").toEqual([]);
     await byTestId(page, "pairing-open").click();
-    await byTestId(page, "pairing-dialog").waitFor();
+    await byTestId(page, "pairing-show").click();
+    await byTestId(page, "pairing-qr").waitFor();
     expect(await seriousViolations(page), "the pairing dialog, dark").toEqual([]);
+    await screenshot(page, "pairing-dialog-dark");
   });
 
   it("the side list on a phone (390×844), light and dark", async () => {
