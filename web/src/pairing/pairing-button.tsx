@@ -12,9 +12,14 @@ export function PairingButton(props: { target: OpenTarget | undefined }) {
         class="pairing-open"
         data-testid="pairing-open"
         aria-haspopup="dialog"
+        aria-label="Open on your phone"
         onClick={() => setOpen(true)}
       >
-        Open on your phone
+        {/* A narrower desktop keeps room for the session's title: the short label. */}
+        <span class="pairing-open-long">Open on your phone</span>
+        <span class="pairing-open-short" aria-hidden="true">
+          Phone
+        </span>
       </button>
       {open ? <PairingDialog target={props.target} onClose={() => setOpen(false)} /> : null}
     </>
