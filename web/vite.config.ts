@@ -11,7 +11,9 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export default defineConfig({
   root: here("."),
   base: "./",
-  publicDir: false,
+  // Copied as they are, beside index.html: the manifest, its icons, the service worker (whose
+  // scope is the folder it is served from, so it must not sit under assets/).
+  publicDir: here("public"),
   oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
   resolve: {
     alias: { "opencode-bridge/client": here("../src/client/index.ts") },

@@ -16,6 +16,7 @@ import {
   putTargetInUrl,
   targetFromUrl,
 } from "./open-session-url.js";
+import { PairingButton } from "./pairing/pairing-button.js";
 import { TurnReviewContext } from "./review/review-context.js";
 import { ReviewDrawer } from "./review/review-drawer.js";
 import { SessionLineage } from "./review/session-lineage.js";
@@ -26,6 +27,7 @@ import { SessionHeading } from "./session-heading.js";
 import { sessionLabel } from "./session-label.js";
 import { SessionList } from "./session-list.js";
 import { useSessionProblems } from "./session-problems.js";
+import { Shortcuts } from "./shortcuts/shortcuts.js";
 import { useSessionGroups } from "./side/session-groups.js";
 import { useAwayAlerts } from "./status/away-alerts.js";
 import { StatusButton } from "./status/status-popover.js";
@@ -202,6 +204,15 @@ export function Chat(props: {
 
   return (
     <div class={sidebarOpen ? "layout sidebar-open" : "layout"}>
+      <Shortcuts
+        newSession={() => void newSession.create()}
+        toggleSidebar={() => setSidebarOpen((open) => !open)}
+        toggleReview={
+          review.context?.canReview === true
+            ? () => (review.scope === undefined ? review.open() : review.close())
+            : undefined
+        }
+      />
       <aside class="sidebar" id="sidebar">
         <SessionList
           client={client}
@@ -275,6 +286,7 @@ export function Chat(props: {
               onToggle={togglePanel}
             />
           )}
+          <PairingButton target={target} />
           <ThemeToggle />
         </header>
         <ConnectionBanner

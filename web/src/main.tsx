@@ -1,8 +1,9 @@
-/** The web chat's entry: theme first (no flash of the wrong one), then the app. */
+/** The web chat's entry: theme first (no flash of the wrong one), then the app, then its worker. */
 // First of all (a side effect, kept first): zod configured before the client builds schemas.
 import "./zod-jitless.js";
 import { render } from "preact";
 import { App } from "./app.js";
+import { registerServiceWorker } from "./register-service-worker.js";
 import { applyStoredTheme } from "./theme.js";
 import "./styles/base.css";
 import "./styles/layout.css";
@@ -15,7 +16,10 @@ import "./styles/sessions.css";
 import "./styles/review.css";
 import "./styles/status.css";
 import "./styles/workbench.css";
+import "./styles/dialogs.css";
+import "./styles/phone-targets.css";
 
 applyStoredTheme();
 const root = document.getElementById("app");
 if (root !== null) render(<App />, root);
+registerServiceWorker();

@@ -29,3 +29,8 @@ export function saveToken(token: string): void {
 export function forgetToken(): void {
   sessionStorage.removeItem(KEY);
 }
+
+/** The token this tab holds, without touching the URL (the pairing code carries it). */
+export function keptToken(): string | undefined {
+  return sessionStorage.getItem(KEY) ?? undefined;
+}

@@ -9,6 +9,9 @@ export const CONTENT_SECURITY_POLICY = [
   "connect-src 'self'",
   "style-src 'self' 'unsafe-inline'",
   "script-src 'self'",
+  // Said outright, though both fall back to 'self': the app shell's service worker and manifest.
+  "worker-src 'self'",
+  "manifest-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",
   "frame-ancestors 'none'",

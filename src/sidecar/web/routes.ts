@@ -1,6 +1,7 @@
 /**
  * The web chat: `GET /` (its `index.html`) and `GET /assets/*` (the hashed bundle) from the
- * built assets, and an empty `GET /favicon.ico`. No token (the page holds no secret: the user brings the token in the URL's
+ * built assets, the installable app's files beside them (SHELL_FILES), and an empty
+ * `GET /favicon.ico`. No token (the page holds no secret: the user brings the token in the URL's
  * fragment), but the security hook's Host and Origin checks apply (see security.ts), and every
  * answer carries the CSP and the other headers of `headers.ts`.
  */
@@ -11,8 +12,26 @@ import type { SidecarApp } from "../sidecar-app.js";
 import { ASSET_CACHE_CONTROL, PAGE_CACHE_CONTROL, WEB_SECURITY_HEADERS } from "./headers.js";
 import { notBuiltPage } from "./not-built.js";
 
+/**
+ * The installable app's files at the root (typed by their extension, as the assets are): the
+ * manifest and its icons, and the service worker (at the root because its scope is the folder
+ * it is served from). Never cached by the browser's HTTP cache (no-cache), so a new build's
+ * worker is seen at once.
+ */
+const SHELL_FILES: readonly string[] = [
+  "manifest.webmanifest",
+  "sw.js",
+  "icon.svg",
+  "icon-maskable.svg",
+];
+
 /** The chat's routes, as Fastify names them: the security hook lets them in without a token. */
-export const WEB_ROUTES: ReadonlySet<string> = new Set(["/", "/assets/*", "/favicon.ico"]);
+export const WEB_ROUTES: ReadonlySet<string> = new Set([
+  "/",
+  "/assets/*",
+  "/favicon.ico",
+  ...SHELL_FILES.map((name) => `/${name}`),
+]);
 
 /** Serves the chat built in `root` (`index.html`, `assets/`). */
 export function registerWebRoutes(app: SidecarApp, root: string): void {
@@ -43,6 +62,14 @@ export function registerWebRoutes(app: SidecarApp, root: string): void {
     scope.get("/favicon.ico", { schema: { hide: true } }, async (_request, reply) =>
       reply.code(204).header("cache-control", "public, max-age=86400").send(),
     );
+
+    for (const name of SHELL_FILES) {
+      scope.get(`/${name}`, { schema: { hide: true } }, async (_request, reply) => {
+        if (!existsSync(join(root, name))) return reply.code(404).send();
+        void reply.header("cache-control", PAGE_CACHE_CONTROL);
+        return reply.sendFile(name, root, { cacheControl: false });
+      });
+    }
 
     scope.get("/", { schema: { hide: true } }, async (_request, reply) => {
       void reply.header("cache-control", PAGE_CACHE_CONTROL);

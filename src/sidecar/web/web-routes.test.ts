@@ -19,6 +19,8 @@ const INDEX =
   '<!doctype html><title>chat</title><script type="module" src="/assets/app-1a2b3c.js"></script>';
 const SCRIPT = "console.log('chat');";
 const SECRET = "a file beside the assets, never to be served";
+const MANIFEST = '{"name":"chat","start_url":"./","display":"standalone"}';
+const WORKER = "self.addEventListener('fetch', () => {});";
 
 const made: SidecarHarness[] = [];
 const dirs: string[] = [];
@@ -36,6 +38,9 @@ function builtChat(options: { index?: boolean } = {}): string {
   mkdirSync(join(root, "assets"), { recursive: true });
   if (options.index !== false) writeFileSync(join(root, "index.html"), INDEX);
   writeFileSync(join(root, "assets", "app-1a2b3c.js"), SCRIPT);
+  writeFileSync(join(root, "manifest.webmanifest"), MANIFEST);
+  writeFileSync(join(root, "sw.js"), WORKER);
+  writeFileSync(join(root, "icon.svg"), "<svg xmlns='http://www.w3.org/2000/svg'/>");
   writeFileSync(join(root, "assets", ".env"), SECRET);
   return root;
 }
@@ -70,6 +75,28 @@ describe("the web chat's page and assets", () => {
     expectWebHeaders(script.headers);
   });
 
+  it("serves the installable app's files at the root, typed, never cached, without a token", async () => {
+    const app = harness({ web: builtChat() });
+    const manifest = await app.inject({ url: "/manifest.webmanifest" });
+    expect(manifest.statusCode).toBe(200);
+    expect(manifest.headers["content-type"]).toMatch(/^application\/manifest\+json/);
+    expect(manifest.body).toBe(MANIFEST);
+    expect(manifest.headers["cache-control"]).toBe("no-cache");
+    expectWebHeaders(manifest.headers);
+    const worker = await app.inject({ url: "/sw.js" });
+    expect(worker.statusCode).toBe(200);
+    expect(worker.headers["content-type"]).toMatch(/javascript/);
+    expect(worker.body).toBe(WORKER);
+    expect(worker.headers["cache-control"]).toBe("no-cache");
+    expectWebHeaders(worker.headers);
+    const icon = await app.inject({ url: "/icon.svg" });
+    expect(icon.headers["content-type"]).toMatch(/^image\/svg\+xml/);
+    // Not in this build: answered 404, not 401 (the route is the chat's).
+    expect((await app.inject({ url: "/icon-maskable.svg" })).statusCode).toBe(404);
+    // Other root files stay the API's: a token, then 404.
+    expect((await app.inject({ url: "/secret.txt" })).statusCode).toBe(401);
+  });
+
   it("answers /favicon.ico with nothing (204) rather than a failed load", async () => {
     const app = harness({ web: builtChat() });
     const icon = await app.inject({ url: "/favicon.ico" });
@@ -80,7 +107,8 @@ describe("the web chat's page and assets", () => {
   it("the CSP allows only the page's own scripts, styles, images and connections", () => {
     expect(CONTENT_SECURITY_POLICY).toBe(
       "default-src 'self'; img-src 'self' data: blob:; connect-src 'self'; " +
-        "style-src 'self' 'unsafe-inline'; script-src 'self'; object-src 'none'; " +
+        "style-src 'self' 'unsafe-inline'; script-src 'self'; worker-src 'self'; " +
+        "manifest-src 'self'; object-src 'none'; " +
         "base-uri 'none'; frame-ancestors 'none'",
     );
   });

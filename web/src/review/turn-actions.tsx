@@ -25,7 +25,8 @@ export function TurnActions(props: { message: UserMessage }) {
           type="button"
           class="link-button turn-action"
           data-testid="turn-changes"
-          aria-label={`Changes of this turn: ${files}`}
+          // The visible text starts the name: a voice user says what they see.
+          aria-label={`Changes · ${files} in this turn`}
           onClick={() => review.openChanges(message.turnId)}
         >
           Changes · {files}
