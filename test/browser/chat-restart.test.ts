@@ -120,7 +120,10 @@ describe("after a restart of the sidecar", () => {
       try {
         const { page, context } = await chromium.open();
         await openChat(page, after.chatUrl);
-        expect((await textsOf(sessionItem(page, id))).join(" ")).toContain("kept across a restart");
+        // The side list loads its projects, then their pages: wait for the entry.
+        await eventually(async () => (await textsOf(sessionItem(page, id))).join(" ")).toContain(
+          "kept across a restart",
+        );
         await openSession(page, id);
         await eventually(() => assistantText(page)).toBe("from before the restart");
         expect(await waitForOutcomes(page, 1)).toEqual(["completed"]);

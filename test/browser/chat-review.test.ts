@@ -196,7 +196,7 @@ describe("reviewing, undoing and forking turns", () => {
       "page.html",
     ]);
     // "View file" opens a changed file in the files panel (in place of the review panel).
-    await panel.getByRole("button", { name: "View the file notes.txt" }).click();
+    await panel.getByRole("button", { name: "View file notes.txt" }).click();
     const files = byTestId(page, "files-panel");
     await eventually(() => files.locator(".file-lines").textContent()).toBe("a\nB\nc");
     expect(await panel.count()).toBe(0);

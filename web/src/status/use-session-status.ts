@@ -47,11 +47,13 @@ export function useSessionStatus(
   // A step's end changes what was spent (a new `spent`); a turn's end closes the turn's count.
   const spent = live?.spent;
   const running = live?.running;
-  const canTodos = info?.capabilities?.todos === true;
-  const canMcp = info?.capabilities?.mcpStatus === true;
+  // A session whose directory is gone is read only and never opened: nothing of it to ask.
+  const readable = info !== undefined && info.directoryMissing !== true;
+  const canTodos = readable && info?.capabilities?.todos === true;
+  const canMcp = readable && info?.capabilities?.mcpStatus === true;
   const directory = info?.directory;
   useEffect(() => {
-    if (sessionId === undefined) return;
+    if (sessionId === undefined || !readable) return;
     const abort = new AbortController();
     const options = { signal: abort.signal, timeoutMs: READ_BOUND_MS };
     const keep = keeper(abort.signal, sessionId, setRead);
@@ -61,7 +63,7 @@ export function useSessionStatus(
     );
     return () => abort.abort();
     // `spent`, `running` and `asked` are read so that a step's end, a turn's and a refresh read again.
-  }, [client, sessionId, spent, running, asked]);
+  }, [client, sessionId, readable, spent, running, asked]);
   useEffect(() => {
     if (sessionId === undefined || !canTodos) return;
     const abort = new AbortController();

@@ -14,7 +14,7 @@ export function ViewFileButton(props: { path: string | undefined; inline?: boole
       type="button"
       class="link-button view-file"
       data-testid="view-file"
-      aria-label={`View the file ${path}`}
+      aria-label={`View file ${path}`}
       onClick={() => openFile(path)}
     >
       View file
