@@ -1,13 +1,4 @@
-/**
- * The web chat's main screens through axe-core (`@axe-core/playwright`), in a real Chromium
- * against the real opencode and the scripted model: the landing page, a conversation with a
- * tool card and an ask, the review panel, the composer's `/` list, the side list on a phone,
- * the dark theme, and the dialogs (shortcuts, pairing). No `serious` or `critical` violation.
- * The repository's git worktree is what gives the session its review panel.
- */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "playwright-core";
@@ -23,23 +14,10 @@ import {
   waitForOutcomes,
   writeTurn,
 } from "../support/chat-page.js";
+import { gitWorktree } from "../support/git-worktree.js";
 
 /** A git worktree with one commit: OpenCode keeps a step's changes only in one. */
-function gitWorktree(): string {
-  const directory = mkdtempSync(join(tmpdir(), "ocb-chat-a11y-"));
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=e2e", "-c", "user.email=e2e@example.com", ...args], {
-      cwd: directory,
-      stdio: "ignore",
-    });
-  git("init", "-q");
-  writeFileSync(join(directory, "notes.txt"), "a\n");
-  git("add", "notes.txt");
-  git("commit", "-q", "-m", "start");
-  return directory;
-}
-
-const worktree = gitWorktree();
+const worktree = gitWorktree("ocb-chat-a11y-", { "notes.txt": "a\n" });
 afterAll(() => rmSync(worktree, { recursive: true, force: true }));
 const chromium = useBrowser();
 const harness = useChatHarness({ directory: worktree });

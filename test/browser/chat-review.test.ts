@@ -1,15 +1,4 @@
-/**
- * Reviewing, undoing and forking turns in the web chat, in a real Chromium against the real
- * opencode and the scripted model, in a git worktree (OpenCode snapshots a step's files only
- * in one): a turn that writes two files shows "Changes · 2 files"; the review panel lists both
- * with their diffs (planted HTML in a file stays text); Undo names both files, puts them back
- * on disk and hides the turn; Redo writes them again; a later turn's changes are its own, the
- * session's are all of them; a fork at the second message opens a session whose history ends
- * before it, with a link back to its origin, which lists the fork.
- */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
@@ -23,23 +12,10 @@ import {
   textsOf,
   waitForOutcomes,
 } from "../support/chat-page.js";
+import { gitWorktree } from "../support/git-worktree.js";
 
 /** A git worktree whose one commit has `notes.txt` (two lines). */
-function gitWorktree(): string {
-  const directory = mkdtempSync(join(tmpdir(), "ocb-chat-review-"));
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=e2e", "-c", "user.email=e2e@example.com", ...args], {
-      cwd: directory,
-      stdio: "ignore",
-    });
-  git("init", "-q");
-  writeFileSync(join(directory, "notes.txt"), "a\nb\n");
-  git("add", "notes.txt");
-  git("commit", "-q", "-m", "start");
-  return directory;
-}
-
-const worktree = gitWorktree();
+const worktree = gitWorktree("ocb-chat-review-", { "notes.txt": "a\nb\n" });
 afterAll(() => rmSync(worktree, { recursive: true, force: true }));
 const chromium = useBrowser();
 // Edits run without asking: this test is about what they changed, not about the asks.

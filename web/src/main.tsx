@@ -13,6 +13,7 @@ import "./styles/asks.css";
 import "./styles/composer.css";
 import "./styles/composer-pickers.css";
 import "./styles/sessions.css";
+import "./styles/side-panel.css";
 import "./styles/review.css";
 import "./styles/status.css";
 import "./styles/workbench.css";

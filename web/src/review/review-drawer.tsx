@@ -27,7 +27,12 @@ export function ReviewDrawer(props: ReviewPanelProps) {
   }, []);
   if (Panel !== undefined) return <Panel {...props} />;
   return (
-    <div class="review-panel" role="dialog" aria-label="Changes" data-testid="review-panel">
+    <div
+      class="side-panel review-panel"
+      role="dialog"
+      aria-label="Changes"
+      data-testid="review-panel"
+    >
       <header class="review-head">
         <h2>Changes</h2>
         <button

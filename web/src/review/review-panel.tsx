@@ -41,7 +41,7 @@ export function ReviewPanel(props: ReviewPanelProps) {
   const { changes } = data;
   return (
     <div
-      class="review-panel"
+      class="side-panel review-panel"
       role="dialog"
       aria-labelledby="review-heading"
       data-testid="review-panel"

@@ -41,7 +41,7 @@ export function PanelFrame(props: {
   }, [onClose, closeOnEscape]);
   return (
     <div
-      class="workbench-panel"
+      class="side-panel workbench-panel"
       role="dialog"
       aria-labelledby={headingId}
       data-testid={props.testId}
