@@ -114,6 +114,7 @@ class BridgeClient {
     openTerminal(sessionId: string, options?: CallOptions & {
         cols?: number;
         rows?: number;
+        terminal?: string;
     }): Promise<TerminalConnection>;
     close(): void;
 }
@@ -505,11 +506,13 @@ interface TerminalClosed {
 class TerminalConnection {
     #private;
     readonly id: string;
+    readonly reattached: boolean;
     readonly closed: Promise<TerminalClosed>;
     output(): AsyncIterable<string>;
     write(data: string): void;
     resize(cols: number, rows: number): Promise<void>;
     close(): void;
+    detach(): void;
 }
 
 // TextPart
