@@ -31,6 +31,25 @@ async function turn(sessionId: string, text: string): Promise<CanonicalEvent> {
 /** Sends `text` and reads its turn to its end. */
 const sent = (sessionId: string, text: string) => sentTurn(client, sessionId, text);
 
+/**
+ * Waits for the `files.changed` of each of `turnIds`: it comes after its turn's end (the bridge
+ * diffs the turn's snapshots first), so one could land after an undo taken at once and make two
+ * reads of the conversation differ by it (seen on a clean clone).
+ */
+async function changesAnnounced(sessionId: string, turnIds: readonly string[]): Promise<void> {
+  const waiting = new Set(turnIds);
+  await readUntil(
+    client,
+    sessionId,
+    (event) => {
+      if (event.type === "files.changed" && event.turnId !== undefined)
+        waiting.delete(event.turnId);
+      return waiting.size === 0;
+    },
+    { what: "the files.changed of the turns that wrote files" },
+  );
+}
+
 /** Poisons the session (test/support/poisoned-prompt.ts) and waits for the failure. */
 async function poison(sessionId: string): Promise<string> {
   const inputId = await sendPoisonedPrompt(bridge.server, directory, sessionId);
@@ -57,9 +76,10 @@ function fileAt(name: string): string | undefined {
 describe("undo and redo", () => {
   it("undo puts the files back and sets the messages aside; redo restores both; a second client sees the same", async () => {
     const session = await client.createSession();
-    await turn(session.id, write("a.txt", "one"));
+    const first = await sent(session.id, write("a.txt", "one"));
     const second = await sent(session.id, `${write("a.txt", "two")} ${write("b.txt", "new")}`);
     await turn(session.id, "[[reply three]]");
+    await changesAnnounced(session.id, [first.turnId, second.turnId]);
     expect([fileAt("a.txt"), fileAt("b.txt")]).toEqual(["two", "new"]);
     const before = await client.conversation(session.id);
 
