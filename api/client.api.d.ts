@@ -66,6 +66,7 @@ class BridgeClient {
     releaseSession(sessionId: string, options?: CallOptions): Promise<SessionInfo>;
     killSession(sessionId: string, options?: CallOptions): Promise<void>;
     conversation(sessionId: string, options?: CallOptions): Promise<ConversationView>;
+    live(sessionId: string, options?: CallOptions): Promise<LiveConversation>;
     changes(sessionId: string, options?: CallOptions & {
         turnId?: string;
     }): Promise<SessionChangesView>;
@@ -311,6 +312,7 @@ interface LiveConversation {
         files: FileChange[];
         moreFiles?: number;
     };
+    turnFiles: Readonly<Record<string, TurnFiles>>;
     spent?: Usage;
     contextTokens?: number;
 }
@@ -548,6 +550,12 @@ interface ToolPart {
     output?: string;
     title?: string;
     error?: ErrorInfo;
+}
+
+// TurnFiles
+interface TurnFiles {
+    files: FileChange[];
+    moreFiles?: number;
 }
 
 // Undone

@@ -35,8 +35,11 @@ import {
   TodoListSchema,
   VcsStatusSchema,
 } from "../wire/http.js";
+import { LiveSnapshotSchema } from "../wire/live-snapshot.js";
 import { BridgeClientError, BridgeProtocolError } from "./errors.js";
 import { type CallOptions, type FetchLike, HttpCaller } from "./http-caller.js";
+import type { LiveConversation } from "./live-conversation.js";
+import { liveFromSnapshot } from "./live-snapshot.js";
 import { inputBody, newIdempotencyKey, type SendInput, withOneRetry } from "./send-input.js";
 import type { ConnectionListener, ConnectionObservable } from "./socket/connection-state.js";
 import type { Subscription } from "./socket/event-subscription.js";
@@ -372,6 +375,20 @@ export class BridgeClient {
       { method: "GET", path: `${sessionPath(sessionId)}/conversation`, schema: ConversationSchema },
       options,
     );
+  }
+
+  /**
+   * `GET /v1/sessions/:id/live`: the session as a live view starts from it — what
+   * `liveConversationOf` folds from its transcript, without the fold or the events' bytes (a long
+   * session's transcript is ten times its size). Follow it with
+   * `subscribe(sessionId, { after: live.conversation.lastSeq })` and `reduceLive`.
+   */
+  async live(sessionId: string, options?: CallOptions): Promise<LiveConversation> {
+    const snapshot = await this.#http.call(
+      { method: "GET", path: `${sessionPath(sessionId)}/live`, schema: LiveSnapshotSchema },
+      options,
+    );
+    return liveFromSnapshot(snapshot);
   }
 
   /**

@@ -87,6 +87,7 @@ export {
   type PendingAsk,
   type QueuedInput,
   reduceLive,
+  type TurnFiles,
 } from "./live-conversation.js";
 export type { InputAttachment, UploadAttachment } from "./send-input.js";
 export type {

@@ -7,13 +7,16 @@ import { NumberedEvents } from "../../test/support/numbered-events.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { initialApiState, normalizeApiEvent } from "../events/normalize-api.js";
 import { parseApiEvent } from "../opencode-protocol/api/events.js";
+import { LiveSnapshots } from "../sidecar/live-snapshots.js";
 import { conversationOf } from "../wire/conversation.js";
+import { LiveSnapshotSchema } from "../wire/live-snapshot.js";
 import {
   emptyLiveConversation,
   type LiveConversation,
   liveConversationOf,
   reduceLive,
 } from "./live-conversation.js";
+import { liveFromSnapshot, liveSnapshotOf } from "./live-snapshot.js";
 
 const SESSION = "ses_live";
 const USAGE = {
@@ -219,6 +222,15 @@ describe("reduceLive: the running turn, its usage and the connection", () => {
     expect(stream.state()).toMatchObject({
       todos,
       filesChanged: { turnId: "turn_1", files, moreFiles: 3 },
+      turnFiles: { turn_1: { files, moreFiles: 3 } },
+    });
+    // Each turn keeps its own files; the latest is the one of the turn that changed any last.
+    const later = [{ path: "b.txt", status: "modified" as const, additions: 1, deletions: 1 }];
+    stream.add("turn.started", {}, "turn_2").add("turn.ended", { outcome: "completed" }, "turn_2");
+    stream.add("files.changed", { files: later }, "turn_2");
+    expect(stream.state()).toMatchObject({
+      filesChanged: { turnId: "turn_2", files: later },
+      turnFiles: { turn_1: { files, moreFiles: 3 }, turn_2: { files: later } },
     });
     stream.add("todo.updated", { todos: [] });
     expect(stream.state().todos).toEqual([]);
@@ -411,6 +423,24 @@ describe("reduceLive over the recorded 1.18.33 fixtures (/api and legacy)", () =
         expect(liveConversationOf(SESSION, durable.slice(cut), saved)).toEqual(whole);
         expect(liveConversationOf(SESSION, durable, saved)).toEqual(whole);
       }
+    },
+  );
+
+  it.each(streams)(
+    "%s: its snapshot (GET /v1/sessions/:id/live) passes the schema through JSON and is the state again; the sidecar's kept state fed later events is the fold from the start",
+    (_, events) => {
+      const durable = events.filter((event) => event.durable);
+      const whole = liveConversationOf(SESSION, durable);
+      const sent = JSON.parse(JSON.stringify(liveSnapshotOf(whole)));
+      expect(liveFromSnapshot(LiveSnapshotSchema.parse(sent))).toEqual(
+        liveConversationOf(SESSION, durable),
+      );
+      const snapshots = new LiveSnapshots();
+      const half = Math.floor(durable.length / 2);
+      expect(snapshots.of(SESSION, durable.slice(0, half))).toEqual(
+        liveSnapshotOf(liveConversationOf(SESSION, durable.slice(0, half))),
+      );
+      expect(snapshots.of(SESSION, durable)).toEqual(liveSnapshotOf(whole));
     },
   );
 

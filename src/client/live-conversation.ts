@@ -48,6 +48,13 @@ export interface ModelSwitch {
   at: number;
 }
 
+/** The files one turn changed, as its `files.changed` named them. */
+export interface TurnFiles {
+  files: FileChange[];
+  /** Changed files beyond those named. */
+  moreFiles?: number;
+}
+
 /** An ask waiting for its answer. */
 export interface PendingAsk {
   kind: "permission" | "question";
@@ -91,6 +98,8 @@ export interface LiveConversation {
   todos?: Todo[];
   /** The files the latest turn that changed any changed (`files.changed`), and which turn. */
   filesChanged?: { turnId?: string; files: FileChange[]; moreFiles?: number };
+  /** The files each turn changed (its `files.changed`), by turn id: a turn's own "changes". */
+  turnFiles: Readonly<Record<string, TurnFiles>>;
   /** What every step of the session has spent so far, tokens and cost (its steps' usage summed). */
   spent?: Usage;
   /** The tokens the latest step had in its model's context (`Session.context()` gives the limit). */
@@ -106,6 +115,7 @@ export function emptyLiveConversation(sessionId: string): LiveConversation {
     connection: { state: "connected", since: 0, attempt: 0 },
     modelSwitches: [],
     endReasons: {},
+    turnFiles: {},
   };
 }
 
@@ -228,14 +238,24 @@ function foldLive(state: LiveConversation, event: CanonicalEvent): LiveConversat
       return { ...state, connection: event.data };
     case "todo.updated":
       return { ...state, todos: event.data.todos };
-    case "files.changed":
+    case "files.changed": {
+      const { files, moreFiles } = event.data;
+      const turnFiles =
+        event.turnId === undefined
+          ? state.turnFiles
+          : {
+              ...state.turnFiles,
+              [event.turnId]: moreFiles === undefined ? { files } : { files, moreFiles },
+            };
       return {
         ...state,
         filesChanged: {
           ...(event.turnId === undefined ? {} : { turnId: event.turnId }),
           ...event.data,
         },
+        turnFiles,
       };
+    }
     case "step.ended":
     case "step.failed":
       return withSwitchesWithin(withTally(state, event));

@@ -6,6 +6,7 @@ import type { AllowedDirectories } from "./allowed-directories.js";
 import type { ClusterPeers } from "./cluster-peers.js";
 import type { IdempotentSends } from "./idempotency.js";
 import type { SidecarLimits } from "./limits.js";
+import type { LiveSnapshots } from "./live-snapshots.js";
 import type { SidecarMetrics } from "./metrics.js";
 import type { OpenSessions } from "./open-sessions.js";
 import type { SentImages } from "./sent-images.js";
@@ -44,6 +45,8 @@ export interface SidecarContext {
   readonly cluster?: ClusterPeers;
   /** Answers of inputs by idempotency key (in memory; in Postgres in a cluster). */
   readonly idempotency: IdempotentSends;
+  /** The latest live state of the sessions read recently, for `GET /v1/sessions/:id/live`. */
+  readonly liveSnapshots: LiveSnapshots;
   /** The images of inputs sent here, to show again (in memory, bounded). */
   readonly sentImages: SentImages;
   /** The bridge's store, when the caller has it: kept sessions' seqs and renames. */

@@ -15,6 +15,7 @@ import type { SidecarContext } from "./context.js";
 import { Idempotency, type IdempotentSends } from "./idempotency.js";
 import { resolveLimits, type SidecarLimits } from "./limits.js";
 import { listenError } from "./listen-error.js";
+import { LiveSnapshots } from "./live-snapshots.js";
 import { directoriesAreLocal } from "./local-directories.js";
 import { type LogFormat, lineLogger } from "./log-lines.js";
 import { SidecarMetrics } from "./metrics.js";
@@ -153,6 +154,7 @@ export function assembleSidecar(options: SidecarOptions, stopping: AbortSignal):
     sessions: new OpenSessions(options.bridge, metrics, logger, options.store, cluster?.sessions),
     ...(cluster === undefined ? {} : { cluster }),
     idempotency: sendKeys(cluster, limits, logger, stopping),
+    liveSnapshots: new LiveSnapshots(),
     sentImages: new SentImages(limits.sentImageBytes),
     store: options.store,
     address: {

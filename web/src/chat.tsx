@@ -20,6 +20,7 @@ import { PairingButton } from "./pairing/pairing-button.js";
 import { TurnReviewContext } from "./review/review-context.js";
 import { ReviewDrawer } from "./review/review-drawer.js";
 import { SessionLineage } from "./review/session-lineage.js";
+import type { TurnChanges } from "./review/turn-changes.js";
 import { useReview } from "./review/use-review.js";
 import { SandboxBadge } from "./sandbox-badge.js";
 import { SessionActionsContext, sessionActions } from "./session-actions.js";
@@ -41,6 +42,8 @@ import { WorkbenchButtons } from "./workbench/workbench-buttons.js";
 import { WorkbenchDrawer } from "./workbench/workbench-drawer.js";
 
 const CALL_BOUND_MS = 30_000;
+/** A session's files by turn before it is read (one object: the review memoises on it). */
+const NO_TURN_FILES: TurnChanges = {};
 
 export function Chat(props: {
   client: BridgeClient;
@@ -61,7 +64,7 @@ export function Chat(props: {
   const [sidebarOpen, setSidebarOpen] = useState(false);
   // Counts the reader's sends: each takes the conversation to its end.
   const [sends, setSends] = useState(0);
-  const { live, turnChanges, error, retry } = useLiveSession(client, target);
+  const { live, error, retry } = useLiveSession(client, target);
   const catalog = useModelCatalog(client, live !== undefined || target === undefined);
   const socket = useClientConnection(client);
   const go = useCallback((next: OpenTarget) => {
@@ -179,7 +182,7 @@ export function Chat(props: {
     isChild: parentId !== undefined,
     info,
     live,
-    turnChanges,
+    turnChanges: live?.turnFiles ?? NO_TURN_FILES,
     onForked,
     onError: reportFor(sessionId),
   });

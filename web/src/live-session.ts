@@ -1,8 +1,10 @@
 /**
- * One open session, live: its transcript folded into a `LiveConversation`, then the events
- * after the transcript's last seq as they come, so nothing is lost or doubled across a reload
- * (the sidecar gives a subscription that joins mid-part what the part has streamed so far,
- * as one delta, before the part's next ones).
+ * One open session, live: its snapshot (`client.live`, what the sidecar folds from its
+ * transcript: a long session's transcript is ten times its size and its fold would cost the
+ * page), drawn as soon as it comes, then the events after its last seq as they come, so nothing
+ * is lost or doubled across a reload (the sidecar gives a subscription that joins mid-part
+ * what the part has streamed so far, as one delta, before the part's next ones). A subagent's
+ * child is read from its transcript, through its parent.
  * Events are folded as they arrive but drawn at most once per animation frame: a burst of
  * deltas costs one render, not one per delta.
  */
@@ -15,15 +17,12 @@ import {
 } from "opencode-bridge/client";
 import { useCallback, useEffect, useState } from "preact/hooks";
 import type { OpenTarget } from "./open-session-url.js";
-import { foldTurnChanges, type TurnChanges, turnChangesOf } from "./review/turn-changes.js";
 
 /** Drawn within this bound even where animation frames are paused (a hidden tab). */
 const FLUSH_FALLBACK_MS = 100;
 
 export interface LiveSession {
   live: LiveConversation | undefined;
-  /** The files each turn changed (`files.changed`), by turn id. */
-  turnChanges: TurnChanges;
   /** Why the session could not be read (shown instead of the conversation). */
   error: string | undefined;
   /** Reads the session again from its transcript (after an error). */
@@ -35,7 +34,7 @@ interface Shown extends Omit<LiveSession, "retry"> {
   of: string | undefined;
 }
 
-const NOTHING: Shown = { of: undefined, live: undefined, turnChanges: {}, error: undefined };
+const NOTHING: Shown = { of: undefined, live: undefined, error: undefined };
 
 export function useLiveSession(client: BridgeClient, target: OpenTarget | undefined): LiveSession {
   const [state, setState] = useState<Shown>(NOTHING);
@@ -47,8 +46,8 @@ export function useLiveSession(client: BridgeClient, target: OpenTarget | undefi
     setState({ ...NOTHING, of: sessionId });
     if (sessionId === undefined) return;
     const abort = new AbortController();
-    const feed = new FrameBatcher((live, turnChanges) => {
-      setState({ of: sessionId, live, turnChanges, error: undefined });
+    const feed = new FrameBatcher((live) => {
+      setState({ of: sessionId, live, error: undefined });
     });
     follow(
       client,
@@ -76,19 +75,32 @@ async function follow(
   feed: FrameBatcher,
   signal: AbortSignal,
 ): Promise<void> {
+  if (parentId !== undefined) {
+    const kept = await client.childTranscript(parentId, sessionId, { signal });
+    const live = liveConversationOf(sessionId, kept);
+    feed.start(live);
+    await followAfter(client, sessionId, live, feed, signal);
+    return;
+  }
   // A kept session (after a restart) is opened on demand before its stream is asked for (the
-  // store answers its transcript meanwhile); a subagent's child is read through its parent,
-  // its live events come on its own id.
-  const [kept, info] = await Promise.all([
-    parentId === undefined
-      ? client.transcript(sessionId, { signal })
-      : client.childTranscript(parentId, sessionId, { signal }),
-    parentId === undefined ? client.getSession(sessionId, { signal }) : undefined,
-  ]);
-  const live = liveConversationOf(sessionId, kept);
-  feed.start(live, turnChangesOf(kept));
+  // store answers its snapshot meanwhile). The snapshot is drawn without waiting for the
+  // session's info, which only says whether there is anything live to follow.
+  const info = client.getSession(sessionId, { signal });
+  info.catch(() => {});
+  const live = await client.live(sessionId, { signal });
+  feed.start(live);
   // Its directory is gone: the sidecar does not open it, there is nothing live to follow.
-  if (info?.directoryMissing === true) return;
+  if ((await info).directoryMissing === true) return;
+  await followAfter(client, sessionId, live, feed, signal);
+}
+
+async function followAfter(
+  client: BridgeClient,
+  sessionId: string,
+  live: LiveConversation,
+  feed: FrameBatcher,
+  signal: AbortSignal,
+): Promise<void> {
   const events = client.subscribe(sessionId, { after: live.conversation.lastSeq, signal });
   for await (const event of events) feed.push(event);
 }
@@ -96,25 +108,22 @@ async function follow(
 /** Folds events at once, draws the latest state once per frame. */
 class FrameBatcher {
   #live: LiveConversation | undefined;
-  #turnChanges: TurnChanges = {};
   #frame: number | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
-  readonly #draw: (live: LiveConversation, turnChanges: TurnChanges) => void;
+  readonly #draw: (live: LiveConversation) => void;
 
-  constructor(draw: (live: LiveConversation, turnChanges: TurnChanges) => void) {
+  constructor(draw: (live: LiveConversation) => void) {
     this.#draw = draw;
   }
 
-  start(live: LiveConversation, turnChanges: TurnChanges): void {
+  start(live: LiveConversation): void {
     this.#live = live;
-    this.#turnChanges = turnChanges;
-    this.#draw(live, turnChanges);
+    this.#draw(live);
   }
 
   push(event: CanonicalEvent): void {
     if (this.#live === undefined) return;
     this.#live = reduceLive(this.#live, event);
-    this.#turnChanges = foldTurnChanges(this.#turnChanges, event);
     if (this.#frame !== undefined) return;
     this.#frame = requestAnimationFrame(() => this.#flush());
     this.#timer = setTimeout(() => this.#flush(), FLUSH_FALLBACK_MS);
@@ -128,7 +137,7 @@ class FrameBatcher {
 
   #flush(): void {
     this.cancel();
-    if (this.#live !== undefined) this.#draw(this.#live, this.#turnChanges);
+    if (this.#live !== undefined) this.#draw(this.#live);
   }
 }
 

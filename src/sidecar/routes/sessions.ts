@@ -14,6 +14,7 @@ import {
   SessionListSchema,
   TranscriptQuerySchema,
 } from "../../wire/http.js";
+import { LiveSnapshotSchema } from "../../wire/live-snapshot.js";
 import { callSignal } from "../call-bounds.js";
 import { forwardedRoute } from "../cluster-peers.js";
 import type { SidecarContext } from "../context.js";
@@ -155,6 +156,22 @@ export function registerSessionRoutes(app: SidecarApp, ctx: SidecarContext): voi
     async (request) => {
       const { id } = request.params;
       return conversationOf(await durableEvents(ctx, id), id);
+    },
+  );
+
+  app.get(
+    "/v1/sessions/:id/live",
+    {
+      schema: {
+        summary:
+          "The session as a live view starts from it (liveConversationOf its transcript, without what streams): then subscribe after conversation.lastSeq",
+        params: SessionIdParamsSchema,
+        response: { 200: LiveSnapshotSchema, ...UPSTREAM_ERRORS },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      return ctx.liveSnapshots.of(id, await durableEvents(ctx, id));
     },
   );
 

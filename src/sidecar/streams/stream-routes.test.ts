@@ -16,6 +16,7 @@ import type { SidecarContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { Idempotency } from "../idempotency.js";
 import { resolveLimits } from "../limits.js";
+import { LiveSnapshots } from "../live-snapshots.js";
 import { SidecarMetrics } from "../metrics.js";
 import type { OpenSessions } from "../open-sessions.js";
 import { SentImages } from "../sent-images.js";
@@ -54,6 +55,7 @@ async function listen(sources: LogSource[]) {
     limits,
     sessions,
     idempotency: new Idempotency({ ttlMs: 1000, max: 10 }),
+    liveSnapshots: new LiveSnapshots(),
     sentImages: new SentImages(limits.sentImageBytes),
     store: undefined,
     address: { host: "127.0.0.1", port: 0 },

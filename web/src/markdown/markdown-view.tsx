@@ -2,17 +2,17 @@
  * Markdown drawn from sanitised HTML. A streaming text is cut into blocks at blank lines
  * outside code fences: the finished blocks' HTML is memoised and Preact leaves their DOM
  * alone, so each frame parses only the last, growing block — and only while it is short: a
- * long one (a paragraph that never ends) is shown as plain text until the part ends, so a frame
- * never costs a parse of a text that keeps growing.
+ * long one (a paragraph that never ends) is shown as plain text until the part ends, in chunks
+ * drawn as blocks of their own (plain-chunks.ts), so a frame never costs a parse or a layout
+ * of a text that keeps growing.
  */
 import { memo } from "preact/compat";
 import { markdownBlocks } from "./markdown-blocks.js";
+import { plainChunks } from "./plain-chunks.js";
 import { renderMarkdown, renderMarkdownOnce } from "./render-markdown.js";
 
 /** The longest growing block parsed as Markdown on every frame (characters). */
 const LIVE_MARKDOWN_CHARS = 2000;
-/** A long growing block as plain text, in chunks that stay put once full (characters). */
-const PLAIN_CHUNK_CHARS = 4000;
 
 export const Markdown = memo(function Markdown(props: { source: string; testId?: string }) {
   return (
@@ -42,11 +42,12 @@ export function StreamingMarkdown(props: { source: string; testId?: string }) {
           dangerouslySetInnerHTML={{ __html: renderMarkdownOnce(tail) }}
         />
       ) : (
-        <p key="plain" class="markdown-block plain-tail">
+        <div key="plain" class="markdown-block plain-tail">
           {plainChunks(tail).map((chunk, index) => (
+            // A chunk never changes once full (plain-chunks.ts): its place is its identity.
             <PlainChunk key={index} text={chunk} />
           ))}
-        </p>
+        </div>
       )}
     </div>
   );
@@ -63,13 +64,5 @@ const Block = memo(function Block(props: { source: string }) {
 });
 
 const PlainChunk = memo(function PlainChunk(props: { text: string }) {
-  return <span>{props.text}</span>;
+  return <p class="plain-chunk">{props.text}</p>;
 });
-
-function plainChunks(text: string): string[] {
-  const chunks: string[] = [];
-  for (let at = 0; at < text.length; at += PLAIN_CHUNK_CHARS) {
-    chunks.push(text.slice(at, at + PLAIN_CHUNK_CHARS));
-  }
-  return chunks;
-}

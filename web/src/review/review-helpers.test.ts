@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { liveConversationOf } from "../../../src/client/index.js";
 import { NumberedEvents } from "../../../test/support/numbered-events.js";
-import { filesPutBackBy, turnChangesOf } from "./turn-changes.js";
+import { filesPutBackBy } from "./turn-changes.js";
 import { undoableInputs } from "./undoable-inputs.js";
 
 const change = (path: string) => ({
@@ -24,23 +24,14 @@ function turns(count: number): NumberedEvents {
 }
 
 describe("turn changes", () => {
-  it("keeps each turn's files.changed, the latest per turn", () => {
-    const events = turns(2)
-      .add("files.changed", { files: [change("a.txt")] }, "turn_1")
-      .add("files.changed", { files: [change("b.txt")], moreFiles: 2 }, "turn_2");
-    expect(turnChangesOf(events.events)).toEqual({
-      turn_1: { files: [change("a.txt")] },
-      turn_2: { files: [change("b.txt")], moreFiles: 2 },
-    });
-  });
-
   it("an undo puts back what its turn and every later one changed, each path once", () => {
     const events = turns(3)
       .add("files.changed", { files: [change("a.txt")] }, "turn_1")
       .add("files.changed", { files: [change("b.txt"), change("c.txt")] }, "turn_2")
       .add("files.changed", { files: [change("c.txt")], moreFiles: 1 }, "turn_3");
-    const { messages } = liveConversationOf("ses_1", events.events).conversation;
-    const changes = turnChangesOf(events.events);
+    const live = liveConversationOf("ses_1", events.events);
+    const { messages } = live.conversation;
+    const changes = live.turnFiles;
     expect(filesPutBackBy(messages, changes, "in_2")).toEqual({
       paths: ["b.txt", "c.txt"],
       moreFiles: 1,

@@ -1,31 +1,11 @@
 /**
- * The files each turn changed, by turn id, folded from the session's `files.changed` events
- * (one at each turn's end that changed any; the live conversation keeps only the latest). A
- * turn's "Changes" link and an undo's confirmation read them without asking the sidecar.
+ * The files each turn changed, by turn id (the live conversation's `turnFiles`, folded from
+ * each turn's `files.changed`): a turn's "Changes" link and an undo's confirmation read them
+ * without asking the sidecar.
  */
-import type { CanonicalEvent, FileChange, Message } from "opencode-bridge/client";
+import type { LiveConversation, Message } from "opencode-bridge/client";
 
-export interface TurnFiles {
-  files: readonly FileChange[];
-  /** Changed files beyond those named. */
-  moreFiles?: number;
-}
-
-export type TurnChanges = Readonly<Record<string, TurnFiles>>;
-
-/** `changes` with `event` folded in (the same object when the event says nothing of files). */
-export function foldTurnChanges(changes: TurnChanges, event: CanonicalEvent): TurnChanges {
-  if (event.type !== "files.changed" || event.turnId === undefined) return changes;
-  const { files, moreFiles } = event.data;
-  return { ...changes, [event.turnId]: moreFiles === undefined ? { files } : { files, moreFiles } };
-}
-
-/** `foldTurnChanges` over `events`, in order. */
-export function turnChangesOf(events: Iterable<CanonicalEvent>): TurnChanges {
-  let changes: TurnChanges = {};
-  for (const event of events) changes = foldTurnChanges(changes, event);
-  return changes;
-}
+export type TurnChanges = LiveConversation["turnFiles"];
 
 /**
  * The files an undo to before `inputId` puts back: those its turn and every later turn shown
