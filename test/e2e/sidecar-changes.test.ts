@@ -150,6 +150,11 @@ describe("file changes, todos and context", () => {
     const live = liveConversationOf(session.id, transcript);
     expect(live.spent).toEqual(sum);
     expect(live.contextTokens).toBe(tokensInContext(lastStep));
+    // The sidecar's snapshot is that state (each turn's files in it), read twice (kept, then
+    // folded on from where it was).
+    expect(live.turnFiles[firstTurn]).toEqual({ files: changed.data.files });
+    expect(await client.live(session.id)).toEqual(live);
+    expect(await client.live(session.id)).toEqual(live);
 
     // A turn that is not the session's: 404.
     const unknown = await client
