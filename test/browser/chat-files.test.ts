@@ -1,8 +1,9 @@
 /**
  * The files panel in the web chat, in a real Chromium against the real sidecar, opencode and
  * the scripted model: the session directory listed folder by folder with breadcrumbs back; a
- * text file shown with its line numbers; a file of planted HTML stays text (no element made
- * from it, nothing of it runs); a binary file said plainly; a tool card's "View file" opens the
+ * text file shown with its line numbers; a TypeScript file highlighted (a comment across lines
+ * coloured on both, the numbers still beside their lines); a file of planted HTML, highlighted
+ * as HTML or inside a TypeScript string, stays text (no element made from it, nothing of it runs); a binary file said plainly; a tool card's "View file" opens the
  * file it read; on a phone the sheet fits the screen with thumb-sized entries.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -26,6 +27,14 @@ const harness = useChatHarness();
 /** A file's content is untrusted: were this HTML, the page would run it. */
 const PLANTED = `<img src=x onerror="window.__planted='img'"><script>window.__planted='script'</script>`;
 
+/** A TypeScript file with planted HTML in a string: highlight.js's output, still text. */
+const GREET_TS = [
+  "/* Greets,",
+  "   politely. */",
+  `export const planted = \`${PLANTED}\`;`,
+  'export function greet(): string { return "hi"; }',
+].join("\n");
+
 function entry(page: Page, name: string) {
   return byTestId(page, "files-panel").locator("button.file-entry", { hasText: name });
 }
@@ -40,6 +49,7 @@ describe("the files panel", () => {
     mkdirSync(join(directory, "src", "deep"), { recursive: true });
     writeFileSync(join(directory, "src", "deep", "notes.txt"), "first\nsecond\nthird\n");
     writeFileSync(join(directory, "page.html"), `one\n${PLANTED}\n`);
+    writeFileSync(join(directory, "greet.ts"), `${GREET_TS}\n`);
     writeFileSync(join(directory, "blob.bin"), Buffer.from([0, 1, 2, 0, 255, 254, 0]));
 
     const { page } = await chromium.open({ viewport: { width: 1280, height: 800 } });
@@ -64,9 +74,31 @@ describe("the files panel", () => {
     await entry(page, "deep").waitFor();
     await panel.getByRole("button", { name: "Session directory" }).click();
 
-    // Planted HTML is text: no element made from it, nothing of it ran.
+    // A TypeScript file is highlighted, its text and line numbers as they were.
+    await entry(page, "greet.ts").click();
+    const code = text.locator(".file-lines");
+    await eventually(() => code.textContent()).toBe(GREET_TS);
+    expect(await textsOf(code.locator(".hljs-keyword"))).toEqual([
+      "export",
+      "const",
+      "export",
+      "function",
+      "return",
+    ]);
+    expect(await textsOf(code.locator(".hljs-string"))).toEqual([`\`${PLANTED}\``, '"hi"']);
+    // The comment across two lines is closed and opened again: coloured on both.
+    expect(await textsOf(code.locator(".hljs-comment"))).toEqual(["/* Greets,", "politely. */"]);
+    expect(await text.locator(".file-gutter").textContent()).toBe("1\n2\n3\n4");
+    await screenshotsWideAndPhone(page, "chat-files-highlighted");
+    // The HTML in its string is text: no element made from it, nothing of it ran.
+    expect(await panel.locator("img, script").count()).toBe(0);
+    expect(await page.evaluate("window.__planted")).toBeUndefined();
+
+    // Planted HTML is text, highlighted as HTML: no element made from it, nothing of it ran.
+    await panel.getByRole("button", { name: "Session directory" }).click();
     await entry(page, "page.html").click();
     await eventually(() => text.locator(".file-lines").textContent()).toBe(`one\n${PLANTED}`);
+    expect(await text.locator(".file-lines .hljs-tag").count()).toBeGreaterThan(0);
     expect(await panel.locator("img, script").count()).toBe(0);
     expect(await page.evaluate("window.__planted")).toBeUndefined();
 

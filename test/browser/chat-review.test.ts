@@ -14,8 +14,11 @@ import {
 } from "../support/chat-page.js";
 import { gitWorktree } from "../support/git-worktree.js";
 
-/** A git worktree whose one commit has `notes.txt` (two lines). */
-const worktree = gitWorktree("ocb-chat-review-", { "notes.txt": "a\nb\n" });
+/** A git worktree whose one commit has `notes.txt` (two lines) and `greet.ts` (one). */
+const worktree = gitWorktree("ocb-chat-review-", {
+  "notes.txt": "a\nb\n",
+  "greet.ts": 'export const name = "old";\n',
+});
 afterAll(() => rmSync(worktree, { recursive: true, force: true }));
 const chromium = useBrowser();
 // Edits run without asking: this test is about what they changed, not about the asks.
@@ -26,6 +29,13 @@ const harness = useChatHarness({
 
 /** Model output is untrusted: were this HTML, the page would run it (and CSP would complain). */
 const PLANTED = `<img src=x onerror="window.__planted='img'"><script>window.__planted='script'</script>`;
+
+/** `greet.ts` changed: its first line replaced (with planted HTML in a string), three added. */
+const GREET_AFTER = `export const name = \`new ${PLANTED}\`;
+export function greet(): string {
+  return name;
+}
+`;
 
 /** A file long enough for its diff to start folded in the panel. */
 const LONG = Array.from({ length: 250 }, (_, index) => `line ${index + 1}\n`).join("");
@@ -71,7 +81,8 @@ describe("reviewing, undoing and forking turns", () => {
     expect(await textsOf(notes.locator(".diff-line.add"))).toEqual(["+B", "+c"]);
     const html = panel.locator('[data-testid="changed-file"][data-path="page.html"]');
     expect(await textsOf(html.locator(".diff-line.add"))).toEqual([`+one`, `+${PLANTED}`]);
-    // The planted markup is text: no element made from it, nothing of it ran.
+    // The planted markup is text, highlighted as HTML: no element made from it, nothing ran.
+    await eventually(() => html.locator(".diff-line.add .hljs-tag").count()).toBeGreaterThan(0);
     expect(await panel.locator("img, script").count()).toBe(0);
     expect(await page.evaluate("window.__planted")).toBeUndefined();
     const workingTree = byTestId(panel, "working-tree");
@@ -193,5 +204,78 @@ describe("reviewing, undoing and forking turns", () => {
     await eventually(() => users.count()).toBe(3);
     await eventually(() => textsOf(byTestId(page, "fork-link"))).toEqual(["review (fork)"]);
     await screenshot(page, "chat-review-origin-forks");
+  });
+
+  it("highlights a diff's code in its file's language, unified and side by side, signs and colours kept", async () => {
+    const { page } = await chromium.open({ viewport: { width: 1280, height: 800 } });
+    await openNewSession(page, harness.current, "highlight");
+    await send(page, `${write("greet.ts", GREET_AFTER)} [[reply written]]`);
+    expect(await waitForOutcomes(page, 1)).toEqual(["completed"]);
+    const changesLink = byTestId(byTestId(page, "user-turn").nth(0), "turn-changes");
+    await eventually(() => textsOf(changesLink)).toEqual(["Changes · 1 file"]);
+    await changesLink.click();
+    const panel = byTestId(page, "review-panel");
+    const greet = panel.locator('[data-testid="changed-file"][data-path="greet.ts"]');
+
+    // Unified: each line still reads as the diff's line, sign first; its code highlighted.
+    const removed = greet.locator(".diff-line.del");
+    const added = greet.locator(".diff-line.add");
+    await eventually(() => textsOf(removed)).toEqual(['-export const name = "old";']);
+    expect(await textsOf(added)).toEqual([
+      `+export const name = \`new ${PLANTED}\`;`,
+      "+export function greet(): string {",
+      "+ return name;",
+      "+}",
+    ]);
+    await eventually(() => textsOf(removed.locator(".hljs-string"))).toEqual(['"old"']);
+    expect(await textsOf(added.locator(".hljs-keyword"))).toEqual([
+      "export",
+      "const",
+      "export",
+      "function",
+      "return",
+    ]);
+    expect(await textsOf(added.locator(".hljs-string"))).toEqual([`\`new ${PLANTED}\``]);
+    // The sign is outside the code, uncoloured.
+    expect(await textsOf(removed.locator(".diff-sign"))).toEqual(["-"]);
+    expect(await textsOf(added.locator(".diff-sign"))).toEqual(["+", "+", "+", "+"]);
+    expect(await greet.locator(".diff-sign [class^='hljs-']").count()).toBe(0);
+    // The planted HTML in the string is text: no element made from it, nothing of it ran.
+    expect(await page.locator("#app img, #app script").count()).toBe(0);
+    expect(await page.evaluate("window.__planted")).toBeUndefined();
+    await screenshotsWideAndPhone(page, "chat-review-highlighted");
+
+    // Side by side: the same tokens in their cells, the signs and add/del colours kept.
+    await byTestId(panel, "review-split").click();
+    const split = byTestId(greet, "diff-split");
+    await split.waitFor();
+    const replaced = split.locator("tbody tr").nth(1).locator("td");
+    expect(await textsOf(replaced)).toEqual([
+      '-export const name = "old";',
+      `+export const name = \`new ${PLANTED}\`;`,
+    ]);
+    expect(await replaced.evaluateAll((cells) => cells.map((cell) => cell.className))).toEqual([
+      "diff-line del",
+      "diff-line add",
+    ]);
+    await eventually(() => textsOf(split.locator("td.del .hljs-keyword"))).toEqual([
+      "export",
+      "const",
+    ]);
+    expect(await textsOf(split.locator("td.del .hljs-string"))).toEqual(['"old"']);
+    expect(await textsOf(split.locator("td.add .hljs-keyword"))).toEqual([
+      "export",
+      "const",
+      "export",
+      "function",
+      "return",
+    ]);
+    expect(await textsOf(split.locator("td .diff-sign"))).toEqual(["-", "+", "+", "+", "+"]);
+    expect(await page.locator("#app img, #app script").count()).toBe(0);
+    expect(await page.evaluate("window.__planted")).toBeUndefined();
+    await screenshot(page, "chat-review-highlighted-split");
+    await page.emulateMedia({ colorScheme: "dark" });
+    await screenshot(page, "chat-review-highlighted-split-dark");
+    await page.emulateMedia({ colorScheme: null });
   });
 });

@@ -60,7 +60,7 @@ export function PermissionAsk(props: { part: PermissionPart }) {
         ))}
       </ul>
       {part.diff === undefined ? null : (
-        <DiffView diff={part.diff} label={part.files?.join(", ")} />
+        <DiffView diff={part.diff} label={part.files?.join(", ")} path={onlyFile(part.files)} />
       )}
       {part.diffOmitted === undefined ? null : <p class="muted">{OMITTED[part.diffOmitted]}</p>}
       {part.always === undefined || part.always.length === 0 ? null : (
@@ -155,9 +155,15 @@ export function PermissionRecord(props: { part: PermissionPart }) {
         <DiffView
           diff={part.diff}
           label={part.files?.join(", ")}
+          path={onlyFile(part.files)}
           applied={part.reply === "once" || part.reply === "always"}
         />
       )}
     </div>
   );
+}
+
+/** The file an ask is about when it is one: the diff's language when its headers are missing. */
+function onlyFile(files: readonly string[] | undefined): string | undefined {
+  return files?.length === 1 ? files[0] : undefined;
 }

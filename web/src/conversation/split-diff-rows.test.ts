@@ -19,4 +19,12 @@ describe("splitRows", () => {
       { kind: "pair", before: "-y", after: undefined },
     ]);
   });
+
+  it("keeps what a caller gives with each line, read through its text", () => {
+    const lines = ["@@ -1 +1 @@", "-a", "+A"].map((text, index) => ({ text, index }));
+    expect(splitRows(lines, (line) => line.text)).toEqual([
+      { kind: "header", line: lines[0], lineKind: "hunk" },
+      { kind: "pair", before: lines[1], after: lines[2] },
+    ]);
+  });
 });

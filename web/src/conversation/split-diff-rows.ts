@@ -13,14 +13,23 @@ export function kindOf(line: string): LineKind {
   return "context";
 }
 
-export type SplitRow =
-  | { kind: "header"; line: string; lineKind: "file" | "hunk" }
-  | { kind: "pair"; before: string | undefined; after: string | undefined };
+/** A row of lines: the lines as given, strings or what a caller keeps with each (its HTML). */
+export type SplitRow<Line = string> =
+  | { kind: "header"; line: Line; lineKind: "file" | "hunk" }
+  | { kind: "pair"; before: Line | undefined; after: Line | undefined };
 
-export function splitRows(lines: readonly string[]): SplitRow[] {
-  const rows: SplitRow[] = [];
-  let removed: string[] = [];
-  let added: string[] = [];
+export function splitRows(lines: readonly string[]): SplitRow[];
+export function splitRows<Line>(
+  lines: readonly Line[],
+  textOf: (line: Line) => string,
+): SplitRow<Line>[];
+export function splitRows<Line>(
+  lines: readonly Line[],
+  textOf: (line: Line) => string = String,
+): SplitRow<Line>[] {
+  const rows: SplitRow<Line>[] = [];
+  let removed: Line[] = [];
+  let added: Line[] = [];
   const flush = () => {
     for (let index = 0; index < Math.max(removed.length, added.length); index++) {
       rows.push({ kind: "pair", before: removed[index], after: added[index] });
@@ -29,7 +38,7 @@ export function splitRows(lines: readonly string[]): SplitRow[] {
     added = [];
   };
   for (const line of lines) {
-    const kind = kindOf(line);
+    const kind = kindOf(textOf(line));
     if (kind === "del") {
       // A removal after additions starts a new run: the additions are not its replacement.
       if (added.length > 0) flush();

@@ -1,10 +1,12 @@
 /**
- * One file of the session's, read only: its text in a `<pre>` as text (never as HTML: a file
- * is untrusted), with line numbers beside it; a binary file or one past the sidecar's 1 MiB
- * said plainly. `onPlace` tells the panel where the file lies, for the breadcrumbs.
+ * One file of the session's, read only: its text with line numbers beside it, highlighted in
+ * its language (file-lines.tsx: a file is untrusted, only highlight.js's checked output is drawn
+ * as HTML); a binary file or one past the sidecar's 1 MiB said plainly. `onPlace` tells the
+ * panel where the file lies, for the breadcrumbs.
  */
 import type { BridgeClient } from "opencode-bridge/client";
 import { useEffect } from "preact/hooks";
+import { FileLines } from "./file-lines.js";
 import { useLoaded } from "./use-loaded.js";
 
 export function FileView(props: {
@@ -42,8 +44,6 @@ export function FileView(props: {
       </p>
     );
   }
-  const lines = content.endsWith("\n") ? content.slice(0, -1).split("\n") : content.split("\n");
-  const numbers = lines.map((_, index) => index + 1).join("\n");
   return (
     <>
       {truncated ? (
@@ -57,10 +57,7 @@ export function FileView(props: {
         data-testid="file-text"
         aria-label={`The text of ${file.value.path}`}
       >
-        <pre class="file-gutter" aria-hidden="true">
-          {numbers}
-        </pre>
-        <pre class="file-lines">{lines.join("\n")}</pre>
+        <FileLines path={file.value.path} content={content} />
       </section>
     </>
   );

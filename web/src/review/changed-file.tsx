@@ -1,7 +1,8 @@
 /**
  * One changed file of the review panel: its status, path and line counts, then its diff (a
  * large one folded behind "Show diff"), or why there is none. The diff is the agent's work,
- * untrusted: it is drawn as text by DiffView, never as HTML.
+ * untrusted: DiffView draws it as text, and only highlight.js's checked output as HTML. Its
+ * `---`/`+++` lines are cut off here, so DiffView is given the path for the language.
  */
 import type { FileChange } from "opencode-bridge/client";
 import { useState } from "preact/hooks";
@@ -42,7 +43,7 @@ export function ChangedFile(props: { file: ChangedFileData; layout: "unified" | 
         </p>
       ) : open ? (
         <>
-          <DiffView diff={hunks} bare layout={props.layout} />
+          <DiffView diff={hunks} path={file.path} bare layout={props.layout} />
           {file.patchTruncated === true ? (
             <p class="muted changed-file-note" data-testid="patch-truncated">
               The diff is cut here: it is longer than the panel is given (64 KiB a file).
