@@ -22,6 +22,15 @@ import {
 import { type CuttingProxy, startCuttingProxy } from "../support/cutting-proxy.js";
 import { within } from "../support/within.js";
 
+/** The page's requests for a session snapshot, and when its scripts had all run. */
+const SNAPSHOT_READS = `(() => {
+  const contentLoaded = performance.getEntriesByType("navigation")[0].domContentLoadedEventStart;
+  return performance
+    .getEntriesByType("resource")
+    .filter((entry) => new URL(entry.name).pathname.endsWith("/live"))
+    .map((entry) => ({ start: entry.startTime, contentLoaded }));
+})()`;
+
 const chromium = useBrowser();
 const harness = useChatHarness();
 
@@ -44,6 +53,12 @@ describe("the web chat resumes", () => {
     await byTestId(page, "session-list").waitFor({ state: "attached" });
     await openSession(page, id);
     expect(await waitForOutcomes(page, 2)).toEqual(["completed", "completed"]);
+    // The reloaded page asked for the session's snapshot once, as its bundle started to run
+    // (web/src/early-read.ts), not after the app had been evaluated and drawn.
+    const reads =
+      await page.evaluate<Array<{ start: number; contentLoaded: number }>>(SNAPSHOT_READS);
+    expect(reads).toHaveLength(1);
+    expect(reads[0]?.start).toBeLessThan(reads[0]?.contentLoaded ?? 0);
     expect(await assistantText(page, 1)).toBe(unreloaded);
     expect(await assistantMessages(page).count()).toBe(2);
     expect(await textsOf(byTestId(page, "message-user"))).toEqual([

@@ -5,6 +5,7 @@
 import { BridgeApiError, BridgeClient } from "opencode-bridge/client";
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { Chat } from "./chat.js";
+import { withEarlyRead } from "./early-read.js";
 import { SidecarGone } from "./sidecar-gone.js";
 import { useLookForReturn } from "./sidecar-reach.js";
 import { forgetToken, saveToken, takeToken } from "./token.js";
@@ -43,7 +44,13 @@ function ClientChat(props: { token: string; onRefused: (why: string) => void }) 
   const [gone, setGone] = useState(false);
   // `tries` is a dependency so that each try makes a new client.
   const client = useMemo(
-    () => new BridgeClient({ url: location.origin, token: props.token }),
+    () =>
+      new BridgeClient({
+        url: location.origin,
+        token: props.token,
+        // The session's snapshot may have been asked for as the page started.
+        fetch: withEarlyRead((input, init) => fetch(input, init)),
+      }),
     [props.token, tries],
   );
   useEffect(() => () => client.close(), [client]);

@@ -1,5 +1,8 @@
 /** The web chat's entry: theme first (no flash of the wrong one), then the app, then its worker. */
-// First of all (a side effect, kept first): zod configured before the client builds schemas.
+// First of all (a side effect, kept first): the open session's snapshot asked for before the
+// rest of the bundle is evaluated (early-read.ts).
+import "./early-read.js";
+// Then (a side effect, kept before the client): zod configured before it builds schemas.
 import "./zod-jitless.js";
 import { render } from "preact";
 import { App } from "./app.js";
