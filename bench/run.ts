@@ -8,7 +8,7 @@
  *   (f) the heap of a session after 10,000 events against a fresh one;
  *   (g) the sidecar: latency it adds per delta (client − in-process Turn) and events/s to
  *       100 subscribed clients against 100 in-process readers;
- *   (h) the web chat in Chromium: first render of a session of 2,000 events, and the longest
+ *   (h) the web chat in Chromium: first render of a session of 10,000 events, and the longest
  *       main-thread task while 10,000 deltas stream (goals ≤ 500 ms and ≤ 50 ms).
  *   (i) open sessions on one serve bridge: upstream streams and heap of N idle ones, the
  *       bridge's CPU per streaming turn with N open against 10 open, and 50 of the N streaming
@@ -92,7 +92,7 @@ const { values } = parseArgs({
     "memory-sessions": { type: "string", default: "1000" },
     "sidecar-turns": { type: "string", default: "5" },
     "sidecar-clients": { type: "string", default: "100" },
-    "web-events": { type: "string", default: "2000" },
+    "web-events": { type: "string", default: "10000" },
     "web-renders": { type: "string", default: "5" },
     "web-deltas": { type: "string", default: "10000" },
     "open-sessions": { type: "string", default: "1000" },
@@ -514,10 +514,10 @@ function webChatLines(result: WebChatBenchResult): string[] {
   return [
     `(h) web first render ${result.sessionEvents} events (${result.turns} turns)  ` +
       `p50 ${formatMs(render)}  max ${formatMs(Math.max(...result.firstRenderMs))}  ` +
-      `(navigation → last outcome drawn, nothing cached, n=${result.firstRenderMs.length}; ` +
+      `(navigation → last turn drawn, nothing cached, n=${result.firstRenderMs.length}; ` +
       `goal ≤ 500 ms: ${firstRender})`,
     `                    reloaded (assets cached) p50 ${formatMs(median(result.warmRenderMs))}; ` +
-      `transcript asked at p50 ${formatMs(median(result.transcriptAskedMs))}, ` +
+      `snapshot asked at p50 ${formatMs(median(result.transcriptAskedMs))}, ` +
       `had at ${formatMs(median(result.transcriptMs))}`,
     `    web streaming   ${result.deltas} deltas  longest task ` +
       (result.longTasks === 0

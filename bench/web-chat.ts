@@ -3,8 +3,8 @@
  * served by a sidecar over the bridge:
  *   - first render: a session of ≥ N durable events (turns of chained scripted tool calls,
  *     each ending in Markdown with code) opened by navigating to it; the time from the start
- *     of the navigation to the frame where its last turn's outcome is drawn (`performance.now()`
- *     in the page, checked every animation frame); a new context each run, so nothing cached,
+ *     of the navigation to the frame where its last turn (its answer and its outcome) is drawn
+ *     (`performance.now()` in the page, checked every animation frame); a new context each run, so nothing cached,
  *     then once more after a reload (assets cached); and when the transcript had arrived;
  *   - streaming: a turn of D text deltas sent with no delay between them, the page open on it;
  *     the longest main-thread task the page's PerformanceObserver saw ('longtask' reports only
@@ -40,7 +40,7 @@ export interface WebChatBenchResult {
   firstRenderMs: number[];
   /** The same after a reload (the hashed assets cached). */
   warmRenderMs: number[];
-  /** Navigation start → the transcript asked for, and its last byte, ms (cold navigations). */
+  /** Navigation start → the session's snapshot asked for, and its last byte, ms (cold navigations). */
   transcriptAskedMs: number[];
   transcriptMs: number[];
   /** Deltas the streamed turn had (as a client of the sidecar counted them). */
@@ -83,6 +83,23 @@ function outcomesAtLeast(count: number): number | false {
   };
   const drawn = page.document.querySelectorAll('[data-testid="turn-outcome"]').length;
   return drawn >= count && performance.now();
+}
+
+/**
+ * Run in the page: the time since navigation once the long session's last turn is drawn (its
+ * answer's heading, "Turn N", and its outcome), else false. The chat draws a long session's
+ * latest turns first and earlier ones when the reader scrolls up: the last turn is what a
+ * reader who opens the session sees.
+ */
+function lastTurnDrawn(turn: number): number | false {
+  const page = globalThis as unknown as {
+    document: { querySelectorAll(selector: string): ArrayLike<{ textContent: string | null }> };
+  };
+  const headings = page.document.querySelectorAll('[data-testid="conversation"] h2');
+  const last = headings[headings.length - 1];
+  if (last?.textContent !== `Turn ${turn}`) return false;
+  const outcomes = page.document.querySelectorAll('[data-testid="turn-outcome"]').length;
+  return outcomes > 0 && performance.now();
 }
 
 /** A turn of `tools` chained shell calls, then a Markdown answer with code. */
@@ -156,7 +173,7 @@ async function timeRenders(
     transcriptMs: [] as number[],
   };
   const drawn = async (page: Page): Promise<number> => {
-    const at = await page.waitForFunction(outcomesAtLeast, turns, {
+    const at = await page.waitForFunction(lastTurnDrawn, turns, {
       polling: "raf",
       timeout: options.timeoutMs,
     });
@@ -180,9 +197,9 @@ async function timeRenders(
   return times;
 }
 
-/** When the page asked for the transcript and had its last byte (ms since navigation). */
+/** When the page asked for the session's snapshot and had its last byte (ms since navigation). */
 const TRANSCRIPT_FETCHED = `(() => {
-  const entry = performance.getEntriesByType("resource").find((e) => e.name.includes("/transcript"));
+  const entry = performance.getEntriesByType("resource").find((e) => new URL(e.name).pathname.endsWith("/live"));
   return entry === undefined ? [-1, -1] : [entry.startTime, entry.responseEnd];
 })()`;
 
