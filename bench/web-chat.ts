@@ -185,7 +185,7 @@ async function timeRenders(
       const page = await context.newPage();
       await page.goto(`${url}/#token=${TOKEN}&session=${sessionId}`);
       times.firstRenderMs.push(await drawn(page));
-      const [asked, fetched] = await page.evaluate<[number, number]>(TRANSCRIPT_FETCHED);
+      const [asked, fetched] = await page.evaluate<[number, number]>(SNAPSHOT_FETCHED);
       times.transcriptAskedMs.push(asked);
       times.transcriptMs.push(fetched);
       await page.reload();
@@ -198,7 +198,7 @@ async function timeRenders(
 }
 
 /** When the page asked for the session's snapshot and had its last byte (ms since navigation). */
-const TRANSCRIPT_FETCHED = `(() => {
+const SNAPSHOT_FETCHED = `(() => {
   const entry = performance.getEntriesByType("resource").find((e) => new URL(e.name).pathname.endsWith("/live"));
   return entry === undefined ? [-1, -1] : [entry.startTime, entry.responseEnd];
 })()`;
