@@ -200,7 +200,12 @@ export function deltaLatencyLines(result: DeltaLatencyResult): string[] {
     // (within the goal's 1 ms) says the tail is the server's fan-out and the machine, not the
     // bridge; a bridge more than 1 ms behind that reader is the bridge's own tail.
     ...(p99 > 1 && fanOutP99 > 1 && p99 - fanOutP99 <= 1
-      ? { limitedBy: `a do-nothing raw reader lags the first by p99 ${formatMs(fanOutP99)}` }
+      ? {
+          limitedBy: {
+            by: "OpenCode",
+            shownBy: `a do-nothing raw reader lags the first by p99 ${formatMs(fanOutP99)}`,
+          },
+        }
       : {}),
   });
   const counts = recordGoal({

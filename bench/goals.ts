@@ -15,10 +15,10 @@ export interface GoalRecord {
   goal: string;
   met: boolean;
   /**
-   * When OpenCode itself, not the bridge, keeps the goal out of reach: the measurement in the
-   * same run that shows it (a raw baseline's figure).
+   * When something other than the bridge keeps the goal out of reach (OpenCode itself, the
+   * machine): the measurement in the same run that shows it (a raw baseline's figure).
    */
-  limitedBy?: string;
+  limitedBy?: { by: string; shownBy: string };
 }
 
 const records: GoalRecord[] = [];
@@ -39,7 +39,7 @@ export function goalTable(): string[] {
   const rows = records.map(
     (record) =>
       `| ${record.figure} | ${record.what} | ${record.measured} | ${record.goal} | ` +
-      `${metText(record.met)}${record.limitedBy === undefined ? "" : ` (OpenCode's limit: ${record.limitedBy})`} |`,
+      `${metText(record.met)}${record.limitedBy === undefined ? "" : ` (${record.limitedBy.by}'s limit: ${record.limitedBy.shownBy})`} |`,
   );
   const met = records.filter((record) => record.met).length;
   return [

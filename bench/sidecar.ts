@@ -3,16 +3,25 @@
  *   - per-delta latency: for each text delta, the time a `BridgeClient` subscribed over the
  *     sidecar's WebSocket received it minus the time the in-process `Turn` yielded it
  *     (matched by the canonical event id);
+ *   - its baseline: the same deltas over a bare WebSocket in the same process (a `ws` server
+ *     and client, nothing else), sent as the Turn yields each one. Client and sidecar share
+ *     the bench's event loop and the machine's 2 cores, so a delta waits for whatever else
+ *     runs first (other processes, a GC pause); the bare hop waits for the same, with none of
+ *     the sidecar's or the client's work: what the sidecar adds is the difference;
  *   - fan-out: events per second delivered to 100 subscribed clients (one WebSocket each)
  *     during a turn, against 100 in-process readers (`session.events()`) of the same turn.
  * The turns are sent in process (`session.send`) on the session the sidecar follows.
  */
-import { setMaxListeners } from "node:events";
+import { once, setMaxListeners } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { availableParallelism, loadavg } from "node:os";
+import { PerformanceObserver } from "node:perf_hooks";
 import { BridgeClient, type CanonicalEvent, type Subscription } from "../src/client/index.js";
 import type { Bridge } from "../src/runtime/bridge/bridge.js";
 import type { Session } from "../src/runtime/session/session.js";
 import { startSidecar } from "../src/sidecar/sidecar.js";
-import { NodeWebSocket } from "../test/support/ws.js";
+import { NodeWebSocket, type ServerSocket, WebSocketServer } from "../test/support/ws.js";
 import { note, withTimeout } from "./stats.js";
 
 export interface SidecarBenchOptions {
@@ -31,9 +40,17 @@ export interface SidecarBenchOptions {
 export interface SidecarBenchResult {
   /** Client receive time − in-process Turn time, ms, one per matched delta. */
   latency: number[];
+  /** The bare WebSocket hop's receive time − the Turn's time, ms, one per matched delta. */
+  baseline: number[];
+  /** The client's receive time − the bare hop's, ms, per delta both received: the paired difference. */
+  overBaseline: number[];
   /** Deltas the Turn yielded / the client received. */
   turnDeltas: number;
   clientDeltas: number;
+  /** The bench process's GC pauses while the timed turns ran, ms each. */
+  gcPausesMs: number[];
+  /** The 1-minute load average at the end of the timed turns, and the cores. */
+  load: { average: number; cores: number };
   fanOut: { clients: number; events: number; sidecarPerSecond: number; inProcessPerSecond: number };
 }
 
@@ -58,30 +75,94 @@ export async function benchSidecar(
 
     const turnAt = new Map<string, number>();
     const clientAt = new Map<string, number>();
+    const bareAt = new Map<string, number>();
+    const bare = await bareHop(bareAt);
     const subscription = client.subscribe(info.id, { after: session.lastSeq });
     await withTimeout(subscription.caughtUp, options.timeoutMs, "the client's catch-up");
     const receiving = receiveDeltas(subscription, clientAt);
-    for (let turn = 0; turn < options.latencyTurns; turn++) {
-      const prompt = `[[slow ${options.tokens} ${options.delayMs}]]`;
-      await runTurn(session, prompt, options.timeoutMs, turnAt);
-      note(`(g) turn ${turn + 1}/${options.latencyTurns}: ${turnAt.size} deltas`);
+    const gcPausesMs: number[] = [];
+    const gc = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) gcPausesMs.push(entry.duration);
+    });
+    gc.observe({ entryTypes: ["gc"] });
+    try {
+      for (let turn = 0; turn < options.latencyTurns; turn++) {
+        const prompt = `[[slow ${options.tokens} ${options.delayMs}]]`;
+        await runTurn(session, prompt, options.timeoutMs, turnAt, bare.send);
+        note(`(g) turn ${turn + 1}/${options.latencyTurns}: ${turnAt.size} deltas`);
+      }
+      // The client may still be a few messages behind the Turn.
+      await waitUntil(() => clientAt.size >= turnAt.size && bareAt.size >= turnAt.size, 2_000);
+    } finally {
+      gc.disconnect();
+      await bare.close();
     }
-    // The client may still be a few messages behind the Turn.
-    await waitUntil(() => clientAt.size >= turnAt.size, 2_000);
+    const load = { average: loadavg()[0] ?? Number.NaN, cores: availableParallelism() };
     subscription.close();
     await receiving;
     const latency: number[] = [];
+    const baseline: number[] = [];
+    const overBaseline: number[] = [];
     for (const [id, at] of turnAt) {
       const received = clientAt.get(id);
       if (received !== undefined) latency.push(received - at);
+      const bareReceived = bareAt.get(id);
+      if (bareReceived !== undefined) baseline.push(bareReceived - at);
+      if (received !== undefined && bareReceived !== undefined) {
+        overBaseline.push(received - bareReceived);
+      }
     }
 
     const fanOut = await benchFanOut(session, newClient, options);
-    return { latency, turnDeltas: turnAt.size, clientDeltas: clientAt.size, fanOut };
+    return {
+      latency,
+      baseline,
+      overBaseline,
+      turnDeltas: turnAt.size,
+      clientDeltas: clientAt.size,
+      gcPausesMs,
+      load,
+      fanOut,
+    };
   } finally {
     for (const client of clients) client.close();
     await sidecar.close();
   }
+}
+
+/**
+ * The baseline's WebSocket: a bare `ws` server and client in this process, on loopback. `send`
+ * writes a delta's id from the server side; the client notes when each arrives (`at`).
+ */
+async function bareHop(
+  at: Map<string, number>,
+): Promise<{ send: (id: string) => void; close: () => Promise<void> }> {
+  const http = createServer();
+  const wss = new WebSocketServer({ noServer: true });
+  const accepted = new Promise<ServerSocket>((resolve) => {
+    http.on("upgrade", (request, socket, head) =>
+      wss.handleUpgrade(request, socket, head, (ws) => resolve(ws)),
+    );
+  });
+  http.listen(0, "127.0.0.1");
+  await once(http, "listening");
+  const { port } = http.address() as AddressInfo;
+  const client = new NodeWebSocket(`ws://127.0.0.1:${port}`);
+  client.addEventListener("message", (event) => {
+    const id = String(event.data);
+    if (!at.has(id)) at.set(id, performance.now());
+  });
+  const server = await accepted;
+  return {
+    send: (id) => server.send(id),
+    close: async () => {
+      client.close();
+      server.terminate();
+      wss.close();
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    },
+  };
 }
 
 async function receiveDeltas(subscription: Subscription, at: Map<string, number>): Promise<void> {
@@ -164,12 +245,15 @@ async function runTurn(
   text: string,
   timeoutMs: number,
   seen?: Map<string, number>,
+  /** Each delta's id, as the Turn yields it (the baseline's bare WebSocket). */
+  forward?: (id: string) => void,
 ): Promise<void> {
   const signal = AbortSignal.timeout(timeoutMs);
   const turn = await session.send(text, { delivery: "queue", signal });
   for await (const event of turn.events({ signal })) {
     if (event.type === "text.delta" && seen !== undefined && !seen.has(event.id)) {
       seen.set(event.id, performance.now());
+      forward?.(event.id);
     }
   }
   const result = await withTimeout(turn.done(), timeoutMs, `turn ${turn.id}`);
