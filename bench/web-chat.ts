@@ -9,13 +9,20 @@
  *   - streaming: a turn of D text deltas sent with no delay between them, the page open on it;
  *     the longest main-thread task the page's PerformanceObserver saw ('longtask' reports only
  *     tasks over 50 ms) and the longest gap between two animation frames.
- * Goals (issue 14): first render ≤ 500 ms, longest task ≤ 50 ms. Figures, never assertions.
+ *   - review: a turn that changed R files (one shell call writes them, in a git worktree, where
+ *     OpenCode keeps the snapshots the per-turn diffs come from); the time from a click on its
+ *     "Changes" link to the frame where the panel lists all R files: the first open (the
+ *     panel's code loaded on demand, the changes fetched) and again after closing it.
+ * Goals (issues 14 and 32): first render ≤ 500 ms, longest task ≤ 50 ms, review of 200 files
+ * ≤ 300 ms. Figures, never assertions.
  */
+import { rmSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { BridgeClient } from "../src/client/index.js";
 import type { Bridge } from "../src/runtime/bridge/bridge.js";
 import { startSidecar } from "../src/sidecar/sidecar.js";
 import { launchBrowser } from "../test/support/chromium.js";
+import { gitWorktree } from "../test/support/git-worktree.js";
 import { assertWebBuilt } from "../test/support/web-build.js";
 import { NodeWebSocket } from "../test/support/ws.js";
 import { note, withTimeout } from "./stats.js";
@@ -27,6 +34,9 @@ export interface WebChatBenchOptions {
   toolsPerTurn: number;
   /** Navigations timed (each in a new context). */
   renders: number;
+  /** Files the reviewed turn changes, and how often its review is opened. */
+  reviewFiles: number;
+  reviewOpens: number;
   /** Text deltas of the streamed turn. */
   deltas: number;
   timeoutMs: number;
@@ -50,6 +60,11 @@ export interface WebChatBenchResult {
   longestTaskMs: number;
   /** Longest gap between two animation frames while it streamed. */
   longestFrameGapMs: number;
+  /** Files the reviewed turn changed, as its `files.changed` counted them. */
+  reviewFiles: number;
+  /** Click on "Changes" → every file listed, ms: the first open, then each open after a close. */
+  reviewFirstMs: number;
+  reviewAgainMs: number[];
 }
 
 const TOKEN = "bench-web-chat-token-0123456789abcdef";
@@ -125,7 +140,9 @@ export async function benchWebChat(
   options: WebChatBenchOptions,
 ): Promise<WebChatBenchResult> {
   assertWebBuilt();
-  const sidecar = await startSidecar({ bridge, token: TOKEN });
+  // OpenCode keeps the snapshots a turn's diffs come from only in a git worktree.
+  const repository = gitWorktree("ocb-bench-review-");
+  const sidecar = await startSidecar({ bridge, token: TOKEN, allowDirectories: [repository] });
   const client = new BridgeClient({ url: sidecar.url, token: TOKEN, WebSocket: NodeWebSocket });
   const browser = await launchBrowser();
   try {
@@ -145,11 +162,13 @@ export async function benchWebChat(
 
     const renders = await timeRenders(browser.browser, sidecar.url, long.id, turns, options);
     const streamed = await streamDeltas(browser.browser, sidecar.url, client, options);
-    return { sessionEvents, turns, ...renders, ...streamed };
+    const review = await timeReview(browser.browser, sidecar.url, client, repository, options);
+    return { sessionEvents, turns, ...renders, ...streamed, ...review };
   } finally {
     client.close();
     await browser.close();
     await sidecar.close();
+    rmSync(repository, { recursive: true, force: true });
   }
 }
 
@@ -241,6 +260,79 @@ async function streamDeltas(
       longestTaskMs: seen.longestTask,
       longestFrameGapMs: seen.longestGap,
     };
+  } finally {
+    await context.close();
+  }
+}
+
+/**
+ * Run in the page: clicks the last turn's "Changes" link and resolves with the time until a
+ * frame where the panel lists `files` files (checked every animation frame).
+ */
+function openReview(files: number): Promise<number> {
+  const page = globalThis as unknown as {
+    document: {
+      querySelectorAll(selector: string): ArrayLike<{ click(): void }>;
+    };
+    requestAnimationFrame(callback: () => void): void;
+  };
+  const links = page.document.querySelectorAll('[data-testid="turn-changes"]');
+  const start = performance.now();
+  links[links.length - 1]?.click();
+  return new Promise((resolve) => {
+    const check = () => {
+      const listed = page.document.querySelectorAll(
+        '[data-testid="review-panel"] [data-testid="changed-file"]',
+      ).length;
+      if (listed >= files) resolve(performance.now() - start);
+      else page.requestAnimationFrame(check);
+    };
+    page.requestAnimationFrame(check);
+  });
+}
+
+/** A turn that writes `reviewFiles` files, then its review opened `reviewOpens` times. */
+async function timeReview(
+  browser: Browser,
+  url: string,
+  client: BridgeClient,
+  repository: string,
+  options: WebChatBenchOptions,
+): Promise<Pick<WebChatBenchResult, "reviewFiles" | "reviewFirstMs" | "reviewAgainMs">> {
+  const info = await client.createSession({ title: "bench: review", directory: repository });
+  const write = `mkdir -p many && for i in $(seq 1 ${options.reviewFiles}); do seq 1 20 | sed "s/^/line $i /" > many/file$i.ts; done`;
+  await client.send(info.id, {
+    text: `[[tool bash ${JSON.stringify({ command: write })}]] [[then written]]`,
+    delivery: "queue",
+  });
+  const watch = client.subscribe(info.id, { after: 0 });
+  let reviewFiles = 0;
+  await withTimeout(
+    (async () => {
+      for await (const event of watch) {
+        if (event.type !== "files.changed") continue;
+        reviewFiles = event.data.files.length + (event.data.moreFiles ?? 0);
+        return;
+      }
+    })(),
+    options.timeoutMs * 4,
+    "the review turn's files.changed",
+  );
+  watch.close();
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${url}/#token=${TOKEN}&session=${info.id}`);
+    await page.getByTestId("turn-changes").waitFor({ timeout: options.timeoutMs });
+    const listed = Math.min(reviewFiles, 200);
+    const reviewFirstMs = await page.evaluate(openReview, listed);
+    const reviewAgainMs: number[] = [];
+    for (let open = 1; open < options.reviewOpens; open++) {
+      await page.getByTestId("review-close").click();
+      await page.getByTestId("review-panel").waitFor({ state: "detached" });
+      reviewAgainMs.push(await page.evaluate(openReview, listed));
+    }
+    return { reviewFiles, reviewFirstMs, reviewAgainMs };
   } finally {
     await context.close();
   }
