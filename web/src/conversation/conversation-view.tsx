@@ -1,15 +1,20 @@
 /**
  * The open session's conversation: its messages in order (inputs still queued are shown by the
  * composer, not here), kept scrolled to the end while the reader is there (see follow-scroll),
- * or what to do first when it has none yet.
+ * or what to do first when it has none yet. A long one is drawn from its last turns, earlier
+ * ones as the reader goes up (see use-render-window); what counts messages (the model
+ * switches' places, a steered turn's keys) counts them all, drawn or not.
  */
 import type { LiveConversation, Message, ModelSwitch } from "opencode-bridge/client";
 import { Fragment } from "preact";
 import { AssistantMessageView } from "./assistant-message.js";
+import { EarlierMessages } from "./earlier-messages.js";
 import { useFollowScroll } from "./follow-scroll.js";
 import { ModelSwitchMark } from "./model-switch-mark.js";
 import { neverRan, turnsWithInput } from "./never-ran.js";
 import { RedoBar } from "./redo-bar.js";
+import { messageWeight } from "./render-window.js";
+import { useRenderWindow } from "./use-render-window.js";
 import { UserMessageView } from "./user-message.js";
 
 export function ConversationView(props: {
@@ -22,10 +27,21 @@ export function ConversationView(props: {
   const { live } = props;
   const follow = useFollowScroll(live, props.followRequest);
   const queued = new Set(live?.queued.map((input) => input.inputId));
-  const withInput = turnsWithInput(live?.conversation.messages ?? []);
-  const empty = live !== undefined && live.conversation.messages.length === 0;
+  const messages = live?.conversation.messages ?? [];
+  const withInput = turnsWithInput(messages);
+  const drawn = (message: Message): boolean =>
+    message.role === "user"
+      ? !queued.has(message.inputId)
+      : !neverRan(message, live?.endReasons[message.turnId], withInput);
+  const shown = useRenderWindow(
+    messages,
+    (message) => (drawn(message) ? messageWeight(message) : 0),
+    follow.scroller,
+  );
+  const empty = live !== undefined && messages.length === 0;
   const switches = live?.modelSwitches ?? [];
-  let users = 0;
+  // The model switches are placed by how many user messages came before: the hidden ones too.
+  let users = messages.slice(0, shown.start).filter((message) => message.role === "user").length;
   return (
     <div class="conversation-frame">
       <div
@@ -57,13 +73,21 @@ export function ConversationView(props: {
               </p>
             </div>
           ) : null}
-          {live?.conversation.messages.map((message, index, messages) =>
-            message.role === "user" ? (
+          {shown.start === 0 ? null : (
+            <EarlierMessages
+              hidden={shown.hidden}
+              scroller={follow.scroller}
+              onShow={shown.showEarlier}
+            />
+          )}
+          {live?.conversation.messages.slice(shown.start).map((message, offset) => {
+            const index = shown.start + offset;
+            return message.role === "user" ? (
               <Fragment key={message.inputId}>
                 <SwitchMarks switches={switches} afterInputs={users++} />
                 {queued.has(message.inputId) ? null : <UserMessageView message={message} />}
               </Fragment>
-            ) : neverRan(message, live.endReasons[message.turnId], withInput) ? null : (
+            ) : !drawn(message) ? null : (
               <AssistantMessageView
                 key={segmentKey(messages, index)}
                 message={message}
@@ -75,14 +99,17 @@ export function ConversationView(props: {
                 usage={live.running === message.turnId ? live.usage : undefined}
                 reason={isLastOfTurn(messages, index) ? live.endReasons[message.turnId] : undefined}
               />
-            ),
-          )}
+            );
+          })}
           <SwitchMarks switches={switches} afterInputs={users} />
           {live?.conversation.undone === undefined ? null : (
             <RedoBar undone={live.conversation.undone} running={live.running !== undefined} />
           )}
         </div>
       </div>
+      <p class="visually-hidden" role="status" data-testid="earlier-shown">
+        {shown.announcement}
+      </p>
       {follow.behind ? (
         <button
           type="button"
