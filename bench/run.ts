@@ -560,7 +560,7 @@ function webChatLines(result: WebChatBenchResult): string[] {
       `snapshot asked at p50 ${formatMs(median(result.transcriptAskedMs))}, ` +
       `had at ${formatMs(median(result.transcriptMs))}`,
     `    web review      a turn of ${result.reviewFiles} files: click → all listed, first open ` +
-      `${formatMs(result.reviewFirstMs)} (its code and the changes fetched), ` +
+      `${formatMs(result.reviewFirstMs)} (the changes fetched), ` +
       `again p50 ${formatMs(median(result.reviewAgainMs))} (goal ≤ 300 ms: ${review})`,
     `    web streaming   ${result.deltas} deltas  longest task ` +
       (result.longTasks === 0

@@ -47,6 +47,11 @@ function write(name: string, content: string): string {
 const onDisk = (name: string) =>
   existsSync(join(worktree, name)) ? readFileSync(join(worktree, name), "utf8") : undefined;
 
+/** Whether the page has fetched the review panel's code (its own chunk). */
+const REVIEW_CODE_FETCHED = `performance
+  .getEntriesByType("resource")
+  .some((entry) => new URL(entry.name).pathname.includes("/assets/review-panel-"))`;
+
 /** The paths the review panel lists, in order. */
 function panelPaths(page: Page): Promise<string[]> {
   return textsOf(byTestId(byTestId(page, "review-panel"), "changed-file-path"));
@@ -277,5 +282,48 @@ describe("reviewing, undoing and forking turns", () => {
     await page.emulateMedia({ colorScheme: "dark" });
     await screenshot(page, "chat-review-highlighted-split-dark");
     await page.emulateMedia({ colorScheme: null });
+  });
+  it("a turn of many files: all listed at once, each diff drawn as it nears the view; opened again, the changes read before are shown while read anew", async () => {
+    const { page } = await chromium.open({ viewport: { width: 1280, height: 800 } });
+    await openNewSession(page, harness.current, "many files");
+    const command = `mkdir -p many && for i in $(seq 1 40); do seq 1 12 | sed "s/^/line $i /" > many/file$i.ts; done`;
+    await send(page, `[[tool bash ${JSON.stringify({ command })}]] [[reply written]]`);
+    expect(await waitForOutcomes(page, 1)).toEqual(["completed"]);
+    const changesLink = byTestId(byTestId(page, "user-turn").nth(0), "turn-changes");
+    await eventually(() => textsOf(changesLink)).toEqual(["Changes · 40 files"]);
+    // The panel's code is fetched while the page is idle once a turn with changes is shown.
+    await eventually(() => page.evaluate(REVIEW_CODE_FETCHED)).toBe(true);
+
+    await changesLink.click();
+    const panel = byTestId(page, "review-panel");
+    await eventually(async () => (await panelPaths(page)).length).toBe(40);
+    const first = panel.locator('[data-testid="changed-file"]').first();
+    // The first file's diff is in view and drawn; a file far down the panel waits in a box.
+    await eventually(() => first.locator(".diff-line.add").count()).toBe(12);
+    const lastInList = panel.locator('[data-testid="changed-file"]').last();
+    expect(await lastInList.locator(".diff-placeholder").count()).toBe(1);
+    expect(await lastInList.locator(".diff-line").count()).toBe(0);
+    await lastInList.scrollIntoViewIfNeeded();
+    await eventually(() => lastInList.locator(".diff-line.add").count()).toBe(12);
+
+    // Closed and opened again while the sidecar's answer is held back: the files read before
+    // are listed at once, marked busy, until the answer comes.
+    await byTestId(panel, "review-close").click();
+    await panel.waitFor({ state: "detached" });
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route("**/changes?turn=*", async (route) => {
+      await held;
+      await route.continue();
+    });
+    await changesLink.click();
+    await eventually(async () => (await panelPaths(page)).length).toBe(40);
+    const list = panel.getByRole("list", { name: "Changed files" });
+    expect(await list.getAttribute("aria-busy")).toBe("true");
+    release();
+    await eventually(() => list.getAttribute("aria-busy")).toBe("false");
+    await page.unroute("**/changes?turn=*");
   });
 });

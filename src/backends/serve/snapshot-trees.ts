@@ -72,18 +72,19 @@ export class SnapshotTrees {
     const gitDir = await this.#gitDirOf(span.from, signal);
     if (gitDir === undefined) return undefined;
     const range = [span.from, span.to, "--", ...paths];
-    const [statuses, counts] = await Promise.all([
+    // The three at once: a review of a turn waits for the slowest, not for their sum.
+    const [statuses, counts, patchText] = await Promise.all([
       git(gitDir, ["diff", "--name-status", "-z", ...range], signal),
       git(gitDir, ["diff", "--numstat", "-z", ...range], signal),
+      patches
+        ? git(gitDir, ["diff", "--patch", ...range], signal).catch((error: unknown) => {
+            if (isOutputTooLong(error)) return undefined;
+            throw error;
+          })
+        : undefined,
     ]);
     const files = changesOf(statuses, counts);
     if (!patches || files.length === 0) return files;
-    const patchText = await git(gitDir, ["diff", "--patch", ...range], signal).catch(
-      (error: unknown) => {
-        if (isOutputTooLong(error)) return undefined;
-        throw error;
-      },
-    );
     const chunks = patchText === undefined ? [] : patchChunks(patchText);
     // One chunk per file, in the same order; anything else is not understood, so left out.
     if (chunks.length !== files.length) {

@@ -5,8 +5,9 @@
  * `---`/`+++` lines are cut off here, so DiffView is given the path for the language.
  */
 import type { FileChange } from "opencode-bridge/client";
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { DiffView } from "../conversation/diff-view.js";
+import { useNearViewport } from "../highlight/use-near-viewport.js";
 import { ViewFileButton } from "../workbench/view-file-button.js";
 
 /** Diffs longer than this (lines) start folded: a generated file must not bury the others. */
@@ -43,7 +44,7 @@ export function ChangedFile(props: { file: ChangedFileData; layout: "unified" | 
         </p>
       ) : open ? (
         <>
-          <DiffView diff={hunks} path={file.path} bare layout={props.layout} />
+          <DiffWhenNear hunks={hunks} lines={lineCount} path={file.path} layout={props.layout} />
           {file.patchTruncated === true ? (
             <p class="muted changed-file-note" data-testid="patch-truncated">
               The diff is cut here: it is longer than the panel is given (64 KiB a file).
@@ -61,6 +62,32 @@ export function ChangedFile(props: { file: ChangedFileData; layout: "unified" | 
         </button>
       )}
     </li>
+  );
+}
+
+/**
+ * A diff drawn once it comes near the view, a box of about its height until then: a turn of
+ * 200 files lists them all at once, and only the diffs seen cost their elements (20 lines
+ * each make ~60; 200 of them held the panel's first frame for a quarter of a second).
+ */
+function DiffWhenNear(props: {
+  hunks: string;
+  lines: number;
+  path: string;
+  layout: "unified" | "split";
+}) {
+  const box = useRef<HTMLDivElement>(null);
+  const near = useNearViewport(box);
+  if (near) return <DiffView diff={props.hunks} path={props.path} bare layout={props.layout} />;
+  return (
+    <div
+      ref={box}
+      class="diff-placeholder"
+      // About the height of its lines (monospace, a little over 1.2em each): the scroll bar is
+      // about right meanwhile, and a diff drawn above the view moves what is read very little.
+      style={{ height: `${(props.lines * 1.25).toFixed(1)}em` }}
+      aria-hidden="true"
+    />
   );
 }
 

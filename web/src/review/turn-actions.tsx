@@ -4,23 +4,31 @@
  * session). Each only where the session can and the input allows (undoable-inputs.ts).
  */
 import type { UserMessage } from "opencode-bridge/client";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { RevertOffer } from "../conversation/revert-offer.js";
 import { useTurnReview } from "./review-context.js";
 import { filesPutBackBy } from "./turn-changes.js";
+import { warmReviewPanel } from "./warm-review-panel.js";
 
 export function TurnActions(props: { message: UserMessage }) {
   const review = useTurnReview();
-  if (review === undefined) return null;
   const { message } = props;
-  const turn = message.turnId === undefined ? undefined : review.turnChanges[message.turnId];
+  const turn =
+    review === undefined || message.turnId === undefined
+      ? undefined
+      : review.turnChanges[message.turnId];
   const changed = turn === undefined ? 0 : turn.files.length + (turn.moreFiles ?? 0);
+  const reviewable = review?.canReview === true && changed > 0;
+  useEffect(() => {
+    if (reviewable) warmReviewPanel();
+  }, [reviewable]);
+  if (review === undefined) return null;
   const undoable = review.undoable.has(message.inputId);
-  if (!(review.canReview && changed > 0) && !undoable) return null;
+  if (!reviewable && !undoable) return null;
   const files = changed === 1 ? "1 file" : `${changed} files`;
   return (
     <div class="turn-actions" data-testid="turn-actions">
-      {review.canReview && changed > 0 ? (
+      {reviewable ? (
         <button
           type="button"
           class="link-button turn-action"
