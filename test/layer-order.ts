@@ -75,6 +75,7 @@ export const LAYERS: readonly Layer[] = [
       "src/sidecar/bounded-ttl.ts",
       "src/sidecar/idempotency.ts",
       "src/sidecar/limits.ts",
+      "src/sidecar/live-snapshots.ts",
       "src/sidecar/local-directories.ts",
       "src/sidecar/metrics.ts",
       "src/sidecar/open-sessions.ts",

@@ -35,11 +35,10 @@ import {
   TodoListSchema,
   VcsStatusSchema,
 } from "../wire/http.js";
-import { LiveSnapshotSchema } from "../wire/live-snapshot.js";
+import type { LiveConversation } from "../wire/live-conversation.js";
+import { LiveSnapshotSchema, liveFromSnapshot } from "../wire/live-snapshot.js";
 import { BridgeClientError, BridgeProtocolError } from "./errors.js";
 import { type CallOptions, type FetchLike, HttpCaller } from "./http-caller.js";
-import type { LiveConversation } from "./live-conversation.js";
-import { liveFromSnapshot } from "./live-snapshot.js";
 import { inputBody, newIdempotencyKey, type SendInput, withOneRetry } from "./send-input.js";
 import type { ConnectionListener, ConnectionObservable } from "./socket/connection-state.js";
 import type { Subscription } from "./socket/event-subscription.js";

@@ -40,6 +40,16 @@ export type {
 } from "../wire/conversation-types.js";
 export { type CreateSessionBody, SENT_IMAGE_TYPES } from "../wire/http.js";
 export {
+  emptyLiveConversation,
+  type LiveConversation,
+  liveConversationOf,
+  type ModelSwitch,
+  type PendingAsk,
+  type QueuedInput,
+  reduceLive,
+  type TurnFiles,
+} from "../wire/live-conversation.js";
+export {
   type AgentInfo,
   BridgeClient,
   type BridgeClientOptions,
@@ -79,16 +89,6 @@ export {
   BridgeTimeoutError,
 } from "./errors.js";
 export type { CallOptions, FetchLike } from "./http-caller.js";
-export {
-  emptyLiveConversation,
-  type LiveConversation,
-  liveConversationOf,
-  type ModelSwitch,
-  type PendingAsk,
-  type QueuedInput,
-  reduceLive,
-  type TurnFiles,
-} from "./live-conversation.js";
 export type { InputAttachment, UploadAttachment } from "./send-input.js";
 export type {
   ClientConnectionState,

@@ -7,10 +7,9 @@
  * reducer's own contract). Bounded by sessions, least recently read dropped first.
  */
 import { LRUCache } from "lru-cache";
-import { type LiveConversation, liveConversationOf } from "../client/live-conversation.js";
-import { liveSnapshotOf } from "../client/live-snapshot.js";
 import type { CanonicalEvent } from "../events/canonical.js";
-import type { LiveSnapshot } from "../wire/live-snapshot.js";
+import { type LiveConversation, liveConversationOf } from "../wire/live-conversation.js";
+import { type LiveSnapshot, liveSnapshotOf } from "../wire/live-snapshot.js";
 
 /** Sessions whose state is kept between reads. */
 const KEPT_SESSIONS = 100;

@@ -6,7 +6,7 @@
  * it is the size of the conversation, not of its events, and it needs no fold; it then
  * subscribes after `conversation.lastSeq`. Only what the durable events give is in it: the
  * text streaming now comes with the subscription (its catch-up delta), the running turn's usage
- * with its next `usage.updated`.
+ * with its next `usage.updated`. `liveSnapshotOf` and `liveFromSnapshot` go between the two.
  */
 import { z } from "zod";
 import {
@@ -16,6 +16,8 @@ import {
   UsageSchema,
 } from "../events/event-parts.js";
 import { ConversationSchema } from "./http.js";
+import { emptyLiveConversation, type LiveConversation } from "./live-conversation.js";
+import { assertType, type Equals } from "./type-equality.js";
 
 const TurnFilesSchema = z.object({
   files: z.array(FileChangeSchema),
@@ -67,3 +69,25 @@ export const LiveSnapshotSchema = z.object({
 });
 
 export type LiveSnapshot = z.infer<typeof LiveSnapshotSchema>;
+
+type Ephemeral = "streaming" | "usage" | "connection";
+
+/** `live` without what only a live reader knows. */
+export function liveSnapshotOf(live: LiveConversation): LiveSnapshot {
+  const { streaming: _streaming, usage: _usage, connection: _connection, ...snapshot } = live;
+  return snapshot;
+}
+
+/** The live state a view starts from: the snapshot, nothing streaming yet. */
+export function liveFromSnapshot(snapshot: LiveSnapshot): LiveConversation {
+  const empty = emptyLiveConversation(snapshot.conversation.sessionId);
+  return { ...snapshot, streaming: empty.streaming, connection: empty.connection };
+}
+
+// The schema and the reducer's type stay one shape: assignable both ways (`Readonly` records
+// and the conversation's intersections keep exact equality from holding).
+const _toState = (value: LiveSnapshot): Omit<LiveConversation, Ephemeral> => value;
+const _fromState = (value: Omit<LiveConversation, Ephemeral>): LiveSnapshot => value;
+// Assignability lets an optional field be missing on one side (and zod would drop it): the
+// field names must be the same too.
+assertType<Equals<keyof LiveSnapshot, Exclude<keyof LiveConversation, Ephemeral>>>(true);

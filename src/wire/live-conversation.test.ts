@@ -8,15 +8,14 @@ import type { CanonicalEvent } from "../events/canonical.js";
 import { initialApiState, normalizeApiEvent } from "../events/normalize-api.js";
 import { parseApiEvent } from "../opencode-protocol/api/events.js";
 import { LiveSnapshots } from "../sidecar/live-snapshots.js";
-import { conversationOf } from "../wire/conversation.js";
-import { LiveSnapshotSchema } from "../wire/live-snapshot.js";
+import { conversationOf } from "./conversation.js";
 import {
   emptyLiveConversation,
   type LiveConversation,
   liveConversationOf,
   reduceLive,
 } from "./live-conversation.js";
-import { liveFromSnapshot, liveSnapshotOf } from "./live-snapshot.js";
+import { LiveSnapshotSchema, liveFromSnapshot, liveSnapshotOf } from "./live-snapshot.js";
 
 const SESSION = "ses_live";
 const USAGE = {

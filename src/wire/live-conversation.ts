@@ -21,8 +21,8 @@ import type {
 } from "../events/canonical.js";
 import { streamedText } from "../events/streamed-so-far.js";
 import { tallyUsage } from "../events/usage-tally.js";
-import type { Conversation } from "../wire/conversation.js";
-import { emptyConversation, reduceConversation } from "../wire/conversation.js";
+import type { Conversation } from "./conversation.js";
+import { emptyConversation, reduceConversation } from "./conversation.js";
 
 /** An input the session admitted and has not delivered to the model (nor cancelled) yet. */
 export interface QueuedInput {
