@@ -25,7 +25,11 @@ export interface TerminalClosed {
 export class TerminalConnection {
   /** OpenCode's id of the PTY. */
   readonly id: string;
-  /** It is the kept terminal `openTerminal({ terminal })` named, not a new shell. */
+  /**
+   * It is the kept terminal `openTerminal({ terminal })` named, not a new shell; its output
+   * starts with the terminal's scrollback (what it showed before, up to 256 KiB), so a screen
+   * that still shows the old output should be reset first.
+   */
   readonly reattached: boolean;
   /** Resolves once, when the socket has closed. */
   readonly closed: Promise<TerminalClosed>;

@@ -20,7 +20,9 @@ export type TerminalClientMessage = z.infer<typeof TerminalClientMessageSchema>;
 export const TerminalServerMessageSchema = z.discriminatedUnion("type", [
   /**
    * The shell runs; `id` is OpenCode's id of the PTY. `reattached`: it is the kept terminal the
-   * URL named (`?terminal=`), and the output it missed follows; absent or false: a new shell.
+   * URL named (`?terminal=`), and its scrollback follows first (its newest output, up to 256
+   * KiB, from a line start, the output printed while no socket was attached included): draw it
+   * on an empty screen, or reset the screen first; absent or false: a new shell.
    */
   z.object({ type: z.literal("ready"), id: z.string(), reattached: z.boolean().optional() }),
   z.object({ type: z.literal("output"), data: z.string() }),

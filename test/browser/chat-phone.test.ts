@@ -4,7 +4,8 @@
  * canvas's pixels) to an address that, in a second browser context at a phone's size, opens
  * the same session with its conversation, nothing scrolling sideways and every control a
  * thumb's size; `?` lists the shortcuts, which work and stay out of text fields; the app is
- * installable (its manifest), and its service worker keeps the shell, never the API.
+ * installable (its manifest, its PNG icons the sizes they say, the apple-touch-icon for iOS),
+ * and its service worker keeps the shell, never the API.
  */
 import jsQRModule from "jsqr";
 import type { Page } from "playwright-core";
@@ -84,6 +85,12 @@ const scrollWidth = (page: Page) => page.evaluate<number>("document.documentElem
 const focusedTestId = (page: Page) =>
   page.evaluate<string | null>("document.activeElement?.getAttribute('data-testid') ?? null");
 
+/** A PNG's "WIDTHxHEIGHT" from its header (the IHDR chunk right after the signature). */
+function pngSize(png: Buffer): string {
+  expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  expect(png.subarray(12, 16).toString("latin1")).toBe("IHDR");
+  return `${png.readUInt32BE(16)}x${png.readUInt32BE(20)}`;
+}
 describe("the chat on a phone, by the keyboard, installed", () => {
   it("the pairing QR code opens the same session on a phone", async () => {
     const desktop = (await chromium.open({ viewport: DESKTOP })).page;
@@ -205,17 +212,33 @@ describe("the chat on a phone, by the keyboard, installed", () => {
       display: "standalone",
       theme_color: expect.stringMatching(/^#[0-9a-f]{6}$/i),
     });
-    const icons = manifest.icons as { src: string; type: string }[];
+    const icons = manifest.icons as { src: string; type: string; sizes: string; purpose: string }[];
     expect(icons.length).toBeGreaterThan(0);
     for (const icon of icons) {
       const served = await page.request.get(new URL(icon.src, `${origin}/`).href);
       expect(served.status(), icon.src).toBe(200);
       expect(served.headers()["content-type"]).toContain(icon.type);
+      // A PNG is the size it says it is (its header's), for the launchers that take no SVG.
+      if (icon.type === "image/png")
+        expect(pngSize(await served.body()), icon.src).toBe(icon.sizes);
+    }
+    // Android's launchers: 192 and 512 PNGs, each for any shape and for a mask.
+    const pngs = icons.filter((icon) => icon.type === "image/png");
+    for (const size of ["192x192", "512x512"]) {
+      for (const purpose of ["any", "maskable"]) {
+        expect(pngs.some((icon) => icon.sizes === size && icon.purpose === purpose)).toBe(true);
+      }
     }
 
     const id = (await harness.current.client.createSession({ title: "installed" })).id;
     await openChat(page, harness.current.chatUrl);
     expect(await page.locator('link[rel="manifest"]').count()).toBe(1);
+    // iOS reads no manifest icon: its home screen takes the apple-touch-icon, a 180×180 PNG.
+    const touchIcon = await page.locator('link[rel="apple-touch-icon"]').getAttribute("href");
+    const touch = await page.request.get(new URL(touchIcon ?? "", `${origin}/`).href);
+    expect(touch.status()).toBe(200);
+    expect(touch.headers()["content-type"]).toBe("image/png");
+    expect(pngSize(await touch.body())).toBe("180x180");
     expect(
       await page.evaluate<string>(
         "navigator.serviceWorker.ready.then((registration) => registration.active?.scriptURL ?? '')",

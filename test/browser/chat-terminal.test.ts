@@ -3,8 +3,9 @@
  * opencode's PTY and the scripted model: a command runs and its output shows; resizing the
  * window changes what `stty size` says; a title a program sets (OSC 0) reaches neither the
  * page's title nor its markup; Shift+Escape leaves the terminal; the socket closed under the
- * page reconnects to the same shell, and so does a reload (a shell variable set before is
- * there after); a phone's sheet fits the screen with thumb-sized controls.
+ * page reconnects to the same shell, its output shown once, and so does a reload (a shell
+ * variable set before is there after, and so is the output shown before); a phone's sheet
+ * fits the screen with thumb-sized controls.
  */
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
@@ -90,6 +91,10 @@ describe("the terminal panel", () => {
       page.evaluate("document.activeElement?.getAttribute('aria-label')"),
     ).toBe("Close the terminal (the shell is kept)");
 
+    await byTestId(page, "terminal-screen").click();
+    await run(page, 'echo "before-drop-$((1+1))"');
+    await eventually(() => screenText(page)).toContain("before-drop-2");
+
     // The socket closes under the page: "Connection lost", then the same shell again.
     await page.evaluate(
       `window.__sockets.filter((socket) => socket.url.includes("/terminal")).forEach((socket) => socket.close(4000, "test"))`,
@@ -100,6 +105,9 @@ describe("the terminal panel", () => {
     await eventually(() => byTestId(page, "terminal-status").textContent()).toBe(
       "Connected (the same shell as before)",
     );
+    // The sidecar sends the shell's scrollback first, and the screen started over: shown once.
+    await eventually(() => screenText(page)).toContain("before-drop-2");
+    expect((await screenText(page)).split("before-drop-2")).toHaveLength(2);
     await byTestId(page, "terminal-screen").click();
     await run(page, 'echo "after-drop:$KEPT"');
     await eventually(() => screenText(page)).toContain("after-drop:kept-42-value");
@@ -108,6 +116,9 @@ describe("the terminal panel", () => {
     await page.reload();
     await byTestId(page, "composer-input").waitFor();
     await openTerminal(page, /^Connected \(the same shell as before\)$/);
+    // What the terminal showed before the reload is there again (the sidecar's scrollback).
+    await eventually(() => screenText(page)).toContain("after-drop:kept-42-value");
+    expect((await screenText(page)).split("after-drop:kept-42-value")).toHaveLength(2);
     await run(page, 'echo "after-reload:$KEPT"');
     await eventually(() => screenText(page)).toContain("after-reload:kept-42-value");
     await screenshot(page, "chat-terminal-after-reload");

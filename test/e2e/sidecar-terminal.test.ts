@@ -2,8 +2,8 @@
  * End to end: a terminal through the sidecar, on a real `opencode serve` 1.18.33 (its
  * `/api/pty`). The typed client opens one over the sidecar's own socket, runs a command and
  * sees its output, resizes it and closes it, and OpenCode's PTY is gone; a dropped socket's
- * shell is taken back by id with its state; a socket without the
- * token or from a foreign Origin is refused; closing the session ends its terminal.
+ * shell is taken back by id with its state and its scrollback (once, in order); a socket
+ * without the token or from a foreign Origin is refused; closing the session ends its terminal.
  */
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -105,6 +105,39 @@ describe("a terminal through the sidecar", () => {
     expect(fresh.reattached).toBe(false);
     expect(fresh.id).not.toBe(ready.id);
     fresh.close();
+  });
+
+  it("a takeback starts with the scrollback: the output before the drop, then the output while dropped, once each", async () => {
+    const session = await client.createSession();
+    const raw = await RawWsClient.connect(terminalUrl(session.id), {
+      headers: { authorization: `Bearer ${real.current.token}` },
+    });
+    const ready = raw.received[await raw.waitFor("ready", messageWith({ type: "ready" }))] as {
+      id: string;
+    };
+    // Expanded by the shell: the echoed command lines never hold the words themselves.
+    raw.send({ type: "input", data: 'echo "before-$((40+2))"\n' });
+    const printed = (): string =>
+      raw.received
+        .filter((message) => (message as { type?: string }).type === "output")
+        .map((message) => (message as { data: string }).data)
+        .join("");
+    await expect.poll(printed, { timeout: 20_000 }).toContain("before-42");
+    // Printed half a second after the drop: the sidecar holds it for the takeback.
+    raw.send({ type: "input", data: 'sleep 0.5; echo "during-$((50+5))"\n' });
+    await expect.poll(printed, { timeout: 20_000 }).toContain("sleep 0.5");
+    raw.socket.terminate();
+    await raw.closed;
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+
+    const again = await client.openTerminal(session.id, { terminal: ready.id });
+    expect(again).toMatchObject({ id: ready.id, reattached: true });
+    const shown = await outputUntil(again, "during-55");
+    expect(shown.split("before-42")).toHaveLength(2);
+    expect(shown.split("during-55")).toHaveLength(2);
+    expect(shown.indexOf("before-42")).toBeLessThan(shown.indexOf("during-55"));
+    again.close();
+    await expect.poll(ptyIds, { timeout: 10_000 }).not.toContain(ready.id);
   });
 
   it("refuses a socket without the token, and one from a foreign Origin", async () => {

@@ -1,14 +1,19 @@
 /**
  * A terminal that outlives a dropped socket for a while: a page reload or a network drop closes
- * the socket without meaning "end my shell", so the terminal is kept for a grace period, its
- * output held (the newest `bound` characters), and a new socket that names it (`?terminal=`)
- * takes it back with the output it missed. Past the grace period, or when its shell ends, it is
- * closed and forgotten. One reader pumps the terminal's output the whole time, so the
- * terminal's own unread bound (1 MiB, then `overflow`) never ends a kept shell.
+ * the socket without meaning "end my shell", so the terminal is kept for a grace period, and a
+ * new socket that names it (`?terminal=`) takes it back. Past the grace period, or when its
+ * shell ends, it is closed and forgotten. One reader pumps the terminal's output the whole
+ * time, so the terminal's own unread bound (1 MiB, then `overflow`) never ends a kept shell.
+ *
+ * Its scrollback (the newest output, ScrollbackRing) is kept whether a socket is attached or
+ * not, and each socket that attaches gets it first: a reloaded page's empty screen shows what
+ * the terminal showed before, and the output printed while no socket was there is its tail,
+ * so it comes once, in order, with the rest.
  */
 import type { Terminal, TerminalEnd } from "../../backends/terminal.js";
 import { describeError } from "../../util/describe-error.js";
 import type { Logger } from "../../util/logger.js";
+import { ScrollbackRing } from "./scrollback-ring.js";
 
 /** Where an attached socket takes the terminal's output and end. */
 export interface TerminalSink {
@@ -22,8 +27,8 @@ export interface KeptTerminalOptions {
   sessionId: string;
   /** How long a terminal with no socket is kept. */
   graceMs: number;
-  /** The most output characters held for a socket that is away (the newest are kept). */
-  bound: number;
+  /** The most scrollback kept (UTF-8 bytes of the newest output), ScrollbackRing. */
+  scrollbackBytes: number;
   logger: Logger;
   /** Called once when the terminal ends, to forget it. */
   onGone: () => void;
@@ -34,8 +39,7 @@ export class KeptTerminal {
   readonly sessionId: string;
   readonly #options: KeptTerminalOptions;
   #sink: TerminalSink | undefined;
-  #missed: string[] = [];
-  #missedChars = 0;
+  readonly #scrollback: ScrollbackRing;
   #timer: NodeJS.Timeout | undefined;
   #end: TerminalEnd | undefined;
   #closing: Promise<void> | undefined;
@@ -44,6 +48,7 @@ export class KeptTerminal {
     this.terminal = terminal;
     this.sessionId = options.sessionId;
     this.#options = options;
+    this.#scrollback = new ScrollbackRing(options.scrollbackBytes);
     void terminal.ended.then((end) => {
       this.#end = end;
       clearTimeout(this.#timer);
@@ -53,16 +58,18 @@ export class KeptTerminal {
     void this.#pump();
   }
 
-  /** Gives the terminal to `sink`, first with the output it missed; a previous sink is replaced. */
+  /**
+   * Gives the terminal to `sink`, first its scrollback (its screen starts empty: a new page,
+   * or one that starts over); a previous sink is replaced.
+   */
   attach(sink: TerminalSink): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const previous = this.#sink;
     this.#sink = sink;
     if (previous !== undefined && previous !== sink) previous.replaced();
-    const missed = this.#missed.splice(0);
-    this.#missedChars = 0;
-    for (const data of missed) sink.output(data);
+    const scrollback = this.#scrollback.text();
+    if (scrollback !== "") sink.output(scrollback);
     if (this.#end !== undefined) sink.ended(this.#end);
   }
 
@@ -91,26 +98,12 @@ export class KeptTerminal {
   async #pump(): Promise<void> {
     try {
       for await (const data of this.terminal.output()) {
-        if (this.#sink !== undefined) this.#sink.output(data);
-        else this.#hold(data);
+        this.#scrollback.push(data);
+        this.#sink?.output(data);
       }
     } catch (error) {
       this.#options.logger.warn("a terminal's output broke off", { error: describeError(error) });
       await this.close();
-    }
-  }
-
-  /** Holds output for a socket that is away, dropping the oldest past the bound. */
-  #hold(data: string): void {
-    this.#missed.push(data);
-    this.#missedChars += data.length;
-    while (this.#missedChars > this.#options.bound && this.#missed.length > 1) {
-      this.#missedChars -= this.#missed.shift()?.length ?? 0;
-    }
-    if (this.#missedChars > this.#options.bound) {
-      const [only = ""] = this.#missed;
-      this.#missed = [only.slice(-this.#options.bound)];
-      this.#missedChars = this.#options.bound;
     }
   }
 }

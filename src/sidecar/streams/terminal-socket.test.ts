@@ -12,6 +12,7 @@ import { silentLogger } from "../../util/logger.js";
 import {
   serveTerminal,
   TERMINAL_BACKLOG_BYTES,
+  TERMINAL_SCROLLBACK_BYTES,
   type TerminalSession,
   TerminalSockets,
 } from "./terminal-socket.js";
@@ -88,6 +89,14 @@ class StandInTerminal implements Terminal {
     this.closes += 1;
     this.finish({ reason: "closed", message: "the terminal was closed" });
   }
+}
+
+/** All the output a socket was sent, in order. */
+function shown(socket: StandInSocket): string {
+  return socket.sent
+    .filter((message) => message.type === "output")
+    .map((message) => String(message.data))
+    .join("");
 }
 
 async function served(sockets = new TerminalSockets()) {
@@ -180,7 +189,7 @@ describe("the terminal socket", () => {
     expect(terminal.closes).toBe(1);
   });
 
-  it("a dropped socket leaves the terminal kept: a new socket naming it takes it back with the output it missed", async () => {
+  it("a dropped socket leaves the terminal kept: a new socket naming it takes it back with its scrollback, once", async () => {
     const { socket, terminal, sockets, session } = await served();
     terminal.emit("before");
     await vi.waitFor(() => expect(socket.sent).toContainEqual({ type: "output", data: "before" }));
@@ -191,13 +200,11 @@ describe("the terminal socket", () => {
 
     const again = new StandInSocket();
     void serve(again, session, sockets, terminal.id);
-    await vi.waitFor(() =>
-      expect(again.sent.slice(0, 3)).toEqual([
-        { type: "ready", id: terminal.id, reattached: true },
-        { type: "output", data: "missed-1" },
-        { type: "output", data: "missed-2" },
-      ]),
-    );
+    // What it showed before the drop, then what it printed while away: in order, once.
+    await vi.waitFor(() => expect(shown(again)).toBe("beforemissed-1missed-2"));
+    expect(again.sent[0]).toEqual({ type: "ready", id: terminal.id, reattached: true });
+    terminal.emit("live");
+    await vi.waitFor(() => expect(shown(again)).toBe("beforemissed-1missed-2live"));
     again.emit("message", Buffer.from(JSON.stringify({ type: "input", data: "echo $V\n" })), false);
     expect(terminal.written).toEqual(["echo $V\n"]);
     // A page unload (1001) keeps it as well; the client's own close (1000) ends it.
@@ -205,7 +212,9 @@ describe("the terminal socket", () => {
     expect(terminal.closes).toBe(0);
     const third = new StandInSocket();
     void serve(third, session, sockets, terminal.id);
-    await vi.waitFor(() => expect(third.sent[0]).toMatchObject({ reattached: true }));
+    await vi.waitFor(() => expect(shown(third)).toBe("beforemissed-1missed-2live"));
+    expect(third.sent).toHaveLength(2); // ready, then the scrollback in one message
+    expect(third.sent[0]).toMatchObject({ reattached: true });
     third.close(1000, "done");
     expect(terminal.closes).toBe(1);
   });
@@ -242,19 +251,22 @@ describe("the terminal socket", () => {
     }
   });
 
-  it("holds at most the bound of missed output, the newest; a second socket takes over from the first (4009)", async () => {
+  it("keeps at most the scrollback bound, the newest, from a line start; a second socket takes over from the first (4009)", async () => {
     const { socket, terminal, sockets, session } = await served();
+    const line = `${"x".repeat(TERMINAL_SCROLLBACK_BYTES / 4 - 3)}\r\n`;
+    terminal.emit(`0${line}`);
+    terminal.emit(`1${line}`);
     drop(socket);
-    const chunk = "x".repeat(TERMINAL_BACKLOG_BYTES / 4);
-    for (let i = 0; i < 6; i += 1) terminal.emit(`${i}${chunk}`);
+    for (let i = 2; i < 6; i += 1) terminal.emit(`${i}${line}`);
     terminal.emit("last");
     await new Promise((resolve) => setTimeout(resolve, 10)); // the pump holds it all
     const first = new StandInSocket();
     void serve(first, session, sockets, terminal.id);
-    await vi.waitFor(() => expect(first.sent.at(-1)).toEqual({ type: "output", data: "last" }));
-    const replayed = first.sent.filter((m) => m.type === "output").map((m) => String(m.data));
-    expect(replayed.join("").length).toBeLessThanOrEqual(TERMINAL_BACKLOG_BYTES);
-    expect(replayed[0]?.startsWith("3")).toBe(true);
+    await vi.waitFor(() => expect(first.sent).toHaveLength(2));
+    const [replayed] = first.sent.filter((m) => m.type === "output").map((m) => String(m.data));
+    expect(Buffer.byteLength(replayed ?? "")).toBeLessThanOrEqual(TERMINAL_SCROLLBACK_BYTES);
+    // The oldest whole chunk kept ("2…") is dropped up to its newline: whole lines from "3".
+    expect(replayed).toBe(`3${line}4${line}5${line}last`);
 
     const second = new StandInSocket();
     void serve(second, session, sockets, terminal.id);
@@ -264,6 +276,8 @@ describe("the terminal socket", () => {
       expect(second.sent).toContainEqual({ type: "output", data: "to-second" }),
     );
     expect(first.sent).not.toContainEqual({ type: "output", data: "to-second" });
+    // The second socket started with the same scrollback the first got.
+    expect(second.sent[1]).toEqual(first.sent[1]);
     expect(terminal.closes).toBe(0);
   });
 });

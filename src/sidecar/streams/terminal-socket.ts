@@ -4,7 +4,8 @@
  * proxied to OpenCode's PTY, whose port never leaves the sidecar. The terminal lives as long
  * as its socket, except that a socket that drops (1006), unloads (1001) or detaches (4000)
  * leaves it kept for a grace period, for a new socket to take back with `?terminal=<id>`
- * (KeptTerminal: a reload must not lose the shell); its end (the shell exits, the session
+ * (KeptTerminal: a reload must not lose the shell), which sends it the terminal's scrollback
+ * first (its newest output, TERMINAL_SCROLLBACK_BYTES); its end (the shell exits, the session
  * closes) closes the socket. Output waits in the socket's buffer up to a bound; a client that
  * reads slower than that is disconnected (4008) and the terminal closed, so a stalled client
  * cannot grow the sidecar's memory. The messages are in src/wire/terminal.ts.
@@ -31,6 +32,14 @@ import type { StreamSocket } from "./ws-connection.js";
 
 /** Unsent output past which a client counts as too slow (bytes in the socket's buffer). */
 export const TERMINAL_BACKLOG_BYTES = 1024 * 1024;
+/**
+ * The scrollback kept per terminal and sent first to a socket that takes it back (a reload, a
+ * drop): 256 KiB is some 3,000 lines of 80 columns, many screens more than a reloaded page
+ * needs to look as it did (the web chat's xterm scrolls back 5,000 lines, but the newest
+ * screens are what a reload must not lose), while a sidecar with dozens of shells keeps only a
+ * few MiB for them. It also bounds the output held while no socket is attached.
+ */
+export const TERMINAL_SCROLLBACK_BYTES = 256 * 1024;
 const OPEN = 1;
 
 const ParamsSchema = z.object({ id: z.string().min(1).max(200) });
@@ -58,7 +67,7 @@ export class TerminalSockets {
     const kept = new KeptTerminal(terminal, {
       sessionId,
       graceMs: this.#graceMs,
-      bound: TERMINAL_BACKLOG_BYTES,
+      scrollbackBytes: TERMINAL_SCROLLBACK_BYTES,
       logger,
       onGone: () => this.#kept.delete(terminal.id),
     });

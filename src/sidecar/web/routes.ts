@@ -23,6 +23,12 @@ const SHELL_FILES: readonly string[] = [
   "sw.js",
   "icon.svg",
   "icon-maskable.svg",
+  // PNGs rendered from the SVGs (npm run icons): iOS's home screen and older Android launchers.
+  "apple-touch-icon.png",
+  "icon-192.png",
+  "icon-512.png",
+  "icon-maskable-192.png",
+  "icon-maskable-512.png",
 ];
 
 /** The chat's routes, as Fastify names them: the security hook lets them in without a token. */

@@ -21,6 +21,8 @@ const SCRIPT = "console.log('chat');";
 const SECRET = "a file beside the assets, never to be served";
 const MANIFEST = '{"name":"chat","start_url":"./","display":"standalone"}';
 const WORKER = "self.addEventListener('fetch', () => {});";
+/** A PNG file's first 8 bytes: enough for the route, which sends the file as it is. */
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 const made: SidecarHarness[] = [];
 const dirs: string[] = [];
@@ -41,6 +43,7 @@ function builtChat(options: { index?: boolean } = {}): string {
   writeFileSync(join(root, "manifest.webmanifest"), MANIFEST);
   writeFileSync(join(root, "sw.js"), WORKER);
   writeFileSync(join(root, "icon.svg"), "<svg xmlns='http://www.w3.org/2000/svg'/>");
+  writeFileSync(join(root, "icon-192.png"), PNG_SIGNATURE);
   writeFileSync(join(root, "assets", ".env"), SECRET);
   return root;
 }
@@ -91,8 +94,14 @@ describe("the web chat's page and assets", () => {
     expectWebHeaders(worker.headers);
     const icon = await app.inject({ url: "/icon.svg" });
     expect(icon.headers["content-type"]).toMatch(/^image\/svg\+xml/);
+    const png = await app.inject({ url: "/icon-192.png" });
+    expect(png.statusCode).toBe(200);
+    expect(png.headers["content-type"]).toBe("image/png");
+    expect(png.rawPayload.equals(PNG_SIGNATURE)).toBe(true);
+    expect(png.headers["cache-control"]).toBe("no-cache");
     // Not in this build: answered 404, not 401 (the route is the chat's).
     expect((await app.inject({ url: "/icon-maskable.svg" })).statusCode).toBe(404);
+    expect((await app.inject({ url: "/apple-touch-icon.png" })).statusCode).toBe(404);
     // Other root files stay the API's: a token, then 404.
     expect((await app.inject({ url: "/secret.txt" })).statusCode).toBe(401);
   });

@@ -5,7 +5,7 @@
  */
 import type { BridgeClient, TerminalClosed, TerminalConnection } from "opencode-bridge/client";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type LinkState, TerminalLink } from "./terminal-link.js";
+import { type LinkState, START_OVER, TerminalLink } from "./terminal-link.js";
 
 class StandInConnection {
   readonly closed: Promise<TerminalClosed>;
@@ -14,12 +14,15 @@ class StandInConnection {
   constructor(
     readonly id: string,
     readonly reattached: boolean,
+    readonly shown: string[] = [],
   ) {
     this.closed = new Promise((resolve) => {
       this.close = resolve;
     });
   }
-  async *output(): AsyncIterable<string> {}
+  async *output(): AsyncIterable<string> {
+    yield* this.shown;
+  }
   write(): void {}
   async resize(): Promise<void> {}
   detach(): void {
@@ -67,9 +70,9 @@ afterEach(() => {
 
 describe("the terminal link", () => {
   it("takes its shell back after a drop, and after the tab's reload", async () => {
-    const first = new StandInConnection("pty_1", false);
+    const first = new StandInConnection("pty_1", false, ["$ ls\r\n"]);
     answers.push(() => first);
-    const { shell, last } = link();
+    const { shell, last, output } = link();
     shell.connect();
     await vi.waitFor(() => expect(last()).toEqual({ kind: "open", reattached: false }));
 
@@ -78,10 +81,12 @@ describe("the terminal link", () => {
     answers.push(() => new Error("refused"));
     await vi.advanceTimersByTimeAsync(1000);
     expect(last()).toMatchObject({ kind: "lost", retryInMs: 2000, message: "refused" });
-    const again = new StandInConnection("pty_1", true);
+    // The sidecar sends the shell's scrollback first: the screen starts over, so not twice.
+    const again = new StandInConnection("pty_1", true, ["$ ls\r\n", "$ "]);
     answers.push(() => again);
     await vi.advanceTimersByTimeAsync(2000);
     expect(last()).toEqual({ kind: "open", reattached: true });
+    expect(output).toEqual(["$ ls\r\n", START_OVER, "$ ls\r\n", "$ "]);
     expect(opened.map((open) => open.terminal)).toEqual([undefined, "pty_1"]);
 
     // A new page of the same tab (a reload) asks for the same shell.

@@ -2,7 +2,8 @@
  * The web chat's link to a session's shell over the sidecar's terminal socket: opens it (or
  * takes back the one this tab had: its id is kept in sessionStorage, which a reload keeps),
  * feeds its output to the screen, and reconnects after a drop, taking the same shell back
- * while the sidecar keeps it (60 s). Leaving the panel detaches (the shell is kept); only the
+ * while the sidecar keeps it (60 s), whose scrollback the sidecar sends first: the screen starts
+ * over then, so it is drawn once. Leaving the panel detaches (the shell is kept); only the
  * shell's own end, or "New shell", forgets it. State is one value with named kinds.
  */
 import type { BridgeClient, TerminalConnection } from "opencode-bridge/client";
@@ -29,6 +30,13 @@ const MAX_RETRY_MS = 10_000;
 /** Ended reasons the sidecar says (src/wire/terminal.ts): the shell is gone, not the link. */
 const SHELL_GONE = new Set(["exited", "closed", "overflow", "failed"]);
 const REPLACED = 4009;
+/**
+ * ESC c (RIS, a terminal's full reset): a taken-back shell's output starts with its scrollback
+ * (the sidecar's, up to 256 KiB), which the screen may already show (a reconnect in the same
+ * page). Written into the output, not called on the terminal, so it takes its place in order
+ * after what the screen still has to draw of the previous connection.
+ */
+export const START_OVER = "\x1bc";
 
 function storageKey(sessionId: string): string {
   return `ocb.terminal.${sessionId}`;
@@ -101,6 +109,7 @@ export class TerminalLink {
         "\r\n\x1b[2m[the previous shell had ended: this is a new one]\x1b[0m\r\n",
       );
     }
+    if (connection.reattached) this.#screen.output(START_OVER);
     this.#screen.state({ kind: "open", reattached: connection.reattached });
     void this.#pump(connection);
     const closed = await connection.closed;
