@@ -138,4 +138,32 @@ describe("the terminal panel", () => {
       44,
     );
   });
+  it("copies the selection with Ctrl+Shift+C and pastes with Ctrl+Shift+V, as desktop terminals do", async () => {
+    const { context, page } = await chromium.open({ viewport: { width: 1280, height: 800 } });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+    await openNewSession(page, harness.current, "terminal clipboard");
+    await openTerminal(page, /^Connected$/);
+    await run(page, "echo copy-$((6*7))-me");
+    await eventually(() => screenText(page)).toContain("copy-42-me");
+
+    // A drag over the printed word selects it; the keys copy it.
+    const row = page.locator('[data-testid="terminal-screen"] .xterm-rows > div', {
+      hasText: /^copy-42-me/,
+    });
+    const box = await row.boundingBox();
+    if (box === null) throw new Error("the printed row is not on screen");
+    await page.mouse.move(box.x + 1, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width - 1, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.up();
+    await page.keyboard.press("Control+Shift+KeyC");
+    await eventually(() => page.evaluate("navigator.clipboard.readText()")).toMatch(/^copy-42-me/);
+
+    // What the clipboard holds goes to the shell, not as ^V.
+    await page.evaluate(`navigator.clipboard.writeText("echo pasted-$((6*9))")`);
+    await byTestId(page, "terminal-screen").click();
+    await page.keyboard.press("Control+Shift+KeyV");
+    await page.keyboard.press("Enter");
+    await eventually(() => screenText(page)).toContain("pasted-54");
+  });
 });
