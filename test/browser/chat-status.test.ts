@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
+import { AWAY_SPY } from "../support/away-spy.js";
 import { screenshot, screenshotsWideAndPhone, useBrowser } from "../support/browser.js";
 import { useChatHarness } from "../support/chat-harness.js";
 import {
@@ -48,39 +49,6 @@ function todoTurn(todos: { content: string; status: string }[], reply: string): 
   const list = todos.map((todo) => ({ ...todo, priority: "medium" }));
   return `[[tool todowrite ${JSON.stringify({ todos: list })}]] [[then ${reply}]]`;
 }
-
-/**
- * Before the page's own scripts: a Notification that records what is constructed (permission
- * granted when asked), and a visibility the test sets (`window.__setHidden(true)`), as a hidden tab has.
- */
-const AWAY_SPY = `
-  window.__notes = [];
-  window.__asked = 0;
-  window.Notification = class {
-    static permission = "default";
-    static requestPermission() {
-      window.__asked += 1;
-      window.Notification.permission = "granted";
-      return Promise.resolve("granted");
-    }
-    constructor(title, options) {
-      this.onclick = null;
-      window.__notes.push({ title, body: options && options.body, tag: options && options.tag });
-      window.__lastNote = this;
-    }
-    close() {}
-  };
-  let hidden = false;
-  Object.defineProperty(Document.prototype, "hidden", { configurable: true, get: () => hidden });
-  Object.defineProperty(Document.prototype, "visibilityState", {
-    configurable: true,
-    get: () => (hidden ? "hidden" : "visible"),
-  });
-  window.__setHidden = (value) => {
-    hidden = value;
-    document.dispatchEvent(new Event("visibilitychange"));
-  };
-`;
 
 async function todoTexts(page: Page): Promise<string[]> {
   return textsOf(byTestId(byTestId(page, "todo-panel"), "todo-item").locator(".todo-text"));

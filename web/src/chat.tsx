@@ -164,18 +164,20 @@ export function Chat(props: {
     info,
     live,
   );
-  useAwayAlerts(
+  // The open session's entry may be on no page of the list (a link to an old one): it is known too.
+  const listedSessions = (sessions.groups ?? []).flatMap((group) => group.sessions ?? []);
+  const openEntry = sessions.find(listedId);
+  if (openEntry !== undefined && !listedSessions.includes(openEntry))
+    listedSessions.push(openEntry);
+  const finished = useAwayAlerts({
     live,
-    sessionLabel(info?.title),
-    useCallback(
-      // The notified session is the open one: a click brings it back (the child, if one was open).
-      (id: string) =>
-        go(
-          id === sessionId && parentId !== undefined ? { sessionId, parentId } : { sessionId: id },
-        ),
-      [go, sessionId, parentId],
-    ),
-  );
+    listed: listedSessions,
+    openId: listedId,
+    labelOf: (id) => sessionLabel(sessions.find(id)?.title),
+    // A click brings the notified session back (the open child, if it was the one notified).
+    open: (id) =>
+      go(id === sessionId && parentId !== undefined ? { sessionId, parentId } : { sessionId: id }),
+  });
   const review = useReview({
     client,
     sessionId,
@@ -222,6 +224,7 @@ export function Chat(props: {
           sessions={sessions}
           openId={listedId}
           live={parentId === undefined ? live : undefined}
+          finished={finished}
           onOpen={(id) => go({ sessionId: id })}
           creating={newSession.creating}
           onNew={(directory) => void newSession.create(directory)}

@@ -15,6 +15,8 @@ export interface SessionListProps {
   openId: string | undefined;
   /** The open session's live state: its badges without waiting for the next poll. */
   live: LiveConversation | undefined;
+  /** Sessions whose turn ended while another was open, not opened since (status/away-alerts.ts). */
+  finished: ReadonlySet<string>;
   onOpen: (sessionId: string) => void;
   /** Makes a new session in `directory` (default: the sidecar's) and opens it. */
   onNew: (directory?: string) => void;
@@ -73,6 +75,7 @@ export function SessionList(props: SessionListProps) {
               matching={matching}
               openId={props.openId}
               live={props.live}
+              finished={props.finished}
               onOpen={props.onOpen}
               onDelete={props.onDelete}
               onToggle={() => props.sessions.toggle(directory)}

@@ -13,6 +13,8 @@ export interface ProjectGroupProps {
   matching: ((session: SessionInfo) => boolean) | undefined;
   openId: string | undefined;
   live: LiveConversation | undefined;
+  /** Sessions whose turn ended unseen (status/away-alerts.ts). */
+  finished: ReadonlySet<string>;
   onOpen: (sessionId: string) => void;
   onDelete: (sessionId: string) => Promise<void>;
   onToggle: () => void;
@@ -84,6 +86,7 @@ export function ProjectGroupView(props: ProjectGroupProps) {
                 session={session}
                 open={session.id === props.openId}
                 live={props.live}
+                finished={props.finished.has(session.id)}
                 onOpen={props.onOpen}
                 onDelete={props.onDelete}
               />

@@ -13,6 +13,8 @@ export interface SessionItemProps {
   open: boolean;
   /** The open session's live state: its badges without waiting for the next poll. */
   live: LiveConversation | undefined;
+  /** Its turn ended while another session was open, and it was not opened since. */
+  finished: boolean;
   onOpen: (sessionId: string) => void;
   /** Deletes it (the sidecar kills it); rejects when that failed (said by the caller). */
   onDelete: (sessionId: string) => Promise<void>;
@@ -38,6 +40,8 @@ export function SessionItem(props: SessionItemProps) {
   const waiting =
     live === undefined ? (session.pendingAsks?.length ?? 0) > 0 : live.pendingAsks.length > 0;
   const label = sessionLabel(session.title);
+  // Waiting says more than finished: an ask holds the turn until it is answered.
+  const finished = props.finished && !running && !waiting;
   const close = () => {
     refocus.current = true;
     setAsking(false);
@@ -48,6 +52,7 @@ export function SessionItem(props: SessionItemProps) {
       data-session-id={session.id}
       data-running={String(running)}
       data-waiting={String(waiting)}
+      data-finished={String(finished)}
       data-directory-missing={String(session.directoryMissing === true)}
       class={open ? "session open" : "session"}
     >
@@ -101,7 +106,18 @@ export function SessionItem(props: SessionItemProps) {
             </span>
             <span class="badges">
               {running ? <span class="badge running">running</span> : null}
-              {waiting ? <span class="badge waiting">waiting for you</span> : null}
+              {waiting ? (
+                <span class="badge waiting" data-testid="session-waiting">
+                  <span class="needs-dot" aria-hidden="true" />
+                  needs your answer
+                </span>
+              ) : null}
+              {finished ? (
+                <span class="badge finished" data-testid="session-finished">
+                  <span class="needs-dot" aria-hidden="true" />
+                  finished
+                </span>
+              ) : null}
               {session.directoryMissing === true ? (
                 <span class="badge gone" title="Its directory no longer exists: read only">
                   directory gone
