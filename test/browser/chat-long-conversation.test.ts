@@ -7,7 +7,7 @@
  */
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { useBrowser } from "../support/browser.js";
+import { screenshot, useBrowser } from "../support/browser.js";
 import { useChatHarness } from "../support/chat-harness.js";
 import {
   byTestId,
@@ -75,6 +75,7 @@ describe("a long conversation", () => {
     const button = page.getByRole("button", { name: "Show earlier messages (8)" });
     expect(await button.count()).toBe(1);
     await eventually(() => fromEnd(page), "the view at the end").toBeLessThan(2);
+    await screenshot(page, "chat-long-conversation-earlier");
 
     // A mark on the drawn message, which a remount would lose.
     await byTestId(page, "message-user")
