@@ -56,4 +56,6 @@ if (missing.length > 0) {
 for (const [doc, test] of Object.entries(DOC_SCREENSHOTS)) {
   copyFileSync(join(FROM, test), join(TO, doc));
 }
-process.stdout.write(`copied ${Object.keys(DOC_SCREENSHOTS).length} screenshots to docs/screenshots\n`);
+process.stdout.write(
+  `copied ${Object.keys(DOC_SCREENSHOTS).length} screenshots to docs/screenshots\n`,
+);
