@@ -9,6 +9,7 @@ import { describeStoreContract, record, storeEvent } from "../../test/support/st
 import { K1_TEXT, K2_TEXT, keyring, PLANTED } from "../../test/support/store-keys.js";
 import { usePostgres } from "../../test/support/use-postgres.js";
 import { UsageError } from "../errors.js";
+import { rekeyStore } from "./encryption/rekey.js";
 import { openStore } from "./open-store.js";
 import { PostgresStore } from "./postgres-store.js";
 
@@ -63,6 +64,26 @@ describe("an encrypted Postgres store", () => {
     expect(wrong).toBeInstanceOf(UsageError);
     expect(String(wrong)).toMatch(/is encrypted with key k1; the keys given hold k2/);
     await expect(openStore(url)).rejects.toThrow(/is encrypted \(key k1\), and no key was given/);
+  });
+
+  it("reads every event across a rotation and a rekey, then without the old key", async () => {
+    const url = await postgres.freshDatabase();
+    const old = await openStore(url, { storeKey: K1_TEXT });
+    await old.saveSession({ ...record, title: "old title" });
+    await old.append(SESSION, [storeEvent("e1", "turn.started", { inputId: "in_1" })]);
+    await old.append("ses_b", [storeEvent("b1", "turn.started", { inputId: "in_b" }, "ses_b")]);
+    await old.close();
+    const rotating = await openStore(url, { storeKey: `${K2_TEXT},${K1_TEXT}` });
+    await rotating.append(SESSION, [storeEvent("e2", "text.ended", { partId: "p", text: "new" })]);
+    const summary = await rekeyStore(rotating, { batch: 1 });
+    expect(summary).toEqual({ events: 2, titles: 1, keyId: "k2", dropped: ["k1"] });
+    await rotating.close();
+    expect(await everyRowAsText(url)).not.toContain("ocb1:k1:");
+    const k2Only = await openStore(url, { storeKey: K2_TEXT });
+    expect((await k2Only.read(SESSION)).map((event) => event.id)).toEqual(["e1", "e2"]);
+    expect((await k2Only.read("ses_b")).map((event) => event.id)).toEqual(["b1"]);
+    expect((await k2Only.session(SESSION))?.title).toBe("old title");
+    await k2Only.close();
   });
 
   it("fails to read a ciphertext moved to another row, naming the event", async () => {

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { describeStoreContract, record, storeEvent } from "../../test/support/store-contract.js";
 import { hexKey, K1_TEXT, K2_TEXT, keyring, PLANTED } from "../../test/support/store-keys.js";
 import { UsageError } from "../errors.js";
+import { rekeyStore } from "./encryption/rekey.js";
 import { openStore } from "./open-store.js";
 import { IN_MEMORY, SqliteStore } from "./sqlite-store.js";
 
@@ -128,6 +129,49 @@ describe("an encrypted SQLite store", () => {
       /encrypted with key k1, which is not among/,
     );
     await withoutK1.close();
+  });
+
+  it("rekeys every event and title to the newest key, in batches; the old key can then go", async () => {
+    const path = join(dir, "store.db");
+    await plant(path, K1_TEXT);
+    const rotating = await openStore(path, { storeKey: `${K2_TEXT},${K1_TEXT}` });
+    await rotating.append("ses_b", [
+      storeEvent("b1", "turn.started", { inputId: "in_b" }, "ses_b"),
+    ]);
+    const progress: number[] = [];
+    const summary = await rekeyStore(rotating, {
+      batch: 2,
+      progress: (done) => progress.push(done.events),
+    });
+    expect(summary).toEqual({ events: 3, titles: 1, keyId: "k2", dropped: ["k1"] });
+    // Four rows in batches of two (b1 is under k2 already), an empty third, then the titles.
+    expect(progress).toEqual([2, 3, 3, 3]);
+    // Again: nothing left to do, and nothing dropped.
+    expect(await rekeyStore(rotating)).toEqual({ events: 0, titles: 0, keyId: "k2", dropped: [] });
+    await rotating.close();
+    const raw = new Database(path, { readonly: true });
+    const prefixes = raw
+      .prepare(
+        "SELECT substr(body, 1, 8) FROM events UNION SELECT substr(title, 1, 8) FROM sessions",
+      )
+      .pluck()
+      .all();
+    raw.close();
+    expect(prefixes).toEqual(["ocb1:k2:"]);
+    const k2Only = await openStore(path, { storeKey: K2_TEXT });
+    expect((await k2Only.read(SESSION)).map((event) => event.id)).toEqual(["e1", "e2", "e3"]);
+    expect((await k2Only.session(SESSION))?.title).toBe(titled.title);
+    await k2Only.close();
+    // k1 alone no longer opens it: its check is gone.
+    await expect(openStore(path, { storeKey: K1_TEXT })).rejects.toThrow(/encrypted with key k2/);
+  });
+
+  it("refuses to rekey a plaintext store", async () => {
+    const store = await openStore(join(dir, "plain.db"));
+    await expect(rekeyStore(store)).rejects.toThrow(
+      /is not encrypted, or was opened without its key/,
+    );
+    await store.close();
   });
 
   it("fails to read a ciphertext moved to another row, naming the event", async () => {

@@ -8,7 +8,9 @@
 import type pg from "pg";
 import { OpencodeBridgeError, UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
+import { type RekeyedBatch, resealEvent } from "./encryption/rekey.js";
 import type { RowCodec } from "./encryption/row-codec.js";
+import { sealedPrefix } from "./encryption/sealing-codec.js";
 import type { StoreKeyring } from "./encryption/store-keys.js";
 import { type AppendJob, commitAppends } from "./postgres/append-batch.js";
 import type { AppendFence, FencedAppendError } from "./postgres/append-fence.js";
@@ -250,6 +252,119 @@ export class PostgresStore implements Store {
       await this.#pool.end();
     })();
     return this.#closing;
+  }
+
+  /**
+   * One batch of `ocb store rekey` (encryption/rekey.ts), in one transaction: rows in
+   * (session id, seq) order, `after` the last of the batch before (as JSON).
+   * @internal
+   */
+  async rekeyEvents(after: string | undefined, limit: number): Promise<RekeyedBatch> {
+    this.#assertOpen();
+    const [afterSession, afterSeq] =
+      after === undefined ? ["", 0] : (JSON.parse(after) as [string, number]);
+    const prefix = sealedPrefix(this.codec.writeKeyId ?? "");
+    return this.#withClient("rekey", async (client) => {
+      await client.query("BEGIN");
+      try {
+        const { rows } = await client.query<{
+          session_id: string;
+          seq: string;
+          event_id: string;
+          type: string;
+          body: string;
+        }>(
+          `SELECT session_id, seq, event_id, type, body FROM events
+           WHERE (session_id, seq) > ($1, $2) ORDER BY session_id, seq LIMIT $3 FOR UPDATE`,
+          [afterSession, afterSeq, limit],
+        );
+        const ids: string[] = [];
+        const seqs: number[] = [];
+        const bodies: string[] = [];
+        for (const row of rows) {
+          if (row.body.startsWith(prefix)) continue;
+          const where = `${this.description}, session ${row.session_id}`;
+          const seq = numberOfColumn(row.seq, where);
+          const eventRow = {
+            sessionId: row.session_id,
+            seq,
+            eventId: row.event_id,
+            type: row.type,
+            body: row.body,
+          };
+          ids.push(row.session_id);
+          seqs.push(seq);
+          bodies.push(resealEvent(this.codec, eventRow, where));
+        }
+        if (ids.length > 0) {
+          await client.query(
+            `UPDATE events SET body = v.body
+             FROM unnest($1::text[], $2::bigint[], $3::text[]) AS v(session_id, seq, body)
+             WHERE events.session_id = v.session_id AND events.seq = v.seq`,
+            [ids, seqs, bodies],
+          );
+        }
+        await client.query("COMMIT");
+        const last = rows.at(-1);
+        const next =
+          rows.length < limit || last === undefined
+            ? undefined
+            : JSON.stringify([last.session_id, numberOfColumn(last.seq, this.description)]);
+        return { rekeyed: ids.length, next };
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      }
+    });
+  }
+
+  /** @internal */
+  async rekeyTitles(): Promise<number> {
+    this.#assertOpen();
+    const prefix = sealedPrefix(this.codec.writeKeyId ?? "");
+    return this.#withClient("rekey", async (client) => {
+      await client.query("BEGIN");
+      try {
+        const { rows } = await client.query<{ id: string; title: string }>(
+          "SELECT id, title FROM sessions WHERE title IS NOT NULL FOR UPDATE",
+        );
+        let rekeyed = 0;
+        for (const { id, title } of rows) {
+          if (title.startsWith(prefix)) continue;
+          const plain = this.codec.openTitle(id, title, this.description);
+          await client.query("UPDATE sessions SET title = $1 WHERE id = $2", [
+            this.codec.sealTitle(id, plain),
+            id,
+          ]);
+          rekeyed += 1;
+        }
+        await client.query("COMMIT");
+        return rekeyed;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      }
+    });
+  }
+
+  /** @internal */
+  async dropOldKeyChecks(): Promise<string[] | undefined> {
+    const keyId = this.codec.writeKeyId ?? "";
+    const prefix = sealedPrefix(keyId);
+    const stale = await this.#query<{ stale: boolean }>(
+      "rekey",
+      `SELECT EXISTS (SELECT 1 FROM events WHERE left(body, $1) <> $2)
+           OR EXISTS (SELECT 1 FROM sessions WHERE title IS NOT NULL AND left(title, $1) <> $2)
+         AS stale`,
+      [prefix.length, prefix],
+    );
+    if (stale[0]?.stale !== false) return undefined;
+    const dropped = await this.#query<{ key_id: string }>(
+      "rekey",
+      "DELETE FROM store_keys WHERE key_id <> $1 RETURNING key_id",
+      [keyId],
+    );
+    return dropped.map((row) => row.key_id).sort();
   }
 
   /** A `sessions` row as its record, its title decrypted. */

@@ -7,7 +7,9 @@ import { OpencodeBridgeError, UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { describeError } from "../util/describe-error.js";
 import { checkStoreKeys, type KeyCheckRow } from "./encryption/key-check.js";
+import { type RekeyedBatch, resealEvent } from "./encryption/rekey.js";
 import type { RowCodec } from "./encryption/row-codec.js";
+import { sealedPrefix } from "./encryption/sealing-codec.js";
 import type { StoreKeyring } from "./encryption/store-keys.js";
 import { loadBetterSqlite3 } from "./load-sqlite.js";
 import { migrate } from "./migrations.js";
@@ -172,6 +174,96 @@ export class SqliteStore implements Store {
     if (!this.#db.open) return;
     this.#appends.flush();
     this.#db.close();
+  }
+
+  /**
+   * One batch of `ocb store rekey` (encryption/rekey.ts), in one transaction: rows in rowid
+   * order, `after` the last rowid of the batch before.
+   * @internal
+   */
+  async rekeyEvents(after: string | undefined, limit: number): Promise<RekeyedBatch> {
+    this.#appends.flush();
+    const prefix = this.#writePrefix();
+    return this.#db
+      .transaction(() => {
+        const rows = this.#db
+          .prepare<[number, number], [number, string, number, string, string, string]>(
+            `SELECT rowid, session_id, seq, event_id, type, body FROM events
+           WHERE rowid > ? ORDER BY rowid LIMIT ?`,
+          )
+          .raw()
+          .all(Number(after ?? 0), limit);
+        const update = this.#db.prepare<[string, number]>(
+          "UPDATE events SET body = ? WHERE rowid = ?",
+        );
+        let rekeyed = 0;
+        for (const [rowid, sessionId, seq, eventId, type, body] of rows) {
+          if (body.startsWith(prefix)) continue;
+          const row = { sessionId, seq, eventId, type, body };
+          update.run(resealEvent(this.codec, row, `${this.path}, session ${sessionId}`), rowid);
+          rekeyed += 1;
+        }
+        const last = rows.at(-1);
+        return {
+          rekeyed,
+          next: rows.length < limit || last === undefined ? undefined : String(last[0]),
+        };
+      })
+      .immediate();
+  }
+
+  /** @internal */
+  async rekeyTitles(): Promise<number> {
+    const prefix = this.#writePrefix();
+    return this.#db
+      .transaction(() => {
+        const rows = this.#db
+          .prepare<[], [string, string]>("SELECT id, title FROM sessions WHERE title IS NOT NULL")
+          .raw()
+          .all();
+        const update = this.#db.prepare<[string | null, string]>(
+          "UPDATE sessions SET title = ? WHERE id = ?",
+        );
+        let rekeyed = 0;
+        for (const [id, title] of rows) {
+          if (title.startsWith(prefix)) continue;
+          const plain = this.codec.openTitle(id, title, this.path);
+          update.run(this.codec.sealTitle(id, plain), id);
+          rekeyed += 1;
+        }
+        return rekeyed;
+      })
+      .immediate();
+  }
+
+  /** @internal */
+  async dropOldKeyChecks(): Promise<string[] | undefined> {
+    const prefix = this.#writePrefix();
+    return this.#db
+      .transaction(() => {
+        const stale = this.#db
+          .prepare<[number, string, number, string]>(
+            `SELECT EXISTS (SELECT 1 FROM events WHERE substr(body, 1, ?) <> ?)
+               OR EXISTS (SELECT 1 FROM sessions WHERE title IS NOT NULL AND substr(title, 1, ?) <> ?)`,
+          )
+          .pluck()
+          .get(prefix.length, prefix, prefix.length, prefix);
+        if (stale === 1) return undefined;
+        const old = this.#db
+          .prepare<[string]>("SELECT key_id FROM store_keys WHERE key_id <> ? ORDER BY key_id")
+          .pluck()
+          .all(this.codec.writeKeyId ?? "") as string[];
+        this.#db
+          .prepare<[string]>("DELETE FROM store_keys WHERE key_id <> ?")
+          .run(this.codec.writeKeyId ?? "");
+        return old;
+      })
+      .immediate();
+  }
+
+  /** What a value sealed with the newest key starts with. */
+  #writePrefix(): string {
+    return sealedPrefix(this.codec.writeKeyId ?? "");
   }
 
   /** A `sessions` row as its record, its title decrypted. */

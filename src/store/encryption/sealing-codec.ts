@@ -22,6 +22,11 @@ import type { StoreKey, StoreKeyring } from "./store-keys.js";
 const SEALED = "ocb1:";
 const NONCE_BYTES = 24;
 
+/** What every value sealed with key `keyId` starts with (a rekey looks for the others). */
+export function sealedPrefix(keyId: string): string {
+  return `${SEALED}${keyId}:`;
+}
+
 /** Nonces drawn from the system's CSPRNG a batch at a time (a call per nonce cost ~2 µs). */
 class NoncePool {
   readonly #pool = Buffer.alloc(NONCE_BYTES * 1024);
