@@ -141,6 +141,7 @@ interface BridgeOptions {
     connectionLostAfterMs?: number;
     reconnect?: ReconnectPolicy;
     store?: Store | string;
+    storeKey?: StoreKeySource | undefined;
     idleReleaseMs?: number;
     modelReadyTimeoutMs?: number;
     signal?: AbortSignal;

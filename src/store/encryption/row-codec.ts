@@ -45,3 +45,9 @@ export const PLAINTEXT_CODEC: RowCodec = {
   openTitle: (_sessionId, stored) => stored,
   keyIdOf: () => undefined,
 };
+
+/** Whether `store` keeps its bodies and titles encrypted (false for a store of another kind). */
+export function isEncryptedStore(store: object): boolean {
+  const codec = (store as { codec?: RowCodec }).codec;
+  return codec !== undefined && codec.writeKeyId !== undefined;
+}
