@@ -2,7 +2,7 @@
  * The CLI on an encrypted store: the keys from OCB_STORE_KEY or --store-key-file, clear
  * refusals without them, `ocb export` in clear only with --plaintext, and `ocb store rekey`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -66,6 +66,25 @@ describe("the CLI on an encrypted store", () => {
     const exported = await ocbInProcess(["export", record.id, "--store", path, "--plaintext"], env);
     expect(exported.code).toBe(0);
     expect(exported.stdout).toContain(PLANTED);
+  });
+
+  it("moves a session from an encrypted store into a new one under another key", async () => {
+    const exported = await ocbInProcess(["export", record.id, "--store", path, "--plaintext"], {
+      OCB_STORE_KEY: K1_TEXT,
+    });
+    const file = join(dir, "t.ndjson");
+    writeFileSync(file, exported.stdout, { mode: 0o600 });
+    const target = join(dir, "other.db");
+    const imported = await ocbInProcess(["import", file, "--store", target], {
+      OCB_STORE_KEY: K2_TEXT,
+    });
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toContain(`imported ${record.id}: 2 events`);
+    const shown = await ocbInProcess(["show", record.id, "--store", target], {
+      OCB_STORE_KEY: K2_TEXT,
+    });
+    expect(shown.stdout).toContain(PLANTED);
+    expect(readFileSync(target).includes(PLANTED)).toBe(false);
   });
 
   it("rekeys to the newest key, naming the key that can go", async () => {
