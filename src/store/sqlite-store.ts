@@ -321,18 +321,26 @@ function checkKeys(
   path: string,
   keyring: StoreKeyring | undefined,
 ): RowCodec {
-  // IMMEDIATE: two processes opening a new store with different keys do not both make it theirs.
+  const check = () => {
+    const rows = db
+      .prepare('SELECT key_id AS keyId, check_value AS "check" FROM store_keys ORDER BY key_id')
+      .all() as KeyCheckRow[];
+    const hasContent =
+      db
+        .prepare("SELECT EXISTS (SELECT 1 FROM events) OR EXISTS (SELECT 1 FROM sessions)")
+        .pluck()
+        .get() === 1;
+    return checkStoreKeys(path, rows, hasContent, keyring);
+  };
+  // Read without the write lock: most opens find every key checked already and write nothing
+  // (a reader such as `ocb sessions` must not wait for a bridge's appends).
+  const first = check();
+  if (first.add.length === 0) return first.codec;
+  // Then again under it (IMMEDIATE): of two processes opening a new store with different keys,
+  // only one makes it its own; the other finds that key's check and is refused.
   return db
     .transaction(() => {
-      const rows = db
-        .prepare('SELECT key_id AS keyId, check_value AS "check" FROM store_keys ORDER BY key_id')
-        .all() as KeyCheckRow[];
-      const hasContent =
-        db
-          .prepare("SELECT EXISTS (SELECT 1 FROM events) OR EXISTS (SELECT 1 FROM sessions)")
-          .pluck()
-          .get() === 1;
-      const { codec, add } = checkStoreKeys(path, rows, hasContent, keyring);
+      const { codec, add } = check();
       const insert = db.prepare("INSERT INTO store_keys (key_id, check_value) VALUES (?, ?)");
       for (const row of add) insert.run(row.keyId, row.check);
       return codec;
