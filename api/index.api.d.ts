@@ -141,6 +141,7 @@ interface BridgeOptions {
     connectionLostAfterMs?: number;
     reconnect?: ReconnectPolicy;
     store?: Store | string;
+    storeKey?: StoreKeySource | undefined;
     idleReleaseMs?: number;
     modelReadyTimeoutMs?: number;
     signal?: AbortSignal;
@@ -712,6 +713,7 @@ const nativeOrigin: {
 // OpenStoreOptions
 interface OpenStoreOptions {
     postgres?: PostgresConnectionOptions;
+    storeKey?: StoreKeySource | undefined;
 }
 
 // OpencodeApiError
@@ -783,12 +785,17 @@ interface PostgresConnectionOptions {
     statementTimeoutMs?: number;
 }
 
+// PostgresEncryptionOptions
+interface PostgresEncryptionOptions {
+    keyring?: StoreKeyring | undefined;
+}
+
 // PostgresStore
 class PostgresStore implements Store {
     #private;
     readonly description: string;
     private constructor();
-    static open(url: string, options?: PostgresConnectionOptions): Promise<PostgresStore>;
+    static open(url: string, options?: PostgresConnectionOptions, encryption?: PostgresEncryptionOptions): Promise<PostgresStore>;
     append(sessionId: string, events: readonly CanonicalEvent[], cursor?: string): Promise<CanonicalEvent[]>;
     read(sessionId: string, options?: ReadOptions): Promise<CanonicalEvent[]>;
     lastSeq(sessionId: string): Promise<number>;
@@ -1076,7 +1083,7 @@ class SqliteStore implements Store {
     #private;
     readonly path: string;
     private constructor();
-    static open(path: string): SqliteStore;
+    static open(path: string, options?: SqliteStoreOptions): SqliteStore;
     get description(): string;
     append(sessionId: string, events: readonly CanonicalEvent[], cursor?: string): Promise<CanonicalEvent[]>;
     read(sessionId: string, options?: ReadOptions): Promise<CanonicalEvent[]>;
@@ -1090,6 +1097,11 @@ class SqliteStore implements Store {
     sessions(query?: SessionQuery): Promise<SessionRecord[]>;
     deleteSession(id: string): Promise<void>;
     close(): Promise<void>;
+}
+
+// SqliteStoreOptions
+interface SqliteStoreOptions {
+    keyring?: StoreKeyring | undefined;
 }
 
 // StartOpencodeOptions
@@ -1126,6 +1138,20 @@ interface Store {
     server(key: string): Promise<ServerRecord | undefined>;
     deleteServer(key: string): Promise<void>;
     close(): Promise<void>;
+}
+
+// StoreKey
+interface StoreKey {
+    readonly id: string;
+    readonly key: Uint8Array;
+}
+
+// StoreKeySource
+type StoreKeySource = string | StoreKeyring | (() => Promise<StoreKeyring | string>);
+
+// StoreKeyring
+interface StoreKeyring {
+    readonly keys: readonly StoreKey[];
 }
 
 // SubagentPart
@@ -1291,6 +1317,12 @@ function isDurableType(type: string): type is DurableType;
 
 // openStore
 function openStore(spec: string, options?: OpenStoreOptions): Promise<Store>;
+
+// parseStoreKeys
+function parseStoreKeys(text: string, name: string): StoreKeyring;
+
+// readStoreKeyFile
+function readStoreKeyFile(path: string): StoreKeyring;
 
 // startOpencode
 function startOpencode(options?: StartOpencodeOptions): Promise<OpencodeServerHandle>;

@@ -21,6 +21,8 @@
  * --open-sessions N (i), --cold-runs N (j), --pg-sessions N (p), --control-calls N (x),
  * --keystrokes N (y), --only a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u,v,w,x,y.
  *   (p) the Postgres store against the SQLite store, the same appends and reads on each.
+ *   (k) the store encrypted at rest against the same store in clear, on SQLite and Postgres
+ *       (--enc-sessions N; bench/store-encryption.ts). Not in the default run: --only k.
  *   (r), (t) three `ocb serve --cluster` processes: events/s to 100 clients over them, and
  *       failover time after SIGKILL of the driving one (bench/cluster.ts).
  *   (s) the latency a delta gains relayed across sidecars (--relay-turns N), against the
@@ -75,6 +77,11 @@ import { benchShortTurns, type ShortTurnResult } from "./short-turn.js";
 import { benchSidecar, type SidecarBenchResult } from "./sidecar.js";
 import { formatMs, formatRate, formatRatio, median, note, percentile } from "./stats.js";
 import { benchStore, type StoreBenchResult, storeLines } from "./store.js";
+import {
+  benchStoreEncryption,
+  type EncryptionBenchResult,
+  storeEncryptionLines,
+} from "./store-encryption.js";
 import { benchTerminalEcho, type TerminalEchoResult, terminalEchoLines } from "./terminal-echo.js";
 import { benchWebChat, type WebChatBenchResult } from "./web-chat.js";
 
@@ -99,6 +106,7 @@ const { values } = parseArgs({
     "open-sessions": { type: "string", default: "1000" },
     "cold-runs": { type: "string", default: "5" },
     "pg-sessions": { type: "string", default: "1000" },
+    "enc-sessions": { type: "string", default: "500" },
     "relay-turns": { type: "string", default: "5" },
     only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u,v,w,x,y" },
     "sandbox-turns": { type: "string", default: "20" },
@@ -128,6 +136,7 @@ const webDeltas = positive("web-deltas", values["web-deltas"]);
 const openSessions = positive("open-sessions", values["open-sessions"]);
 const coldRuns = positive("cold-runs", values["cold-runs"]);
 const pgSessions = positive("pg-sessions", values["pg-sessions"]);
+const encSessions = positive("enc-sessions", values["enc-sessions"]);
 const relayTurns = positive("relay-turns", values["relay-turns"]);
 
 /** A bridge being started or running, and its temp dir. */
@@ -262,6 +271,7 @@ async function main(): Promise<string[]> {
   let sessions: OpenSessionsResult | undefined;
   let coldRun: ColdRunResult | undefined;
   let postgresStore: PostgresStoreBenchResult | undefined;
+  let storeEncryption: EncryptionBenchResult | undefined;
   let clusterBlocks: ClusterBlocksResult | undefined;
   let cluster: ClusterBenchResult | undefined;
   let clusterRelay: ClusterRelayResult | undefined;
@@ -397,6 +407,16 @@ async function main(): Promise<string[]> {
     });
   }
 
+  if (only.has("k")) {
+    storeEncryption = await benchStoreEncryption({
+      sessions: encSessions,
+      eventsPerSession: 50,
+      batch: 5,
+      rounds: 3,
+      postgres: true,
+    });
+  }
+
   if (only.has("q")) {
     clusterBlocks = await benchClusterBlocks({
       runs: 10,
@@ -434,6 +454,7 @@ async function main(): Promise<string[]> {
   if (sessions !== undefined) lines.push(...openSessionsLines(sessions));
   if (coldRun !== undefined) lines.push(...coldRunLines(coldRun));
   if (postgresStore !== undefined) lines.push(...postgresStoreLines(postgresStore));
+  if (storeEncryption !== undefined) lines.push(...storeEncryptionLines(storeEncryption));
   if (clusterBlocks !== undefined) lines.push(...clusterBlocksLines(clusterBlocks));
   if (cluster !== undefined) lines.push(...clusterLines(cluster));
   if (clusterRelay !== undefined) lines.push(...clusterRelayLines(clusterRelay));

@@ -91,9 +91,20 @@ export type {
 } from "./server/sandbox/sandbox-options.js";
 export type { OpencodeServerHandle, ServerExit } from "./server/server-handle.js";
 export { type StartOpencodeOptions, startOpencode } from "./server/start-opencode.js";
+export { readStoreKeyFile } from "./store/encryption/key-file.js";
+export {
+  parseStoreKeys,
+  type StoreKey,
+  type StoreKeyring,
+  type StoreKeySource,
+} from "./store/encryption/store-keys.js";
 export { type OpenStoreOptions, openStore } from "./store/open-store.js";
-export { type PostgresConnectionOptions, PostgresStore } from "./store/postgres-store.js";
-export { SqliteStore } from "./store/sqlite-store.js";
+export {
+  type PostgresConnectionOptions,
+  type PostgresEncryptionOptions,
+  PostgresStore,
+} from "./store/postgres-store.js";
+export { SqliteStore, type SqliteStoreOptions } from "./store/sqlite-store.js";
 export type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store/store.js";
 export type { Logger } from "./util/logger.js";
 export {

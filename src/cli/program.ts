@@ -10,6 +10,7 @@ import { registerServeCommand } from "./commands/serve.js";
 import { registerSessionControlCommands } from "./commands/session-controls.js";
 import { registerSessionsCommand } from "./commands/sessions.js";
 import { registerShowCommand } from "./commands/show.js";
+import { registerStoreCommand } from "./commands/store.js";
 
 export function ocbProgram(): Command {
   const program = new Command()
@@ -23,6 +24,7 @@ export function ocbProgram(): Command {
   registerShowCommand(program);
   registerExportCommand(program);
   registerImportCommand(program);
+  registerStoreCommand(program);
   program.commandsGroup(
     "Sessions on a running sidecar (the `ocb serve` of this machine, or --url with OCB_TOKEN):",
   );

@@ -8,6 +8,7 @@
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { storeEvent } from "../../test/support/store-contract.js";
+import { K1_TEXT, keyring, PLANTED } from "../../test/support/store-keys.js";
 import { usePostgres } from "../../test/support/use-postgres.js";
 import { within } from "../../test/support/within.js";
 import { UsageError } from "../errors.js";
@@ -89,6 +90,23 @@ const textEvent = (sessionId: string, id: string) =>
   storeEvent(id, "text.ended", { partId: id, text: id }, sessionId);
 
 describe("DurableFeed", () => {
+  it("follows an encrypted store's sessions, the sidecars sharing its key", async () => {
+    const url = await postgres.freshDatabase();
+    const keys = { keyring: keyring(K1_TEXT) };
+    const writer = await PostgresStore.open(url, {}, keys);
+    cleanups.push(() => writer.close());
+    const reader = await PostgresStore.open(url, {}, keys);
+    cleanups.push(() => reader.close());
+    const feed = await DurableFeed.open(url, reader, {});
+    cleanups.push(() => feed.close());
+    const follow = collect(feed, "ses_enc", { after: 0 });
+    const written = await writer.append("ses_enc", [
+      textEvent("ses_enc", "e1"),
+      storeEvent("e2", "text.ended", { partId: "p", text: PLANTED }, "ses_enc"),
+    ]);
+    expect(await follow.until(2)).toEqual(written);
+  });
+
   it("gives every follower exactly the store's events while its LISTEN connection is cut again and again", async () => {
     // No poll to lean on: only notices and the catch-up after each reconnection.
     const { writer, reader, feed, admin } = await twoSidecars({ pollEveryMs: 600_000 });

@@ -16,6 +16,7 @@ const bridgeEnv: NodeJS.ProcessEnv = {
   OCB_ATTACH_PASSWORD: "the-attached-servers-password",
   OCB_CLUSTER_SECRET: "the-cluster-secret",
   OCB_STORE: "postgres://ocb:db-password@db/ocb",
+  OCB_STORE_KEY: "k1:the-store-encryption-key",
   OCB_API_KEY: "looks-like-a-provider-key",
   PGPASSWORD: "db-password",
   DATABASE_URL: "postgres://app:secret@db/app",
@@ -46,6 +47,7 @@ describe("passedEnv", () => {
     expect(passed.OPENCODE_CONFIG).toBe("/home/me/opencode.json");
     expect(passed.XDG_CONFIG_HOME).toBe("/home/me/.config");
     expect(passed.OCB_TOKEN).toBeUndefined();
+    expect(passed.OCB_STORE_KEY).toBeUndefined();
   });
 
   it("passes the names the caller gives, exact or as a prefix; never OCB_*", () => {

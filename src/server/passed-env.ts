@@ -3,8 +3,8 @@
  * allow-list, not a copy: whatever OpenCode has, every tool it runs has too (`env` in the
  * `bash` tool prints it to the model, hence to its provider and the transcript), and the
  * bridge's environment holds its own secrets (`OCB_TOKEN`, `OCB_CLUSTER_SECRET`,
- * `OCB_ATTACH_PASSWORD`, a store URL with a database password, whatever else the operator
- * exported).
+ * `OCB_ATTACH_PASSWORD`, the store's encryption keys `OCB_STORE_KEY`, a store URL with a
+ * database password, whatever else the operator exported).
  *
  * Passed: what a shell and its tools need (the system basics, locale, proxy and CA settings);
  * provider credentials by their conventional names (OpenCode reads a provider's key from the

@@ -59,8 +59,7 @@ export function startKeeper(
       detached: true, // a Ctrl-C at the terminal, or a kill of the bridge's group, spares it
       stdio: ["pipe", "ignore", "ignore"],
       cwd: tmpdir(),
-      // Under Electron, execPath is the app: this makes it run as plain node.
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: "1" },
+      env: keeperEnv(process.env),
       windowsHide: true,
     },
   );
@@ -140,4 +139,17 @@ function passwordIn(line: string): string | undefined {
     // not a line of ours: no password known
   }
   return undefined;
+}
+
+/**
+ * The keeper's environment: the bridge's, without its own variables (`OCB_*`: the token, the
+ * cluster secret, the store's keys), which a process that outlives the bridge has no use for.
+ * Under Electron, execPath is the app: `ELECTRON_RUN_AS_NODE` makes it run as plain node.
+ */
+export function keeperEnv(parent: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ELECTRON_RUN_AS_NODE: "1" };
+  for (const [name, value] of Object.entries(parent)) {
+    if (!name.startsWith("OCB_") && name !== "ELECTRON_RUN_AS_NODE") env[name] = value;
+  }
+  return env;
 }

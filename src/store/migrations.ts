@@ -66,6 +66,17 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 4,
+    description:
+      "store_keys: a known value sealed with each key an encrypted store was written with " +
+      "(encryption/key-check.ts); empty in a store without encryption",
+    up(db) {
+      db.exec(
+        "CREATE TABLE store_keys (key_id TEXT PRIMARY KEY, check_value TEXT NOT NULL) STRICT;",
+      );
+    },
+  },
 ];
 
 /** The schema version a database has (0 when it is new). */

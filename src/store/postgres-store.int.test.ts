@@ -110,6 +110,7 @@ describe("PostgresStore", () => {
       "sends",
       "servers",
       "sessions",
+      "store_keys",
     ]);
     const again = await openStore(url);
     await again.append("s", [textEnded("s", "e1")], "c1");

@@ -6,8 +6,12 @@
  * when several processes append to the same session (postgres/append-batch.ts).
  */
 import type pg from "pg";
-import { UsageError } from "../errors.js";
+import { OpencodeBridgeError, UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
+import { type RekeyedBatch, resealEvent } from "./encryption/rekey.js";
+import type { RowCodec } from "./encryption/row-codec.js";
+import { sealedPrefix } from "./encryption/sealing-codec.js";
+import type { StoreKeyring } from "./encryption/store-keys.js";
 import { type AppendJob, commitAppends } from "./postgres/append-batch.js";
 import type { AppendFence, FencedAppendError } from "./postgres/append-fence.js";
 import { withCheckedOut } from "./postgres/checked-out.js";
@@ -18,15 +22,23 @@ import {
   storeFailed,
 } from "./postgres/connection.js";
 import { GroupCommit } from "./postgres/group-commit.js";
+import { checkPostgresKeys } from "./postgres/key-check.js";
 import { openMigratedPool } from "./postgres/migrated-pool.js";
 import { numberOfColumn, sessionOfPostgresRow } from "./postgres/rows.js";
 import { type SessionQuery, sessionQuerySql } from "./session-query.js";
-import { eventOfBody } from "./sqlite-rows.js";
 import type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store.js";
 import { checkTimestamps, durableEventsFor, readBounds } from "./store-input.js";
 
 export { type AppendFence, FencedAppendError } from "./postgres/append-fence.js";
 export type { PostgresConnectionOptions } from "./postgres/connection.js";
+
+export interface PostgresEncryptionOptions {
+  /**
+   * Encrypts event bodies and titles at rest with these keys (encryption/sealing-codec.ts);
+   * without it, the store must not be encrypted. Every sidecar of a cluster gives the same.
+   */
+  keyring?: StoreKeyring | undefined;
+}
 
 export class PostgresStore implements Store {
   /** The URL without its password. */
@@ -35,24 +47,45 @@ export class PostgresStore implements Store {
   readonly #pool: pg.Pool;
   readonly #appends: GroupCommit<AppendJob, CanonicalEvent[] | FencedAppendError>;
   #closing: Promise<void> | undefined;
+  /**
+   * Bodies and titles in clear, or sealed (encryption/row-codec.ts).
+   * @internal
+   */
+  readonly codec: RowCodec;
 
-  private constructor(target: PostgresTarget, pool: pg.Pool) {
+  private constructor(target: PostgresTarget, pool: pg.Pool, codec: RowCodec) {
     this.description = target.description;
     this.#target = target;
     this.#pool = pool;
+    this.codec = codec;
     this.#appends = new GroupCommit((jobs) =>
-      this.#withClient("append", (client) => commitAppends(client, jobs, this.description)),
+      this.#withClient("append", (client) => commitAppends(client, jobs, this.description, codec)),
     );
   }
 
   /**
    * Connects to the database of `url` (`postgres://user:password@host:port/database`) and brings
    * its schema up to date. An unreachable server, a refused login, a missing database or one
-   * written by a newer opencode-bridge fail with `UsageError`, without the password.
+   * written by a newer opencode-bridge fail with `UsageError`, without the password; so does
+   * a keyring that does not fit the store (encryption/key-check.ts).
    */
-  static async open(url: string, options: PostgresConnectionOptions = {}): Promise<PostgresStore> {
+  static async open(
+    url: string,
+    options: PostgresConnectionOptions = {},
+    encryption: PostgresEncryptionOptions = {},
+  ): Promise<PostgresStore> {
     const target = postgresTarget(url, options);
-    return new PostgresStore(target, await openMigratedPool(target));
+    const pool = await openMigratedPool(target);
+    try {
+      const codec = await withCheckedOut(pool, (client) =>
+        checkPostgresKeys(client, target.description, encryption.keyring),
+      );
+      return new PostgresStore(target, pool, codec);
+    } catch (error) {
+      await pool.end().catch(() => {});
+      if (error instanceof OpencodeBridgeError) throw error;
+      throw storeFailed(target, "open", error);
+    }
   }
 
   async append(
@@ -90,12 +123,24 @@ export class PostgresStore implements Store {
     const { after, limit } = readBounds(options);
     const where = `${this.description}, session ${sessionId}`;
     // LIMIT NULL is Postgres's "no limit".
-    const rows = await this.#query<{ body: string }>(
+    const rows = await this.#query<{ seq: string; event_id: string; type: string; body: string }>(
       "read",
-      "SELECT body FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+      `SELECT seq, event_id, type, body FROM events
+       WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
       [sessionId, after, limit ?? null],
     );
-    return rows.map((row) => eventOfBody(row.body, where));
+    return rows.map((row) =>
+      this.codec.openEvent(
+        {
+          sessionId,
+          seq: numberOfColumn(row.seq, where),
+          eventId: row.event_id,
+          type: row.type,
+          body: row.body,
+        },
+        where,
+      ),
+    );
   }
 
   async lastSeq(sessionId: string): Promise<number> {
@@ -132,7 +177,7 @@ export class PostgresStore implements Store {
         record.backend,
         record.upstreamId ?? null,
         record.directory,
-        record.title ?? null,
+        this.codec.sealTitle(record.id, record.title),
         record.state,
         record.createdAt,
         record.updatedAt,
@@ -142,13 +187,13 @@ export class PostgresStore implements Store {
 
   async session(id: string): Promise<SessionRecord | undefined> {
     const rows = await this.#query("session", "SELECT * FROM sessions WHERE id = $1", [id]);
-    return rows[0] === undefined ? undefined : sessionOfPostgresRow(rows[0], this.description);
+    return rows[0] === undefined ? undefined : this.#record(rows[0]);
   }
 
   async sessions(query: SessionQuery = {}): Promise<SessionRecord[]> {
     const { sql, params } = sessionQuerySql(query, (index) => `$${index}`);
     const rows = await this.#query("sessions", sql, params);
-    return rows.map((row) => sessionOfPostgresRow(row, this.description));
+    return rows.map((row) => this.#record(row));
   }
 
   async deleteSession(id: string): Promise<void> {
@@ -207,6 +252,127 @@ export class PostgresStore implements Store {
       await this.#pool.end();
     })();
     return this.#closing;
+  }
+
+  /**
+   * One batch of `ocb store rekey` (encryption/rekey.ts), in one transaction: rows in
+   * (session id, seq) order, `after` the last of the batch before (as JSON).
+   * @internal
+   */
+  async rekeyEvents(after: string | undefined, limit: number): Promise<RekeyedBatch> {
+    this.#assertOpen();
+    const [afterSession, afterSeq] =
+      after === undefined ? ["", 0] : (JSON.parse(after) as [string, number]);
+    const prefix = sealedPrefix(this.codec.writeKeyId ?? "");
+    return this.#withClient("rekey", async (client) => {
+      await client.query("BEGIN");
+      try {
+        const { rows } = await client.query<{
+          session_id: string;
+          seq: string;
+          event_id: string;
+          type: string;
+          body: string;
+        }>(
+          `SELECT session_id, seq, event_id, type, body FROM events
+           WHERE (session_id, seq) > ($1, $2) ORDER BY session_id, seq LIMIT $3 FOR UPDATE`,
+          [afterSession, afterSeq, limit],
+        );
+        const ids: string[] = [];
+        const seqs: number[] = [];
+        const bodies: string[] = [];
+        for (const row of rows) {
+          if (row.body.startsWith(prefix)) continue;
+          const where = `${this.description}, session ${row.session_id}`;
+          const seq = numberOfColumn(row.seq, where);
+          const eventRow = {
+            sessionId: row.session_id,
+            seq,
+            eventId: row.event_id,
+            type: row.type,
+            body: row.body,
+          };
+          ids.push(row.session_id);
+          seqs.push(seq);
+          bodies.push(resealEvent(this.codec, eventRow, where));
+        }
+        if (ids.length > 0) {
+          await client.query(
+            `UPDATE events SET body = v.body
+             FROM unnest($1::text[], $2::bigint[], $3::text[]) AS v(session_id, seq, body)
+             WHERE events.session_id = v.session_id AND events.seq = v.seq`,
+            [ids, seqs, bodies],
+          );
+        }
+        await client.query("COMMIT");
+        const last = rows.at(-1);
+        const next =
+          rows.length < limit || last === undefined
+            ? undefined
+            : JSON.stringify([last.session_id, numberOfColumn(last.seq, this.description)]);
+        return { rekeyed: ids.length, next };
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      }
+    });
+  }
+
+  /** @internal */
+  async rekeyTitles(): Promise<number> {
+    this.#assertOpen();
+    const prefix = sealedPrefix(this.codec.writeKeyId ?? "");
+    return this.#withClient("rekey", async (client) => {
+      await client.query("BEGIN");
+      try {
+        const { rows } = await client.query<{ id: string; title: string }>(
+          "SELECT id, title FROM sessions WHERE title IS NOT NULL FOR UPDATE",
+        );
+        let rekeyed = 0;
+        for (const { id, title } of rows) {
+          if (title.startsWith(prefix)) continue;
+          const plain = this.codec.openTitle(id, title, this.description);
+          await client.query("UPDATE sessions SET title = $1 WHERE id = $2", [
+            this.codec.sealTitle(id, plain),
+            id,
+          ]);
+          rekeyed += 1;
+        }
+        await client.query("COMMIT");
+        return rekeyed;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      }
+    });
+  }
+
+  /** @internal */
+  async dropOldKeyChecks(): Promise<string[] | undefined> {
+    const keyId = this.codec.writeKeyId ?? "";
+    const prefix = sealedPrefix(keyId);
+    const stale = await this.#query<{ stale: boolean }>(
+      "rekey",
+      `SELECT EXISTS (SELECT 1 FROM events WHERE left(body, $1) <> $2)
+           OR EXISTS (SELECT 1 FROM sessions WHERE title IS NOT NULL AND left(title, $1) <> $2)
+         AS stale`,
+      [prefix.length, prefix],
+    );
+    if (stale[0]?.stale !== false) return undefined;
+    const dropped = await this.#query<{ key_id: string }>(
+      "rekey",
+      "DELETE FROM store_keys WHERE key_id <> $1 RETURNING key_id",
+      [keyId],
+    );
+    return dropped.map((row) => row.key_id).sort();
+  }
+
+  /** A `sessions` row as its record, its title decrypted. */
+  #record(row: unknown): SessionRecord {
+    const record = sessionOfPostgresRow(row, this.description);
+    const title = this.codec.openTitle(record.id, record.title, this.description);
+    const { title: _stored, ...rest } = record;
+    return title === undefined ? rest : { ...rest, title };
   }
 
   #assertOpen(): void {

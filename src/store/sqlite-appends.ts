@@ -11,6 +11,7 @@
  */
 import type Database from "better-sqlite3";
 import type { CanonicalEvent } from "../events/canonical.js";
+import type { RowCodec } from "./encryption/row-codec.js";
 
 /** One call to `append`, waiting for its commit. */
 interface PendingAppend {
@@ -32,8 +33,10 @@ export class SqliteAppends {
   #seenVersion: number | undefined;
   #pending: PendingAppend[] = [];
   #scheduled: ReturnType<typeof setImmediate> | undefined;
+  readonly #codec: RowCodec;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, codec: RowCodec) {
+    this.#codec = codec;
     this.#insertEvent = db.prepare(
       `INSERT INTO events (session_id, seq, event_id, type, body) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (session_id, event_id) DO NOTHING`,
@@ -103,7 +106,7 @@ export class SqliteAppends {
       const stored: CanonicalEvent[] = [];
       for (const event of events) {
         const numbered = { ...event, seq: seq + 1 } as CanonicalEvent;
-        const body = JSON.stringify(numbered);
+        const body = this.#codec.sealEvent(numbered);
         // No change: the session already has this event id (a re-delivery), and it keeps the
         // seq it was first stored with.
         if (this.#insertEvent.run(sessionId, seq + 1, event.id, event.type, body).changes === 0) {

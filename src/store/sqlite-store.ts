@@ -6,17 +6,30 @@ import type Database from "better-sqlite3";
 import { OpencodeBridgeError, UsageError } from "../errors.js";
 import type { CanonicalEvent } from "../events/canonical.js";
 import { describeError } from "../util/describe-error.js";
+import { checkStoreKeys, type KeyCheckRow } from "./encryption/key-check.js";
+import { type RekeyedBatch, resealEvent } from "./encryption/rekey.js";
+import type { RowCodec } from "./encryption/row-codec.js";
+import { sealedPrefix } from "./encryption/sealing-codec.js";
+import type { StoreKeyring } from "./encryption/store-keys.js";
 import { loadBetterSqlite3 } from "./load-sqlite.js";
 import { migrate } from "./migrations.js";
 import { preparePrivateFile, tightenSideFiles } from "./private-files.js";
 import { type SessionQuery, sessionQuerySql } from "./session-query.js";
 import { SqliteAppends } from "./sqlite-appends.js";
-import { eventOfBody, sessionOfRow } from "./sqlite-rows.js";
+import { sessionOfRow } from "./sqlite-rows.js";
 import type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store.js";
 import { checkTimestamps, durableEventsFor, readBounds } from "./store-input.js";
 
 /** The path that keeps the store in memory only (for tests and throwaway bridges). */
 export const IN_MEMORY = ":memory:";
+
+export interface SqliteStoreOptions {
+  /**
+   * Encrypts event bodies and titles at rest with these keys (encryption/sealing-codec.ts);
+   * without it, the store must not be encrypted.
+   */
+  keyring?: StoreKeyring | undefined;
+}
 
 export class SqliteStore implements Store {
   /** The file (or `:memory:`) this store was opened on. */
@@ -27,13 +40,19 @@ export class SqliteStore implements Store {
   readonly #sessionQueries = new Map<string, Database.Statement>();
   readonly #appends: SqliteAppends;
   readonly #deleteSession: (id: string) => void;
+  /**
+   * Bodies and titles in clear, or sealed (encryption/row-codec.ts).
+   * @internal
+   */
+  readonly codec: RowCodec;
 
-  private constructor(path: string, db: Database.Database) {
+  private constructor(path: string, db: Database.Database, codec: RowCodec) {
     this.path = path;
     this.#db = db;
+    this.codec = codec;
     const sql = prepare(db);
     this.#sql = sql;
-    this.#appends = new SqliteAppends(db);
+    this.#appends = new SqliteAppends(db, codec);
     this.#deleteSession = db.transaction((id: string) => {
       sql.deleteEvents.run(id);
       sql.deleteCursor.run(id);
@@ -45,13 +64,14 @@ export class SqliteStore implements Store {
    * Opens (creating it and its directory when missing) the store at `path`, or an in-memory
    * one for `:memory:`, and brings its schema up to date. The file and its side files are
    * made private (0600), and so are the directories it creates (0700). A path that cannot be opened, or a
-   * store written by a newer opencode-bridge, fails with `UsageError`.
+   * store written by a newer opencode-bridge, fails with `UsageError`; so does a keyring that
+   * does not fit the store (encryption/key-check.ts).
    */
-  static open(path: string): SqliteStore {
+  static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
     const db = openDatabase(path);
     try {
       migrate(db, path);
-      return new SqliteStore(path, db);
+      return new SqliteStore(path, db, checkKeys(db, path, options.keyring));
     } catch (error) {
       db.close();
       if (error instanceof OpencodeBridgeError) throw error;
@@ -81,7 +101,9 @@ export class SqliteStore implements Store {
     // A negative LIMIT is SQLite's "no limit".
     return this.#sql.readEvents
       .all(sessionId, after, limit)
-      .map((body) => eventOfBody(body, where));
+      .map(([seq, eventId, type, body]) =>
+        this.codec.openEvent({ sessionId, seq, eventId, type, body }, where),
+      );
   }
 
   async lastSeq(sessionId: string): Promise<number> {
@@ -119,7 +141,7 @@ export class SqliteStore implements Store {
       backend: record.backend,
       upstream_id: record.upstreamId ?? null,
       directory: record.directory,
-      title: record.title ?? null,
+      title: this.codec.sealTitle(record.id, record.title),
       state: record.state,
       created_at: record.createdAt,
       updated_at: record.updatedAt,
@@ -128,7 +150,7 @@ export class SqliteStore implements Store {
 
   async session(id: string): Promise<SessionRecord | undefined> {
     const row = this.#sql.session.get(id);
-    return row === undefined ? undefined : sessionOfRow(row, this.path);
+    return row === undefined ? undefined : this.#record(row);
   }
 
   async sessions(query: SessionQuery = {}): Promise<SessionRecord[]> {
@@ -138,7 +160,7 @@ export class SqliteStore implements Store {
       statement = this.#db.prepare(sql);
       this.#sessionQueries.set(sql, statement);
     }
-    return statement.all(...params).map((row) => sessionOfRow(row, this.path));
+    return statement.all(...params).map((row) => this.#record(row));
   }
 
   async deleteSession(id: string): Promise<void> {
@@ -152,6 +174,104 @@ export class SqliteStore implements Store {
     if (!this.#db.open) return;
     this.#appends.flush();
     this.#db.close();
+  }
+
+  /**
+   * One batch of `ocb store rekey` (encryption/rekey.ts), in one transaction: rows in rowid
+   * order, `after` the last rowid of the batch before.
+   * @internal
+   */
+  async rekeyEvents(after: string | undefined, limit: number): Promise<RekeyedBatch> {
+    this.#appends.flush();
+    const prefix = this.#writePrefix();
+    return this.#db
+      .transaction(() => {
+        const rows = this.#db
+          .prepare<[number, number], [number, string, number, string, string, string]>(
+            `SELECT rowid, session_id, seq, event_id, type, body FROM events
+           WHERE rowid > ? ORDER BY rowid LIMIT ?`,
+          )
+          .raw()
+          .all(Number(after ?? 0), limit);
+        const update = this.#db.prepare<[string, number]>(
+          "UPDATE events SET body = ? WHERE rowid = ?",
+        );
+        let rekeyed = 0;
+        for (const [rowid, sessionId, seq, eventId, type, body] of rows) {
+          if (body.startsWith(prefix)) continue;
+          const row = { sessionId, seq, eventId, type, body };
+          update.run(resealEvent(this.codec, row, `${this.path}, session ${sessionId}`), rowid);
+          rekeyed += 1;
+        }
+        const last = rows.at(-1);
+        return {
+          rekeyed,
+          next: rows.length < limit || last === undefined ? undefined : String(last[0]),
+        };
+      })
+      .immediate();
+  }
+
+  /** @internal */
+  async rekeyTitles(): Promise<number> {
+    const prefix = this.#writePrefix();
+    return this.#db
+      .transaction(() => {
+        const rows = this.#db
+          .prepare<[], [string, string]>("SELECT id, title FROM sessions WHERE title IS NOT NULL")
+          .raw()
+          .all();
+        const update = this.#db.prepare<[string | null, string]>(
+          "UPDATE sessions SET title = ? WHERE id = ?",
+        );
+        let rekeyed = 0;
+        for (const [id, title] of rows) {
+          if (title.startsWith(prefix)) continue;
+          const plain = this.codec.openTitle(id, title, this.path);
+          update.run(this.codec.sealTitle(id, plain), id);
+          rekeyed += 1;
+        }
+        return rekeyed;
+      })
+      .immediate();
+  }
+
+  /** @internal */
+  async dropOldKeyChecks(): Promise<string[] | undefined> {
+    const prefix = this.#writePrefix();
+    return this.#db
+      .transaction(() => {
+        const stale = this.#db
+          .prepare<[number, string, number, string]>(
+            `SELECT EXISTS (SELECT 1 FROM events WHERE substr(body, 1, ?) <> ?)
+               OR EXISTS (SELECT 1 FROM sessions WHERE title IS NOT NULL AND substr(title, 1, ?) <> ?)`,
+          )
+          .pluck()
+          .get(prefix.length, prefix, prefix.length, prefix);
+        if (stale === 1) return undefined;
+        const old = this.#db
+          .prepare<[string]>("SELECT key_id FROM store_keys WHERE key_id <> ? ORDER BY key_id")
+          .pluck()
+          .all(this.codec.writeKeyId ?? "") as string[];
+        this.#db
+          .prepare<[string]>("DELETE FROM store_keys WHERE key_id <> ?")
+          .run(this.codec.writeKeyId ?? "");
+        return old;
+      })
+      .immediate();
+  }
+
+  /** What a value sealed with the newest key starts with. */
+  #writePrefix(): string {
+    return sealedPrefix(this.codec.writeKeyId ?? "");
+  }
+
+  /** A `sessions` row as its record, its title decrypted. */
+  #record(row: unknown): SessionRecord {
+    const record = sessionOfRow(row, this.path);
+    const title = this.codec.openTitle(record.id, record.title, this.path);
+    const { title: _stored, ...rest } = record;
+    return title === undefined ? rest : { ...rest, title };
   }
 
   #checkOpen(): void {
@@ -195,6 +315,39 @@ function openDatabase(path: string): Database.Database {
   }
 }
 
+/** The codec `keyring` opens the store with; a new key's check is written (key-check.ts). */
+function checkKeys(
+  db: Database.Database,
+  path: string,
+  keyring: StoreKeyring | undefined,
+): RowCodec {
+  const check = () => {
+    const rows = db
+      .prepare('SELECT key_id AS keyId, check_value AS "check" FROM store_keys ORDER BY key_id')
+      .all() as KeyCheckRow[];
+    const hasContent =
+      db
+        .prepare("SELECT EXISTS (SELECT 1 FROM events) OR EXISTS (SELECT 1 FROM sessions)")
+        .pluck()
+        .get() === 1;
+    return checkStoreKeys(path, rows, hasContent, keyring);
+  };
+  // Read without the write lock: most opens find every key checked already and write nothing
+  // (a reader such as `ocb sessions` must not wait for a bridge's appends).
+  const first = check();
+  if (first.add.length === 0) return first.codec;
+  // Then again under it (IMMEDIATE): of two processes opening a new store with different keys,
+  // only one makes it its own; the other finds that key's check and is refused.
+  return db
+    .transaction(() => {
+      const { codec, add } = check();
+      const insert = db.prepare("INSERT INTO store_keys (key_id, check_value) VALUES (?, ?)");
+      for (const row of add) insert.run(row.keyId, row.check);
+      return codec;
+    })
+    .immediate();
+}
+
 function cannotOpen(path: string, error: unknown): UsageError {
   return new UsageError(
     `cannot open the transcript store ${path}: ${describeError(error)}. Give the path of a ` +
@@ -206,10 +359,10 @@ function cannotOpen(path: string, error: unknown): UsageError {
 function prepare(db: Database.Database) {
   return {
     readEvents: db
-      .prepare<[string, number, number]>(
-        "SELECT body FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+      .prepare<[string, number, number], [number, string, string, string]>(
+        "SELECT seq, event_id, type, body FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
       )
-      .pluck(),
+      .raw(),
     lastSeq: db
       .prepare<[string]>("SELECT coalesce(max(seq), 0) FROM events WHERE session_id = ?")
       .pluck(),

@@ -6,11 +6,12 @@ import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import { describeError } from "../../util/describe-error.js";
-import { STORE_OPTION_HELP, withStore } from "../store-access.js";
+import { STORE_KEY_FILE_HELP, STORE_OPTION_HELP, withStore } from "../store-access.js";
 import { parseTranscript, type Transcript } from "../transcript-file.js";
 
 interface ImportOptions {
   store?: string;
+  storeKeyFile?: string;
   replace?: boolean;
 }
 
@@ -20,11 +21,12 @@ export function registerImportCommand(program: Command): void {
     .description("add a session exported with `ocb export` to the transcript store")
     .argument("<file>", "the NDJSON transcript file")
     .option("--store <path-or-url>", STORE_OPTION_HELP)
+    .option("--store-key-file <path>", STORE_KEY_FILE_HELP)
     .option("--replace", "replace a session with the same id (its events and record)")
     .action(async (file: string, options: ImportOptions) => {
       const transcript = readTranscript(file);
       const { id } = transcript.session;
-      const stored = await withStore(options.store, "write", async (store, path) => {
+      const stored = await withStore(options, "write", async (store, path) => {
         // Events without a record (never written by a bridge) would still collide on seqs.
         if ((await store.session(id)) !== undefined || (await store.lastSeq(id)) > 0) {
           if (!options.replace) {

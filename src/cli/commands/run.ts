@@ -33,7 +33,12 @@ import { handleInterrupts, INTERRUPTED_EXIT_CODE } from "../interrupts.js";
 import { addPassEnvOption } from "../pass-env.js";
 import { PhaseMarks } from "../phase-marks.js";
 import { addSandboxOptions, type SandboxFlags, sandboxOf } from "../sandbox-option.js";
-import { STORE_OPTION_HELP, storeSpec } from "../store-access.js";
+import {
+  STORE_KEY_FILE_HELP,
+  STORE_OPTION_HELP,
+  storeKeyring,
+  storeSpec,
+} from "../store-access.js";
 import { TurnPrinter } from "../turn-printer.js";
 
 /** As commander hands them over: the choice options are already checked. */
@@ -47,6 +52,7 @@ interface RunOptions extends SandboxFlags {
   approve?: ApproveMode;
   permissions?: PermissionPreset;
   store?: string;
+  storeKeyFile?: string;
   file: string[];
   passEnv: string[];
 }
@@ -99,6 +105,7 @@ export function registerRunCommand(program: Command): void {
       ),
     )
     .option("--store <path-or-url>", STORE_OPTION_HELP)
+    .option("--store-key-file <path>", STORE_KEY_FILE_HELP)
     .option(
       "--file <path>",
       "attach a file (repeatable): a path (relative to the current directory) inside the " +
@@ -140,7 +147,11 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
     ? mkdtempSync(join(tmpdir(), "ocb-demo-"))
     : resolve(options.dir ?? ".");
 
-  const sandbox = sandboxOf(options, { directory, store: storeSpec(options.store) });
+  const sandbox = sandboxOf(options, {
+    directory,
+    store: storeSpec(options.store),
+    secretFiles: [options.storeKeyFile],
+  });
   let bridge: Bridge | undefined;
   let asks: AskAnswerer | undefined;
   // Every phase takes this signal: the first Ctrl-C aborts the one under way.
@@ -162,6 +173,7 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
       ...(config === undefined ? {} : { config }),
       ...(permissions === undefined ? {} : { permissions }),
       store: storeSpec(options.store),
+      storeKey: storeKeyring(options.storeKeyFile),
       ...(backend === "subprocess" && approve === "all" ? { autoApprove: true } : {}),
     });
     phases.mark("bridge started");

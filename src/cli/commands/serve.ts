@@ -39,7 +39,12 @@ import {
 } from "../serve-cluster.js";
 import { type AnnouncedServe, announceServe } from "../serve-connection-file.js";
 import { addTlsOptions, type TlsServeOptions, tlsOf } from "../serve-tls.js";
-import { STORE_OPTION_HELP, storeSpec } from "../store-access.js";
+import {
+  STORE_KEY_FILE_HELP,
+  STORE_OPTION_HELP,
+  storeKeyring,
+  storeSpec,
+} from "../store-access.js";
 
 interface ServeOptions extends ClusterServeOptions, SandboxFlags, TlsServeOptions {
   dir?: string;
@@ -47,6 +52,7 @@ interface ServeOptions extends ClusterServeOptions, SandboxFlags, TlsServeOption
   config?: string;
   backend?: BackendKind;
   store?: string;
+  storeKeyFile?: string;
   port?: string;
   host: string;
   demo?: boolean;
@@ -84,6 +90,7 @@ export function registerServeCommand(program: Command): void {
       ),
     )
     .option("--store <path-or-url>", STORE_OPTION_HELP)
+    .option("--store-key-file <path>", STORE_KEY_FILE_HELP)
     .option("--opencode-data <directory>", OPENCODE_DATA_OPTION_HELP)
     .option("--port <port>", "port to listen on (default: a free port)")
     .option(
@@ -160,10 +167,10 @@ async function serve(options: ServeOptions): Promise<void> {
     directory,
     allowDirs,
     store: spec,
-    secretFiles: [options.tlsKey, options.clusterSecretFile],
+    secretFiles: [options.tlsKey, options.clusterSecretFile, options.storeKeyFile],
   });
   const dataDir = opencodeDataDir(options.opencodeData, spec);
-  const opened = await openStore(spec);
+  const opened = await openStore(spec, { storeKey: storeKeyring(options.storeKeyFile) });
   let cluster: Awaited<ReturnType<typeof joinClusterIfAsked>>;
   try {
     cluster = await joinClusterIfAsked({ ...options, port, directory }, spec, opened, logger);

@@ -1,11 +1,12 @@
 /** `ocb sessions`: the sessions kept in the transcript store, most recently updated first. */
 import type { Command } from "commander";
 import type { SessionRecord } from "../../store/store.js";
-import { STORE_OPTION_HELP, withStore } from "../store-access.js";
+import { STORE_KEY_FILE_HELP, STORE_OPTION_HELP, withStore } from "../store-access.js";
 import { alignedColumns, titleCell } from "../text-table.js";
 
 interface SessionsOptions {
   store?: string;
+  storeKeyFile?: string;
   json?: boolean;
 }
 
@@ -17,9 +18,10 @@ export function registerSessionsCommand(program: Command): void {
     .command("sessions")
     .description("list the sessions kept in the transcript store, most recently updated first")
     .option("--store <path-or-url>", STORE_OPTION_HELP)
+    .option("--store-key-file <path>", STORE_KEY_FILE_HELP)
     .option("--json", "print one JSON object per session and line (its record and event count)")
     .action(async (options: SessionsOptions) => {
-      await withStore(options.store, "read", async (store, path) => {
+      await withStore(options, "read", async (store, path) => {
         const records = await store.sessions();
         // Seqs are dense (1..n) per session, so the last one is the count without a read.
         const rows = await Promise.all(

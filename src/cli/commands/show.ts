@@ -3,10 +3,16 @@ import type { Command } from "commander";
 import { conversationOf } from "../../wire/conversation.js";
 import { wantsColor } from "../ansi.js";
 import { conversationText, sessionHeading } from "../conversation-text.js";
-import { requireSession, STORE_OPTION_HELP, withStore } from "../store-access.js";
+import {
+  requireSession,
+  STORE_KEY_FILE_HELP,
+  STORE_OPTION_HELP,
+  withStore,
+} from "../store-access.js";
 
 interface ShowOptions {
   store?: string;
+  storeKeyFile?: string;
 }
 
 export function registerShowCommand(program: Command): void {
@@ -15,8 +21,9 @@ export function registerShowCommand(program: Command): void {
     .description("print a stored session's conversation: inputs, replies, tool calls, asks")
     .argument("<session>", "the session id (see `ocb sessions`)")
     .option("--store <path-or-url>", STORE_OPTION_HELP)
+    .option("--store-key-file <path>", STORE_KEY_FILE_HELP)
     .action(async (id: string, options: ShowOptions) => {
-      await withStore(options.store, "read", async (store, path) => {
+      await withStore(options, "read", async (store, path) => {
         const record = await requireSession(store, id, path, options.store);
         const textOptions = { color: wantsColor(process.stdout) };
         const conversation = conversationOf(await store.read(id), id);

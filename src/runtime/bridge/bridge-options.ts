@@ -6,6 +6,7 @@ import { BACKEND_KINDS, type BackendKind } from "../../backends/backend.js";
 import { UsageError } from "../../errors.js";
 import type { ModelRef } from "../../events/canonical.js";
 import type { StartOpencodeOptions } from "../../server/start-opencode.js";
+import type { StoreKeySource } from "../../store/encryption/store-keys.js";
 import type { Store } from "../../store/store.js";
 import type { Logger } from "../../util/logger.js";
 import type { AskTimeout } from "../session/session.js";
@@ -80,6 +81,11 @@ export interface BridgeOptions {
    * (default: `store.db` in the user's data directory, `$XDG_DATA_HOME/opencode-bridge/`).
    */
   store?: Store | string;
+  /**
+   * The keys of an encrypted store `store` names by path or URL (see `OpenStoreOptions.storeKey`;
+   * docs/security.md). Ignored when `store` is a `Store`, opened already.
+   */
+  storeKey?: StoreKeySource | undefined;
   /** Releases a session left idle this long (its upstream session is kept; default: never). */
   idleReleaseMs?: number;
   /** Bound on the /api model catalog listing the model before a session's first prompt (30 s). */

@@ -116,7 +116,7 @@ export class Bridge implements AsyncDisposable {
   static async start(options: BridgeOptions): Promise<Bridge> {
     const kind = chooseBackend(options.backend);
     reconnectPolicy(options.reconnect); // refused before anything is started
-    const store = await openBridgeStore(options.store);
+    const store = await openBridgeStore(options.store, options.storeKey);
     try {
       const { runner, model } = await launch(options, kind, store.store);
       const bridge = new Bridge(runner, model, options, store);
@@ -822,7 +822,8 @@ export class Bridge implements AsyncDisposable {
 /** The store the options name: one given (kept open), a path or `:memory:` (opened, and closed with the bridge). */
 async function openBridgeStore(
   option: BridgeOptions["store"],
+  storeKey: BridgeOptions["storeKey"],
 ): Promise<{ store: Store; owned: boolean }> {
   if (typeof option === "object") return { store: option, owned: false };
-  return { store: await openStore(option ?? defaultStorePath()), owned: true };
+  return { store: await openStore(option ?? defaultStorePath(), { storeKey }), owned: true };
 }

@@ -15,6 +15,7 @@
  */
 import type pg from "pg";
 import type { CanonicalEvent } from "../../events/canonical.js";
+import type { RowCodec } from "../encryption/row-codec.js";
 import { type AppendFence, type FencedAppendError, refusedByFence } from "./append-fence.js";
 import { announceAppends } from "./event-notices.js";
 import { numberOfColumn } from "./rows.js";
@@ -36,6 +37,7 @@ export async function commitAppends(
   client: pg.ClientBase,
   jobs: readonly AppendJob[],
   where: string,
+  codec: RowCodec,
 ): Promise<(CanonicalEvent[] | FencedAppendError)[]> {
   const sessions = [...new Set(jobs.map((job) => job.sessionId))].sort();
   await client.query("BEGIN");
@@ -61,7 +63,7 @@ export async function commitAppends(
         rows.seqs.push(seq);
         rows.eventIds.push(event.id);
         rows.types.push(event.type);
-        rows.bodies.push(JSON.stringify(numbered));
+        rows.bodies.push(codec.sealEvent(numbered));
         kept.push(numbered);
       }
       lastSeqs.set(job.sessionId, seq);

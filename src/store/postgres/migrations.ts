@@ -110,6 +110,13 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX sessions_by_directory ON sessions (directory, created_at, id);
     `,
   },
+  {
+    version: 6,
+    description:
+      "store_keys: a known value sealed with each key an encrypted store was written with " +
+      "(encryption/key-check.ts); empty in a store without encryption",
+    sql: "CREATE TABLE store_keys (key_id TEXT PRIMARY KEY, check_value TEXT NOT NULL);",
+  },
 ];
 
 /** Any fixed number, the same in every process: the lock migrations are applied under. */
