@@ -10,13 +10,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { canonical } from "../src/events/build.js";
-import type { CanonicalEvent } from "../src/events/canonical.js";
 import { PostgresStore } from "../src/store/postgres-store.js";
 import { SqliteStore } from "../src/store/sqlite-store.js";
 import type { Store } from "../src/store/store.js";
 import { startTestPostgres } from "../test/support/postgres.js";
 import { formatRate, formatRatio, note } from "./stats.js";
+import { textEvents } from "./text-events.js";
 
 export interface PostgresStoreBenchOptions {
   sessions: number;
@@ -67,7 +66,7 @@ async function run(store: Store, options: PostgresStoreBenchOptions): Promise<St
     for (let from = 0; from < options.eventsPerSession; from += options.batch) {
       const count = Math.min(options.batch, options.eventsPerSession - from);
       await Promise.all(
-        sessions.map((id) => store.append(id, events(id, from, count), String(from + count))),
+        sessions.map((id) => store.append(id, textEvents(id, from, count), String(from + count))),
       );
     }
     const concurrentMs = performance.now() - started;
@@ -82,25 +81,13 @@ async function run(store: Store, options: PostgresStoreBenchOptions): Promise<St
     }
     const loneStarted = performance.now();
     for (let index = 0; index < options.loneAppends; index++) {
-      await store.append("ses_lone", events("ses_lone", index * options.batch, options.batch));
+      await store.append("ses_lone", textEvents("ses_lone", index * options.batch, options.batch));
     }
     const loneMs = performance.now() - loneStarted;
     return { concurrentMs, replayMs, loneMs };
   } finally {
     await store.close();
   }
-}
-
-const TEXT = "I'll look at the login handler first, then run the tests to see what fails. ";
-
-function events(sessionId: string, from: number, count: number): CanonicalEvent[] {
-  return Array.from({ length: count }, (_, offset) => {
-    const id = `e${from + offset}`;
-    const native = { backend: "replay" as const, type: "bench", id };
-    const origin = { sessionId, turnId: "turn_1", at: 1_800_000_000_000, native };
-    const event = canonical(origin, 0, "text.ended", { partId: id, text: TEXT.repeat(3) });
-    return { ...event, id };
-  });
 }
 
 export function postgresStoreLines(result: PostgresStoreBenchResult): string[] {

@@ -12,8 +12,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { canonical } from "../src/events/build.js";
-import type { CanonicalEvent } from "../src/events/canonical.js";
 import type { StoreKeyring } from "../src/store/encryption/store-keys.js";
 import { PostgresStore } from "../src/store/postgres-store.js";
 import { SqliteStore } from "../src/store/sqlite-store.js";
@@ -21,6 +19,7 @@ import type { Store } from "../src/store/store.js";
 import { startTestPostgres } from "../test/support/postgres.js";
 import { recordGoal } from "./goals.js";
 import { formatRate, formatRatio, note } from "./stats.js";
+import { textEvents } from "./text-events.js";
 
 export interface EncryptionBenchOptions {
   sessions: number;
@@ -114,7 +113,7 @@ async function run(
     for (let from = 0; from < options.eventsPerSession; from += options.batch) {
       const count = Math.min(options.batch, options.eventsPerSession - from);
       await Promise.all(
-        sessions.map((id) => store.append(id, events(id, from, count), String(from + count))),
+        sessions.map((id) => store.append(id, textEvents(id, from, count), String(from + count))),
       );
     }
     const appendMs = performance.now() - started;
@@ -131,19 +130,6 @@ async function run(
   } finally {
     await store.close();
   }
-}
-
-const TEXT = "I'll look at the login handler first, then run the tests to see what fails. ";
-
-/** Events sized like (p)'s: a finished text part of about 230 characters. */
-function events(sessionId: string, from: number, count: number): CanonicalEvent[] {
-  return Array.from({ length: count }, (_, offset) => {
-    const id = `e${from + offset}`;
-    const native = { backend: "replay" as const, type: "bench", id };
-    const origin = { sessionId, turnId: "turn_1", at: 1_800_000_000_000, native };
-    const event = canonical(origin, 0, "text.ended", { partId: id, text: TEXT.repeat(3) });
-    return { ...event, id };
-  });
 }
 
 export function storeEncryptionLines(result: EncryptionBenchResult): string[] {
