@@ -33,6 +33,9 @@ describe("the session list", () => {
     await openChat(page, harness.current.chatUrl);
     const runningItem = sessionItem(page, running.id);
     const waitingItem = sessionItem(page, waiting.id);
+    // The list is drawn once its first page is read, after the list's frame: wait for them.
+    await runningItem.waitFor();
+    await waitingItem.waitFor();
     expect((await textsOf(runningItem)).join(" ")).toContain("a long turn");
     expect((await textsOf(runningItem)).join(" ")).toContain(directory.split("/").at(-1));
     expect(await runningItem.getAttribute("data-running")).toBe("false");
