@@ -94,6 +94,9 @@ export function connectToRelay(options: RelayConnectorOptions): RelayConnector {
         ...clientOptions,
         maxPayload: 128 * 1024,
       });
+      // Before it opens, an error is the failure to accept; after, the close that follows is
+      // what the caller sees (an 'error' without a listener would throw out of the process).
+      data.on("error", () => {});
       data.once("error", reject);
       data.once("open", () => {
         const signature = signRelayMessage(

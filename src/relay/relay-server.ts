@@ -87,6 +87,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       });
     }
     const admitted = gate.admit(ip);
+    // Released when the TCP socket closes, whatever happens to the upgrade (ws answers a
+    // malformed one with 400 itself and never hands the socket over).
+    if (admitted) socket.once("close", () => gate.release(ip));
     const wss = route.kind === "sidecar" ? controlServer : dataServer;
     wss.handleUpgrade(request, socket, head, (ws) => {
       watch(ws);
@@ -95,7 +98,6 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         ws.close(RELAY_CLOSE.limit, "too many connections from this address");
         return;
       }
-      ws.once("close", () => gate.release(ip));
       accept(route, ws, host, ip);
     });
   });

@@ -219,8 +219,30 @@ describe("limits", () => {
     expect((await within(over.closed, "the refusal")).code).toBe(RELAY_CLOSE.limit);
     client.socket.close();
     await within(client.closed, "the close");
-    const again = await connectClient(url, sidecar.sidecarId);
-    expect(again.socket.readyState).toBe(again.socket.OPEN);
+    // The relay frees the slot once its side of the TCP connection has closed too.
+    const admitted = async (): Promise<boolean> => {
+      const again = await connectClient(url, sidecar.sidecarId);
+      const refused = await Promise.race([
+        again.closed.then(({ code }) => code === RELAY_CLOSE.limit),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 50)),
+      ]);
+      again.socket.close();
+      await within(again.closed, "the probe's close");
+      return !refused;
+    };
+    await within(
+      (async () => {
+        while (!(await admitted())) await new Promise((resolve) => setTimeout(resolve, 20));
+      })(),
+      "a freed slot",
+    );
+  });
+
+  it("bounds the sidecars registered at once (4029)", async () => {
+    const { url } = await relay({ maxSidecars: 1 });
+    await sidecarOn(url);
+    const refused = await registerByHand(url, () => {});
+    expect(refused.code).toBe(RELAY_CLOSE.limit);
   });
 
   it("bounds the attempts of one address per minute (4029)", async () => {
