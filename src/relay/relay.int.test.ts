@@ -269,6 +269,40 @@ describe("limits", () => {
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(350);
   });
 
+  it("stops reading a sender while its receiver does not read, then delivers everything", async () => {
+    const rate = 1024 * 1024 * 1024; // pacing out of the way: only the buffer bound acts
+    const { url } = await relay({
+      maxBufferedBytes: 64 * 1024,
+      bytesPerSecondPerClient: rate,
+      burstBytesPerClient: rate,
+      bytesPerSecondPerSidecar: rate,
+      burstBytesPerSidecar: rate,
+    });
+    const sidecar = await sidecarOn(url);
+    const { client, data } = await joinedPeers(url, sidecar);
+    client.socket.pause(); // a reader that stopped reading
+    const frame = randomBytes(64 * 1024);
+    let sent = 0;
+    // Without backpressure the relay would read on and hold it all; with it, the kernel's
+    // buffers on both hops fill and the sidecar's own socket starts to queue.
+    await within(
+      (async () => {
+        while (data.socket.bufferedAmount === 0 && sent < 2000) {
+          data.socket.send(frame);
+          sent++;
+          if (sent % 16 === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      })(),
+      "the sidecar's socket to queue",
+      20_000,
+    );
+    expect(data.socket.bufferedAmount).toBeGreaterThan(0);
+    client.socket.resume();
+    for (let index = 0; index < sent; index++) {
+      expect((await client.next(`frame ${index}`)).equals(frame)).toBe(true);
+    }
+  });
+
   it("drops a joined connection without frames for the idle time (4008 to both)", async () => {
     const { url } = await relay({ idleTimeoutMs: 150 });
     const sidecar = await sidecarOn(url);
