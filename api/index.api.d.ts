@@ -940,6 +940,7 @@ interface RelayOptions {
         key: string | Buffer;
     };
     allowHosts?: readonly string[];
+    trustProxies?: readonly string[];
     limits?: Partial<RelayLimits>;
     log?: RelayLogSink;
 }

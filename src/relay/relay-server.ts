@@ -8,6 +8,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server } f
 import { createServer as createHttpsServer } from "node:https";
 import type { Duplex } from "node:stream";
 import { listenError } from "../util/listen-error.js";
+import { clientAddressOf, plainAddress } from "./client-address.js";
 import { IpGate } from "./ip-gate.js";
 import { Liveness } from "./liveness.js";
 import { RELAY_CLOSE } from "./relay-close-codes.js";
@@ -26,6 +27,11 @@ export interface RelayOptions {
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** The Host headers accepted (name, or name:port); any when empty or absent. */
   allowHosts?: readonly string[];
+  /**
+   * Addresses of reverse proxies whose `X-Forwarded-For` is believed (its last entry), so
+   * that the per-address limits count clients, not the proxy. None by default.
+   */
+  trustProxies?: readonly string[];
   limits?: Partial<RelayLimits>;
   /** Where the log lines go. Default: none. */
   log?: RelayLogSink;
@@ -46,6 +52,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const gate = new IpGate(limits.attemptsPerMinutePerIp, limits.concurrentPerIp);
   const liveness = new Liveness(limits.maxMissedPongs);
   const allowHosts = new Set((options.allowHosts ?? []).map((host) => host.toLowerCase()));
+  const trustedProxies = new Set((options.trustProxies ?? []).map(plainAddress));
   // No compression: a compressed channel would leak sizes of plaintext through ciphertext
   // lengths, and inflating is work an attacker could ask of the relay.
   const controlServer = new WebSocketServer({
@@ -74,7 +81,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     }
     const route = relayRouteOf(request.url ?? "");
     if (route === undefined) return refuseUpgrade(socket, 404, "Not Found");
-    const ip = request.socket.remoteAddress ?? "unknown";
+    const ip = clientAddressOf(request, trustedProxies);
     if (route.kind === "accept") {
       // Bounded by the pending connections instead of the address: a sidecar behind one
       // address opens one data socket per client.

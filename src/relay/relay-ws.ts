@@ -47,6 +47,7 @@ export interface WebSocketClientOptions {
   handshakeTimeout?: number;
   /** CA certificate(s), PEM, for a relay with a certificate of its own. */
   ca?: string | Buffer;
+  headers?: Record<string, string>;
 }
 
 export interface WebSocketServer {

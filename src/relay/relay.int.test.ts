@@ -245,6 +245,29 @@ describe("limits", () => {
     expect(refused.code).toBe(RELAY_CLOSE.limit);
   });
 
+  it("counts a trusted proxy's clients by their X-Forwarded-For, and nobody else's", async () => {
+    const { url } = await relay({ concurrentPerIp: 1 }, { trustProxies: ["127.0.0.1"] });
+    const from = (address: string) =>
+      openPeer(url, RELAY_PATHS.sidecar, { "x-forwarded-for": `10.9.9.9, ${address}` });
+    // Two control sockets held open from one TCP peer, the proxy: both challenged, none refused.
+    const first = await from("198.51.100.1");
+    const second = await from("198.51.100.2");
+    for (const peer of [first, second]) {
+      expect(JSON.parse((await peer.next("a challenge")).toString()).type).toBe("challenge");
+    }
+    const third = await from("198.51.100.1"); // the first's address again: over its limit
+    expect((await within(third.closed, "the refusal")).code).toBe(RELAY_CLOSE.limit);
+    for (const peer of [first, second]) peer.socket.close();
+
+    const untrusting = await relay({ concurrentPerIp: 1 });
+    const held = await openPeer(untrusting.url, RELAY_PATHS.sidecar);
+    const claimed = await openPeer(untrusting.url, RELAY_PATHS.sidecar, {
+      "x-forwarded-for": "198.51.100.3",
+    });
+    expect((await within(claimed.closed, "the refusal")).code).toBe(RELAY_CLOSE.limit);
+    held.socket.close();
+  });
+
   it("bounds the attempts of one address per minute (4029)", async () => {
     const { url } = await relay({ attemptsPerMinutePerIp: 3 });
     const unknownId = sidecarIdOf(generateRelayIdentity().publicKey);

@@ -45,8 +45,12 @@ export function peerOf(socket: WebSocket): Peer {
 }
 
 /** A client socket to `path` of the relay, once open (or the HTTP status that refused it). */
-export function openPeer(relayUrl: string, path: string): Promise<Peer> {
-  const socket = new WebSocketClient(`${relayUrl}${path}`, { perMessageDeflate: false });
+export function openPeer(
+  relayUrl: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<Peer> {
+  const socket = new WebSocketClient(`${relayUrl}${path}`, { perMessageDeflate: false, headers });
   const peer = peerOf(socket);
   return within(
     new Promise((resolve, reject) => {

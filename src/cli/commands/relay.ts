@@ -13,6 +13,7 @@ interface RelayCommandOptions extends TlsServeOptions {
   port?: string;
   host: string;
   allowHost: string[];
+  trustProxy: string[];
   quiet?: boolean;
 }
 
@@ -27,6 +28,12 @@ export function registerRelayCommand(program: Command): void {
     .option(
       "--allow-host <host>",
       "a Host name (name or name:port) to answer to; any when none is given (repeatable)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option(
+      "--trust-proxy <address>",
+      "a reverse proxy's address whose X-Forwarded-For names the client, for the per-address limits (repeatable)",
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
@@ -46,6 +53,7 @@ async function relay(options: RelayCommandOptions): Promise<void> {
       host: options.host,
       port,
       allowHosts: options.allowHost,
+      trustProxies: options.trustProxy,
       limits,
       ...(tls === undefined ? {} : { tls }),
       ...(options.quiet ? {} : { log: (line: string) => console.error(line) }),
