@@ -66,6 +66,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     perMessageDeflate: false,
   });
 
+  let stopping = false; // close() has begun: no new socket, while the old ones close
   const server: Server =
     options.tls === undefined
       ? createHttpServer()
@@ -75,6 +76,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   });
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => {}); // a reset peer: nothing to do, the socket is gone
+    if (stopping) return refuseUpgrade(socket, 503, "Service Unavailable");
     const host = request.headers.host?.toLowerCase();
     if (host === undefined || (allowHosts.size > 0 && !hostAllowed(allowHosts, host))) {
       return refuseUpgrade(socket, 421, "Misdirected Request");
@@ -137,6 +139,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     limits,
     close() {
       closed ??= (async () => {
+        stopping = true;
         clearInterval(pingTimer);
         clearInterval(sweepTimer);
         hub.stop();
