@@ -658,6 +658,12 @@ interface Imported {
     afterMessages: number;
 }
 
+// IncomingConnection
+interface IncomingConnection {
+    readonly connectionId: string;
+    accept(): Promise<WebSocket>;
+}
+
 // LeftRunning
 interface LeftRunning {
     turns: {
@@ -854,6 +860,110 @@ interface Rehydration {
     previousUpstreamId: string;
     upstreamId: string;
     afterMessages: number;
+}
+
+// Relay
+interface Relay {
+    readonly url: string;
+    readonly limits: RelayLimits;
+    close(): Promise<void>;
+}
+
+// RelayConnector
+interface RelayConnector {
+    readonly sidecarId: string;
+    close(): Promise<void>;
+}
+
+// RelayConnectorOptions
+interface RelayConnectorOptions {
+    url: string;
+    identity: RelayIdentity;
+    onIncoming(incoming: IncomingConnection): void;
+    onState?(state: RelayConnectorState): void;
+    signal?: AbortSignal;
+    baseBackoffMs?: number;
+    maxBackoffMs?: number;
+    ca?: string | Buffer;
+    random?: () => number;
+}
+
+// RelayConnectorState
+type RelayConnectorState = {
+    kind: "registered";
+    sidecarId: string;
+} | {
+    kind: "disconnected";
+    code: number;
+    retryInMs: number;
+} | {
+    kind: "stopped";
+    why: "aborted" | "replaced";
+};
+
+// RelayIdentity
+interface RelayIdentity {
+    readonly publicKey: Uint8Array;
+    readonly secretKey: Uint8Array;
+}
+
+// RelayLimits
+interface RelayLimits {
+    maxClientsPerSidecar: number;
+    maxPendingPerSidecar: number;
+    pickupTimeoutMs: number;
+    maxFrameBytes: number;
+    maxControlBytes: number;
+    bytesPerSecondPerClient: number;
+    burstBytesPerClient: number;
+    bytesPerSecondPerSidecar: number;
+    burstBytesPerSidecar: number;
+    maxBufferedBytes: number;
+    attemptsPerMinutePerIp: number;
+    concurrentPerIp: number;
+    maxSidecars: number;
+    pingIntervalMs: number;
+    maxMissedPongs: number;
+    idleTimeoutMs: number;
+    handshakeTimeoutMs: number;
+}
+
+// RelayLogSink
+type RelayLogSink = (line: string) => void;
+
+// RelayOptions
+interface RelayOptions {
+    host?: string;
+    port?: number;
+    tls?: {
+        cert: string | Buffer;
+        key: string | Buffer;
+    };
+    allowHosts?: readonly string[];
+    trustProxies?: readonly string[];
+    limits?: Partial<RelayLimits>;
+    log?: RelayLogSink;
+}
+
+// RelaySocket (declared as WebSocket)
+interface WebSocket {
+    readonly readyState: number;
+    readonly CONNECTING: 0;
+    readonly OPEN: 1;
+    readonly CLOSING: 2;
+    readonly CLOSED: 3;
+    readonly bufferedAmount: number;
+    send(data: string | Buffer | Uint8Array, options?: {
+        binary?: boolean;
+    }): void;
+    close(code?: number, reason?: string): void;
+    terminate(): void;
+    ping(): void;
+    pause(): void;
+    resume(): void;
+    on: Events<this>;
+    once: Events<this>;
+    off(event: string, listener: (...args: never[]) => void): this;
 }
 
 // RevertedFile
@@ -1306,8 +1416,17 @@ function assertNever(value: never, what?: string): never;
 // attachOpencode
 function attachOpencode(url: string, options?: AttachOpencodeOptions): Promise<OpencodeServerHandle>;
 
+// connectToRelay
+function connectToRelay(options: RelayConnectorOptions): RelayConnector;
+
 // conversationOf
 function conversationOf(events: readonly CanonicalEvent[], sessionId?: string | undefined): Conversation;
+
+// defaultRelayIdentityPath
+function defaultRelayIdentityPath(env?: NodeJS.ProcessEnv): string;
+
+// generateRelayIdentity
+function generateRelayIdentity(): RelayIdentity;
 
 // isCanonicalType
 function isCanonicalType(type: string): type is CanonicalType;
@@ -1315,14 +1434,26 @@ function isCanonicalType(type: string): type is CanonicalType;
 // isDurableType
 function isDurableType(type: string): type is DurableType;
 
+// loadOrCreateRelayIdentity
+function loadOrCreateRelayIdentity(path: string): RelayIdentity;
+
 // openStore
 function openStore(spec: string, options?: OpenStoreOptions): Promise<Store>;
 
 // parseStoreKeys
 function parseStoreKeys(text: string, name: string): StoreKeyring;
 
+// readRelayIdentity
+function readRelayIdentity(path: string): RelayIdentity;
+
 // readStoreKeyFile
 function readStoreKeyFile(path: string): StoreKeyring;
 
+// sidecarIdOf
+function sidecarIdOf(publicKey: Uint8Array): string;
+
 // startOpencode
 function startOpencode(options?: StartOpencodeOptions): Promise<OpencodeServerHandle>;
+
+// startRelay
+function startRelay(options?: RelayOptions): Promise<Relay>;

@@ -63,6 +63,27 @@ export {
 } from "./events/canonical.js";
 export type { DeltaStats } from "./events/delta-stats.js";
 export {
+  connectToRelay,
+  type IncomingConnection,
+  type RelayConnector,
+  type RelayConnectorOptions,
+  type RelayConnectorState,
+} from "./relay/relay-connector.js";
+export {
+  generateRelayIdentity,
+  type RelayIdentity,
+  sidecarIdOf,
+} from "./relay/relay-identity.js";
+export {
+  defaultRelayIdentityPath,
+  loadOrCreateRelayIdentity,
+  readRelayIdentity,
+} from "./relay/relay-identity-file.js";
+export type { RelayLimits } from "./relay/relay-limits.js";
+export type { RelayLogSink } from "./relay/relay-log.js";
+export { type Relay, type RelayOptions, startRelay } from "./relay/relay-server.js";
+export type { WebSocket as RelaySocket } from "./relay/relay-ws.js";
+export {
   Bridge,
   type BridgeOptions,
   type CloseOptions,

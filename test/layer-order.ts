@@ -95,6 +95,13 @@ export const LAYERS: readonly Layer[] = [
       "and what they ask of a cluster",
   },
   {
+    name: "relay",
+    paths: ["src/relay"],
+    what:
+      "`ocb relay`, the content-blind relay between clients and sidecars, and the sidecar's " +
+      "connector to it; below the sidecar, which it must never need",
+  },
+  {
     name: "wire",
     paths: ["src/wire"],
     what: "what travels between the sidecar and its clients: zod schemas of the canonical events and the API, and the conversation reducer the client, the web chat and the CLI share",

@@ -5,6 +5,7 @@ import { registerExportCommand } from "./commands/export.js";
 import { registerImportCommand } from "./commands/import.js";
 import { registerInputsCommand } from "./commands/inputs.js";
 import { registerOpencodeSessionCommands } from "./commands/opencode-sessions.js";
+import { registerRelayCommand } from "./commands/relay.js";
 import { registerRunCommand } from "./commands/run.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerSessionControlCommands } from "./commands/session-controls.js";
@@ -25,6 +26,7 @@ export function ocbProgram(): Command {
   registerExportCommand(program);
   registerImportCommand(program);
   registerStoreCommand(program);
+  registerRelayCommand(program);
   program.commandsGroup(
     "Sessions on a running sidecar (the `ocb serve` of this machine, or --url with OCB_TOKEN):",
   );
