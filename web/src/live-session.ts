@@ -1,7 +1,7 @@
 /**
  * One open session, live: its snapshot (`client.live`, what the sidecar folds from its
  * transcript: a long session's transcript is ten times its size and its fold would cost the
- * page), drawn as soon as it comes, then the events after its last seq as they come, so nothing
+ * page), drawn once it and the session's info have come, then the events after its last seq as they come, so nothing
  * is lost or doubled across a reload (the sidecar gives a subscription that joins mid-part
  * what the part has streamed so far, as one delta, before the part's next ones). A subagent's
  * child is read from its transcript, through its parent.
@@ -82,15 +82,17 @@ async function follow(
     await followAfter(client, sessionId, live, feed, signal);
     return;
   }
-  // A kept session (after a restart) is opened on demand before its stream is asked for (the
-  // store answers its snapshot meanwhile). The snapshot is drawn without waiting for the
-  // session's info, which only says whether there is anything live to follow.
-  const info = client.getSession(sessionId, { signal });
-  info.catch(() => {});
-  const live = await client.live(sessionId, { signal });
+  // A kept session (after a restart) is opened on demand by the read of its info (the store
+  // answers its snapshot meanwhile). Both are awaited before it is drawn: drawn earlier, the
+  // panels it shows (context, todos, MCP) asked the sidecar about a session it was still
+  // opening, and were answered 502 on a clean clone.
+  const [live, info] = await Promise.all([
+    client.live(sessionId, { signal }),
+    client.getSession(sessionId, { signal }),
+  ]);
   feed.start(live);
   // Its directory is gone: the sidecar does not open it, there is nothing live to follow.
-  if ((await info).directoryMissing === true) return;
+  if (info.directoryMissing === true) return;
   await followAfter(client, sessionId, live, feed, signal);
 }
 
