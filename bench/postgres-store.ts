@@ -15,7 +15,7 @@ import { SqliteStore } from "../src/store/sqlite-store.js";
 import type { Store } from "../src/store/store.js";
 import { startTestPostgres } from "../test/support/postgres.js";
 import { formatRate, formatRatio, note } from "./stats.js";
-import { textEvents } from "./text-events.js";
+import { appendThenReplay, textEvents } from "./text-events.js";
 
 export interface PostgresStoreBenchOptions {
   sessions: number;
@@ -61,24 +61,7 @@ export async function benchPostgresStore(
 
 async function run(store: Store, options: PostgresStoreBenchOptions): Promise<StoreFigures> {
   try {
-    const sessions = Array.from({ length: options.sessions }, (_, index) => `ses_${index}`);
-    const started = performance.now();
-    for (let from = 0; from < options.eventsPerSession; from += options.batch) {
-      const count = Math.min(options.batch, options.eventsPerSession - from);
-      await Promise.all(
-        sessions.map((id) => store.append(id, textEvents(id, from, count), String(from + count))),
-      );
-    }
-    const concurrentMs = performance.now() - started;
-    const replayStarted = performance.now();
-    let read = 0;
-    for (const id of sessions) read += (await store.read(id)).length;
-    const replayMs = performance.now() - replayStarted;
-    if (read !== options.sessions * options.eventsPerSession) {
-      throw new Error(
-        `(p) read back ${read} events, not ${options.sessions * options.eventsPerSession}`,
-      );
-    }
+    const { appendMs: concurrentMs, replayMs } = await appendThenReplay(store, options, "(p)");
     const loneStarted = performance.now();
     for (let index = 0; index < options.loneAppends; index++) {
       await store.append("ses_lone", textEvents("ses_lone", index * options.batch, options.batch));

@@ -19,7 +19,7 @@ import type { Store } from "../src/store/store.js";
 import { startTestPostgres } from "../test/support/postgres.js";
 import { recordGoal } from "./goals.js";
 import { formatRate, formatRatio, note } from "./stats.js";
-import { textEvents } from "./text-events.js";
+import { appendThenReplay } from "./text-events.js";
 
 export interface EncryptionBenchOptions {
   sessions: number;
@@ -108,25 +108,7 @@ async function run(
   options: Pick<EncryptionBenchOptions, "sessions" | "eventsPerSession" | "batch">,
 ): Promise<Figures> {
   try {
-    const sessions = Array.from({ length: options.sessions }, (_, index) => `ses_${index}`);
-    const started = performance.now();
-    for (let from = 0; from < options.eventsPerSession; from += options.batch) {
-      const count = Math.min(options.batch, options.eventsPerSession - from);
-      await Promise.all(
-        sessions.map((id) => store.append(id, textEvents(id, from, count), String(from + count))),
-      );
-    }
-    const appendMs = performance.now() - started;
-    const replayStarted = performance.now();
-    let read = 0;
-    for (const id of sessions) read += (await store.read(id)).length;
-    const replayMs = performance.now() - replayStarted;
-    if (read !== options.sessions * options.eventsPerSession) {
-      throw new Error(
-        `(k) read back ${read} events, not ${options.sessions * options.eventsPerSession}`,
-      );
-    }
-    return { appendMs, replayMs };
+    return await appendThenReplay(store, options, "(k)");
   } finally {
     await store.close();
   }
