@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { screenshot, useBrowser } from "../support/browser.js";
 import { useChatHarness } from "../support/chat-harness.js";
 import { byTestId, eventually, openNewSession } from "../support/chat-page.js";
+import { recordPageSockets } from "../support/page-sockets.js";
 
 const chromium = useBrowser();
 const harness = useChatHarness({ backend: "serve-legacy" });
@@ -17,13 +18,7 @@ describe("the terminal panel on a backend without a terminal", () => {
   it("says the backend has no terminal, and opens neither a terminal nor its socket", async () => {
     const { context, page } = await chromium.open({ viewport: { width: 1280, height: 800 } });
     // Every WebSocket the page opens, to see that none is a terminal's.
-    await context.addInitScript(`(() => {
-      const Original = window.WebSocket;
-      window.__sockets = [];
-      window.WebSocket = class extends Original {
-        constructor(...args) { super(...args); window.__sockets.push(this); }
-      };
-    })()`);
+    await recordPageSockets(context);
     const id = await openNewSession(page, harness.current, "no terminal");
     const info = await harness.current.client.getSession(id);
     expect(info.capabilities?.terminal).toBe(false);

@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { screenshot, screenshotsWideAndPhone, useBrowser } from "../support/browser.js";
 import { useChatHarness } from "../support/chat-harness.js";
 import { byTestId, eventually, openNewSession } from "../support/chat-page.js";
+import { recordPageSockets } from "../support/page-sockets.js";
 
 const chromium = useBrowser();
 const harness = useChatHarness();
@@ -52,13 +53,7 @@ describe("the terminal panel", () => {
   it("runs a command, resizes, keeps its title out of the page, and keeps its shell across a dropped socket and a reload", async () => {
     const { context, page } = await chromium.open({ viewport: { width: 1280, height: 800 } });
     // Every WebSocket the page opens, to close the terminal's from under it.
-    await context.addInitScript(`(() => {
-      const Original = window.WebSocket;
-      window.__sockets = [];
-      window.WebSocket = class extends Original {
-        constructor(...args) { super(...args); window.__sockets.push(this); }
-      };
-    })()`);
+    await recordPageSockets(context);
     await openNewSession(page, harness.current, "terminal");
     const title = await page.title();
     await openTerminal(page, /^Connected$/);
