@@ -124,6 +124,11 @@ export const LAYERS: readonly Layer[] = [
   { name: "opencode-client", paths: ["src/opencode-client"], what: "the typed OpenCode client" },
   { name: "transport", paths: ["src/transport"], what: "HTTP, SSE, recording and replay" },
   { name: "opencode-protocol", paths: ["src/opencode-protocol"], what: "OpenCode's wire schemas" },
+  {
+    name: "noise",
+    paths: ["src/noise"],
+    what: "the Noise handshake and transport (Noise_*_25519_ChaChaPoly_SHA256) on @noble: isomorphic, below everything that encrypts a channel",
+  },
   { name: "util", paths: ["src/util"], what: "small shared helpers" },
   { name: "errors", paths: ["src/errors.ts"], what: "the one error base and its subclasses" },
 ];
