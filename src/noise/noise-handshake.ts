@@ -42,7 +42,8 @@ const PSK_LENGTH = 32;
 /**
  * One side of a Noise handshake, `Noise_<pattern>_25519_ChaChaPoly_SHA256` (the HandshakeState
  * of spec section 5.3). Write and read messages in turn until `complete`, then `split()` once.
- * Any failure (a bad message, a call out of turn) ends it: every later call throws.
+ * A message that fails to read ends it: every later call throws. A call out of turn or an
+ * oversize payload throws before anything changes, so the handshake stays as it was.
  */
 export class NoiseHandshake {
   readonly #pattern: HandshakePattern;
