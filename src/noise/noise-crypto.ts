@@ -50,6 +50,19 @@ export function checkKeyLength(key: Uint8Array, what: string): void {
   }
 }
 
+/**
+ * Throws unless `keyPair`'s public key is that of its secret key: a mismatched pair would
+ * otherwise fail the handshake later, looking like tampering.
+ */
+export function checkKeyPair(keyPair: NoiseKeyPair, what: string): void {
+  checkKeyLength(keyPair.secretKey, `${what} secret key`);
+  checkKeyLength(keyPair.publicKey, `${what} public key`);
+  const expected = x25519.getPublicKey(keyPair.secretKey);
+  if (!expected.every((byte, index) => byte === keyPair.publicKey[index])) {
+    throw new NoiseError(`the ${what} key pair's public key is not that of its secret key`);
+  }
+}
+
 /** DH(key_pair, public_key): X25519. noble refuses a low-order public key (all-zero output). */
 export function dh(keyPair: NoiseKeyPair, publicKey: Uint8Array): Uint8Array {
   try {

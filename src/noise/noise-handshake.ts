@@ -8,6 +8,7 @@ import {
 } from "./handshake-patterns.js";
 import {
   checkKeyLength,
+  checkKeyPair,
   concat,
   DHLEN,
   dh,
@@ -73,8 +74,7 @@ export class NoiseHandshake {
       throw new NoiseError(`the ${name} ${side} sends no static key: give no staticKeyPair`);
     }
     if (options.staticKeyPair !== undefined) {
-      checkKeyLength(options.staticKeyPair.secretKey, "static secret key");
-      checkKeyLength(options.staticKeyPair.publicKey, "static public key");
+      checkKeyPair(options.staticKeyPair, "static");
     }
     const knowsRemoteStatic = options.initiator
       ? pattern.responderPreStatic
@@ -99,8 +99,7 @@ export class NoiseHandshake {
       throw new NoiseError(`${name} takes no psk`);
     }
     if (options.ephemeralKeyPair !== undefined) {
-      checkKeyLength(options.ephemeralKeyPair.secretKey, "ephemeral secret key");
-      checkKeyLength(options.ephemeralKeyPair.publicKey, "ephemeral public key");
+      checkKeyPair(options.ephemeralKeyPair, "ephemeral");
     }
 
     this.#pattern = pattern;
