@@ -65,8 +65,27 @@ export class FrameLink {
     return this.#closed !== undefined;
   }
 
+  /**
+   * Sends `frame` unless the link closed. Throws RangeError when it cannot be framed (a head
+   * over MAX_HEAD_BYTES or the channel's message size): the caller fails that one stream. A
+   * channel whose own send throws is closed instead, since callers run in event handlers.
+   */
   send(frame: Frame): void {
-    if (this.#closed === undefined) this.channel.send(encodeFrame(frame));
+    if (this.#closed !== undefined) return;
+    const bytes = encodeFrame(frame);
+    if (bytes.byteLength > this.channel.maxMessageBytes) {
+      throw new RangeError(
+        `a ${frame.type} frame of ${bytes.byteLength} bytes is over the channel's ${this.channel.maxMessageBytes}`,
+      );
+    }
+    try {
+      this.channel.send(bytes);
+    } catch (error) {
+      this.close(
+        TunnelCloseCode.INTERNAL_ERROR,
+        `the channel failed to send: ${describeError(error)}`,
+      );
+    }
   }
 
   /** Closes the channel; the handler hears of it at once. */

@@ -117,8 +117,8 @@ class FetchStream implements ClientStream {
     try {
       host.send({ type: "request", streamId: this.#id, head });
     } catch (error) {
-      // Only a head over MAX_HEAD_BYTES gets here (the encoder's RangeError).
-      this.#fail(new TypeError(`fetch ${head.path} failed: ${String(error)}`), true);
+      // A head too large to frame: the server never saw the stream, so nothing to reset.
+      this.#fail(new TypeError(`fetch ${head.path} failed: ${describe(error)}`), false);
       return;
     }
     const id = this.#id;

@@ -11,8 +11,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Duplex } from "node:stream";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
 import { within } from "../../test/support/within.js";
+import type { FetchLike } from "../client/http-caller.js";
+import type { WebSocketConstructor } from "../client/socket/websocket-like.js";
 import { linkedChannelPair } from "./linked-channel-pair.js";
 import type { MessageChannel } from "./message-channel.js";
 import { openTunnelClient, type TunnelClient } from "./tunnel-client.js";
@@ -146,6 +148,11 @@ async function bodyOf(request: IncomingMessage): Promise<Buffer> {
 function closedEarly(response: ServerResponse): Promise<void> {
   return new Promise((resolve) => response.on("close", () => resolve()));
 }
+
+it("fits BridgeClient's fetch and WebSocket options", () => {
+  expectTypeOf<TunnelClient["fetch"]>().toExtend<FetchLike>();
+  expectTypeOf<TunnelClient["WebSocket"]>().toExtend<WebSocketConstructor>();
+});
 
 describe("fetch through the tunnel", () => {
   it("carries method, path, query, status, headers and bodies both ways", async () => {
@@ -406,6 +413,22 @@ describe("fetch through the tunnel", () => {
     expect(headers.origin).toBeUndefined();
     expect(headers["keep-alive"]).toBeUndefined();
     expect(headers["x-kept"]).toBe("1");
+  });
+
+  it("fails a request whose head is too large, and a response whose head is, alone", async () => {
+    const target = await startTarget((request, response) => {
+      if (request.url === "/big-head") response.setHeader("x-big", "v".repeat(20_000));
+      response.end("fine");
+    });
+    const { client } = tunnelTo(target);
+    await expect(
+      client.fetch(`${BASE}/x`, { headers: { "x-big": "v".repeat(20_000) } }),
+    ).rejects.toThrow(/fetch \/x failed: a head of \d+ bytes is over the 16384 allowed/);
+    const refused = await client.fetch(`${BASE}/big-head`, {});
+    expect(refused.status).toBe(502);
+    // Node's own parser bounds a head at 16 KiB too, so either may be the one refusing it.
+    expect(await refused.text()).toMatch(/over the 16384 allowed|Header overflow/);
+    expect(await (await client.fetch(`${BASE}/small`, {})).text()).toBe("fine");
   });
 
   it("refuses CONNECT", async () => {

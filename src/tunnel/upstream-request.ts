@@ -106,11 +106,18 @@ export class UpstreamRequest implements ServerStream {
       );
       return;
     }
-    this.host.send({
-      type: "response",
-      streamId: this.streamId,
-      head: { status, headers: endToEndHeaders(pairsOfRawHeaders(response.rawHeaders)) },
-    });
+    try {
+      this.host.send({
+        type: "response",
+        streamId: this.streamId,
+        head: { status, headers: endToEndHeaders(pairsOfRawHeaders(response.rawHeaders)) },
+      });
+    } catch (error) {
+      // A head too large to frame: answered as a failure of the target instead.
+      this.#phase = "requesting";
+      this.#failed(asError(error));
+      return;
+    }
     response.on("data", (chunk: Buffer) => {
       if (this.#phase !== "answering") return;
       const sentAll = this.#sender.write(chunk, (part) =>
@@ -160,7 +167,7 @@ export class UpstreamRequest implements ServerStream {
         JSON.stringify({
           error: {
             code: "tunnel_upstream_failed",
-            message: `the tunnel's server could not reach its target: ${error.message}`,
+            message: `the tunnel's server got no answer from its target: ${error.message}`,
           },
         }),
       );
