@@ -11,6 +11,7 @@ import {
   FRAME_HEADER_BYTES,
   type Frame,
   MalformedFrameError,
+  UnframeableError,
 } from "./tunnel-frames.js";
 
 /** Close codes the tunnel closes its channel with (the WebSocket protocol's meanings). */
@@ -66,15 +67,16 @@ export class FrameLink {
   }
 
   /**
-   * Sends `frame` unless the link closed. Throws RangeError when it cannot be framed (a head
-   * over MAX_HEAD_BYTES or the channel's message size): the caller fails that one stream. A
+   * Sends `frame` unless the link closed. Throws UnframeableError when it cannot be framed (a
+   * head the peer would refuse, or over the channel's message size): the caller fails that one
+   * stream. A
    * channel whose own send throws is closed instead, since callers run in event handlers.
    */
   send(frame: Frame): void {
     if (this.#closed !== undefined) return;
     const bytes = encodeFrame(frame);
     if (bytes.byteLength > this.channel.maxMessageBytes) {
-      throw new RangeError(
+      throw new UnframeableError(
         `a ${frame.type} frame of ${bytes.byteLength} bytes is over the channel's ${this.channel.maxMessageBytes}`,
       );
     }

@@ -8,6 +8,7 @@ import {
   type Frame,
   MAX_HEAD_BYTES,
   MalformedFrameError,
+  UnframeableError,
 } from "./tunnel-frames.js";
 import { INITIAL_WINDOW_BYTES, WINDOW_GRANT_THRESHOLD_BYTES } from "./tunnel-limits.js";
 
@@ -99,7 +100,16 @@ describe("tunnel frames", () => {
     const headers: [string, string][] = [["x", "v".repeat(MAX_HEAD_BYTES)]];
     expect(() =>
       encodeFrame({ type: "request", streamId: 1, head: { method: "GET", path: "/", headers } }),
-    ).toThrow(RangeError);
+    ).toThrow(/the request head of \d+ bytes is over the 16384 allowed/);
+  });
+
+  it("refuses to encode a head its peer would refuse", () => {
+    const head = { method: "GE T", path: "/", headers: [] };
+    expect(() => encodeFrame({ type: "request", streamId: 1, head })).toThrow(UnframeableError);
+    const protocols = ["a b"];
+    expect(() =>
+      encodeFrame({ type: "ws-open", streamId: 1, head: { path: "/", headers: [], protocols } }),
+    ).toThrow(/WebSocket open head is invalid: protocols.0/);
   });
 });
 

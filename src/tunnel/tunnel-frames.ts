@@ -104,13 +104,20 @@ export type Frame =
   | { type: "pong"; streamId: 0; data: Uint8Array }
   | { type: "goaway"; streamId: 0; reset: ResetInfo };
 
+/** A frame this side cannot send: a head its peer would refuse, or one too large. */
+export class UnframeableError extends OpencodeBridgeError {}
+
 /** A frame the peer got wrong: what was wrong with it. */
 export class MalformedFrameError extends OpencodeBridgeError {}
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-/** The bytes of one frame; throws RangeError when a head is over MAX_HEAD_BYTES. */
+/**
+ * The bytes of one frame. A head is checked against the schema its receiver decodes with
+ * (strict for what we send): one the peer would refuse throws UnframeableError here, failing
+ * one stream, rather than reaching the peer and closing the whole channel.
+ */
 export function encodeFrame(frame: Frame): Uint8Array {
   const payload = payloadOf(frame);
   const bytes = new Uint8Array(FRAME_HEADER_BYTES + payload.byteLength);
@@ -124,13 +131,16 @@ export function encodeFrame(frame: Frame): Uint8Array {
 function payloadOf(frame: Frame): Uint8Array {
   switch (frame.type) {
     case "request":
+      return headBytes(requestHeadSchema, frame.head, "request");
     case "response":
+      return headBytes(responseHeadSchema, frame.head, "response");
     case "ws-open":
+      return headBytes(wsOpenHeadSchema, frame.head, "WebSocket open");
     case "ws-accepted":
-      return jsonBytes(frame.head);
+      return headBytes(wsAcceptedHeadSchema, frame.head, "WebSocket acceptance");
     case "reset":
     case "goaway":
-      return jsonBytes(frame.reset);
+      return headBytes(resetSchema, frame.reset, frame.type);
     case "request-data":
     case "response-data":
     case "ping":
@@ -160,11 +170,17 @@ function payloadOf(frame: Frame): Uint8Array {
   }
 }
 
-function jsonBytes(value: unknown): Uint8Array {
-  const bytes = encoder.encode(JSON.stringify(value));
+function headBytes(schema: z.ZodType, head: unknown, what: string): Uint8Array {
+  const checked = schema.safeParse(head);
+  if (!checked.success) {
+    throw new UnframeableError(
+      `the ${what} head is invalid: ${formatIssues(checked.error.issues)}`,
+    );
+  }
+  const bytes = encoder.encode(JSON.stringify(head));
   if (bytes.byteLength > MAX_HEAD_BYTES) {
-    throw new RangeError(
-      `a head of ${bytes.byteLength} bytes is over the ${MAX_HEAD_BYTES} allowed`,
+    throw new UnframeableError(
+      `the ${what} head of ${bytes.byteLength} bytes is over the ${MAX_HEAD_BYTES} allowed`,
     );
   }
   return bytes;

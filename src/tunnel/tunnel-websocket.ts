@@ -129,8 +129,12 @@ class TunnelSocket implements TunnelWebSocket, ClientStream {
         head: { path: `${parsed.pathname}${parsed.search}`, headers: [], protocols: [...offered] },
       });
     } catch (error) {
+      // As a browser refuses a protocol that is not a token: at once, in the constructor.
       host.finish(this.#id);
-      queueMicrotask(() => this.#closeAbnormally(String(error)));
+      throw new DOMException(
+        `cannot open a WebSocket to ${this.url}: ${error instanceof Error ? error.message : String(error)}`,
+        "SyntaxError",
+      );
     }
   }
 

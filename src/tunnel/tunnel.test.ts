@@ -423,12 +423,22 @@ describe("fetch through the tunnel", () => {
     const { client } = tunnelTo(target);
     await expect(
       client.fetch(`${BASE}/x`, { headers: { "x-big": "v".repeat(20_000) } }),
-    ).rejects.toThrow(/fetch \/x failed: a head of \d+ bytes is over the 16384 allowed/);
+    ).rejects.toThrow(/fetch \/x failed: the request head of \d+ bytes is over the 16384 allowed/);
     const refused = await client.fetch(`${BASE}/big-head`, {});
     expect(refused.status).toBe(502);
     // Node's own parser bounds a head at 16 KiB too, so either may be the one refusing it.
     expect(await refused.text()).toMatch(/over the 16384 allowed|Header overflow/);
     expect(await (await client.fetch(`${BASE}/small`, {})).text()).toBe("fine");
+  });
+
+  it("fails a request the server would refuse to decode, alone", async () => {
+    const target = await startTarget((_request, response) => response.end("fine"));
+    const { client } = tunnelTo(target);
+    await expect(client.fetch(`${BASE}/x`, { method: "GE T" })).rejects.toThrow(
+      /request head is invalid: method/,
+    );
+    await expect(client.fetch(`${BASE}/x`, { method: "GE T" })).rejects.toBeInstanceOf(TypeError);
+    expect(await (await client.fetch(`${BASE}/y`, {})).text()).toBe("fine");
   });
 
   it("refuses CONNECT", async () => {
@@ -558,6 +568,53 @@ describe("WebSocket through the tunnel", () => {
       reason: "server bye",
       wasClean: true,
     });
+  });
+
+  it("checks its arguments as a browser's WebSocket does", async () => {
+    const target = await startTarget(() => {});
+    const { client } = tunnelTo(target);
+    expect(() => new client.WebSocket("ws://x/v1/ws", ["not a token"])).toThrow(/protocols.0/);
+    const socket = new client.WebSocket("ws://x/v1/ws", "chat");
+    const seen = record(socket);
+    expect(() => socket.send("early")).toThrow(
+      expect.objectContaining({ name: "InvalidStateError" }),
+    );
+    await within(target.nextSocket(), "the target's socket");
+    await within(seen.opened, "open");
+    expect(() => socket.close(1001)).toThrow(
+      expect.objectContaining({ name: "InvalidAccessError" }),
+    );
+    expect(() => socket.close(1000, "r".repeat(124))).toThrow(
+      expect.objectContaining({ name: "SyntaxError" }),
+    );
+    socket.close();
+    expect(await within(seen.closed, "close")).toMatchObject({ code: 1005, wasClean: true });
+  });
+
+  it("closing while connecting is error, then close 1006, and the server side lets go", async () => {
+    const target = await startTarget((_request, response) => response.end("ok"));
+    const { client, server } = tunnelTo(target);
+    const socket = new client.WebSocket("ws://x/v1/ws");
+    const seen = record(socket);
+    socket.close();
+    expect(await within(seen.closed, "close")).toMatchObject({ code: 1006, wasClean: false });
+    expect(seen.events).toEqual(["error", "close 1006"]);
+    // The RESET reached the server side before this request: the stream is gone there.
+    expect(await (await client.fetch(`${BASE}/after`, {})).text()).toBe("ok");
+    expect(server.openStreams).toBe(0);
+  });
+
+  it("closes 1009 when the client sends a message over maxWebSocketMessageBytes", async () => {
+    const target = await startTarget(() => {});
+    const { client } = tunnelTo(target, { limits: { maxWebSocketMessageBytes: 100_000 } });
+    const socket = new client.WebSocket("ws://x/v1/ws");
+    const seen = record(socket);
+    const upstream = await within(target.nextSocket(), "the target's socket");
+    await within(seen.opened, "open");
+    const upstreamClosed = targetClosed(upstream);
+    socket.send(new Uint8Array(100_001));
+    expect(await within(seen.closed, "close")).toMatchObject({ code: 1009 });
+    await within(upstreamClosed, "the target's socket to close");
   });
 
   it("reports a refused upgrade as error, then close 1006", async () => {
