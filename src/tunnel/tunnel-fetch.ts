@@ -91,6 +91,8 @@ class FetchStream implements ClientStream {
   readonly #window = new ReceiveWindow();
   readonly #chunks: Uint8Array[] = [];
   #ended = false;
+  /** The body is handed out and not yet closed, errored or cancelled. */
+  #bodyOpen = false;
   #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   #pullWaiting: (() => void) | undefined;
   readonly #onAbort = (): void => this.#abort();
@@ -185,6 +187,7 @@ class FetchStream implements ClientStream {
       return;
     }
     this.#phase = "body";
+    this.#bodyOpen = !NULL_BODY_STATUSES.has(head.status);
     const body = NULL_BODY_STATUSES.has(head.status)
       ? null
       : new ReadableStream<Uint8Array>(
@@ -232,20 +235,24 @@ class FetchStream implements ClientStream {
     }
     if (this.#ended) {
       controller.close();
+      this.#bodyOpen = false;
+      this.signal?.removeEventListener("abort", this.#onAbort);
       return true;
     }
     return false;
   }
 
-  /** The server ended the answer: the stream is over on both sides. */
+  /** The server ended the answer: the stream is over on both sides, the body maybe unread. */
   #settle(): void {
     this.#phase = "done";
     this.#sender.clear();
     this.host.finish(this.#id);
-    this.signal?.removeEventListener("abort", this.#onAbort);
+    if (!this.#bodyOpen) this.signal?.removeEventListener("abort", this.#onAbort);
   }
 
   #cancel(): void {
+    this.#bodyOpen = false;
+    this.signal?.removeEventListener("abort", this.#onAbort);
     if (this.#phase === "done") return;
     this.#phase = "done";
     this.#chunks.length = 0;
@@ -253,7 +260,15 @@ class FetchStream implements ClientStream {
   }
 
   #abort(): void {
-    this.#fail(this.signal?.reason ?? new DOMException("aborted", "AbortError"), true);
+    const reason: unknown = this.signal?.reason ?? new DOMException("aborted", "AbortError");
+    if (this.#phase !== "done") {
+      this.#fail(reason, true);
+    } else if (this.#bodyOpen) {
+      // The answer arrived whole but is not all read: as with fetch, the body errors.
+      this.#bodyOpen = false;
+      this.#chunks.length = 0;
+      this.#controller?.error(reason);
+    }
   }
 
   /** The fetch or its body fails with `error`; `reset`: tell the server to stop. */
@@ -264,6 +279,7 @@ class FetchStream implements ClientStream {
     this.#chunks.length = 0;
     if (phase === "awaiting-head") this.#reject(error);
     else this.#controller?.error(error);
+    this.#bodyOpen = false;
     this.#release(reset, "aborted", describe(error));
   }
 

@@ -265,6 +265,19 @@ describe("fetch through the tunnel", () => {
     await within(targetClosed, "the target's request to close");
   });
 
+  it("errors a body that arrived whole but is unread when the signal fires, as fetch does", async () => {
+    const target = await startTarget((_request, response) => response.end("all of it"));
+    const { client, server } = tunnelTo(target);
+    const controller = new AbortController();
+    const got = await client.fetch(`${BASE}/done`, { signal: controller.signal });
+    const reader = (got.body as ReadableStream<Uint8Array>).getReader();
+    // A later request's answer on the same ordered channel: the first answer's end came before.
+    expect(await (await client.fetch(`${BASE}/other`, {})).text()).toBe("all of it");
+    expect(server.openStreams).toBe(0);
+    controller.abort();
+    await expect(reader.read()).rejects.toMatchObject({ name: "AbortError" });
+  });
+
   it("cancelling the body resets the stream upstream", async () => {
     let targetClosed: Promise<void> = Promise.resolve();
     const target = await startTarget((_request, response) => {
@@ -439,6 +452,16 @@ describe("fetch through the tunnel", () => {
     );
     await expect(client.fetch(`${BASE}/x`, { method: "GE T" })).rejects.toBeInstanceOf(TypeError);
     expect(await (await client.fetch(`${BASE}/y`, {})).text()).toBe("fine");
+  });
+
+  it("resets a stream beyond the server side's maxConcurrentStreams", async () => {
+    const target = await startTarget(() => {});
+    const { client, server } = tunnelTo(target, { limits: { maxConcurrentStreams: 1 } });
+    const first = client.fetch(`${BASE}/a`, {});
+    await expect(client.fetch(`${BASE}/b`, {})).rejects.toThrow(/reset it \(too-many-streams/);
+    expect(server.openStreams).toBe(1);
+    client.close();
+    await expect(first).rejects.toThrow(/tunnel closed/);
   });
 
   it("refuses CONNECT", async () => {
