@@ -81,9 +81,15 @@ export class ClientStreams implements StreamHost, FrameHandler {
   }
 
   frame(frame: Frame): void {
-    if (frame.type === "goaway") {
-      this.#goaway = frame.reset;
-      return;
+    switch (frame.type) {
+      case "goaway":
+        this.#goaway = frame.reset;
+        return;
+      case "request":
+      case "request-data":
+      case "request-end":
+      case "ws-open":
+        throw new ProtocolViolation(`a ${frame.type} frame, which only the client side sends`);
     }
     if (frame.streamId % 2 === 0 || frame.streamId > this.#lastId) {
       throw new ProtocolViolation(

@@ -42,7 +42,7 @@ const encoder = new TextEncoder();
 
 export class FrameLink {
   #closed: LinkClosed | undefined;
-  readonly #unsubscribe: (() => void)[];
+  readonly #unsubscribe: (() => void)[] = [];
   /** The largest data chunk of one frame (DATA payload, or a WS_MESSAGE's after its flags). */
   readonly maxChunkBytes: number;
 
@@ -56,10 +56,9 @@ export class FrameLink {
         `a channel of ${channel.maxMessageBytes}-byte messages is too small for the tunnel`,
       );
     }
-    this.#unsubscribe = [
-      channel.onMessage((message) => this.#receive(message)),
-      channel.onClose((code, reason) => this.#end({ code, reason })),
-    ];
+    // Pushed one by one: a channel closed already may call its close listener at once.
+    this.#unsubscribe.push(channel.onMessage((message) => this.#receive(message)));
+    this.#unsubscribe.push(channel.onClose((code, reason) => this.#end({ code, reason })));
   }
 
   get isClosed(): boolean {
@@ -69,8 +68,7 @@ export class FrameLink {
   /**
    * Sends `frame` unless the link closed. Throws UnframeableError when it cannot be framed (a
    * head the peer would refuse, or over the channel's message size): the caller fails that one
-   * stream. A
-   * channel whose own send throws is closed instead, since callers run in event handlers.
+   * stream. A channel whose own send throws is closed instead: callers run in event handlers.
    */
   send(frame: Frame): void {
     if (this.#closed !== undefined) return;
@@ -122,7 +120,7 @@ export class FrameLink {
   #end(closed: LinkClosed): void {
     if (this.#closed !== undefined) return;
     this.#closed = closed;
-    for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
     this.handler.closed(closed);
   }
 }

@@ -769,6 +769,17 @@ describe("a peer that breaks the protocol", () => {
     await expect(pending).rejects.toThrow(/tunnel closed: tunnel protocol error/);
   });
 
+  it("closes the client's channel on a frame only the client side sends", async () => {
+    const [clientEnd, rawServer] = linkedChannelPair();
+    const client = openTunnelClient(clientEnd);
+    void client.fetch(`${BASE}/x`, {}).catch(() => {});
+    rawServer.send(encodeFrame({ type: "request-end", streamId: 1 }));
+    expect(await within(client.closed, "the client's close")).toMatchObject({
+      code: 1002,
+      reason: expect.stringMatching(/request-end frame, which only the client side sends/),
+    });
+  });
+
   it("answers a PING with its PONG", async () => {
     const [clientEnd, raw] = linkedChannelPair();
     const client = openTunnelClient(clientEnd);
