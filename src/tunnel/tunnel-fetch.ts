@@ -48,13 +48,13 @@ async function bodyBytesOf(
   if (typeof body === "string") {
     return { body: encoder.encode(body), contentType: "text/plain;charset=UTF-8" };
   }
-  if (body instanceof Uint8Array) return { body, contentType: null };
-  if (body instanceof ArrayBuffer) return { body: new Uint8Array(body), contentType: null };
+  // Copied, as fetch copies a body when it is called: the caller may reuse its buffer while
+  // the body still waits for the window.
+  if (body instanceof ArrayBuffer)
+    return { body: new Uint8Array(body.slice(0)), contentType: null };
   if (ArrayBuffer.isView(body)) {
-    return {
-      body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength),
-      contentType: null,
-    };
+    const view = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+    return { body: view.slice(), contentType: null };
   }
   // FormData, URLSearchParams, Blob, ReadableStream: the platform encodes them (a multipart
   // boundary, a form's content type) as its own fetch would.
