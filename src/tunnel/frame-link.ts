@@ -3,6 +3,7 @@
  * answers PINGs, and closes the channel, with the reason, on anything the peer got wrong —
  * nothing it sends can throw out of the channel's listener. It closes once, and says so once.
  */
+import { UsageError } from "../errors.js";
 import { describeError } from "../util/describe-error.js";
 import type { MessageChannel } from "./message-channel.js";
 import {
@@ -52,7 +53,7 @@ export class FrameLink {
   ) {
     this.maxChunkBytes = channel.maxMessageBytes - FRAME_HEADER_BYTES - 1;
     if (this.maxChunkBytes < 1024) {
-      throw new RangeError(
+      throw new UsageError(
         `a channel of ${channel.maxMessageBytes}-byte messages is too small for the tunnel`,
       );
     }

@@ -3,6 +3,7 @@
  * sends the other receives, later (a microtask), in order, as a copy, so that neither side can
  * depend on being called back synchronously or on sharing a buffer with its peer.
  */
+import { UsageError } from "../errors.js";
 import type { MessageChannel } from "./message-channel.js";
 
 export interface LinkedChannelOptions {
@@ -43,7 +44,7 @@ class LinkedEnd implements MessageChannel {
 
   send(message: Uint8Array): void {
     if (message.byteLength > this.maxMessageBytes) {
-      throw new RangeError(
+      throw new UsageError(
         `a message of ${message.byteLength} bytes exceeds the channel's ${this.maxMessageBytes}`,
       );
     }

@@ -1,5 +1,7 @@
 /** The tunnel's parts without sockets: the frame codec, flow control, the linked pair. */
+
 import { describe, expect, it } from "vitest";
+import { UsageError } from "../errors.js";
 import { CreditedSender, ReceiveWindow } from "./flow-control.js";
 import { linkedChannelPair } from "./linked-channel-pair.js";
 import {
@@ -162,7 +164,7 @@ describe("linkedChannelPair", () => {
     sent[0] = 9;
     expect(received).toEqual([]);
     expect(a.bufferedAmount).toBe(3);
-    expect(() => a.send(new Uint8Array(9))).toThrow(RangeError);
+    expect(() => a.send(new Uint8Array(9))).toThrow(UsageError);
     const closes: string[] = [];
     const bothClosed = Promise.all(
       [a, b].map(

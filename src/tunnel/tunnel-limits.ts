@@ -2,6 +2,7 @@
  * The tunnel's bounds. The window is part of the protocol (both sides must agree on it, so it
  * is a constant); the rest are each side's own choice, with defaults.
  */
+import { UsageError } from "../errors.js";
 
 /**
  * Bytes of data (request or response body, WebSocket messages) a side may send on one stream
@@ -31,7 +32,7 @@ export function tunnelLimitsOf(overrides: Partial<TunnelLimits> = {}): TunnelLim
   const limits = { ...DEFAULT_TUNNEL_LIMITS, ...overrides };
   for (const [name, value] of Object.entries(limits)) {
     if (!(Number.isInteger(value) && value > 0)) {
-      throw new RangeError(`tunnel limit ${name} must be a positive integer, got ${value}`);
+      throw new UsageError(`tunnel limit ${name} must be a positive integer, got ${value}`);
     }
   }
   return limits;
