@@ -102,6 +102,13 @@ export const LAYERS: readonly Layer[] = [
       "connector to it; below the sidecar, which it must never need",
   },
   {
+    name: "tunnel",
+    paths: ["src/tunnel"],
+    what:
+      "HTTP requests and WebSockets multiplexed over one channel of binary messages (the " +
+      "relay's end-to-end encrypted connection); the client half isomorphic",
+  },
+  {
     name: "wire",
     paths: ["src/wire"],
     what: "what travels between the sidecar and its clients: zod schemas of the canonical events and the API, and the conversation reducer the client, the web chat and the CLI share",
