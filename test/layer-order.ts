@@ -95,6 +95,13 @@ export const LAYERS: readonly Layer[] = [
       "and what they ask of a cluster",
   },
   {
+    name: "remote",
+    paths: ["src/remote"],
+    what:
+      "remote access through relays: pairing, paired devices, the Noise handshake's framing, " +
+      "the encrypted channel, the device's connection (isomorphic) and the sidecar's end",
+  },
+  {
     name: "relay",
     paths: ["src/relay"],
     what:

@@ -6,6 +6,7 @@ import { registerImportCommand } from "./commands/import.js";
 import { registerInputsCommand } from "./commands/inputs.js";
 import { registerOpencodeSessionCommands } from "./commands/opencode-sessions.js";
 import { registerRelayCommand } from "./commands/relay.js";
+import { registerRemoteCommands } from "./commands/remote.js";
 import { registerRunCommand } from "./commands/run.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerSessionControlCommands } from "./commands/session-controls.js";
@@ -34,5 +35,7 @@ export function ocbProgram(): Command {
   registerChangesCommand(program);
   registerSessionControlCommands(program);
   registerOpencodeSessionCommands(program);
+  program.commandsGroup("Devices that reach the sidecar through a relay (ocb serve --relay):");
+  registerRemoteCommands(program);
   return program;
 }

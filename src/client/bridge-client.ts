@@ -22,7 +22,11 @@ import {
   ModelCatalogSchema,
   OkSchema,
   OpencodeSessionListSchema,
+  type Pairing,
+  PairingSchema,
   ProjectListSchema,
+  type RemoteStatus,
+  RemoteStatusSchema,
   type SendInputResult,
   SendInputResultSchema,
   SessionChangesSchema,
@@ -90,6 +94,7 @@ export type SessionContextView = z.output<typeof SessionContextSchema>;
 export type TodoItem = z.output<typeof TodoListSchema>["todos"][number];
 export type Health = z.output<typeof HealthSchema>;
 export type Ticket = z.output<typeof TicketSchema>;
+export type { Pairing, RemoteStatus };
 /** What a send answers, with the idempotency key it went with (to retry it yourself). */
 /** A list of what a project offers: `directory`, one of `projects()` (default the sidecar's). */
 export type ProjectCallOptions = CallOptions & { directory?: string };
@@ -188,6 +193,39 @@ export class BridgeClient {
   /** `POST /v1/tickets`: a single-use, short-lived ticket for a browser's WebSocket/SSE handshake. */
   ticket(options?: CallOptions): Promise<Ticket> {
     return this.#http.call({ method: "POST", path: "/v1/tickets", schema: TicketSchema }, options);
+  }
+
+  // --- remote access ---
+
+  /** `GET /v1/remote`: the relays this sidecar is reachable through and the paired devices. */
+  remoteStatus(options?: CallOptions): Promise<RemoteStatus> {
+    return this.#http.call(
+      { method: "GET", path: "/v1/remote", schema: RemoteStatusSchema },
+      options,
+    );
+  }
+
+  /**
+   * `POST /v1/remote/pairings`: a one-time pairing link (ten minutes, one device). It holds a
+   * secret: show it to the device to pair only. Refused through a relay.
+   */
+  createPairing(body: { linkBase?: string } = {}, options?: CallOptions): Promise<Pairing> {
+    return this.#http.call(
+      { method: "POST", path: "/v1/remote/pairings", body, schema: PairingSchema },
+      options,
+    );
+  }
+
+  /** `DELETE /v1/remote/devices/:id`: cuts the device's connections and refuses it from now on. */
+  async revokeDevice(deviceId: string, options?: CallOptions): Promise<void> {
+    await this.#http.call(
+      {
+        method: "DELETE",
+        path: `/v1/remote/devices/${encodeURIComponent(deviceId)}`,
+        schema: OkSchema,
+      },
+      options,
+    );
   }
 
   /** `GET /v1/models`: the model catalog. */

@@ -12,7 +12,8 @@ import {
   sidecarIdOf,
   signRelayMessage,
 } from "./relay-identity.js";
-import { parseRelayMessage, RELAY_PATHS, RelayToSidecar } from "./relay-messages.js";
+import { parseRelayMessage, RelayToSidecar } from "./relay-messages.js";
+import { RELAY_PATHS } from "./relay-paths.js";
 import { type WebSocket, WebSocketClient } from "./relay-ws.js";
 
 export interface IncomingConnection {

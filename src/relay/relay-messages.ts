@@ -42,11 +42,3 @@ export function parseRelayMessage<T>(
     return undefined;
   }
 }
-
-/** The paths of the relay, version 1. */
-export const RELAY_PATHS = {
-  sidecar: "/v1/relay/sidecar",
-  connect: (sidecarId: string) => `/v1/relay/connect/${sidecarId}`,
-  accept: (sidecarId: string, connectionId: string) =>
-    `/v1/relay/accept/${sidecarId}/${connectionId}`,
-} as const;

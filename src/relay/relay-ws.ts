@@ -38,6 +38,15 @@ export interface WebSocket {
   resume(): void;
   on: Events<this>;
   once: Events<this>;
+  /** "nodebuffer" by default; "arraybuffer" makes `addEventListener`'s messages ArrayBuffers. */
+  binaryType: string;
+  addEventListener(type: "open", listener: () => void): void;
+  addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;
+  addEventListener(
+    type: "close",
+    listener: (event: { code: number; reason: string }) => void,
+  ): void;
+  addEventListener(type: "error", listener: (event: unknown) => void): void;
   off(event: string, listener: (...args: never[]) => void): this;
 }
 

@@ -22,7 +22,7 @@ import {
   signRelayMessage,
 } from "./relay-identity.js";
 import type { RelayLimits } from "./relay-limits.js";
-import { RELAY_PATHS } from "./relay-messages.js";
+import { RELAY_PATHS } from "./relay-paths.js";
 import { type Relay, type RelayOptions, startRelay } from "./relay-server.js";
 
 const relays: Relay[] = [];

@@ -30,6 +30,7 @@ import { registerLineageRoutes } from "./routes/lineage.js";
 import { registerLocationListRoutes } from "./routes/location-lists.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerProjectRoutes } from "./routes/projects.js";
+import { registerRemoteRoutes } from "./routes/remote.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
 import { securityHook } from "./security.js";
 import type { SidecarApp } from "./sidecar-app.js";
@@ -156,6 +157,7 @@ export function buildApp(ctx: SidecarContext): SidecarApp {
     registerCommandRoutes(scope, ctx);
     registerCompactRoutes(scope, ctx);
     registerLocationListRoutes(scope, ctx);
+    registerRemoteRoutes(scope, ctx);
     registerChangesRoutes(scope, ctx);
     registerFileRoutes(scope, ctx);
     registerAskRoutes(scope, ctx);

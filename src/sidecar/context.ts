@@ -1,4 +1,5 @@
 /** What every part of the sidecar (routes, security, streams) works with. */
+import type { RemoteAccess } from "../remote/remote-access.js";
 import type { Bridge } from "../runtime/bridge/bridge.js";
 import type { Store } from "../store/store.js";
 import type { Logger } from "../util/logger.js";
@@ -61,4 +62,6 @@ export interface SidecarContext {
    * long waits give up.
    */
   readonly stopping: AbortSignal;
+  /** Remote access through relays, once the sidecar listens (`remote` option); else none. */
+  readonly remote?: { access?: RemoteAccess };
 }

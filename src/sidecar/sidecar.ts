@@ -3,9 +3,18 @@
  * one and stops it after the sidecar); `close()` stops the sidecar only: clients' streams end
  * with a close frame that tells them to resume, running turns are left to the bridge's store.
  */
+
+import { dirname, join } from "node:path";
 import type { ClusterMember } from "../cluster/cluster-member.js";
 import type { ClusterTrustOptions } from "../cluster/sidecar/cluster-trust.js";
 import { SidecarCluster } from "../cluster/sidecar/sidecar-cluster.js";
+import {
+  defaultRelayIdentityPath,
+  loadOrCreateRelayIdentity,
+} from "../relay/relay-identity-file.js";
+import { defaultPairedDevicesPath, PairedDevices } from "../remote/paired-devices.js";
+import { RemoteAccess } from "../remote/remote-access.js";
+import { remoteIdentityOf } from "../remote/remote-identity.js";
 import type { Bridge } from "../runtime/bridge/bridge.js";
 import type { Store } from "../store/store.js";
 import { listenError } from "../util/listen-error.js";
@@ -75,6 +84,25 @@ export interface SidecarOptions {
   clusterTrust?: ClusterTrustOptions;
   /** Serve https with this certificate and key (PEM): the URL is then `https://`. */
   tls?: SidecarTls;
+  /**
+   * Be reachable through these relays too (docs/remote-access.md): devices paired with
+   * `POST /v1/remote/pairings` reach the API end-to-end encrypted, and nothing here listens
+   * beyond `host`.
+   */
+  remote?: SidecarRemoteOptions;
+}
+
+export interface SidecarRemoteOptions {
+  /** ws:// or wss:// base URLs of relays (`ocb relay`), each kept registered. */
+  relays: string[];
+  /** The identity file (default `relay-identity.json` in the bridge's data directory). */
+  identityPath?: string;
+  /** The paired devices file (default `paired-devices.json` beside it). */
+  devicesPath?: string;
+  /** The page a pairing link opens (default: the first relay's address as https). */
+  linkBase?: string;
+  /** CA certificate(s), PEM, of relays with a self-signed certificate. */
+  ca?: string;
 }
 
 /** The certificate (with its chain) and private key the sidecar serves https with, PEM. */
@@ -117,6 +145,11 @@ export function createSidecarContext(
  * tests of a cluster that `inject()` without listening).
  */
 export function assembleSidecar(options: SidecarOptions, stopping: AbortSignal): AssembledSidecar {
+  if (options.remote !== undefined && options.tls !== undefined) {
+    throw new RangeError(
+      "remote access (relays) and tls are not served together yet: devices through a relay are encrypted end to end already; drop one",
+    );
+  }
   const weakToken = weakSecretProblem("the token", options.token);
   if (weakToken !== undefined) throw new RangeError(weakToken);
   const secret = clusterSecretOf(options);
@@ -165,6 +198,7 @@ export function assembleSidecar(options: SidecarOptions, stopping: AbortSignal):
     ...(options.tls === undefined ? {} : { tls: options.tls }),
     ...(options.web === false ? {} : { webRoot: options.webRoot ?? defaultWebRoot() }),
     stopping,
+    remote: {},
   };
   return { ctx, cluster };
 }
@@ -252,6 +286,17 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   ctx.address.port = port;
   const url = `${options.tls === undefined ? "http" : "https"}://${urlHost(ctx.address.host)}:${port}`;
   const takingOver = takeOverIn(ctx, cluster, options, stop.signal);
+  if (options.remote !== undefined) {
+    try {
+      remoteSlot(ctx).access = startRemoteAccess(options.remote, ctx);
+    } catch (error) {
+      stop.abort(new Error("the sidecar could not start its remote access"));
+      ctx.sessions.close();
+      await takingOver;
+      await app.close().catch(() => {});
+      throw error;
+    }
+  }
   ctx.logger.info("sidecar listening", {
     url,
     loopback: isLoopbackHost(ctx.address.host),
@@ -267,6 +312,7 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
         ctx.logger.info("sidecar stopping", { reason });
         stop.abort(new Error(reason));
         ctx.sessions.close();
+        await ctx.remote?.access?.close();
         await takingOver;
         // Streams end themselves on the abort; an answer a client stopped reading would hold
         // the close forever: past the grace, its connection is cut.
@@ -280,6 +326,42 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
       return closing;
     },
   };
+}
+
+function remoteSlot(ctx: SidecarContext): { access?: RemoteAccess } {
+  if (ctx.remote === undefined)
+    throw new Error("the sidecar's context was assembled without its remote slot");
+  return ctx.remote;
+}
+
+/**
+ * Remote access to this sidecar's own address: the tunnel sends devices' requests to it over
+ * loopback (a wildcard address is reached on loopback), with the sidecar's token.
+ */
+function startRemoteAccess(remote: SidecarRemoteOptions, ctx: SidecarContext): RemoteAccess {
+  const host =
+    ctx.address.host === "0.0.0.0"
+      ? "127.0.0.1"
+      : ctx.address.host === "::"
+        ? "::1"
+        : ctx.address.host;
+  return new RemoteAccess({
+    relays: remote.relays,
+    identity: remoteIdentityOf(
+      loadOrCreateRelayIdentity(remote.identityPath ?? defaultRelayIdentityPath()),
+    ),
+    devices: PairedDevices.load(
+      remote.devicesPath ??
+        (remote.identityPath === undefined
+          ? defaultPairedDevicesPath()
+          : join(dirname(remote.identityPath), "paired-devices.json")),
+    ),
+    target: { host, port: ctx.address.port },
+    token: ctx.token,
+    logger: ctx.logger,
+    ...(remote.linkBase === undefined ? {} : { linkBase: remote.linkBase }),
+    ...(remote.ca === undefined ? {} : { ca: remote.ca }),
+  });
 }
 
 function listeningPort(app: SidecarApp): number {

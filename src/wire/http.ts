@@ -588,3 +588,47 @@ export const SessionContextSchema = z.object({
     .exactOptional(),
 });
 assertType<Equals<z.infer<typeof SessionContextSchema>, SessionContext>>(true);
+
+// --- remote access (relays, pairing, devices) ---
+
+export const RemoteStatusSchema = z.object({
+  /** This sidecar's id at its relays (what a pairing link names). */
+  sidecarId: z.string(),
+  relays: z.array(
+    z.object({
+      url: z.string(),
+      /** `registered`: devices can reach the sidecar through it now. */
+      state: z.enum(["connecting", "registered", "disconnected", "stopped"]),
+    }),
+  ),
+  devices: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      /** ISO time. */
+      pairedAt: z.string(),
+      /** Its open connections now. */
+      connections: z.number().int(),
+    }),
+  ),
+});
+export type RemoteStatus = z.infer<typeof RemoteStatusSchema>;
+
+export const PairingRequestSchema = z.strictObject({
+  /** The page the link opens (default: the sidecar's `--pair-page`, else the first relay's address). */
+  linkBase: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional(),
+});
+
+export const PairingSchema = z.object({
+  /** Holds a one-time secret: show it only to the device to pair. */
+  link: z.string(),
+  pairingId: z.string(),
+  /** ISO time: ten minutes from now. */
+  expiresAt: z.string(),
+});
+export type Pairing = z.infer<typeof PairingSchema>;
+
+export const DeviceIdParamsSchema = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{22}$/) });

@@ -16,6 +16,7 @@ import type { CanonicalEvent, CanonicalEventOf } from "../../src/events/canonica
 import type { Sidecar } from "../../src/sidecar/sidecar.js";
 import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { type CuttingProxy, startCuttingProxy } from "../support/cutting-proxy.js";
+import { type Followed, followSession } from "../support/followed-session.js";
 import { useRealSidecar } from "../support/real-sidecar.js";
 import { within } from "../support/within.js";
 import { NodeWebSocket } from "../support/ws.js";
@@ -45,65 +46,8 @@ beforeAll(() => {
   ({ model, directory, sidecar, client } = real.current);
 });
 
-/** A subscription read in the background: what came, and waits on it. */
-interface Followed {
-  events: CanonicalEvent[];
-  subscription: Subscription;
-  /** The first event matching `match` (waits for it, bounded). */
-  next<T extends CanonicalEvent["type"]>(
-    type: T,
-    match?: (event: CanonicalEventOf<T>) => boolean,
-  ): Promise<CanonicalEventOf<T>>;
-  /** The events of turn `turnId` up to its end (waits for it, bounded). */
-  turn(turnId: string): Promise<CanonicalEvent[]>;
-}
-
 function follow(sessionId: string, via: BridgeClient = client): Followed {
-  const subscription = via.subscribe(sessionId);
-  const events: CanonicalEvent[] = [];
-  const waiters = new Set<() => void>();
-  const reading = (async () => {
-    for await (const event of subscription) {
-      events.push(event);
-      for (const waiter of [...waiters]) waiter();
-    }
-  })();
-  reading.catch(() => {});
-  const waitFor = <T>(what: string, find: () => T | undefined): Promise<T> =>
-    within(
-      new Promise<T>((resolve, reject) => {
-        const check = (): void => {
-          const found = find();
-          if (found === undefined) return;
-          waiters.delete(check);
-          resolve(found);
-        };
-        waiters.add(check);
-        reading.then(() => reject(new Error(`the subscription ended before ${what}`)), reject);
-        check();
-      }),
-      `${what} (had ${events.map((event) => event.type).join(", ")})`,
-      WAIT_MS,
-    );
-  return {
-    events,
-    subscription,
-    next<T extends CanonicalEvent["type"]>(
-      type: T,
-      match?: (event: CanonicalEventOf<T>) => boolean,
-    ): Promise<CanonicalEventOf<T>> {
-      const matches = (event: CanonicalEvent): boolean =>
-        event.type === type && (match?.(event as unknown as CanonicalEventOf<T>) ?? true);
-      return waitFor(type, () => events.find(matches) as CanonicalEventOf<T> | undefined);
-    },
-    turn(turnId) {
-      return waitFor(`the end of turn ${turnId}`, () =>
-        events.some((event) => event.type === "turn.ended" && event.turnId === turnId)
-          ? events.filter((event) => event.turnId === turnId)
-          : undefined,
-      );
-    },
-  };
+  return followSession(via, sessionId, WAIT_MS);
 }
 
 const types = (events: CanonicalEvent[]) => events.map((event) => event.type);

@@ -65,6 +65,8 @@ export interface CuttingProxyOptions {
   /** Where it listens (default 127.0.0.1 and a free port). */
   host?: string;
   port?: number;
+  /** Sees every byte passed on, either way, with its connection's id: a capture of the traffic. */
+  capture?: (connectionId: number, bytes: Buffer) => void;
 }
 
 interface Connection {
@@ -140,6 +142,7 @@ export async function startCuttingProxy(
     client.on("error", connection.drop).on("close", connection.drop);
     upstream.on("error", connection.drop).on("close", connection.drop);
     client.on("data", (bytes: Buffer) => {
+      options.capture?.(id, bytes);
       const line = REQUEST_LINE.exec(bytes.subarray(0, 2048).toString("latin1"));
       if (line?.[1] !== undefined) connection.info.path = line[1];
     });
@@ -163,6 +166,7 @@ export async function startCuttingProxy(
         armed.done(true);
         return;
       }
+      options.capture?.(id, bytes);
       connection.info.framesDelivered += dataLines(bytes.toString("latin1"));
       if (!client.write(bytes)) {
         upstream.pause();

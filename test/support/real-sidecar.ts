@@ -14,7 +14,11 @@ import { BridgeClient } from "../../src/client/index.js";
 import type { ModelRef } from "../../src/events/canonical.js";
 import { Bridge } from "../../src/runtime/bridge/bridge.js";
 import type { SandboxMode } from "../../src/server/sandbox/sandbox-options.js";
-import { type Sidecar, startSidecar } from "../../src/sidecar/sidecar.js";
+import {
+  type Sidecar,
+  type SidecarRemoteOptions,
+  startSidecar,
+} from "../../src/sidecar/sidecar.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
@@ -70,6 +74,8 @@ export interface RealSidecarOptions {
   attach?: { url: string; password?: string };
   /** The caller's scripted model (left running on close); default one of its own. */
   model?: ScriptedModel;
+  /** Reachable through relays too (`startSidecar`'s `remote`). */
+  remote?: SidecarRemoteOptions;
 }
 
 export async function startRealSidecar(options: RealSidecarOptions = {}): Promise<RealSidecar> {
@@ -112,6 +118,7 @@ export async function startRealSidecar(options: RealSidecarOptions = {}): Promis
       ...(options.allowDirectories === undefined
         ? {}
         : { allowDirectories: options.allowDirectories }),
+      ...(options.remote === undefined ? {} : { remote: options.remote }),
     });
   } catch (error) {
     await close();

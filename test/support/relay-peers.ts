@@ -8,7 +8,7 @@ import {
   type RelayConnector,
 } from "../../src/relay/relay-connector.js";
 import { generateRelayIdentity, type RelayIdentity } from "../../src/relay/relay-identity.js";
-import { RELAY_PATHS } from "../../src/relay/relay-messages.js";
+import { RELAY_PATHS } from "../../src/relay/relay-paths.js";
 import { type WebSocket, WebSocketClient } from "../../src/relay/relay-ws.js";
 import { within } from "./within.js";
 

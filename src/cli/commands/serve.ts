@@ -6,11 +6,13 @@
  * same store to adopt; with none, the server stops too. A second one kills the server's
  * process group and exits 130 at once.
  */
+
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { BACKEND_KINDS, type BackendKind } from "../../backends/backend.js";
 import { UsageError } from "../../errors.js";
+import { defaultRelayIdentityPath } from "../../relay/relay-identity-file.js";
 import { Bridge, type LeftRunning } from "../../runtime/bridge/bridge.js";
 import { chooseBackend, parseModel } from "../../runtime/bridge/bridge-options.js";
 import {
@@ -38,6 +40,7 @@ import {
   joinClusterIfAsked,
 } from "../serve-cluster.js";
 import { type AnnouncedServe, announceServe } from "../serve-connection-file.js";
+import { addRelayOptions, type RelayServeOptions, remoteOf } from "../serve-relay.js";
 import { addTlsOptions, type TlsServeOptions, tlsOf } from "../serve-tls.js";
 import {
   STORE_KEY_FILE_HELP,
@@ -46,7 +49,11 @@ import {
   storeSpec,
 } from "../store-access.js";
 
-interface ServeOptions extends ClusterServeOptions, SandboxFlags, TlsServeOptions {
+interface ServeOptions
+  extends ClusterServeOptions,
+    SandboxFlags,
+    TlsServeOptions,
+    RelayServeOptions {
   dir?: string;
   model?: string;
   config?: string;
@@ -138,9 +145,9 @@ export function registerServeCommand(program: Command): void {
         "how long to wait for the OpenCode server to become ready",
       ).default("30000"),
     );
-  addClusterOptions(addTlsOptions(addSandboxOptions(addPassEnvOption(command)))).action(
-    async (options: ServeOptions) => serve(options),
-  );
+  addRelayOptions(
+    addClusterOptions(addTlsOptions(addSandboxOptions(addPassEnvOption(command)))),
+  ).action(async (options: ServeOptions) => serve(options));
 }
 
 async function serve(options: ServeOptions): Promise<void> {
@@ -155,6 +162,7 @@ async function serve(options: ServeOptions): Promise<void> {
     await sidecarModules();
   const token = chooseToken(options.host, process.env.OCB_TOKEN);
   const tls = tlsOf(options);
+  const remote = remoteOf(options);
   const clusterTrust = clusterTrustOf(options, token.value);
   const spec = storeSpec(options.store);
   const demo: DemoDirectory | undefined =
@@ -167,7 +175,13 @@ async function serve(options: ServeOptions): Promise<void> {
     directory,
     allowDirs,
     store: spec,
-    secretFiles: [options.tlsKey, options.clusterSecretFile, options.storeKeyFile],
+    secretFiles: [
+      options.tlsKey,
+      options.clusterSecretFile,
+      options.storeKeyFile,
+      // The relay identity's secret is the sidecar's Noise key too: the agent never reads it.
+      remote === undefined ? undefined : (remote.identityPath ?? defaultRelayIdentityPath()),
+    ],
   });
   const dataDir = opencodeDataDir(options.opencodeData, spec);
   const opened = await openStore(spec, { storeKey: storeKeyring(options.storeKeyFile) });
@@ -222,6 +236,7 @@ async function serve(options: ServeOptions): Promise<void> {
       web: options.web,
       ...(cluster === undefined || clusterTrust === undefined ? {} : { cluster, clusterTrust }),
       ...(tls === undefined ? {} : { tls }),
+      ...(remote === undefined ? {} : { remote }),
     });
     announced = announce(sidecar.url, token.value);
     if (!isLoopbackHost(options.host)) {
@@ -234,6 +249,11 @@ async function serve(options: ServeOptions): Promise<void> {
     );
     console.log(token.generated ? `token: ${token.value}` : "token: the one in OCB_TOKEN");
     if (options.web) console.log(`chat: ${chatUrl(sidecar.url, token)}`);
+    if (remote !== undefined) {
+      console.log(
+        `relays: ${remote.relays.join(", ")} (pair a device: ocb pair; list them: ocb devices)`,
+      );
+    }
     console.log(`try: curl -H "Authorization: Bearer $TOKEN" ${sidecar.url}/v1/sessions`);
     if (announced !== undefined) {
       console.log(`ocb changes, ocb undo, … find it through ${announced.path}`);

@@ -1,0 +1,282 @@
+/**
+ * End to end through a relay: a real sidecar (real `opencode serve`, the scripted model) made
+ * reachable with `remote` (what `ocb serve --relay` does), a real relay (`startRelay`), and a
+ * device that knows only the relay and a pairing link. The device pairs, then drives the
+ * sidecar with the typed client over the end-to-end encrypted tunnel: a turn streams, a steer
+ * joins it, an ask is answered, the terminal runs; the connections device↔relay and
+ * relay↔sidecar are cut again and again mid-turn and the subscription ends with every durable
+ * event once, in order. A phrase planted in the session is in no relay log line and in no byte
+ * that crossed the relay either way. Pairing refuses a wrong and a reused secret; a revoked
+ * device is cut and refused; a device cannot pair others nor revoke.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BridgeClient, BridgeConnectionError } from "../../src/client/index.js";
+import type { CanonicalEvent } from "../../src/events/canonical.js";
+import { type Relay, startRelay } from "../../src/relay/relay-server.js";
+import type { BinarySocketConstructor } from "../../src/remote/binary-socket.js";
+import { connectDevice, pairDevice } from "../../src/remote/device-connection.js";
+import type { PairedSidecar } from "../../src/remote/paired-sidecar.js";
+import { REVOKED_CLOSE } from "../../src/remote/remote-handshake.js";
+import { remoteTransport } from "../../src/remote/remote-transport.js";
+import { type CuttingProxy, startCuttingProxy } from "../support/cutting-proxy.js";
+import { followSession } from "../support/followed-session.js";
+import { type RealSidecar, startRealSidecar } from "../support/real-sidecar.js";
+import { within } from "../support/within.js";
+import { NodeWebSocket } from "../support/ws.js";
+
+/** Bound on each wait: a safety net naming what was awaited, never a speed check. */
+const WAIT_MS = 60_000;
+// Built from hex, so that this file's source is no copy of it for a search to find.
+const PHRASE = Buffer.from("6f72636869642d7665737065722d3731", "hex").toString(); // orchid-vesper-71
+// `ws`'s client is a BinarySocket too (binaryType, addEventListener): the library's own type names it.
+const DeviceSocket = NodeWebSocket as unknown as BinarySocketConstructor;
+
+let relay: Relay;
+const relayLog: string[] = [];
+/** Every byte that crossed the relay, per proxied connection: the device's side and the sidecar's. */
+const traffic = new Map<string, Buffer[]>();
+let deviceSide: CuttingProxy;
+let sidecarSide: CuttingProxy;
+let real: RealSidecar;
+let dir: string;
+
+const wsOf = (url: string) => url.replace(/^http/, "ws");
+const capture = (side: string) => (id: number, bytes: Buffer) => {
+  const key = `${side}-${id}`;
+  traffic.set(key, [...(traffic.get(key) ?? []), Buffer.from(bytes)]);
+};
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "ocb-remote-e2e-"));
+  relay = await startRelay({
+    // Every connection comes from 127.0.0.1 here, and the cuts reconnect often.
+    limits: { attemptsPerMinutePerIp: 100_000, concurrentPerIp: 1_000 },
+    log: (line) => relayLog.push(line),
+  });
+  deviceSide = await startCuttingProxy(relay.url.replace(/^ws/, "http"), {
+    capture: capture("device"),
+  });
+  sidecarSide = await startCuttingProxy(relay.url.replace(/^ws/, "http"), {
+    capture: capture("sidecar"),
+  });
+  real = await startRealSidecar({
+    label: "remote relay e2e",
+    permissions: { edit: "ask", bash: "allow", webfetch: "allow" },
+    remote: {
+      relays: [wsOf(sidecarSide.url)],
+      identityPath: join(dir, "relay-identity.json"),
+    },
+  });
+  await within(
+    (async () => {
+      while ((await real.client.remoteStatus()).relays[0]?.state !== "registered") {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })(),
+    "the sidecar registered at the relay",
+    WAIT_MS,
+  );
+});
+
+afterAll(async () => {
+  await real?.close();
+  await deviceSide?.close();
+  await sidecarSide?.close();
+  await relay?.close();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Pairs a new device with the sidecar; its pairing then goes through the device-side proxy. */
+async function pairedDevice(name: string): Promise<PairedSidecar> {
+  const { link } = await real.client.createPairing();
+  const { paired, connection } = await pairDevice(link, {
+    deviceName: name,
+    WebSocket: DeviceSocket,
+  });
+  connection.close();
+  return { ...paired, relays: [wsOf(deviceSide.url)] };
+}
+
+function deviceClient(paired: PairedSidecar) {
+  const transport = remoteTransport(paired, { WebSocket: DeviceSocket });
+  // The URL is a name only: every call goes through the tunnel; the token is set by the sidecar's end.
+  const client = new BridgeClient({
+    url: "http://sidecar.through-the-relay",
+    token: "not-the-sidecar-token-0123456789",
+    fetch: transport.fetch,
+    WebSocket: transport.WebSocket,
+  });
+  return { client, transport, close: () => (client.close(), transport.close()) };
+}
+
+const endOf = (events: CanonicalEvent[]) => events.find((event) => event.type === "turn.ended");
+
+describe("a device through the relay", () => {
+  it("pairs, then a turn streams, a steer joins, an ask is answered, the terminal runs", async () => {
+    const device = deviceClient(await pairedDevice("phone"));
+    try {
+      const { id } = await device.client.createSession({ title: "through the relay" });
+      const followed = followSession(device.client, id, WAIT_MS);
+      const first = await device.client.send(id, { text: "[[slow 30 40]]", delivery: "queue" });
+      await followed.next("text.delta", (event) => event.turnId === first.turnId);
+      const steer = await device.client.send(id, {
+        text: `[[reply ${PHRASE}]]`,
+        delivery: "steer",
+      });
+      expect(steer.turnId).toBe(first.turnId);
+      const events = await followed.turn(first.turnId);
+      expect(endOf(events)?.data).toMatchObject({ outcome: "completed", text: PHRASE });
+      expect(events.filter((event) => event.type === "text.delta").length).toBeGreaterThan(1);
+
+      const file = join(real.directory, "through-relay.txt");
+      const asking = await device.client.send(id, {
+        text: `[[tool write ${JSON.stringify({ path: file, content: `${PHRASE}\n` })}]] [[then wrote]]`,
+        delivery: "queue",
+      });
+      const ask = await followed.next(
+        "permission.asked",
+        (event) => event.turnId === asking.turnId,
+      );
+      expect(ask.data.diff).toContain(PHRASE);
+      await device.client.replyPermission(id, ask.data.requestId, "once");
+      expect(endOf(await followed.turn(asking.turnId))?.data).toMatchObject({ text: "wrote" });
+
+      const terminal = await device.client.openTerminal(id, { cols: 80, rows: 24 });
+      terminal.write(`echo "term-$(cat ${file})-end"\n`);
+      let shown = "";
+      await within(
+        (async () => {
+          for await (const chunk of terminal.output()) {
+            shown += chunk;
+            if (shown.includes(`term-${PHRASE}-end`)) return;
+          }
+        })(),
+        "the terminal's echo",
+        WAIT_MS,
+      );
+      terminal.close();
+      followed.subscription.close();
+    } finally {
+      device.close();
+    }
+  });
+
+  it("cut device↔relay and relay↔sidecar again and again mid-turn: every durable event once, in order", async () => {
+    const device = deviceClient(await pairedDevice("laptop"));
+    try {
+      const { id, lastSeq } = await device.client.createSession({ title: "cuts" });
+      const followed = followSession(device.client, id, WAIT_MS);
+      const turns: string[] = [];
+      const cutOpen = { device: 0, sidecar: 0 };
+      for (let round = 0; round < 3; round++) {
+        const sent = await sendThroughCuts(device.client, id, `[[slow 40 25]] ${PHRASE}`);
+        turns.push(sent);
+        let cuts = 0;
+        while (
+          !followed.events.some((event) => event.type === "turn.ended" && event.turnId === sent)
+        ) {
+          await new Promise((resolve) => setTimeout(resolve, 150 + Math.random() * 250));
+          const side = cuts++ % 2 === 0 ? "device" : "sidecar";
+          if ((side === "device" ? deviceSide : sidecarSide).cut() > 0) cutOpen[side]++;
+          if (cuts > 40) break;
+        }
+        await followed.turn(sent);
+      }
+      // Cuts that found connections open, on either side of the relay.
+      expect(cutOpen.device).toBeGreaterThanOrEqual(3);
+      expect(cutOpen.sidecar).toBeGreaterThanOrEqual(3);
+      const transcript = await real.client.transcript(id, { after: lastSeq });
+      const lastEnd = transcript.findLast((event) => event.type === "turn.ended")?.seq ?? 0;
+      const durable = (list: CanonicalEvent[]) =>
+        list
+          .filter((event) => event.durable && (event.seq ?? 0) <= lastEnd)
+          .map((event) => event.id);
+      expect(durable(followed.events)).toEqual(durable(transcript));
+      const seqs = followed.events.filter((event) => event.durable).map((event) => event.seq ?? 0);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+      expect(new Set(seqs).size).toBe(seqs.length);
+      for (const turnId of turns)
+        expect(endOf(await followed.turn(turnId))?.data).toMatchObject({ outcome: "completed" });
+      followed.subscription.close();
+    } finally {
+      device.close();
+    }
+  });
+
+  it("the relay's log and every byte it carried hold none of the planted phrase", () => {
+    expect(traffic.size).toBeGreaterThan(0);
+    const carried = [...traffic.values()].map((chunks) => Buffer.concat(chunks));
+    expect(carried.reduce((sum, bytes) => sum + bytes.length, 0)).toBeGreaterThan(10_000);
+    for (const bytes of carried) expect(bytes.includes(PHRASE)).toBe(false);
+    expect(relayLog.length).toBeGreaterThan(0);
+    for (const line of relayLog) expect(line).not.toContain(PHRASE);
+  });
+});
+
+describe("pairing and devices", () => {
+  it("refuses a wrong secret and a used link", async () => {
+    const { link } = await real.client.createPairing();
+    const wrong = link.replace(/secret=[^&]+/, `secret=${"A".repeat(43)}`);
+    await expect(
+      pairDevice(wrong, { deviceName: "intruder", WebSocket: DeviceSocket }),
+    ).rejects.toMatchObject({
+      reason: "refused",
+    });
+    const { connection } = await pairDevice(link, {
+      deviceName: "tablet",
+      WebSocket: DeviceSocket,
+    });
+    connection.close();
+    await expect(
+      pairDevice(link, { deviceName: "again", WebSocket: DeviceSocket }),
+    ).rejects.toMatchObject({
+      reason: "refused",
+    });
+    const names = (await real.client.remoteStatus()).devices.map((device) => device.name);
+    expect(names).toContain("tablet");
+    expect(names).not.toContain("intruder");
+    expect(names).not.toContain("again");
+  });
+
+  it("a revoked device is cut at once and refused after; a device can neither pair nor revoke", async () => {
+    const paired = await pairedDevice("lost phone");
+    const connection = await connectDevice(paired, { WebSocket: DeviceSocket });
+    const client = new BridgeClient({
+      url: "http://sidecar.through-the-relay",
+      token: "not-the-sidecar-token-0123456789",
+      fetch: connection.tunnel.fetch,
+    });
+    await expect(client.createPairing()).rejects.toMatchObject({ status: 403 });
+    await expect(client.revokeDevice(paired.deviceId)).rejects.toMatchObject({ status: 403 });
+    expect((await client.remoteStatus()).devices.map((device) => device.id)).toContain(
+      paired.deviceId,
+    );
+    await real.client.revokeDevice(paired.deviceId);
+    expect(await within(connection.closed, "the revoked device's cut", WAIT_MS)).toMatchObject({
+      code: REVOKED_CLOSE,
+    });
+    await expect(connectDevice(paired, { WebSocket: DeviceSocket })).rejects.toMatchObject({
+      reason: "refused",
+    });
+    expect((await real.client.remoteStatus()).devices.map((device) => device.id)).not.toContain(
+      paired.deviceId,
+    );
+  });
+});
+
+/** A send whose answer a cut may take: retried with its idempotency key until it is admitted. */
+async function sendThroughCuts(client: BridgeClient, id: string, text: string): Promise<string> {
+  const idempotencyKey = crypto.randomUUID();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await client.send(id, { text, delivery: "queue", idempotencyKey })).turnId;
+    } catch (error) {
+      // The sidecar re-registers at the relay within its backoff after a cut.
+      if (!(error instanceof BridgeConnectionError) || attempt === 40) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
