@@ -45,6 +45,11 @@ class BridgeClient {
     metrics(options?: CallOptions): Promise<string>;
     openapi(options?: CallOptions): Promise<Record<string, unknown>>;
     ticket(options?: CallOptions): Promise<Ticket>;
+    remoteStatus(options?: CallOptions): Promise<RemoteStatus>;
+    createPairing(body?: {
+        linkBase?: string;
+    }, options?: CallOptions): Promise<Pairing>;
+    revokeDevice(deviceId: string, options?: CallOptions): Promise<void>;
     models(options?: CallOptions): Promise<ModelCatalog>;
     agents(options?: ProjectCallOptions): Promise<AgentInfo[]>;
     commands(options?: ProjectCallOptions): Promise<CommandInfo[]>;
@@ -357,6 +362,9 @@ type Outcome = typeof outcome;
 // outcome (not exported: named by the type above)
 const outcome: "completed" | "failed" | "interrupted";
 
+// Pairing
+type Pairing = z.infer<typeof PairingSchema>;
+
 // Part
 type Part = TextPart | ReasoningPart | ToolPart | PermissionPart | QuestionPart | SubagentPart;
 
@@ -416,6 +424,9 @@ interface Rehydration {
     upstreamId: string;
     afterMessages: number;
 }
+
+// RemoteStatus
+type RemoteStatus = z.infer<typeof RemoteStatusSchema>;
 
 // RevertedFile
 type RevertedFile = typeof revertedFile;

@@ -45,6 +45,27 @@ type AttachmentSpec = string | {
 // BackendKind
 type BackendKind = "serve" | "serve-legacy" | "subprocess";
 
+// BinarySocket
+interface BinarySocket {
+    binaryType: string;
+    readonly readyState: number;
+    readonly bufferedAmount: number;
+    send(data: Uint8Array): void;
+    close(code?: number, reason?: string): void;
+    addEventListener(type: "open", listener: () => void): void;
+    addEventListener(type: "message", listener: (event: {
+        data: unknown;
+    }) => void): void;
+    addEventListener(type: "close", listener: (event: {
+        code: number;
+        reason: string;
+    }) => void): void;
+    addEventListener(type: "error", listener: (event: unknown) => void): void;
+}
+
+// BinarySocketConstructor
+type BinarySocketConstructor = new (url: string) => BinarySocket;
+
 // Bridge
 class Bridge implements AsyncDisposable {
     #private;
@@ -264,6 +285,13 @@ interface DeltaStats {
     incompleteParts: number;
     droppedDeltas: number;
     liveReconnects: number;
+}
+
+// DeviceConnectOptions
+interface DeviceConnectOptions {
+    WebSocket: BinarySocketConstructor;
+    signal?: AbortSignal;
+    timeoutMs?: number;
 }
 
 // DurableEventData
@@ -764,6 +792,35 @@ type Outcome = typeof outcome;
 // outcome (not exported: named by the type above)
 const outcome: "completed" | "failed" | "interrupted";
 
+// PairedSidecar
+interface PairedSidecar {
+    readonly relays: readonly string[];
+    readonly sidecarId: string;
+    readonly sidecarKey: Uint8Array;
+    readonly deviceKey: NoiseKeyPair;
+    readonly deviceId: string;
+}
+
+// PairedSidecarJson
+const PairedSidecarJson: z.ZodObject<{
+    version: z.ZodLiteral<1>;
+    relays: z.ZodArray<z.ZodString>;
+    sidecarId: z.ZodString;
+    sidecarKey: z.ZodString;
+    deviceSecretKey: z.ZodString;
+    deviceId: z.ZodString;
+}, z.core.$strip>;
+type PairedSidecarJson = z.infer<typeof PairedSidecarJson>;
+
+// PairingOffer
+interface PairingOffer {
+    readonly relays: readonly string[];
+    readonly sidecarId: string;
+    readonly sidecarKey: Uint8Array;
+    readonly pairingId: string;
+    readonly secret: Uint8Array;
+}
+
 // Part
 type Part = TextPart | ReasoningPart | ToolPart | PermissionPart | QuestionPart | SubagentPart;
 
@@ -963,7 +1020,63 @@ interface WebSocket {
     resume(): void;
     on: Events<this>;
     once: Events<this>;
+    binaryType: string;
+    addEventListener(type: "open", listener: () => void): void;
+    addEventListener(type: "message", listener: (event: {
+        data: unknown;
+    }) => void): void;
+    addEventListener(type: "close", listener: (event: {
+        code: number;
+        reason: string;
+    }) => void): void;
+    addEventListener(type: "error", listener: (event: unknown) => void): void;
     off(event: string, listener: (...args: never[]) => void): this;
+}
+
+// RemoteAccessError
+class RemoteAccessError extends OpencodeBridgeError {
+    readonly reason: RemoteFailure;
+    constructor(reason: RemoteFailure, message: string, options?: {
+        cause?: unknown;
+    });
+}
+
+// RemoteConnection
+interface RemoteConnection {
+    readonly relay: string;
+    readonly deviceId: string;
+    readonly tunnel: TunnelClient;
+    close(): void;
+    readonly closed: Promise<{
+        code: number;
+        reason: string;
+    }>;
+}
+
+// RemoteFailure
+type RemoteFailure = "bad-link" | "unreachable" | "refused" | "broken" | "timeout";
+
+// RemoteTransport
+interface RemoteTransport {
+    readonly fetch: TunnelClient["fetch"];
+    readonly WebSocket: new (url: string) => RemoteWebSocket;
+    readonly lastProblem: RemoteAccessError | undefined;
+    close(): void;
+}
+
+// RemoteWebSocket
+class RemoteWebSocket {
+    #private;
+    static readonly CONNECTING = 0;
+    static readonly OPEN = 1;
+    static readonly CLOSING = 2;
+    static readonly CLOSED = 3;
+    constructor(url: string, connect: () => Promise<RemoteConnection>);
+    get readyState(): number;
+    send(data: string): void;
+    close(code?: number, reason?: string): void;
+    addEventListener(type: SocketEvent, listener: (event: never) => void): void;
+    removeEventListener(type: SocketEvent, listener: (event: never) => void): void;
 }
 
 // RevertedFile
@@ -1416,6 +1529,9 @@ function assertNever(value: never, what?: string): never;
 // attachOpencode
 function attachOpencode(url: string, options?: AttachOpencodeOptions): Promise<OpencodeServerHandle>;
 
+// connectDevice
+function connectDevice(paired: PairedSidecar, options: DeviceConnectOptions): Promise<RemoteConnection>;
+
 // connectToRelay
 function connectToRelay(options: RelayConnectorOptions): RelayConnector;
 
@@ -1434,11 +1550,31 @@ function isCanonicalType(type: string): type is CanonicalType;
 // isDurableType
 function isDurableType(type: string): type is DurableType;
 
+// isPairingLink
+function isPairingLink(link: string): boolean;
+
 // loadOrCreateRelayIdentity
 function loadOrCreateRelayIdentity(path: string): RelayIdentity;
 
 // openStore
 function openStore(spec: string, options?: OpenStoreOptions): Promise<Store>;
+
+// pairDevice
+function pairDevice(link: string, options: DeviceConnectOptions & {
+    deviceName: string;
+}): Promise<{
+    paired: PairedSidecar;
+    connection: RemoteConnection;
+}>;
+
+// pairedSidecarFromJson
+function pairedSidecarFromJson(value: unknown): PairedSidecar;
+
+// pairedSidecarToJson
+function pairedSidecarToJson(paired: PairedSidecar): PairedSidecarJson;
+
+// parsePairingLink
+function parsePairingLink(link: string): PairingOffer;
 
 // parseStoreKeys
 function parseStoreKeys(text: string, name: string): StoreKeyring;
@@ -1448,6 +1584,9 @@ function readRelayIdentity(path: string): RelayIdentity;
 
 // readStoreKeyFile
 function readStoreKeyFile(path: string): StoreKeyring;
+
+// remoteTransport
+function remoteTransport(paired: PairedSidecar, options: DeviceConnectOptions): RemoteTransport;
 
 // sidecarIdOf
 function sidecarIdOf(publicKey: Uint8Array): string;

@@ -114,6 +114,16 @@ interface SidecarOptions {
     cluster?: ClusterMember;
     clusterTrust?: ClusterTrustOptions;
     tls?: SidecarTls;
+    remote?: SidecarRemoteOptions;
+}
+
+// SidecarRemoteOptions
+interface SidecarRemoteOptions {
+    relays: string[];
+    identityPath?: string;
+    devicesPath?: string;
+    linkBase?: string;
+    ca?: string;
 }
 
 // SidecarTls

@@ -83,6 +83,29 @@ export type { RelayLimits } from "./relay/relay-limits.js";
 export type { RelayLogSink } from "./relay/relay-log.js";
 export { type Relay, type RelayOptions, startRelay } from "./relay/relay-server.js";
 export type { WebSocket as RelaySocket } from "./relay/relay-ws.js";
+export type {
+  BinarySocket,
+  BinarySocketConstructor,
+} from "./remote/binary-socket.js";
+export {
+  connectDevice,
+  type DeviceConnectOptions,
+  pairDevice,
+  type RemoteConnection,
+} from "./remote/device-connection.js";
+export {
+  type PairedSidecar,
+  type PairedSidecarJson,
+  pairedSidecarFromJson,
+  pairedSidecarToJson,
+} from "./remote/paired-sidecar.js";
+export { isPairingLink, type PairingOffer, parsePairingLink } from "./remote/pairing-link.js";
+export { RemoteAccessError, type RemoteFailure } from "./remote/remote-errors.js";
+export {
+  type RemoteTransport,
+  RemoteWebSocket,
+  remoteTransport,
+} from "./remote/remote-transport.js";
 export {
   Bridge,
   type BridgeOptions,

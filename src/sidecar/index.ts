@@ -13,4 +13,10 @@ export type { ClusterTrustOptions } from "../cluster/sidecar/cluster-trust.js";
 export type { SidecarLimits } from "./limits.js";
 export type { LogFormat } from "./log-lines.js";
 export { SidecarMetrics } from "./metrics.js";
-export { type Sidecar, type SidecarOptions, type SidecarTls, startSidecar } from "./sidecar.js";
+export {
+  type Sidecar,
+  type SidecarOptions,
+  type SidecarRemoteOptions,
+  type SidecarTls,
+  startSidecar,
+} from "./sidecar.js";

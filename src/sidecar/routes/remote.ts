@@ -54,7 +54,7 @@ export function registerRemoteRoutes(app: SidecarApp, ctx: SidecarContext): void
     {
       schema: {
         summary: "A one-time pairing link (ten minutes, one device): show it to the device only",
-        body: PairingRequestSchema.optional(),
+        body: PairingRequestSchema.nullish(),
         response: { 201: PairingSchema, ...ERROR_RESPONSES },
       },
     },

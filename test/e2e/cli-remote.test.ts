@@ -1,0 +1,139 @@
+/**
+ * Remote access from the command line, as a user runs it: `ocb serve --demo --relay` (a real
+ * process, the built-in demo model) registers at a relay; `ocb pair` prints a one-time link; a
+ * device pairs with it through the relay and gets the demo model's answer; `ocb devices` lists
+ * the relay and the device; `ocb devices revoke` removes it; SIGTERM stops the sidecar with
+ * exit 0. Bad options are refused before anything starts, and a sidecar without `--relay` says
+ * what to do.
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { BridgeClient } from "../../src/client/index.js";
+import { type Relay, startRelay } from "../../src/relay/relay-server.js";
+import type { BinarySocketConstructor } from "../../src/remote/binary-socket.js";
+import { pairDevice } from "../../src/remote/device-connection.js";
+import { ocb, type RunningOcb, startOcb, untilOcb } from "../support/ocb-cli.js";
+import { ocbInProcess } from "../support/ocb-in-process.js";
+import { within } from "../support/within.js";
+import { NodeWebSocket } from "../support/ws.js";
+
+const WAIT_MS = 60_000;
+const DeviceSocket = NodeWebSocket as unknown as BinarySocketConstructor;
+let relay: Relay;
+const clis: RunningOcb[] = [];
+const dirs: string[] = [];
+beforeAll(async () => {
+  relay = await startRelay();
+});
+afterEach(() => {
+  for (const cli of clis.splice(0)) {
+    try {
+      process.kill(-cli.pid, "SIGKILL"); // only does anything when the test failed
+    } catch {
+      // gone already
+    }
+  }
+});
+afterAll(async () => {
+  await relay?.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "ocb-cli-remote-"));
+  dirs.push(dir);
+  return dir;
+}
+
+describe("ocb serve --relay, ocb pair, ocb devices", () => {
+  it("pairs a device through the relay, lists it, revokes it; SIGTERM stops with exit 0", async () => {
+    const dir = tempDir();
+    const identity = join(dir, "keys", "relay-identity.json");
+    const cli = startOcb(
+      [
+        "serve",
+        "--demo",
+        "--dir",
+        dir,
+        "--store",
+        join(dir, "store.db"),
+        "--relay",
+        relay.url,
+        "--relay-identity",
+        identity,
+      ],
+      { env: { OCB_TOKEN: "" } },
+    );
+    clis.push(cli);
+    await untilOcb("the relays line", cli, () => /^relays: /m.test(cli.stdout), WAIT_MS);
+    const env = {
+      OCB_URL: /listening on (http:\/\/\S+)/.exec(cli.stdout)?.[1] ?? "",
+      OCB_TOKEN: /^token: (\S+)$/m.exec(cli.stdout)?.[1] ?? "",
+    };
+    expect(cli.stdout).toContain(`relays: ${relay.url}`);
+    expect(statSync(identity).mode & 0o777).toBe(0o600);
+
+    // Registered at the relay within its first connect.
+    await within(
+      (async () => {
+        for (;;) {
+          const devices = await ocbInProcess(["devices"], env);
+          if (devices.stdout.includes(`relay ${relay.url}: registered`)) return devices;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      })(),
+      "the relay registered",
+      WAIT_MS,
+    );
+    const none = await ocbInProcess(["devices"], env);
+    expect(none.stdout).toContain("no paired device (ocb pair shows a link to pair one)");
+
+    const pair = await ocbInProcess(["pair"], env);
+    expect(pair).toMatchObject({ code: 0, stderr: "" });
+    const link = /^(http\S+#ocb-pair=\S+)$/m.exec(pair.stdout)?.[1] ?? "";
+    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#ocb-pair=1&relay=/);
+    expect(pair.stdout).toContain("The link is a key");
+
+    const { paired, connection } = await pairDevice(link, {
+      deviceName: "cli phone",
+      WebSocket: DeviceSocket,
+    });
+    const device = new BridgeClient({
+      url: "http://sidecar.remote",
+      token: "not-the-sidecar-token-0123456789",
+      fetch: connection.tunnel.fetch,
+    });
+    const session = await device.createSession({ title: "from the phone" });
+    expect((await device.getSession(session.id)).title).toBe("from the phone");
+
+    const listed = await ocbInProcess(["devices"], env);
+    expect(listed.stdout).toMatch(new RegExp(`^${paired.deviceId} +\\S+ +1 +cli phone$`, "m"));
+    const json = JSON.parse((await ocbInProcess(["devices", "--json"], env)).stdout);
+    expect(json.devices).toEqual([
+      expect.objectContaining({ id: paired.deviceId, name: "cli phone", connections: 1 }),
+    ]);
+
+    const revoked = await ocbInProcess(["devices", "revoke", paired.deviceId], env);
+    expect(revoked).toMatchObject({ code: 0, stdout: `revoked ${paired.deviceId}\n` });
+    expect((await within(connection.closed, "the cut", WAIT_MS)).code).toBe(4410);
+    const again = await ocbInProcess(["devices", "revoke", paired.deviceId], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`no paired device ${paired.deviceId}`);
+
+    process.kill(cli.pid, "SIGTERM");
+    expect(await within(cli.exited, "the sidecar's exit", WAIT_MS)).toBe(0);
+  });
+
+  it("refuses bad relay options before starting anything", async () => {
+    const notRelay = await ocb(["serve", "--demo", "--relay", "http://relay.example"]);
+    expect(notRelay.code).toBe(2);
+    expect(notRelay.stderr).toContain(
+      "is not a relay's address: pass ws://host:port or wss://host",
+    );
+    const alone = await ocb(["serve", "--demo", "--pair-page", "https://pair.example/"]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain("--pair-page needs --relay");
+  });
+});
