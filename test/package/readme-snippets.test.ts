@@ -25,8 +25,8 @@ const PAGES = [
 /**
  * Names the examples leave to the reader (their own values and functions, and the `bridge`
  * and `session` an earlier example made), declared once here rather than in every example.
- * The `ws` package ships no types: the examples take its WebSocket to be what the client asks
- * for (as test/support/ws.ts does with the real one).
+ * The `ws` package ships no types: the examples take its WebSocket to be what the client and
+ * remote access ask for (as test/support/ws.ts does with the real one).
  */
 const READER_PROVIDES = `
 declare const url: string;
@@ -36,6 +36,7 @@ declare const projectDir: string;
 declare const sidecarToken: string;
 declare const token: string;
 declare const directory: string;
+declare const pairingLink: string;
 declare const bridge: import("opencode-bridge").Bridge;
 declare const session: import("opencode-bridge").Session;
 declare function showStatus(status: string): void;
@@ -44,7 +45,9 @@ declare function runMyFeature(
   client: import("opencode-bridge/protocol").OpencodeClient,
 ): Promise<void>;
 declare module "ws" {
-  const WebSocket: import("opencode-bridge/client").WebSocketConstructor;
+  // ws's class fits both: the client's text sockets and remote access's binary ones.
+  const WebSocket: import("opencode-bridge/client").WebSocketConstructor &
+    import("opencode-bridge").BinarySocketConstructor;
   export { WebSocket };
   export default WebSocket;
 }
