@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectToRelay } from "../../src/relay/relay-connector.js";
 import { generateRelayIdentity } from "../../src/relay/relay-identity.js";
+import { heapSnapshotOptions, heapSnapshotText } from "../support/heap-snapshot.js";
 import { ocb, type RunningOcb, startOcb, untilOcb } from "../support/ocb-cli.js";
 import { joinedPeers, registeredSidecar } from "../support/relay-peers.js";
 import { selfSignedCertificate } from "../support/self-signed.js";
@@ -47,7 +48,7 @@ describe("ocb relay", () => {
   it("carries frames, logs no content, and stops on SIGTERM with exit 0", async () => {
     const diagnostics = tempDir();
     const { cli, url } = await startedRelay([], {
-      NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${diagnostics}`,
+      NODE_OPTIONS: heapSnapshotOptions(diagnostics),
     });
     expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+$/);
     const sidecar = await registeredSidecar(url);
@@ -64,28 +65,7 @@ describe("ocb relay", () => {
 
     // A heap snapshot (taken after a full collection) holds every string of the relay: none
     // may be the phrase. Buffers' bytes are not in it: this catches a frame decoded to text.
-    process.kill(cli.pid, "SIGUSR2");
-    await untilOcb(
-      "the heap snapshot",
-      cli,
-      () => readdirSync(diagnostics).some((name) => name.endsWith(".heapsnapshot")),
-      60_000,
-    );
-    const snapshotName = readdirSync(diagnostics).find((name) => name.endsWith(".heapsnapshot"));
-    const snapshotPath = join(diagnostics, snapshotName ?? "");
-    let size = -1;
-    await untilOcb(
-      "the heap snapshot to be written",
-      cli,
-      () => {
-        const now = readFileSync(snapshotPath).length;
-        const done = now > 0 && now === size && readFileSync(snapshotPath, "utf8").endsWith("}");
-        size = now;
-        return done;
-      },
-      60_000,
-    );
-    const snapshot = readFileSync(snapshotPath, "utf8");
+    const snapshot = await heapSnapshotText(cli, diagnostics);
     // The snapshot holds the relay's strings (its sources among them)…
     expect(snapshot).toContain("too many connections from this address");
     expect(snapshot).not.toContain("tap-tango-42"); // …but never the phrase
