@@ -12,6 +12,7 @@ import {
 } from "../noise/index.js";
 import { RELAY_PATHS } from "../relay/relay-paths.js";
 import { openTunnelClient, type TunnelClient } from "../tunnel/tunnel-client.js";
+import { anySignalWithTimeout } from "../util/timeout-signal.js";
 import type { BinarySocket, BinarySocketConstructor } from "./binary-socket.js";
 import { encryptedChannel } from "./encrypted-channel.js";
 import type { PairedSidecar } from "./paired-sidecar.js";
@@ -119,10 +120,10 @@ async function throughRelays(
   const failures: string[] = [];
   for (const relay of paired.relays) {
     options.signal?.throwIfAborted();
-    const signal = AbortSignal.any([
-      AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-      ...(options.signal === undefined ? [] : [options.signal]),
-    ]);
+    const signal = anySignalWithTimeout(
+      options.signal === undefined ? [] : [options.signal],
+      options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
     const socket = new options.WebSocket(
       `${relay.replace(/\/+$/, "")}${RELAY_PATHS.connect(paired.sidecarId)}`,
     );

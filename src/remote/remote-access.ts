@@ -8,6 +8,7 @@
 import { connectToRelay, type RelayConnectorState } from "../relay/relay-connector.js";
 import { serveTunnel, type TunnelTarget } from "../tunnel/tunnel-server.js";
 import { type Logger, silentLogger } from "../util/logger.js";
+import { anySignalWithTimeout } from "../util/timeout-signal.js";
 import type { Pairing, RemoteStatus } from "../wire/http.js";
 import { answerDevice } from "./device-answer.js";
 import type { PairedDevice, PairedDevices } from "./paired-devices.js";
@@ -130,7 +131,7 @@ export class RemoteAccess {
       staticKeyPair: this.#options.identity.noise,
       devices: this.#options.devices,
       offers: this.#offers,
-      signal: AbortSignal.any([this.#stop.signal, AbortSignal.timeout(HANDSHAKE_TIMEOUT_MS)]),
+      signal: anySignalWithTimeout([this.#stop.signal], HANDSHAKE_TIMEOUT_MS),
     });
     if (answered === undefined) {
       this.#logger.info("device refused");

@@ -178,6 +178,44 @@ describe("pairing and reconnecting", () => {
   });
 });
 
+describe("several relays", () => {
+  it("a device tries them in order: one that does not reach the sidecar gives way to the next", async () => {
+    const end = sidecarEnd();
+    const paired = await pairedWith(end);
+    const good = memoryRelay(end.answer);
+    const tried: string[] = [];
+    // The first relay answers as an `ocb relay` does for an offline sidecar: 4004 at once.
+    const Relays = class {
+      constructor(url: string) {
+        tried.push(url);
+        const relay = url.startsWith("ws://down.invalid")
+          ? memoryRelay((socket) => socket.close(4004, "not available"))
+          : good;
+        // A constructor may return another object: the socket of the relay the URL names.
+        // biome-ignore lint/correctness/noConstructorReturn: a stand-in for `new WebSocket(url)`
+        return new relay.WebSocket(url);
+      }
+    };
+    const Either = Relays as unknown as typeof good.WebSocket;
+    const connection = await connectDevice(
+      { ...paired, relays: ["ws://down.invalid", "ws://up.invalid"] },
+      { WebSocket: Either },
+    );
+    expect(connection.relay).toBe("ws://up.invalid");
+    expect(tried.map((url) => new URL(url).host)).toEqual(["down.invalid", "up.invalid"]);
+    expect(await text(await connection.tunnel.fetch("http://x/ok", {}))).toContain("GET /ok");
+    connection.close();
+    // None reaching it: one error naming each relay's failure.
+    const none = connectDevice({ ...paired, relays: ["ws://down.invalid"] }, { WebSocket: Either });
+    await expect(none).rejects.toMatchObject({
+      reason: "unreachable",
+      message: expect.stringContaining(
+        "ws://down.invalid: the connection closed before the sidecar's answer: not available (4004)",
+      ),
+    });
+  });
+});
+
 describe("a relay that tampers with the channel", () => {
   /** Connects a paired device through `tamper`, makes one call, and says how each end closed. */
   async function throughTamper(tamper: Tamper) {

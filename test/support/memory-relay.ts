@@ -26,6 +26,7 @@ class MemorySocket implements BinarySocket {
   }
 
   open(): void {
+    if (this.readyState !== 0) return;
     this.readyState = 1;
     this.#emit("open", undefined);
   }
@@ -82,10 +83,11 @@ export function memoryRelay(
       const sidecar = new MemorySocket((frame) => tamper("to-device", toDevice++, frame));
       this.peer = sidecar;
       sidecar.peer = this;
+      // Both ends open before the sidecar's end is answered, as a relay joins them.
       queueMicrotask(() => {
         sidecar.open();
-        answer(sidecar);
         this.open();
+        answer(sidecar);
       });
     }
   }
