@@ -5,6 +5,7 @@
 import type { IncomingMessage } from "node:http";
 import { createRequire } from "node:module";
 import type { Duplex } from "node:stream";
+import type { SocketEventTarget } from "../util/socket-events.js";
 
 type MessageListener = (data: Buffer, isBinary: boolean) => void;
 type CloseListener = (code: number, reason: Buffer) => void;
@@ -21,7 +22,7 @@ interface Events<Self> {
 }
 
 /** One WebSocket, either end. */
-export interface WebSocket {
+export interface WebSocket extends SocketEventTarget {
   readonly readyState: number;
   readonly CONNECTING: 0;
   readonly OPEN: 1;
@@ -40,13 +41,6 @@ export interface WebSocket {
   once: Events<this>;
   /** "nodebuffer" by default; "arraybuffer" makes `addEventListener`'s messages ArrayBuffers. */
   binaryType: string;
-  addEventListener(type: "open", listener: () => void): void;
-  addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;
-  addEventListener(
-    type: "close",
-    listener: (event: { code: number; reason: string }) => void,
-  ): void;
-  addEventListener(type: "error", listener: (event: unknown) => void): void;
   off(event: string, listener: (...args: never[]) => void): this;
 }
 

@@ -2,19 +2,14 @@
  * The WebSocket a remote connection runs on, either end: the browser's global one and `ws`'s
  * (both with `binaryType = "arraybuffer"` and `addEventListener`) fit.
  */
-export interface BinarySocket {
+import type { SocketEventTarget } from "../util/socket-events.js";
+
+export interface BinarySocket extends SocketEventTarget {
   binaryType: string;
   readonly readyState: number;
   readonly bufferedAmount: number;
   send(data: Uint8Array): void;
   close(code?: number, reason?: string): void;
-  addEventListener(type: "open", listener: () => void): void;
-  addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;
-  addEventListener(
-    type: "close",
-    listener: (event: { code: number; reason: string }) => void,
-  ): void;
-  addEventListener(type: "error", listener: (event: unknown) => void): void;
 }
 
 export type BinarySocketConstructor = new (url: string) => BinarySocket;

@@ -13,7 +13,13 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { DescendantWatch } from "../support/descendants.js";
-import { PHASE_HOLD, type RunningOcb, startOcb, untilOcb } from "../support/ocb-cli.js";
+import {
+  killLeftOcb,
+  PHASE_HOLD,
+  type RunningOcb,
+  startOcb,
+  untilOcb,
+} from "../support/ocb-cli.js";
 import { isRunning } from "../support/process-tracker.js";
 
 const FAKES = join(import.meta.dirname, "../fixtures/fake-binaries");
@@ -27,11 +33,7 @@ const watches: DescendantWatch[] = [];
 const clis: RunningOcb[] = [];
 afterEach(() => {
   for (const cli of clis.splice(0)) {
-    try {
-      process.kill(-cli.pid, "SIGKILL"); // only does anything when the test failed
-    } catch {
-      // gone, as it should be
-    }
+    killLeftOcb(cli);
   }
   for (const watch of watches.splice(0)) {
     watch.stop();

@@ -4,7 +4,7 @@
  * nor as a string in its heap), stops on SIGTERM with exit 0, and says so when its port is
  * taken.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { connectToRelay } from "../../src/relay/relay-connector.js";
 import { generateRelayIdentity } from "../../src/relay/relay-identity.js";
 import { heapSnapshotOptions, heapSnapshotText } from "../support/heap-snapshot.js";
-import { ocb, type RunningOcb, startOcb, untilOcb } from "../support/ocb-cli.js";
+import { killLeftOcb, ocb, type RunningOcb, startOcb, untilOcb } from "../support/ocb-cli.js";
 import { joinedPeers, registeredSidecar } from "../support/relay-peers.js";
 import { selfSignedCertificate } from "../support/self-signed.js";
 import { within } from "../support/within.js";
@@ -21,11 +21,7 @@ const clis: RunningOcb[] = [];
 const dirs: string[] = [];
 afterEach(() => {
   for (const cli of clis.splice(0)) {
-    try {
-      process.kill(-cli.pid, "SIGKILL"); // only does anything when the test failed
-    } catch {
-      // gone already
-    }
+    killLeftOcb(cli);
   }
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });

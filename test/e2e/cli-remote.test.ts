@@ -14,7 +14,7 @@ import { BridgeClient } from "../../src/client/index.js";
 import type { BinarySocketConstructor } from "../../src/remote/binary-socket.js";
 import { pairDevice } from "../../src/remote/device-connection.js";
 import { heapSnapshotOptions, heapSnapshotText } from "../support/heap-snapshot.js";
-import { ocb, type RunningOcb, startOcb, untilOcb } from "../support/ocb-cli.js";
+import { killLeftOcb, ocb, type RunningOcb, startOcb, untilOcb } from "../support/ocb-cli.js";
 import { ocbInProcess } from "../support/ocb-in-process.js";
 import { within } from "../support/within.js";
 import { NodeWebSocket } from "../support/ws.js";
@@ -27,11 +27,7 @@ const clis: RunningOcb[] = [];
 const dirs: string[] = [];
 afterEach(() => {
   for (const cli of clis.splice(0)) {
-    try {
-      process.kill(-cli.pid, "SIGKILL"); // only does anything when the test failed
-    } catch {
-      // gone already
-    }
+    killLeftOcb(cli);
   }
 });
 afterAll(() => {

@@ -109,7 +109,11 @@ function deviceClient(paired: PairedSidecar) {
     fetch: transport.fetch,
     WebSocket: transport.WebSocket,
   });
-  return { client, transport, close: () => (client.close(), transport.close()) };
+  const close = (): void => {
+    client.close();
+    transport.close();
+  };
+  return { client, transport, close };
 }
 
 const endOf = (events: CanonicalEvent[]) => events.find((event) => event.type === "turn.ended");

@@ -22,7 +22,7 @@ import { managedServerKey } from "../../src/runtime/bridge/managed-servers.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
-import { type RunningOcb, sidecarUrlOf, startOcb } from "../support/ocb-cli.js";
+import { killLeftOcb, type RunningOcb, sidecarUrlOf, startOcb } from "../support/ocb-cli.js";
 import { isRunning, trackProcess } from "../support/process-tracker.js";
 import type { RawWsClient } from "../support/raw-ws.js";
 import { callSidecar, canonicalEventsOf, subscribeOverWs } from "../support/sidecar-http.js";
@@ -50,11 +50,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const cli of clis) {
-    try {
-      process.kill(-cli.pid, "SIGKILL"); // only does anything when a test failed
-    } catch {
-      // gone, as it should be
-    }
+    killLeftOcb(cli);
   }
   for (const pid of serverPids.filter(isRunning)) {
     try {

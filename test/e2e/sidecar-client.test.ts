@@ -11,8 +11,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BridgeClient, type Subscription } from "../../src/client/index.js";
-import type { CanonicalEvent, CanonicalEventOf } from "../../src/events/canonical.js";
+import { BridgeClient } from "../../src/client/index.js";
+import type { CanonicalEvent } from "../../src/events/canonical.js";
 import type { Sidecar } from "../../src/sidecar/sidecar.js";
 import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { type CuttingProxy, startCuttingProxy } from "../support/cutting-proxy.js";

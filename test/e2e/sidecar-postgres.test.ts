@@ -9,7 +9,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
 import { PostgresStore } from "../../src/store/postgres-store.js";
-import { ocb, type RunningOcb, sidecarUrlOf, startOcb } from "../support/ocb-cli.js";
+import { killLeftOcb, ocb, type RunningOcb, sidecarUrlOf, startOcb } from "../support/ocb-cli.js";
 import { callSidecar, canonicalEventsOf, subscribeOverWs } from "../support/sidecar-http.js";
 import { usePostgres } from "../support/use-postgres.js";
 
@@ -21,11 +21,7 @@ const clis: RunningOcb[] = [];
 
 afterAll(() => {
   for (const cli of clis) {
-    try {
-      process.kill(-cli.pid, "SIGKILL"); // only does anything when a test failed
-    } catch {
-      // gone, as it should be
-    }
+    killLeftOcb(cli);
   }
 });
 

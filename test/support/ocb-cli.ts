@@ -139,3 +139,15 @@ export async function sidecarUrlOf(cli: RunningOcb, boundMs: number): Promise<st
   await untilOcb("the sidecar's URL", cli, () => listening() !== undefined, boundMs);
   return listening() ?? "";
 }
+
+/**
+ * Kills a started `ocb` and everything in its process group, if any is left: in a test's
+ * cleanup, where it only does anything when the test failed before the process ended.
+ */
+export function killLeftOcb(cli: { pid: number }): void {
+  try {
+    process.kill(-cli.pid, "SIGKILL");
+  } catch {
+    // gone, as it should be
+  }
+}

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, expect } from "vitest";
 import { DescendantWatch } from "./descendants.js";
-import { type RunningOcb, startOcb } from "./ocb-cli.js";
+import { killLeftOcb, type RunningOcb, startOcb } from "./ocb-cli.js";
 
 /** The line with the chat's link: its origin, then its token. */
 export const CHAT_LINE = /^chat: (http:\/\/127\.0\.0\.1:\d+)\/#token=(\S+)$/m;
@@ -32,11 +32,7 @@ export function useStartScript(): {
   const started: StartedScript[] = [];
   afterEach(() => {
     for (const { cli, watch } of started.splice(0)) {
-      try {
-        process.kill(-cli.pid, "SIGKILL"); // only does anything when the test failed
-      } catch {
-        // gone, as it should be
-      }
+      killLeftOcb(cli);
       watch.stop();
       watch.killLeft();
     }
