@@ -6,14 +6,15 @@
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryRelay, type Tamper } from "../../test/support/memory-relay.js";
+import { NodeWebSocket } from "../../test/support/ws.js";
 import { generateRelayIdentity } from "../relay/relay-identity.js";
 import { serveTunnel } from "../tunnel/tunnel-server.js";
-import type { BinarySocket } from "./binary-socket.js";
+import type { BinarySocket, BinarySocketConstructor } from "./binary-socket.js";
 import { answerDevice } from "./device-answer.js";
 import { connectDevice, pairDevice } from "./device-connection.js";
 import { PairedDevices } from "./paired-devices.js";
@@ -213,6 +214,26 @@ describe("several relays", () => {
         "ws://down.invalid: the connection closed before the sidecar's answer: not available (4004)",
       ),
     });
+  });
+});
+
+describe("a relay whose connection is reset", () => {
+  it("during the WebSocket handshake: the connect fails as unreachable, nothing is thrown out of the process", async () => {
+    const resetting = createNetServer((socket) => socket.resetAndDestroy());
+    await new Promise<void>((resolve) => resetting.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port: relayPort } = resetting.address() as AddressInfo;
+      const end = sidecarEnd();
+      const paired = await pairedWith(end);
+      await expect(
+        connectDevice(
+          { ...paired, relays: [`ws://127.0.0.1:${relayPort}`] },
+          { WebSocket: NodeWebSocket as unknown as BinarySocketConstructor },
+        ),
+      ).rejects.toMatchObject({ reason: "unreachable" });
+    } finally {
+      await new Promise((resolve) => resetting.close(resolve));
+    }
   });
 });
 

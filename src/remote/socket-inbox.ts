@@ -33,6 +33,9 @@ export class SocketInbox {
         this.#notify();
       }
     });
+    // The close that follows an error is what counts; and `ws` throws an 'error' (a reset
+    // during its handshake) out of the process when nothing listens for it.
+    socket.addEventListener("error", () => {});
     socket.addEventListener("close", (event) => {
       this.#closed ??= { code: event.code, reason: event.reason };
       this.#notify();
