@@ -70,15 +70,7 @@ beforeAll(async () => {
       identityPath: join(dir, "relay-identity.json"),
     },
   });
-  await within(
-    (async () => {
-      while ((await real.client.remoteStatus()).relays[0]?.state !== "registered") {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    })(),
-    "the sidecar registered at the relay",
-    WAIT_MS,
-  );
+  await untilRegistered();
 });
 
 afterAll(async () => {
@@ -89,8 +81,28 @@ afterAll(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
+/**
+ * Until the sidecar is registered at the relay: after a cut of its side, once it has connected
+ * again (a connection through its proxy) and the relay has taken it (its state).
+ */
+async function untilRegistered(): Promise<void> {
+  await within(
+    (async () => {
+      while (
+        sidecarSide.connections().length === 0 ||
+        (await real.client.remoteStatus()).relays[0]?.state !== "registered"
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })(),
+    "the sidecar registered at the relay",
+    WAIT_MS,
+  );
+}
+
 /** Pairs a new device with the sidecar; its pairing then goes through the device-side proxy. */
 async function pairedDevice(name: string): Promise<PairedSidecar> {
+  await untilRegistered();
   const { link } = await real.client.createPairing();
   const { paired, connection } = await pairDevice(link, {
     deviceName: name,
@@ -222,6 +234,7 @@ describe("a device through the relay", () => {
 
 describe("pairing and devices", () => {
   it("refuses a wrong secret and a used link", async () => {
+    await untilRegistered();
     const { link } = await real.client.createPairing();
     const wrong = link.replace(/secret=[^&]+/, `secret=${"A".repeat(43)}`);
     await expect(
