@@ -943,6 +943,7 @@ interface RelayOptions {
     trustProxies?: readonly string[];
     limits?: Partial<RelayLimits>;
     log?: RelayLogSink;
+    webRoot?: string;
 }
 
 // RelaySocket (declared as WebSocket)
