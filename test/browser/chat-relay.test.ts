@@ -5,7 +5,8 @@
  * the real opencode). The page opens a pairing link based on the relay, pairs, and chats with
  * the sidecar through the end-to-end encrypted tunnel; the address bar never keeps the link's
  * secret; a reload goes on through the relay with the kept pairing (no token asked); a second
- * use of the link is refused with what to do; "Forget this sidecar" removes the pairing.
+ * use of the link is refused with what to do; "Forget this sidecar" removes the pairing; a
+ * browser revoked at the sidecar is told so, and can forget its pairing there.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -153,5 +154,28 @@ describe("the web chat served by a relay", () => {
     expect(second.page.url()).toBe(pageUrl);
     expect(await second.page.evaluate<string | null>(`localStorage.getItem("${KEPT}")`)).toBeNull();
     await screenshotsWideAndPhone(second.page, "chat-relay-used-link");
+  });
+
+  it("a browser revoked at the sidecar is told so (not a stopped sidecar), and forgets its pairing", async () => {
+    const { link } = await real.client.createPairing({ linkBase: pageUrl });
+    const { page } = await chromium.open();
+    await page.goto(link);
+    await byTestId(page, "device-name").fill("to be revoked");
+    await byTestId(page, "pair-device").click();
+    await byTestId(page, "session-list").waitFor({ state: "attached" });
+    const device = (await real.client.remoteStatus()).devices.find(
+      (each) => each.name === "to be revoked",
+    );
+    expect(device).toBeDefined();
+    await real.client.revokeDevice(device?.id ?? "");
+
+    // The session list's polls reach nothing for a while (about 15 s), then the page says why.
+    const gone = byTestId(page, "relay-gone");
+    await gone.waitFor({ timeout: WAIT_MS });
+    expect(await gone.textContent()).toContain("The sidecar refused this browser");
+    await screenshotsWideAndPhone(page, "chat-relay-revoked");
+    await byTestId(gone, "forget-sidecar").click();
+    await byTestId(page, "pairing-screen").waitFor();
+    expect(await page.evaluate<string | null>(`localStorage.getItem("${KEPT}")`)).toBeNull();
   });
 });

@@ -31,7 +31,12 @@ export function RelayGone(props: {
         <button type="button" data-testid="sidecar-retry" onClick={props.onRetry}>
           Try again
         </button>
-        <button type="button" data-testid="forget-sidecar" onClick={props.onForget}>
+        <button
+          type="button"
+          class={refused ? "primary" : undefined}
+          data-testid="forget-sidecar"
+          onClick={props.onForget}
+        >
           Forget this sidecar
         </button>
       </section>
