@@ -1000,6 +1000,7 @@ interface RelayOptions {
     trustProxies?: readonly string[];
     limits?: Partial<RelayLimits>;
     log?: RelayLogSink;
+    webRoot?: string;
 }
 
 // RelaySocket (declared as WebSocket)

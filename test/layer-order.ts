@@ -143,6 +143,11 @@ export const LAYERS: readonly Layer[] = [
     paths: ["src/noise"],
     what: "the Noise handshake and transport (Noise_*_25519_ChaChaPoly_SHA256) on @noble: isomorphic, below everything that encrypts a channel",
   },
+  {
+    name: "web-files",
+    paths: ["src/web-files"],
+    what: "what serving the built web chat needs, shared by the sidecar and the relay: where it is, its files, its headers",
+  },
   { name: "util", paths: ["src/util"], what: "small shared helpers" },
   { name: "errors", paths: ["src/errors.ts"], what: "the one error base and its subclasses" },
 ];

@@ -1,10 +1,16 @@
 /**
  * `startRelay`: the relay as a server. Plain Node http(s) and `ws`, no framework: the relay
- * serves no page and no API, only three WebSocket paths, and it decides before each upgrade
+ * serves no API, only three WebSocket paths (and, opt-in, the web chat's files: relay-web.ts),
+ * and it decides before each upgrade
  * whether to take it (the Host, the path, the address's limits), so that a refused connection
  * costs it as little as possible.
  */
-import { createServer as createHttpServer, type IncomingMessage, type Server } from "node:http";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { Duplex } from "node:stream";
 import { listenError } from "../util/listen-error.js";
@@ -16,6 +22,7 @@ import { RelayHub } from "./relay-hub.js";
 import { type RelayLimits, relayLimitsOf } from "./relay-limits.js";
 import { type RelayLogSink, relayLogger } from "./relay-log.js";
 import { type RelayRoute, relayRouteOf } from "./relay-routes.js";
+import { answerWebRequest, notFound } from "./relay-web.js";
 import { type WebSocket, WebSocketServerClass as WebSocketServer } from "./relay-ws.js";
 
 export interface RelayOptions {
@@ -35,6 +42,12 @@ export interface RelayOptions {
   limits?: Partial<RelayLimits>;
   /** Where the log lines go. Default: none. */
   log?: RelayLogSink;
+  /**
+   * The built web chat (`dist/web`) to serve at `/` for plain requests, so that a pairing link
+   * based on the relay opens a page that pairs and then uses it. Default: none (every plain
+   * request is a 404). Whoever runs the relay then serves the page's code: see docs/relay.md.
+   */
+  webRoot?: string;
 }
 
 export interface Relay {
@@ -71,8 +84,14 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     options.tls === undefined
       ? createHttpServer()
       : createHttpsServer({ cert: options.tls.cert, key: options.tls.key });
-  server.on("request", (_request, response) => {
-    response.writeHead(404, { "content-type": "text/plain" }).end("ocb relay: WebSocket only\n");
+  const webRoot = options.webRoot;
+  server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    const host = request.headers.host?.toLowerCase();
+    if (webRoot === undefined || host === undefined) return notFound(response);
+    if (allowHosts.size > 0 && !hostAllowed(allowHosts, host)) {
+      return void response.writeHead(421, { "content-type": "text/plain" }).end();
+    }
+    answerWebRequest(webRoot, request, response, host).catch(() => response.destroy());
   });
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => {}); // a reset peer: nothing to do, the socket is gone

@@ -19,6 +19,7 @@ import type { Bridge } from "../runtime/bridge/bridge.js";
 import type { Store } from "../store/store.js";
 import { listenError } from "../util/listen-error.js";
 import { type Logger, silentLogger } from "../util/logger.js";
+import { defaultWebRoot } from "../web-files/web-root.js";
 import { AllowedDirectories } from "./allowed-directories.js";
 import { buildApp } from "./app.js";
 import type { SidecarContext } from "./context.js";
@@ -35,7 +36,6 @@ import { isLoopbackHost } from "./security.js";
 import { SentImages } from "./sent-images.js";
 import type { SidecarApp } from "./sidecar-app.js";
 import { Tickets } from "./tickets.js";
-import { defaultWebRoot } from "./web/assets-root.js";
 
 export interface SidecarOptions {
   bridge: Bridge;

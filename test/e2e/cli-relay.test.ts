@@ -2,7 +2,7 @@
  * `ocb relay` as a user runs it: it prints where it listens, carries a client's frames to a
  * sidecar and back, logs one line per event and never a frame's content (neither in its log
  * nor as a string in its heap), stops on SIGTERM with exit 0, and says so when its port is
- * taken.
+ * taken; with `--web` it serves the built chat, and says so when there is none.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -128,5 +128,26 @@ describe("ocb relay", () => {
     } finally {
       taken.close();
     }
+  });
+
+  it("serves the chat with --web DIR, and refuses a DIR with no built chat (exit 2)", async () => {
+    const built = tempDir();
+    const index = "<!doctype html><title>the chat at the relay</title>";
+    writeFileSync(join(built, "index.html"), index);
+    const { cli, url } = await startedRelay(["--web", built]);
+    const page = url.replace(/^ws/, "http");
+    expect(cli.stdout).toContain(`web chat: ${page}/`);
+    const answer = await fetch(`${page}/`);
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toBe(index);
+    expect(answer.headers.get("content-security-policy")).toContain("connect-src 'self' ws://");
+    expect((await fetch(`${page}/v1/anything`)).status).toBe(404);
+    process.kill(cli.pid, "SIGTERM");
+    expect(await within(cli.exited, "the exit", 30_000)).toBe(0);
+
+    const empty = tempDir();
+    const run = await ocb(["relay", "--web", empty]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`--web: ${empty} holds no built chat (no index.html)`);
   });
 });

@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CONTENT_SECURITY_POLICY } from "../../src/sidecar/web/headers.js";
+import { CONTENT_SECURITY_POLICY } from "../../src/web-files/web-headers.js";
 import { untilOcb } from "../support/ocb-cli.js";
 import {
   CHAT_LINE,

@@ -1,19 +1,28 @@
 /**
- * The app: the token first (from the URL's fragment, the tab's storage, or pasted), then the
- * chat on a `BridgeClient` of this page's own origin; where to go when that sidecar is gone.
+ * The app. Opened with a pairing link (`ocb pair`, on a page a relay serves), or with a pairing
+ * this browser keeps and no token: the app through the relay (remote/remote-app.tsx). Else the
+ * token first (from the URL's fragment, the tab's storage, or pasted), then the chat on a
+ * `BridgeClient` of this page's own origin, and where to go when that sidecar is gone.
  */
 import { BridgeApiError, BridgeClient } from "opencode-bridge/client";
-import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
-import { Chat } from "./chat.js";
+import { useCallback, useState } from "preact/hooks";
+import { ConnectedChat } from "./connected-chat.js";
 import { withEarlyRead } from "./early-read.js";
+import type { RemoteAppProps } from "./remote/remote-app.js";
+import { hasKeptPairing, takePairingLink } from "./remote/remote-start.js";
 import { SidecarGone } from "./sidecar-gone.js";
-import { useLookForReturn } from "./sidecar-reach.js";
 import { forgetToken, saveToken, takeToken } from "./token.js";
 import { TokenForm } from "./token-form.js";
+import { useLazy } from "./workbench/use-lazy.js";
 
 export function App() {
+  // First: the link's secret leaves the address bar before anything else is drawn.
+  const [link] = useState(() => takePairingLink());
   const [token, setToken] = useState(() => takeToken());
   const [refused, setRefused] = useState<string | undefined>(undefined);
+  // Decided once: a pairing link, or a kept pairing and no token (which keeps direct mode first).
+  const [remote] = useState(() => link !== undefined || (token === undefined && hasKeptPairing()));
+  if (remote) return <LazyRemoteApp link={link} />;
   if (token === undefined) {
     return (
       <TokenForm
@@ -27,7 +36,7 @@ export function App() {
     );
   }
   return (
-    <ClientChat
+    <DirectChat
       token={token}
       onRefused={(why) => {
         forgetToken();
@@ -38,23 +47,18 @@ export function App() {
   );
 }
 
-function ClientChat(props: { token: string; onRefused: (why: string) => void }) {
-  // A new client per try: "Try again" after the sidecar went starts from a clean socket.
-  const [tries, setTries] = useState(0);
-  const [gone, setGone] = useState(false);
-  // `tries` is a dependency so that each try makes a new client.
-  const client = useMemo(
-    () =>
-      new BridgeClient({
-        url: location.origin,
-        token: props.token,
-        // The session's snapshot may have been asked for as the page started.
-        fetch: withEarlyRead((input, init) => fetch(input, init)),
-      }),
-    [props.token, tries],
-  );
-  useEffect(() => () => client.close(), [client]);
-  const { onRefused } = props;
+/** The chat on the sidecar that served this page, with its token. */
+function DirectChat(props: { token: string; onRefused: (why: string) => void }) {
+  const { token, onRefused } = props;
+  const connect = useCallback(() => {
+    const client = new BridgeClient({
+      url: location.origin,
+      token,
+      // The session's snapshot may have been asked for as the page started.
+      fetch: withEarlyRead((input, init) => fetch(input, init)),
+    });
+    return { client, close: () => client.close() };
+  }, [token]);
   const onError = useCallback(
     (error: unknown) => {
       if (error instanceof BridgeApiError && error.status === 401) {
@@ -64,13 +68,28 @@ function ClientChat(props: { token: string; onRefused: (why: string) => void }) 
     },
     [onRefused],
   );
-  const onGone = useCallback(() => setGone(true), []);
-  const retry = useCallback(() => {
-    setGone(false);
-    setTries((count) => count + 1);
-  }, []);
-  useLookForReturn(client, gone, retry);
-  if (gone) return <SidecarGone onRetry={retry} />;
-  // Unmounted while gone: its polls and its session's socket stop.
-  return <Chat client={client} onError={onError} onGone={onGone} />;
+  return (
+    <ConnectedChat
+      connect={connect}
+      onError={onError}
+      gone={(retry) => <SidecarGone onRetry={retry} />}
+    />
+  );
+}
+
+/** The remote pieces load only when the page runs through a relay (remote/remote-start.ts). */
+function LazyRemoteApp(props: RemoteAppProps) {
+  const app = useLazy<RemoteAppProps>(() =>
+    import("./remote/remote-app.js").then((module) => module.RemoteApp),
+  );
+  if (app.kind === "loaded") return <app.Component {...props} />;
+  return (
+    <main class="token-page">
+      <p class={app.kind === "failed" ? "problem" : "muted"} role="status">
+        {app.kind === "failed"
+          ? `The page could not load its relay part: ${app.message}`
+          : "Loading…"}
+      </p>
+    </main>
+  );
 }

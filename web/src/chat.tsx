@@ -17,6 +17,7 @@ import {
   targetFromUrl,
 } from "./open-session-url.js";
 import { PairingButton } from "./pairing/pairing-button.js";
+import { RelayButton } from "./remote/relay-button.js";
 import { TurnReviewContext } from "./review/review-context.js";
 import { ReviewDrawer } from "./review/review-drawer.js";
 import { SessionLineage } from "./review/session-lineage.js";
@@ -45,11 +46,22 @@ const CALL_BOUND_MS = 30_000;
 /** A session's files by turn before it is read (one object: the review memoises on it). */
 const NO_TURN_FILES: TurnChanges = {};
 
+/** The chat runs through a relay (remote/remote-chat.tsx): which sidecar, and how to forget it. */
+export interface ChatRemote {
+  sidecarId: string;
+  /** The relay it goes through (ws:// or wss://). */
+  relay: string;
+  /** Removes the pairing this browser keeps. */
+  onForget: () => void;
+}
+
 export function Chat(props: {
   client: BridgeClient;
   onError: (error: unknown) => void;
   /** Nothing answers at the sidecar's address any more (sessions.ts). */
   onGone: () => void;
+  /** Through a relay: the side list ends with the pairing's button; no "Open on your phone". */
+  remote?: ChatRemote;
 }) {
   const { client, onError, onGone } = props;
   const [target, setTarget] = useState<OpenTarget | undefined>(() => targetFromUrl());
@@ -230,6 +242,7 @@ export function Chat(props: {
           onNew={(directory) => void newSession.create(directory)}
           onDelete={deleteSession}
         />
+        {props.remote === undefined ? null : <RelayButton remote={props.remote} />}
       </aside>
       {sidebarOpen ? (
         // A tap beside the drawer (on a phone) closes it; the keyboard has Escape and the toggle.
@@ -292,7 +305,8 @@ export function Chat(props: {
               onToggle={togglePanel}
             />
           )}
-          <PairingButton target={target} />
+          {/* Its code holds the token: a page through a relay has none to share. */}
+          {props.remote === undefined ? <PairingButton target={target} /> : null}
           <ThemeToggle />
         </header>
         <ConnectionBanner

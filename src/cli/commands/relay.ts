@@ -2,9 +2,12 @@
  * `ocb relay`: the relay server (docs/relay.md). Listens until Ctrl-C or SIGTERM, which close
  * every socket it holds, then exits 0. One log line per event on stderr.
  */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import { startRelay } from "../../relay/relay-server.js";
+import { defaultWebRoot } from "../../web-files/web-root.js";
 import { handleInterrupts } from "../interrupts.js";
 import { addRelayLimitOptions, relayLimitsFromOptions } from "../relay-limit-options.js";
 import { addTlsOptions, type TlsServeOptions, tlsOf } from "../serve-tls.js";
@@ -15,6 +18,7 @@ interface RelayCommandOptions extends TlsServeOptions {
   allowHost: string[];
   trustProxy: string[];
   quiet?: boolean;
+  web?: string | true;
 }
 
 export function registerRelayCommand(program: Command): void {
@@ -37,7 +41,11 @@ export function registerRelayCommand(program: Command): void {
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
-    .option("--quiet", "no log line per connection");
+    .option("--quiet", "no log line per connection")
+    .option(
+      "--web [dir]",
+      "also serve the web chat (default: the package's built dist/web), so that a pairing link based on this relay opens a page that pairs and chats through it; its operator then serves the page's code (docs/relay.md)",
+    );
   addRelayLimitOptions(addTlsOptions(command)).action(async (options: RelayCommandOptions) =>
     relay(options),
   );
@@ -47,6 +55,7 @@ async function relay(options: RelayCommandOptions): Promise<void> {
   const port = portOf(options.port ?? "0");
   const limits = relayLimitsFromOptions(options as unknown as Record<string, unknown>);
   const tls = tlsOf(options);
+  const webRoot = webRootOf(options.web);
   const stop = handleInterrupts();
   try {
     const relay = await startRelay({
@@ -56,9 +65,11 @@ async function relay(options: RelayCommandOptions): Promise<void> {
       trustProxies: options.trustProxy,
       limits,
       ...(tls === undefined ? {} : { tls }),
+      ...(webRoot === undefined ? {} : { webRoot }),
       ...(options.quiet ? {} : { log: (line: string) => console.error(line) }),
     });
     console.log(`ocb relay listening on ${relay.url}`);
+    if (webRoot !== undefined) console.log(`web chat: ${relay.url.replace(/^ws/, "http")}/`);
     console.log("press Ctrl-C to stop");
     const reason = await stop.reason;
     console.log(`\n${reason}: shutting down`);
@@ -74,4 +85,16 @@ function portOf(value: string): number {
     throw new UsageError(`--port must be a whole number from 0 to 65535, got "${value}"`);
   }
   return port;
+}
+
+/** The built chat `--web` names, checked now rather than answered 404 at every load. */
+function webRootOf(web: string | true | undefined): string | undefined {
+  if (web === undefined) return undefined;
+  const root = web === true ? defaultWebRoot() : resolve(web);
+  if (!existsSync(join(root, "index.html"))) {
+    throw new UsageError(
+      `--web: ${root} holds no built chat (no index.html); in a checkout, run npm run build:web`,
+    );
+  }
+  return root;
 }

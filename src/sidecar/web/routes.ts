@@ -3,33 +3,19 @@
  * built assets, the installable app's files beside them (SHELL_FILES), and an empty
  * `GET /favicon.ico`. No token (the page holds no secret: the user brings the token in the URL's
  * fragment), but the security hook's Host and Origin checks apply (see security.ts), and every
- * answer carries the CSP and the other headers of `headers.ts`.
+ * answer carries the CSP and the other headers of `web-files/web-headers.ts`.
  */
 import { existsSync } from "node:fs";
 import { join, sep } from "node:path";
 import fastifyStatic from "@fastify/static";
+import { SHELL_FILES } from "../../web-files/shell-files.js";
+import {
+  ASSET_CACHE_CONTROL,
+  PAGE_CACHE_CONTROL,
+  WEB_SECURITY_HEADERS,
+} from "../../web-files/web-headers.js";
 import type { SidecarApp } from "../sidecar-app.js";
-import { ASSET_CACHE_CONTROL, PAGE_CACHE_CONTROL, WEB_SECURITY_HEADERS } from "./headers.js";
 import { notBuiltPage } from "./not-built.js";
-
-/**
- * The installable app's files at the root (typed by their extension, as the assets are): the
- * manifest and its icons, and the service worker (at the root because its scope is the folder
- * it is served from). Never cached by the browser's HTTP cache (no-cache), so a new build's
- * worker is seen at once.
- */
-const SHELL_FILES: readonly string[] = [
-  "manifest.webmanifest",
-  "sw.js",
-  "icon.svg",
-  "icon-maskable.svg",
-  // PNGs rendered from the SVGs (npm run icons): iOS's home screen and older Android launchers.
-  "apple-touch-icon.png",
-  "icon-192.png",
-  "icon-512.png",
-  "icon-maskable-192.png",
-  "icon-maskable-512.png",
-];
 
 /** The chat's routes, as Fastify names them: the security hook lets them in without a token. */
 export const WEB_ROUTES: ReadonlySet<string> = new Set([

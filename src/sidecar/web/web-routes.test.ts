@@ -13,7 +13,7 @@ import {
   type SidecarHarness,
   sidecarHarness,
 } from "../../../test/support/sidecar-harness.js";
-import { CONTENT_SECURITY_POLICY } from "./headers.js";
+import { CONTENT_SECURITY_POLICY } from "../../web-files/web-headers.js";
 
 const INDEX =
   '<!doctype html><title>chat</title><script type="module" src="/assets/app-1a2b3c.js"></script>';
