@@ -616,19 +616,10 @@ type VcsStatusView = z.output<typeof VcsStatusSchema>;
 type WebSocketConstructor = new (url: string) => WebSocketLike;
 
 // WebSocketLike
-interface WebSocketLike {
+interface WebSocketLike extends SocketEventTarget {
     readonly readyState: number;
     send(data: string): void;
     close(code?: number, reason?: string): void;
-    addEventListener(type: "open", listener: () => void): void;
-    addEventListener(type: "message", listener: (event: {
-        data: unknown;
-    }) => void): void;
-    addEventListener(type: "close", listener: (event: {
-        code: number;
-        reason: string;
-    }) => void): void;
-    addEventListener(type: "error", listener: (event: unknown) => void): void;
 }
 
 // emptyLiveConversation

@@ -46,21 +46,12 @@ type AttachmentSpec = string | {
 type BackendKind = "serve" | "serve-legacy" | "subprocess";
 
 // BinarySocket
-interface BinarySocket {
+interface BinarySocket extends SocketEventTarget {
     binaryType: string;
     readonly readyState: number;
     readonly bufferedAmount: number;
     send(data: Uint8Array): void;
     close(code?: number, reason?: string): void;
-    addEventListener(type: "open", listener: () => void): void;
-    addEventListener(type: "message", listener: (event: {
-        data: unknown;
-    }) => void): void;
-    addEventListener(type: "close", listener: (event: {
-        code: number;
-        reason: string;
-    }) => void): void;
-    addEventListener(type: "error", listener: (event: unknown) => void): void;
 }
 
 // BinarySocketConstructor
@@ -1004,7 +995,7 @@ interface RelayOptions {
 }
 
 // RelaySocket (declared as WebSocket)
-interface WebSocket {
+interface WebSocket extends SocketEventTarget {
     readonly readyState: number;
     readonly CONNECTING: 0;
     readonly OPEN: 1;
@@ -1022,15 +1013,6 @@ interface WebSocket {
     on: Events<this>;
     once: Events<this>;
     binaryType: string;
-    addEventListener(type: "open", listener: () => void): void;
-    addEventListener(type: "message", listener: (event: {
-        data: unknown;
-    }) => void): void;
-    addEventListener(type: "close", listener: (event: {
-        code: number;
-        reason: string;
-    }) => void): void;
-    addEventListener(type: "error", listener: (event: unknown) => void): void;
     off(event: string, listener: (...args: never[]) => void): this;
 }
 
