@@ -3,6 +3,7 @@
  * queues the rest; the receiver counts what arrives against what it granted and grants again
  * as its consumer takes the data, so a consumer that stops reading stops its sender.
  */
+import { MalformedFrameError } from "./tunnel-frames.js";
 import { INITIAL_WINDOW_BYTES, WINDOW_GRANT_THRESHOLD_BYTES } from "./tunnel-limits.js";
 
 /** Sends one chunk of an item; `last` on the item's final chunk. */
@@ -44,8 +45,17 @@ export class CreditedSender {
     return this.idle;
   }
 
-  /** The peer granted `credit` more bytes. */
+  /**
+   * The peer granted `credit` more bytes. A peer only gives back what it was sent, so the
+   * credit never exceeds the window: more is a protocol error (it would let this side queue
+   * without bound toward a peer that stopped reading).
+   */
   grant(credit: number): void {
+    if (this.#credit + credit > INITIAL_WINDOW_BYTES) {
+      throw new MalformedFrameError(
+        `the peer granted ${credit} bytes of credit, beyond the ${INITIAL_WINDOW_BYTES}-byte window`,
+      );
+    }
     this.#credit += credit;
     this.#flush();
   }

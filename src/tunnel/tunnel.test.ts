@@ -18,7 +18,7 @@ import type { WebSocketConstructor } from "../client/socket/websocket-like.js";
 import { linkedChannelPair } from "./linked-channel-pair.js";
 import type { MessageChannel } from "./message-channel.js";
 import { openTunnelClient, type TunnelClient } from "./tunnel-client.js";
-import { encodeFrame, type Frame } from "./tunnel-frames.js";
+import { decodeFrame, encodeFrame, type Frame } from "./tunnel-frames.js";
 import { INITIAL_WINDOW_BYTES, type TunnelLimits } from "./tunnel-limits.js";
 import { type ServeTunnelOptions, serveTunnel, type TunnelServer } from "./tunnel-server.js";
 import type { TunnelWebSocket } from "./tunnel-websocket.js";
@@ -475,6 +475,63 @@ describe("fetch through the tunnel", () => {
     );
   });
 
+  it("refuses CONNECT in any case, and never lets a body run past its content-length into a second request", async () => {
+    const paths: string[] = [];
+    const target = await startTarget((request, response) => {
+      paths.push(request.url ?? "");
+      request.resume();
+      request.on("end", () => response.end("ok"));
+    });
+    const [rawClient, serverEnd] = linkedChannelPair();
+    const server = serveTunnel(serverEnd, { target: { host: "127.0.0.1", port: target.port } });
+    cleanups.push(async () => {
+      rawClient.close();
+      await within(server.closed, "the server's close");
+    });
+    const outcomes = new Map<number, string>();
+    const arrived: (() => void)[] = [];
+    rawClient.onMessage((message) => {
+      const frame = decodeFrame(message);
+      if (frame.type === "response" || frame.type === "reset") {
+        outcomes.set(
+          frame.streamId,
+          frame.type === "reset" ? frame.reset.code : String(frame.head.status),
+        );
+        for (const wake of arrived.splice(0)) wake();
+      }
+    });
+    const outcomeOf = (streamId: number) =>
+      within(
+        new Promise<string>((resolve) => {
+          const check = () => {
+            const outcome = outcomes.get(streamId);
+            if (outcome === undefined) arrived.push(check);
+            else resolve(outcome);
+          };
+          check();
+        }),
+        `stream ${streamId}'s answer`,
+      );
+    const send = (frame: Frame) => rawClient.send(encodeFrame(frame));
+    send({ type: "request", streamId: 1, head: { method: "connect", path: "/", headers: [] } });
+    expect(await outcomeOf(1)).toBe("method-not-allowed");
+    // Two bytes announced; the rest is a whole second request, which must never reach the target.
+    const smuggled = "GET /second HTTP/1.1\r\nHost: x\r\n\r\n";
+    send({
+      type: "request",
+      streamId: 3,
+      head: { method: "POST", path: "/first", headers: [["content-length", "2"]] },
+    });
+    send({ type: "request-data", streamId: 3, data: new TextEncoder().encode(`hi${smuggled}`) });
+    send({ type: "request-end", streamId: 3 });
+    await outcomeOf(3);
+    send({ type: "request", streamId: 5, head: { method: "GET", path: "/third", headers: [] } });
+    send({ type: "request-end", streamId: 5 });
+    expect(await outcomeOf(5)).toBe("200");
+    expect(paths).not.toContain("/second");
+    expect(paths).toContain("/third");
+  });
+
   it("fails a request beyond maxConcurrentStreams at once, with a TypeError", async () => {
     const target = await startTarget(() => {});
     const { client } = tunnelTo(target, {}, { maxConcurrentStreams: 2 });
@@ -738,6 +795,11 @@ describe("a peer that breaks the protocol", () => {
       /the client overran its window/,
     ],
     ["a reused stream id", [request(1), request(1)].map(encodeFrame), /stream id 1 reused/],
+    [
+      "a grant beyond the window (it would let the server queue without bound)",
+      [request(1), { type: "window", streamId: 1, credit: 0xffff_ffff } as Frame].map(encodeFrame),
+      /beyond the \d+-byte window/,
+    ],
     ["a frame for a stream never opened", [data(5, 1)].map(encodeFrame), /never opened/],
     [
       "a frame only the server sends",

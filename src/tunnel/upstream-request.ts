@@ -34,7 +34,7 @@ export class UpstreamRequest implements ServerStream {
   }
 
   start(): void {
-    if (this.head.method === "CONNECT") {
+    if (this.head.method.toUpperCase() === "CONNECT") {
       // A CONNECT would turn the stream into a raw connection from the server side, to
       // anywhere the target proxies: never what a sidecar's API needs.
       this.#refuse("method-not-allowed", "the tunnel does not carry CONNECT");
@@ -53,6 +53,9 @@ export class UpstreamRequest implements ServerStream {
       this.#failed(asError(error));
       return;
     }
+    // A body longer than the client's content-length would be read by the target as a second
+    // request on the same kept-alive connection, one the tunnel never marked as the device's.
+    (request as ClientRequest & { strictContentLength: boolean }).strictContentLength = true;
     this.#request = request;
     request.on("response", (response) => this.#answer(response));
     // Always listened to: an error nobody listens to would crash the process.
@@ -68,13 +71,13 @@ export class UpstreamRequest implements ServerStream {
         }
         const size = frame.data.byteLength;
         // Granted back once the target's connection took it: the body flows at its pace.
-        this.#request?.write(frame.data, () => this.#consumed(size));
+        this.#toTarget((request) => request.write(frame.data, () => this.#consumed(size)));
         return;
       }
       case "request-end":
         if (this.#requestEnded) throw this.#outOfPlace(frame);
         this.#requestEnded = true;
-        this.#request?.end();
+        this.#toTarget((request) => request.end());
         return;
       case "window":
         this.#sender.grant(frame.credit);
@@ -151,6 +154,19 @@ export class UpstreamRequest implements ServerStream {
     if (this.#phase === "done") return;
     const credit = this.#window.consumed(bytes);
     if (credit > 0) this.host.send({ type: "window", streamId: this.streamId, credit });
+  }
+
+  /**
+   * Writes to the target's request. Node throws when the body and its content-length disagree
+   * (strictContentLength): that stream fails alone, the tunnel goes on.
+   */
+  #toTarget(write: (request: ClientRequest) => void): void {
+    if (this.#request === undefined) return;
+    try {
+      write(this.#request);
+    } catch (error) {
+      this.#failed(asError(error));
+    }
   }
 
   /** The target failed: a 502 if no answer was sent yet, else a RESET. */
