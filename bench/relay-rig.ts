@@ -27,6 +27,12 @@ const SETUP_BOUND_MS = 60_000;
 /** A paired device's typed client, every call through the relay. */
 export interface Device {
   client: BridgeClient;
+  /**
+   * Another client on the same connection (one tunnel): a client's one WebSocket holds at most
+   * the sidecar's `wsSubscriptions`, so a device following more sessions opens more sockets.
+   */
+  newClient(): BridgeClient;
+  /** Closes its clients and its connection. */
   close(): void;
 }
 
@@ -108,17 +114,23 @@ export async function startRelayRig(options: RelayRigOptions): Promise<RelayRig>
           { ...paired, relays: [deviceRelay] },
           { WebSocket: DeviceSocket },
         );
-        // The URL is a name only: every call goes through the tunnel, whose sidecar end sets the token.
-        const client = new BridgeClient({
-          url: "http://sidecar.through-the-relay",
-          token: "not-the-sidecar-token-0123456789",
-          fetch: transport.fetch,
-          WebSocket: transport.WebSocket,
-        });
+        const clients: BridgeClient[] = [];
+        const newClient = () => {
+          // The URL is a name only: every call goes through the tunnel, whose sidecar end sets the token.
+          const client = new BridgeClient({
+            url: "http://sidecar.through-the-relay",
+            token: "not-the-sidecar-token-0123456789",
+            fetch: transport.fetch,
+            WebSocket: transport.WebSocket,
+          });
+          clients.push(client);
+          return client;
+        };
         const device = {
-          client,
+          client: newClient(),
+          newClient,
           close: () => {
-            client.close();
+            for (const client of clients) client.close();
             transport.close();
           },
         };

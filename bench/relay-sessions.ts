@@ -1,11 +1,14 @@
 /**
- * (l2) Many sessions through one relayed device: the device (one `remoteTransport`, one
- * `BridgeClient`, so one tunnel and one shared WebSocket) makes `sessions` sessions through the
- * relay and subscribes to every one; then `streaming` of them each get a turn, all sent at once.
+ * (l2) Many sessions through one relayed device: the device (one `remoteTransport`, so one
+ * relay connection and one tunnel) makes `sessions` sessions through the relay and subscribes
+ * to every one, with as few clients as the sidecar's subscriptions per WebSocket allow (256 by
+ * default: 4 tunnelled sockets for 1,000); then `streaming` of them each get a turn, all sent at once.
  * Each streamed turn must be whole: the durable events the device's subscription received equal
  * the transcript read straight from the sidecar (same ids, same order), and it ended completed.
  */
+import type { BridgeClient } from "../src/client/index.js";
 import type { CanonicalEvent } from "../src/events/canonical.js";
+import { DEFAULT_LIMITS } from "../src/sidecar/limits.js";
 import { type Followed, followSession } from "../test/support/followed-session.js";
 import type { Device, RelayRig } from "./relay-rig.js";
 import { note, withTimeout } from "./stats.js";
@@ -21,6 +24,8 @@ export interface RelaySessionsOptions {
 
 export interface RelaySessionsResult {
   options: RelaySessionsOptions;
+  /** Tunnelled WebSockets the subscriptions took. */
+  sockets: number;
   /** Making the sessions through the relay, and subscribing to all of them. */
   createMs: number;
   subscribeMs: number;
@@ -64,7 +69,11 @@ export async function benchRelaySessions(
     const createMs = performance.now() - creating;
 
     const subscribing = performance.now();
-    for (const id of ids) followed.push(followSession(device.client, id, options.timeoutMs));
+    let client: BridgeClient = device.client;
+    for (const [index, id] of ids.entries()) {
+      if (index > 0 && index % DEFAULT_LIMITS.wsSubscriptions === 0) client = device.newClient();
+      followed.push(followSession(client, id, options.timeoutMs));
+    }
     await withTimeout(
       Promise.all(followed.map((one) => one.subscription.caughtUp)),
       options.timeoutMs,
@@ -95,7 +104,8 @@ export async function benchRelaySessions(
       if (problem === undefined) wholeTurns += 1;
       else errors.push(`session ${turn.value.id}: ${problem}`);
     }
-    return { options, createMs, subscribeMs, wallMs, wholeTurns, errors, peakRssBytes };
+    const sockets = Math.ceil(ids.length / DEFAULT_LIMITS.wsSubscriptions);
+    return { options, sockets, createMs, subscribeMs, wallMs, wholeTurns, errors, peakRssBytes };
   } finally {
     clearInterval(sampler);
     for (const one of followed) one.subscription.close();

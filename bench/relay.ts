@@ -90,7 +90,8 @@ export function relayLines(result: RelayBenchResult): string[] {
       `${latency.noise.frameBytes}-byte frame alone p50 ${latency.noise.p50Us.toFixed(0)} µs  ` +
       `p99 ${latency.noise.p99Us.toFixed(0)} µs`,
     `    relay sessions  ${options.sessions} sessions through one device: made in ` +
-      `${seconds(sessions.createMs)}, subscribed in ${seconds(sessions.subscribeMs)}; ` +
+      `${seconds(sessions.createMs)}, subscribed (${sessions.sockets} tunnelled sockets) in ` +
+      `${seconds(sessions.subscribeMs)}; ` +
       `${options.streaming} turns of ${options.tokens} deltas at once: ${seconds(sessions.wallMs)} ` +
       `send → last end; ${sessions.wholeTurns} whole, ${sessions.errors.length} errors ` +
       `(goal all whole, 0 errors: ${sessionsMet})`,
