@@ -36,6 +36,8 @@ export interface RelayLatencyResult {
   addedMs: number[];
   /** Per delta: the end of two bare hops chained from the direct client − the direct client. */
   bareHopsMs: number[];
+  /** Per delta: device − the end of the bare hops (what the relay's path adds over the floor). */
+  overBareMs: number[];
   turnDeltas: number;
   directDeltas: number;
   relayedDeltas: number;
@@ -102,6 +104,7 @@ export async function benchRelayLatency(
   const relayedMs: number[] = [];
   const addedMs: number[] = [];
   const bareHopsMs: number[] = [];
+  const overBareMs: number[] = [];
   for (const [id, at] of turnAt) {
     const viaDirect = directAt.get(id);
     const viaRelay = relayedAt.get(id);
@@ -110,6 +113,7 @@ export async function benchRelayLatency(
     if (viaDirect !== undefined && viaRelay !== undefined) addedMs.push(viaRelay - viaDirect);
     const viaBare = bareAt.get(id);
     if (viaDirect !== undefined && viaBare !== undefined) bareHopsMs.push(viaBare - viaDirect);
+    if (viaRelay !== undefined && viaBare !== undefined) overBareMs.push(viaRelay - viaBare);
   }
   const measured = (at: Map<string, number>) => [...at.keys()].filter((id) => turnAt.has(id));
   return {
@@ -117,6 +121,7 @@ export async function benchRelayLatency(
     relayedMs,
     addedMs,
     bareHopsMs,
+    overBareMs,
     turnDeltas: turnAt.size,
     directDeltas: measured(directAt).length,
     relayedDeltas: measured(relayedAt).length,

@@ -57,12 +57,23 @@ const spread = (values: readonly number[]) =>
 export function relayLines(result: RelayBenchResult): string[] {
   const { latency, sessions } = result;
   const addedP99 = percentile(latency.addedMs, 99);
+  const bareP99 = percentile(latency.bareHopsMs, 99);
   const latencyMet = recordGoal({
     figure: "(l)",
     what: "delta latency added by the relay, p99 (device through the relay − direct client)",
     measured: formatMs(addedP99),
     goal: `≤ ${GOAL_ADDED_P99_MS} ms`,
     met: addedP99 <= GOAL_ADDED_P99_MS,
+    // Bare hops chained in the same process lagging by as much (within 1 ms, as (g) judges its
+    // one hop) say the tail is the machine and this process's event loop, not the relay's code.
+    ...(addedP99 > GOAL_ADDED_P99_MS && bareP99 > GOAL_ADDED_P99_MS && addedP99 - bareP99 <= 1
+      ? {
+          limitedBy: {
+            by: "the machine",
+            shownBy: `2 bare WebSocket hops in the same process lag by p99 ${formatMs(bareP99)}`,
+          },
+        }
+      : {}),
   });
   const { options } = sessions;
   const whole = sessions.errors.length === 0 && sessions.wholeTurns === options.streaming;
@@ -81,6 +92,7 @@ export function relayLines(result: RelayBenchResult): string[] {
     `                    device via relay − in-process Turn  ${spread(latency.relayedMs)}`,
     `    baseline        2 bare ws hops chained from the direct client, same process ` +
       `${spread(latency.bareHopsMs)}  (n=${latency.bareHopsMs.length})`,
+    `                    device − bare hops, per delta: ${spread(latency.overBareMs)}`,
     `                    Turn yielded ${latency.turnDeltas} deltas, direct received ` +
       `${latency.directDeltas}, device ${latency.relayedDeltas}; load average ` +
       `${latency.load.average.toFixed(1)} on ${latency.load.cores} cores`,
