@@ -20,7 +20,23 @@ import { within } from "../test/support/within.js";
 import { NodeWebSocket } from "../test/support/ws.js";
 
 // `ws`'s client is a BinarySocket too (binaryType, addEventListener): the library's own type names it.
-const DeviceSocket = NodeWebSocket as unknown as BinarySocketConstructor;
+const WsSocket = NodeWebSocket as unknown as BinarySocketConstructor;
+
+/**
+ * `ws`'s client with an 'error' listener of its own. The device's connection
+ * (src/remote/device-connection.ts) adds none: harmless on a browser's WebSocket, but `ws`
+ * throws an 'error' nobody listens to out of the process, so a relay refused or cut during the
+ * upgrade killed the whole device (found by the relay-cuts scenario). The errors are counted:
+ * each is one such crash avoided.
+ */
+function deviceSocketClass(onError: () => void): BinarySocketConstructor {
+  return class DeviceSocket extends WsSocket {
+    constructor(url: string) {
+      super(url);
+      this.addEventListener("error", onError);
+    }
+  };
+}
 /** Bound on the sidecar's registration and on a pairing: a safety net, never a speed check. */
 const SETUP_BOUND_MS = 60_000;
 
@@ -41,6 +57,8 @@ export interface RelayRig {
   real: RealSidecar;
   /** The proxies on either side of the relay, with `cutting`. */
   cuts: { device: CuttingProxy; sidecar: CuttingProxy } | undefined;
+  /** Errors of devices' sockets so far (see `deviceSocketClass`). */
+  readonly deviceSocketErrors: number;
   /** Pairs a new device and connects it (lazily, on its first call) through the relay. */
   pairDevice(name: string): Promise<Device>;
   /** Closes the devices, the sidecar (its bridge, server, model), the proxies, the relay. */
@@ -63,6 +81,10 @@ const httpOf = (url: string) => url.replace(/^ws/, "http");
 export async function startRelayRig(options: RelayRigOptions): Promise<RelayRig> {
   const dir = mkdtempSync(join(tmpdir(), "ocb-relay-rig-"));
   const devices: Device[] = [];
+  let deviceSocketErrors = 0;
+  const DeviceSocket = deviceSocketClass(() => {
+    deviceSocketErrors += 1;
+  });
   const started: { relay?: Relay; real?: RealSidecar; proxies: CuttingProxy[] } = { proxies: [] };
   const close = async (): Promise<void> => {
     for (const device of devices) device.close();
@@ -102,6 +124,9 @@ export async function startRelayRig(options: RelayRigOptions): Promise<RelayRig>
       relay,
       real,
       cuts,
+      get deviceSocketErrors() {
+        return deviceSocketErrors;
+      },
       async pairDevice(name) {
         const { link } = await real.client.createPairing();
         const { paired, connection } = await within(

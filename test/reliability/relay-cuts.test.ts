@@ -13,7 +13,7 @@ const suite = createSuiteFiles();
 afterAll(() => suite.remove());
 
 /** The notes that are figures, not findings. */
-const FIGURES = /^(seed |processes started )/;
+const FIGURES = /^(seed |device socket errors |processes started )/;
 
 it(`cuts either side of the relay ${RELAY_CUTS.short.cuts} times over ${RELAY_CUTS.short.turns} turns: every durable event once, in order`, async () => {
   const context = scenarioContext(suite, relayCutsScenario.name, { short: true, seed: 17 });

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { type BridgeClient, BridgeConnectionError } from "../../../src/client/index.js";
 import type { CanonicalEvent } from "../../../src/events/canonical.js";
 import { sleep } from "../../../src/util/abort.js";
+import type { CuttingProxy } from "../../../test/support/cutting-proxy.js";
 import { type Followed, followSession } from "../../../test/support/followed-session.js";
 import { type RelayRig, startRelayRig } from "../../relay-rig.js";
 import { withProcessCount } from "../faults/scenario-run.js";
@@ -27,8 +28,8 @@ interface RelayCutsVariant {
 }
 
 export const RELAY_CUTS = {
-  full: { turns: 10, tokens: 60, tokenMs: 25, cuts: 50, gapMs: { min: 100, max: 400 } },
-  short: { turns: 3, tokens: 40, tokenMs: 25, cuts: 10, gapMs: { min: 100, max: 300 } },
+  full: { turns: 10, tokens: 60, tokenMs: 25, cuts: 50, gapMs: { min: 150, max: 500 } },
+  short: { turns: 3, tokens: 40, tokenMs: 25, cuts: 10, gapMs: { min: 150, max: 400 } },
 } as const satisfies Record<string, RelayCutsVariant>;
 
 /** Bound on each wait (a turn's end through the cuts, a send): a safety net, not a speed check. */
@@ -38,6 +39,7 @@ const SEND_ATTEMPTS = 40;
 const RESEND_MS = 250;
 
 type Side = "device" | "sidecar";
+const OPEN_POLL_MS = 20;
 
 /** Sends `text`, again with the same key while a cut keeps it from the sidecar; the turn's id. */
 async function sendThroughCuts(client: BridgeClient, id: string, text: string): Promise<string> {
@@ -53,6 +55,11 @@ async function sendThroughCuts(client: BridgeClient, id: string, text: string): 
   }
 }
 
+/** Waits (bounded by `signal`: the turns' end) until a connection through `proxy` is open. */
+async function openOn(proxy: CuttingProxy, signal: AbortSignal): Promise<void> {
+  while (proxy.connections().length === 0) await sleep(OPEN_POLL_MS, signal);
+}
+
 /** Cuts on either side of the relay at random moments until `cuts` found a connection or `signal`. */
 async function cutAtRandom(
   rig: RelayRig,
@@ -66,9 +73,15 @@ async function cutAtRandom(
   if (proxies === undefined) throw new Error("relay-cuts needs the rig's cutting proxies");
   try {
     while (made.device + made.sidecar < variant.cuts && !signal.aborted) {
-      await sleep(random.between(variant.gapMs.min, variant.gapMs.max), signal);
       const side = random.pick(["device", "sidecar"] as const);
-      if (proxies[side].cut() === 0) continue; // nothing open yet: that side is reconnecting
+      // A cut of the sidecar's side ends the device's connection too (the relay's pair is gone),
+      // and the device reconnects on its client's backoff: wait for that side to be open again,
+      // or the device↔relay side would rarely be cut at all; then give it the pause before the
+      // cut, or each new connection would be cut before it carried anything (the device's
+      // backoff then grows until the turns' bound: a test of nothing but the backoff).
+      await openOn(proxies[side], signal);
+      await sleep(random.between(variant.gapMs.min, variant.gapMs.max), signal);
+      if (proxies[side].cut() === 0) continue;
       made[side] += 1;
       const total = made.device + made.sidecar;
       if (total % 10 === 0) context.note(`relay-cuts: ${total} cuts`);
@@ -106,7 +119,11 @@ async function runTurnsThroughCuts(
   const transcript = await rig.real.client.transcript(id, { after: lastSeq });
   followed.subscription.close();
   device.close();
-  return judge({ variant, followed: followed.events, transcript, turns, cuts, turnsMs, context });
+  const socketErrors = rig.deviceSocketErrors;
+  return judge({
+    ...{ variant, followed: followed.events, transcript, turns, cuts, turnsMs, context },
+    socketErrors,
+  });
 }
 
 function judge(run: {
@@ -117,6 +134,8 @@ function judge(run: {
   cuts: Record<Side, number>;
   turnsMs: number;
   context: ScenarioContext;
+  /** Device socket errors the rig's listener took (each a crash of a device on bare `ws`). */
+  socketErrors: number;
 }): Omit<ScenarioRow, "scenario" | "peakRssBytes"> {
   const { variant, followed, transcript, turns, cuts } = run;
   // Up to the last turn's end: what the transcript holds after it, the device may not have yet.
@@ -165,6 +184,7 @@ function judge(run: {
     passed,
     notes: [
       `seed ${run.context.seed}; cuts device↔relay ${cuts.device}, relay↔sidecar ${cuts.sidecar}; turns ${(run.turnsMs / 1000).toFixed(1)} s, a cut every ${Math.round(run.turnsMs / Math.max(1, total))} ms`,
+      `device socket errors ${run.socketErrors} (the device's connection adds no 'error' listener: on bare \`ws\` each would have crashed it; bench/relay-rig.ts listens)`,
       ...(enoughCuts ? [] : [`only ${total} of ${variant.cuts} cuts before the turns ended`]),
       ...(inOrder ? [] : ["the device's durable events are out of seq order"]),
       ...(sameList || lost.length > 0 || duplicated > 0
