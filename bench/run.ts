@@ -23,6 +23,9 @@
  *   (p) the Postgres store against the SQLite store, the same appends and reads on each.
  *   (k) the store encrypted at rest against the same store in clear, on SQLite and Postgres
  *       (--enc-sessions N; bench/store-encryption.ts). Not in the default run: --only k.
+ *   (l) the relay: delta latency through a relay against straight to the sidecar (p99 added
+ *       ≤ 5 ms), and N sessions through one relayed device, 50 streaming at once, every turn
+ *       whole (--relay-sessions N, default 1000; bench/relay.ts). Not in the default run: --only l.
  *   (r), (t) three `ocb serve --cluster` processes: events/s to 100 clients over them, and
  *       failover time after SIGKILL of the driving one (bench/cluster.ts).
  *   (s) the latency a delta gains relayed across sidecars (--relay-turns N), against the
@@ -66,6 +69,7 @@ import {
   type PostgresStoreBenchResult,
   postgresStoreLines,
 } from "./postgres-store.js";
+import { benchRelay, type RelayBenchResult, relayLines } from "./relay.js";
 import { benchSandboxCost, type SandboxCostResult, sandboxCostLines } from "./sandbox-cost.js";
 import { benchSessionList, type SessionListResult, sessionListLines } from "./session-list.js";
 import {
@@ -108,6 +112,7 @@ const { values } = parseArgs({
     "pg-sessions": { type: "string", default: "1000" },
     "enc-sessions": { type: "string", default: "500" },
     "relay-turns": { type: "string", default: "5" },
+    "relay-sessions": { type: "string", default: "1000" },
     only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,p,q,r,s,t,u,v,w,x,y" },
     "sandbox-turns": { type: "string", default: "20" },
     "list-sessions": { type: "string", default: "10000" },
@@ -272,6 +277,7 @@ async function main(): Promise<string[]> {
   let coldRun: ColdRunResult | undefined;
   let postgresStore: PostgresStoreBenchResult | undefined;
   let storeEncryption: EncryptionBenchResult | undefined;
+  let relay: RelayBenchResult | undefined;
   let clusterBlocks: ClusterBlocksResult | undefined;
   let cluster: ClusterBenchResult | undefined;
   let clusterRelay: ClusterRelayResult | undefined;
@@ -417,6 +423,15 @@ async function main(): Promise<string[]> {
     });
   }
 
+  if (only.has("l")) {
+    relay = await benchRelay({
+      latencyTurns: 5,
+      sessions: positive("relay-sessions", values["relay-sessions"]),
+      streaming: 50,
+      timeoutMs: TURN_TIMEOUT_MS,
+    });
+  }
+
   if (only.has("q")) {
     clusterBlocks = await benchClusterBlocks({
       runs: 10,
@@ -455,6 +470,7 @@ async function main(): Promise<string[]> {
   if (coldRun !== undefined) lines.push(...coldRunLines(coldRun));
   if (postgresStore !== undefined) lines.push(...postgresStoreLines(postgresStore));
   if (storeEncryption !== undefined) lines.push(...storeEncryptionLines(storeEncryption));
+  if (relay !== undefined) lines.push(...relayLines(relay));
   if (clusterBlocks !== undefined) lines.push(...clusterBlocksLines(clusterBlocks));
   if (cluster !== undefined) lines.push(...clusterLines(cluster));
   if (clusterRelay !== undefined) lines.push(...clusterRelayLines(clusterRelay));

@@ -76,7 +76,9 @@ export async function benchSidecar(
     const turnAt = new Map<string, number>();
     const clientAt = new Map<string, number>();
     const bareAt = new Map<string, number>();
-    const bare = await bareHop(bareAt);
+    const bare = await bareHop((id) => {
+      if (!bareAt.has(id)) bareAt.set(id, performance.now());
+    });
     const subscription = client.subscribe(info.id, { after: session.lastSeq });
     await withTimeout(subscription.caughtUp, options.timeoutMs, "the client's catch-up");
     const receiving = receiveDeltas(subscription, clientAt);
@@ -132,10 +134,11 @@ export async function benchSidecar(
 
 /**
  * The baseline's WebSocket: a bare `ws` server and client in this process, on loopback. `send`
- * writes a delta's id from the server side; the client notes when each arrives (`at`).
+ * writes a delta's id from the server side; the client hands each to `received` on arrival
+ * (bench (l) chains a few of them).
  */
-async function bareHop(
-  at: Map<string, number>,
+export async function bareHop(
+  received: (id: string) => void,
 ): Promise<{ send: (id: string) => void; close: () => Promise<void> }> {
   const http = createServer();
   const wss = new WebSocketServer({ noServer: true });
@@ -148,10 +151,7 @@ async function bareHop(
   await once(http, "listening");
   const { port } = http.address() as AddressInfo;
   const client = new NodeWebSocket(`ws://127.0.0.1:${port}`);
-  client.addEventListener("message", (event) => {
-    const id = String(event.data);
-    if (!at.has(id)) at.set(id, performance.now());
-  });
+  client.addEventListener("message", (event) => received(String(event.data)));
   const server = await accepted;
   return {
     send: (id) => server.send(id),
@@ -165,9 +165,20 @@ async function bareHop(
   };
 }
 
-async function receiveDeltas(subscription: Subscription, at: Map<string, number>): Promise<void> {
+/**
+ * Notes when each text delta of `subscription` arrived, by event id, and passes its id to
+ * `forward` (bench (l) too).
+ */
+export async function receiveDeltas(
+  subscription: Subscription,
+  at: Map<string, number>,
+  forward?: (id: string) => void,
+): Promise<void> {
   for await (const event of subscription) {
-    if (event.type === "text.delta" && !at.has(event.id)) at.set(event.id, performance.now());
+    if (event.type === "text.delta" && !at.has(event.id)) {
+      at.set(event.id, performance.now());
+      forward?.(event.id);
+    }
   }
 }
 
@@ -240,7 +251,11 @@ async function timedFanOut(
   return { events, ms };
 }
 
-async function runTurn(
+/**
+ * Sends `text` in process and reads the turn to its end, noting when the Turn yielded each
+ * delta (`seen`, by event id) and passing its id to `forward` (bench (l) too).
+ */
+export async function runTurn(
   session: Session,
   text: string,
   timeoutMs: number,
@@ -262,7 +277,8 @@ async function runTurn(
   }
 }
 
-async function waitUntil(condition: () => boolean, ms: number): Promise<void> {
+/** Waits until `condition` holds or `ms` have passed, whichever comes first. */
+export async function waitUntil(condition: () => boolean, ms: number): Promise<void> {
   const until = performance.now() + ms;
   while (!condition() && performance.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, 10));

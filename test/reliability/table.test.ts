@@ -16,7 +16,7 @@ const row = (passed: boolean): ScenarioRow => ({
 });
 
 describe("the reliability table", () => {
-  it("lists the issue's eight scenarios, long-parts and controls, the unbuilt ones as not built", () => {
+  it("lists the issue's eight scenarios, long-parts, controls and relay-cuts, the unbuilt ones as not built", () => {
     expect(SUITE.map((entry) => entry.name)).toEqual([
       "upstream-cuts",
       "server-sigkill",
@@ -27,6 +27,7 @@ describe("the reliability table", () => {
       "fuzz",
       "malformed-requests",
       "soak",
+      "relay-cuts",
       "secrets-scan",
     ]);
     const lines = reliabilityTable(SUITE.map((entry) => ({ entry })));

@@ -8,6 +8,7 @@ import { controlsScenario } from "./controls.js";
 import { fuzzScenario } from "./fuzz.js";
 import { longPartsScenario } from "./long-parts.js";
 import { malformedRequestsScenario } from "./malformed-requests.js";
+import { relayCutsScenario } from "./relay-cuts.js";
 import { secretsScanScenario } from "./secrets-scan.js";
 import { serverSigkillScenario } from "./server-sigkill.js";
 import { sidecarClientsScenario } from "./sidecar-clients.js";
@@ -24,5 +25,6 @@ export const SUITE: readonly SuiteEntry[] = [
   fuzzScenario,
   malformedRequestsScenario,
   soakScenario,
+  relayCutsScenario,
   secretsScanScenario,
 ];
