@@ -23,11 +23,9 @@ import { NodeWebSocket } from "../test/support/ws.js";
 const WsSocket = NodeWebSocket as unknown as BinarySocketConstructor;
 
 /**
- * `ws`'s client with an 'error' listener of its own. The device's connection
- * (src/remote/device-connection.ts) adds none: harmless on a browser's WebSocket, but `ws`
- * throws an 'error' nobody listens to out of the process, so a relay refused or cut during the
- * upgrade killed the whole device (found by the relay-cuts scenario). The errors are counted:
- * each is one such crash avoided.
+ * `ws`'s client with an 'error' listener that counts: each is a relay connection refused or
+ * cut during its upgrade. (The relay-cuts scenario found such an error crashing the device,
+ * which had no listener; src/remote/socket-inbox.ts now listens, and a unit test holds it.)
  */
 function deviceSocketClass(onError: () => void): BinarySocketConstructor {
   return class DeviceSocket extends WsSocket {
