@@ -75,9 +75,13 @@ export async function answerDevice(
       const publicKey = handshake.remoteStaticKey;
       if (about === undefined || publicKey === undefined)
         throw new Refusal("the device's keys did not verify");
-      if (!context.offers.spend(first.pairingId))
-        throw new Refusal("this pairing link was used meanwhile");
+      // Still good (not spent by another device, not expired meanwhile), then the device is
+      // written, then the offer spent, with no await between: a failed write leaves the offer.
+      if (context.offers.secretOf(first.pairingId) === undefined) {
+        throw new Refusal("this pairing link was used or expired meanwhile");
+      }
       device = context.devices.add(publicKey, about.deviceName);
+      context.offers.spend(first.pairingId);
     } else {
       handshake = new NoiseHandshake({
         pattern: "IK",

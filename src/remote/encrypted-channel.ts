@@ -7,7 +7,7 @@
 import type { NoiseSession } from "../noise/index.js";
 import type { MessageChannel } from "../tunnel/message-channel.js";
 import { type BinarySocket, SOCKET_OPEN } from "./binary-socket.js";
-import { BROKEN_CLOSE } from "./remote-handshake.js";
+import { BROKEN_CLOSE, REVOKED_CLOSE } from "./remote-handshake.js";
 import type { SocketInbox } from "./socket-inbox.js";
 
 export function encryptedChannel(
@@ -32,9 +32,8 @@ export function encryptedChannel(
     try {
       plaintext = session.decrypt(ciphertext);
     } catch {
-      const reason = "a frame did not decrypt: altered, replayed or out of order";
-      socket.close(BROKEN_CLOSE, reason);
-      end(BROKEN_CLOSE, reason);
+      end(BROKEN_CLOSE, "a frame did not decrypt: altered, replayed or out of order");
+      closeSocket(socket, BROKEN_CLOSE);
       return;
     }
     for (const listener of messageListeners) listener(plaintext);
@@ -50,8 +49,8 @@ export function encryptedChannel(
       socket.send(session.encrypt(message));
     },
     close(code = 1000, reason = "") {
-      socket.close(code, reason);
       end(code, reason);
+      closeSocket(socket, code);
     },
     onMessage(listener) {
       messageListeners.add(listener);
@@ -68,3 +67,28 @@ export function encryptedChannel(
     },
   };
 }
+
+/**
+ * Closes the socket with a code a browser's WebSocket accepts (1000 or 3000-4999: it throws
+ * on any other, such as the tunnel's 1002 and 1011, which are sent as `BROKEN_CLOSE`; 1001
+ * passes: only the sidecar's end, in Node, closes with it), and a
+ * reason that says nothing of the tunnel's traffic: the close frame crosses the relay in clear.
+ * The detailed reason stays with this end's listeners.
+ */
+function closeSocket(socket: BinarySocket, code: number): void {
+  const wire =
+    code === 1000 || code === 1001 || (code >= 3000 && code <= 4999) ? code : BROKEN_CLOSE;
+  try {
+    socket.close(wire, WIRE_REASONS[wire] ?? "closed");
+  } catch {
+    // Closed already, or closing: nothing more to say.
+  }
+}
+
+/** What a close says on the wire, by code (the device shows it; the relay sees it). */
+const WIRE_REASONS: Record<number, string> = {
+  1000: "closed",
+  1001: "the sidecar stops",
+  [BROKEN_CLOSE]: "a frame did not decrypt or broke the protocol",
+  [REVOKED_CLOSE]: "this device was revoked",
+};

@@ -11,6 +11,7 @@ import { type Logger, silentLogger } from "../util/logger.js";
 import { anySignalWithTimeout } from "../util/timeout-signal.js";
 import type { Pairing, RemoteStatus } from "../wire/http.js";
 import { answerDevice } from "./device-answer.js";
+import { DeviceConnections } from "./device-connections.js";
 import type { PairedDevice, PairedDevices } from "./paired-devices.js";
 import { pairingLink } from "./pairing-link.js";
 import { PAIRING_TTL_MS, PairingOffers } from "./pairing-offers.js";
@@ -20,6 +21,8 @@ import type { RemoteIdentity } from "./remote-identity.js";
 /** The header that tells the sidecar's routes a request came from a device through a relay. */
 export const DEVICE_HEADER = "x-ocb-device";
 const HANDSHAKE_TIMEOUT_MS = 10_000;
+/** Handshakes at once, over every relay: a few devices connecting, not a flood. */
+const MAX_HANDSHAKES = 16;
 
 export interface RemoteAccessOptions {
   /** ws:// or wss:// base URLs of the relays, each kept registered (failover: any of them). */
@@ -43,7 +46,8 @@ export class RemoteAccess {
   readonly #offers = new PairingOffers();
   readonly #stop = new AbortController();
   readonly #states = new Map<string, RelayConnectorState["kind"] | "connecting">();
-  readonly #open = new Map<string, Set<{ close(code: number, reason: string): void }>>();
+  readonly #connections = new DeviceConnections();
+  #handshakes = 0;
   readonly #connectors: { close(): Promise<void> }[];
 
   constructor(options: RemoteAccessOptions) {
@@ -61,10 +65,21 @@ export class RemoteAccess {
           this.#logger.info("relay", { relay: url, state: state.kind });
         },
         onIncoming: (incoming) => {
+          // A relay may announce clients without end: handshakes at once are bounded, the
+          // others left unpicked (the relay then tells their clients 4004).
+          if (this.#handshakes >= MAX_HANDSHAKES) {
+            this.#logger.warn("relay client not picked up: too many handshakes at once", {
+              relay: url,
+            });
+            return;
+          }
+          this.#handshakes++;
           incoming.accept().then(
             (socket) => this.#answer(socket),
-            (error: unknown) =>
-              this.#logger.warn("relay pickup failed", { relay: url, error: String(error) }),
+            (error: unknown) => {
+              this.#handshakes--;
+              this.#logger.warn("relay pickup failed", { relay: url, error: String(error) });
+            },
           );
         },
       });
@@ -101,7 +116,7 @@ export class RemoteAccess {
         id: device.id,
         name: device.name,
         pairedAt: device.pairedAt,
-        connections: this.#open.get(device.id)?.size ?? 0,
+        connections: this.#connections.count(device.id),
       })),
     };
   }
@@ -109,9 +124,7 @@ export class RemoteAccess {
   /** Forgets the device and cuts its connections; false when there is no such device. */
   revoke(deviceId: string): boolean {
     const known = this.#options.devices.revoke(deviceId);
-    for (const connection of this.#open.get(deviceId) ?? []) {
-      connection.close(REVOKED_CLOSE, "this device was revoked");
-    }
+    this.#connections.closeDevice(deviceId, REVOKED_CLOSE, "this device was revoked");
     if (known) this.#logger.info("device revoked", { device: deviceId });
     return known;
   }
@@ -119,20 +132,23 @@ export class RemoteAccess {
   /** Stops every connector and cuts every device's connection. */
   async close(): Promise<void> {
     this.#stop.abort();
-    for (const connections of this.#open.values()) {
-      for (const connection of connections) connection.close(1001, "the sidecar stops");
-    }
+    this.#connections.closeAll(1001, "the sidecar stops");
     await Promise.all(this.#connectors.map((connector) => connector.close()));
   }
 
   async #answer(socket: Parameters<typeof answerDevice>[0]): Promise<void> {
-    const answered = await answerDevice(socket, {
-      sidecarId: this.sidecarId,
-      staticKeyPair: this.#options.identity.noise,
-      devices: this.#options.devices,
-      offers: this.#offers,
-      signal: anySignalWithTimeout([this.#stop.signal], HANDSHAKE_TIMEOUT_MS),
-    });
+    let answered: Awaited<ReturnType<typeof answerDevice>>;
+    try {
+      answered = await answerDevice(socket, {
+        sidecarId: this.sidecarId,
+        staticKeyPair: this.#options.identity.noise,
+        devices: this.#options.devices,
+        offers: this.#offers,
+        signal: anySignalWithTimeout([this.#stop.signal], HANDSHAKE_TIMEOUT_MS),
+      });
+    } finally {
+      this.#handshakes--;
+    }
     if (answered === undefined) {
       this.#logger.info("device refused");
       return;
@@ -141,33 +157,19 @@ export class RemoteAccess {
     this.#logger.info(answered.paired ? "device paired" : "device connected", {
       device: device.id,
     });
+    this.#connections.add(device.id, channel);
+    // Revoked between its handshake and now: it goes at once.
+    if (this.#options.devices.list().every((known) => known.id !== device.id)) {
+      channel.close(REVOKED_CLOSE, "this device was revoked");
+      return;
+    }
     const tunnel = serveTunnel(channel, {
       target: this.#options.target,
       setHeaders: { authorization: `Bearer ${this.#options.token}`, [DEVICE_HEADER]: device.id },
       dropHeaders: ["origin", "cookie"],
     });
-    this.#track(device, channel);
+    this.#connections.watchFirstFrame(channel);
     await tunnel.closed;
-  }
-
-  #track(
-    device: PairedDevice,
-    channel: {
-      close(code: number, reason: string): void;
-      onClose(listener: () => void): () => void;
-    },
-  ): void {
-    const connections = this.#open.get(device.id) ?? new Set();
-    this.#open.set(device.id, connections);
-    connections.add(channel);
-    channel.onClose(() => {
-      connections.delete(channel);
-      if (connections.size === 0) this.#open.delete(device.id);
-    });
-    // Revoked between its handshake and now: it goes at once.
-    if (this.#options.devices.list().every((known) => known.id !== device.id)) {
-      channel.close(REVOKED_CLOSE, "this device was revoked");
-    }
   }
 }
 

@@ -12,17 +12,20 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryRelay, type Tamper } from "../../test/support/memory-relay.js";
 import { NodeWebSocket } from "../../test/support/ws.js";
+import { NoiseHandshake } from "../noise/index.js";
 import { generateRelayIdentity } from "../relay/relay-identity.js";
 import { serveTunnel } from "../tunnel/tunnel-server.js";
 import type { BinarySocket, BinarySocketConstructor } from "./binary-socket.js";
 import { answerDevice } from "./device-answer.js";
 import { connectDevice, pairDevice } from "./device-connection.js";
+import { encryptedChannel } from "./encrypted-channel.js";
 import { PairedDevices } from "./paired-devices.js";
 import type { PairedSidecar } from "./paired-sidecar.js";
 import { pairingLink } from "./pairing-link.js";
 import { PairingOffers } from "./pairing-offers.js";
 import { BROKEN_CLOSE, REFUSED_CLOSE } from "./remote-handshake.js";
 import { type RemoteIdentity, remoteIdentityOf } from "./remote-identity.js";
+import { SocketInbox } from "./socket-inbox.js";
 
 let server: Server;
 let port: number;
@@ -234,6 +237,68 @@ describe("a relay whose connection is reset", () => {
     } finally {
       await new Promise((resolve) => resetting.close(resolve));
     }
+  });
+});
+
+describe("the socket under the channel", () => {
+  /** A socket as a browser's behaves: close() throws on codes other than 1000 and 3000-4999. */
+  function browserLikeSocket() {
+    const listeners = new Map<string, ((event: never) => void)[]>();
+    const closes: { code: number; reason: string }[] = [];
+    const socket = {
+      binaryType: "blob",
+      readyState: 1,
+      bufferedAmount: 0,
+      closes,
+      send() {},
+      close(code = 1000, reason = "") {
+        if (code !== 1000 && (code < 3000 || code > 4999)) {
+          throw new DOMException(`close(${code})`, "InvalidAccessError");
+        }
+        closes.push({ code, reason });
+      },
+      addEventListener(type: string, listener: (event: never) => void) {
+        listeners.set(type, [...(listeners.get(type) ?? []), listener]);
+      },
+      emit(type: string, event: unknown) {
+        for (const listener of listeners.get(type) ?? [])
+          (listener as (event: unknown) => void)(event);
+      },
+    };
+    return socket;
+  }
+
+  function session() {
+    const [initiator, responder] = [true, false].map(
+      (isInitiator) => new NoiseHandshake({ pattern: "NN", initiator: isInitiator }),
+    );
+    if (initiator === undefined || responder === undefined) throw new Error("no handshakes");
+    responder.readMessage(initiator.writeMessage());
+    initiator.readMessage(responder.writeMessage());
+    return initiator.split();
+  }
+
+  it("a tunnel close with a code a browser refuses goes out as 4400, and its detail stays on this side", () => {
+    const socket = browserLikeSocket();
+    const channel = encryptedChannel(socket, new SocketInbox(socket), session(), 1000);
+    const heard: { code: number; reason: string }[] = [];
+    channel.onClose((code, reason) => heard.push({ code, reason }));
+    channel.close(1002, "tunnel protocol error: stream 7 sent a window of 9 bytes");
+    expect(heard).toEqual([
+      { code: 1002, reason: "tunnel protocol error: stream 7 sent a window of 9 bytes" },
+    ]);
+    expect(socket.closes).toEqual([
+      { code: BROKEN_CLOSE, reason: "a frame did not decrypt or broke the protocol" },
+    ]);
+  });
+
+  it("more frames than a handshake takes, before the channel reads, close the socket as broken", () => {
+    const socket = browserLikeSocket();
+    new SocketInbox(socket);
+    for (let frame = 0; frame < 9; frame++) socket.emit("message", { data: new ArrayBuffer(8) });
+    expect(socket.closes).toEqual([
+      { code: BROKEN_CLOSE, reason: "too many frames during the handshake" },
+    ]);
   });
 });
 

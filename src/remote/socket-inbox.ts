@@ -5,7 +5,10 @@
  */
 import { type BinarySocket, bytesOfMessage } from "./binary-socket.js";
 import { RemoteAccessError } from "./remote-errors.js";
-import { REFUSED_CLOSE } from "./remote-handshake.js";
+import { BROKEN_CLOSE, REFUSED_CLOSE } from "./remote-handshake.js";
+
+/** Messages held before the channel takes over: the handshake's, and a few pipelined after. */
+const MAX_QUEUED = 8;
 
 export interface SocketClose {
   readonly code: number;
@@ -28,7 +31,12 @@ export class SocketInbox {
         return;
       }
       if (this.#consumer !== undefined) this.#consumer(bytes);
-      else {
+      else if (this.#queue.length >= MAX_QUEUED) {
+        // A handshake needs two messages at most: a peer that sends on is not doing one, and
+        // would make this end hold whatever it sends.
+        this.#queue.length = 0;
+        socket.close(BROKEN_CLOSE, "too many frames during the handshake");
+      } else {
         this.#queue.push(bytes);
         this.#notify();
       }
