@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BridgeClient, BridgeConnectionError } from "../../src/client/index.js";
+import { BridgeClient } from "../../src/client/index.js";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { type Relay, startRelay } from "../../src/relay/relay-server.js";
 import type { BinarySocketConstructor } from "../../src/remote/binary-socket.js";
@@ -24,6 +24,7 @@ import { remoteTransport } from "../../src/remote/remote-transport.js";
 import { type CuttingProxy, startCuttingProxy } from "../support/cutting-proxy.js";
 import { followSession } from "../support/followed-session.js";
 import { type RealSidecar, startRealSidecar } from "../support/real-sidecar.js";
+import { sendThroughCuts } from "../support/send-through-cuts.js";
 import { within } from "../support/within.js";
 import { NodeWebSocket } from "../support/ws.js";
 
@@ -283,17 +284,3 @@ describe("pairing and devices", () => {
     );
   });
 });
-
-/** A send whose answer a cut may take: retried with its idempotency key until it is admitted. */
-async function sendThroughCuts(client: BridgeClient, id: string, text: string): Promise<string> {
-  const idempotencyKey = crypto.randomUUID();
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return (await client.send(id, { text, delivery: "queue", idempotencyKey })).turnId;
-    } catch (error) {
-      // The sidecar re-registers at the relay within its backoff after a cut.
-      if (!(error instanceof BridgeConnectionError) || attempt === 40) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
-}

@@ -7,11 +7,11 @@
  * each and in order; every turn sent ended once, completed; no process left.
  */
 import { join } from "node:path";
-import { type BridgeClient, BridgeConnectionError } from "../../../src/client/index.js";
 import type { CanonicalEvent } from "../../../src/events/canonical.js";
 import { sleep } from "../../../src/util/abort.js";
 import type { CuttingProxy } from "../../../test/support/cutting-proxy.js";
 import { type Followed, followSession } from "../../../test/support/followed-session.js";
+import { sendThroughCuts } from "../../../test/support/send-through-cuts.js";
 import { type RelayRig, startRelayRig } from "../../relay-rig.js";
 import { withProcessCount } from "../faults/scenario-run.js";
 import { type SeededRandom, seededRandom } from "../faults/seeded-random.js";
@@ -35,25 +35,9 @@ export const RELAY_CUTS = {
 /** Bound on each wait (a turn's end through the cuts, a send): a safety net, not a speed check. */
 const WAIT_MS = 120_000;
 /** A send cut mid-request is sent again (same key) this often, `RESEND_MS` apart. */
-const SEND_ATTEMPTS = 40;
-const RESEND_MS = 250;
 
 type Side = "device" | "sidecar";
 const OPEN_POLL_MS = 20;
-
-/** Sends `text`, again with the same key while a cut keeps it from the sidecar; the turn's id. */
-async function sendThroughCuts(client: BridgeClient, id: string, text: string): Promise<string> {
-  const idempotencyKey = crypto.randomUUID();
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return (await client.send(id, { text, delivery: "queue", idempotencyKey })).turnId;
-    } catch (error) {
-      // The sidecar registers at the relay again within its backoff after a cut.
-      if (!(error instanceof BridgeConnectionError) || attempt === SEND_ATTEMPTS) throw error;
-      await sleep(RESEND_MS);
-    }
-  }
-}
 
 /** Waits (bounded by `signal`: the turns' end) until a connection through `proxy` is open. */
 async function openOn(proxy: CuttingProxy, signal: AbortSignal): Promise<void> {
