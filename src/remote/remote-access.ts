@@ -21,6 +21,13 @@ import type { RemoteIdentity } from "./remote-identity.js";
 /** The header that tells the sidecar's routes a request came from a device through a relay. */
 export const DEVICE_HEADER = "x-ocb-device";
 const HANDSHAKE_TIMEOUT_MS = 10_000;
+/**
+ * What one device connection may hold open on the sidecar's end: a client's shared socket, a
+ * terminal or two and its calls fit many times over; its messages to the sidecar are small
+ * (subscriptions, keystrokes ≤ 64 KiB; images go by HTTP). So a connection pins at most
+ * 64 × 1 MiB of WebSocket messages being assembled.
+ */
+const DEVICE_TUNNEL_LIMITS = { maxConcurrentStreams: 64, maxWebSocketMessageBytes: 1024 * 1024 };
 /** Handshakes at once, over every relay: a few devices connecting, not a flood. */
 const MAX_HANDSHAKES = 16;
 
@@ -167,6 +174,7 @@ export class RemoteAccess {
       target: this.#options.target,
       setHeaders: { authorization: `Bearer ${this.#options.token}`, [DEVICE_HEADER]: device.id },
       dropHeaders: ["origin", "cookie"],
+      limits: DEVICE_TUNNEL_LIMITS,
     });
     this.#connections.watchFirstFrame(channel);
     await tunnel.closed;
