@@ -374,11 +374,12 @@ describe("fetch through the tunnel", () => {
     const got = await client.fetch(`${BASE}/big`, {});
     await within(windowSpent, "the window to be spent");
     await within(targetBlocked, "the target's writes to block");
-    const writtenWhenBlocked = written;
-    // Nothing moves while nobody reads: no more frames, no more writes at the target.
+    // Nothing more crosses the tunnel while nobody reads, and the target cannot write it all.
+    // (Not "no write at all": the target may first block on a full socket before the window
+    // is spent, then drain once more into the kernel's and Node's buffers after; a clean
+    // clone's run under load saw that.)
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(sent).toBe(INITIAL_WINDOW_BYTES);
-    expect(written).toBe(writtenWhenBlocked);
     expect(written).toBeLessThan(total);
 
     const received = new Uint8Array(await got.arrayBuffer());
