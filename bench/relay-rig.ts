@@ -17,10 +17,7 @@ import type { Logger } from "../src/util/logger.js";
 import { type CuttingProxy, startCuttingProxy } from "../test/support/cutting-proxy.js";
 import { type RealSidecar, startRealSidecar } from "../test/support/real-sidecar.js";
 import { within } from "../test/support/within.js";
-import { NodeWebSocket } from "../test/support/ws.js";
-
-// `ws`'s client is a BinarySocket too (binaryType, addEventListener): the library's own type names it.
-const WsSocket = NodeWebSocket as unknown as BinarySocketConstructor;
+import { NodeBinarySocket } from "../test/support/ws.js";
 
 /**
  * `ws`'s client with an 'error' listener that counts: each is a relay connection refused or
@@ -28,7 +25,7 @@ const WsSocket = NodeWebSocket as unknown as BinarySocketConstructor;
  * which had no listener; src/remote/socket-inbox.ts now listens, and a unit test holds it.)
  */
 function deviceSocketClass(onError: () => void): BinarySocketConstructor {
-  return class DeviceSocket extends WsSocket {
+  return class DeviceSocket extends NodeBinarySocket {
     constructor(url: string) {
       super(url);
       this.addEventListener("error", onError);

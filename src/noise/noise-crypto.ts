@@ -4,6 +4,7 @@
  * nonce layout, HKDF over HMAC-SHA256).
  */
 import { chacha20poly1305 } from "@noble/ciphers/chacha.js";
+import { equalBytes } from "@noble/ciphers/utils.js";
 import { x25519 } from "@noble/curves/ed25519.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
@@ -58,7 +59,7 @@ export function checkKeyPair(keyPair: NoiseKeyPair, what: string): void {
   checkKeyLength(keyPair.secretKey, `${what} secret key`);
   checkKeyLength(keyPair.publicKey, `${what} public key`);
   const expected = x25519.getPublicKey(keyPair.secretKey);
-  if (!expected.every((byte, index) => byte === keyPair.publicKey[index])) {
+  if (!equalBytes(expected, keyPair.publicKey)) {
     throw new NoiseError(`the ${what} key pair's public key is not that of its secret key`);
   }
 }

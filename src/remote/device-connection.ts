@@ -5,6 +5,7 @@
  * the sidecar gives way to the next; a refusal by the sidecar itself ends the attempt (another
  * relay leads to the same sidecar, which would refuse again).
  */
+import { equalBytes } from "@noble/ciphers/utils.js";
 import {
   generateNoiseKeyPair,
   NOISE_MAX_PLAINTEXT_LENGTH,
@@ -194,8 +195,4 @@ function opened(socket: BinarySocket, inbox: SocketInbox, signal: AbortSignal): 
     inbox.onClose(fail);
     signal.addEventListener("abort", fail, { once: true });
   });
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((byte, index) => byte === b[index]);
 }

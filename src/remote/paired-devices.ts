@@ -7,6 +7,7 @@
  */
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { equalBytes } from "@noble/ciphers/utils.js";
 import { z } from "zod";
 import { UsageError } from "../errors.js";
 import { fromBase64url, toBase64url } from "../util/base64url.js";
@@ -127,8 +128,4 @@ function devicesIn(path: string, text: string): PairedDevice[] {
     if (publicKey?.length !== 32 || deviceIdOf(publicKey) !== device.id) return [];
     return [{ ...device, publicKey }];
   });
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((byte, index) => byte === b[index]);
 }

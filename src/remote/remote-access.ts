@@ -12,7 +12,7 @@ import { anySignalWithTimeout } from "../util/timeout-signal.js";
 import type { Pairing, RemoteStatus } from "../wire/http.js";
 import { answerDevice } from "./device-answer.js";
 import { DeviceConnections } from "./device-connections.js";
-import type { PairedDevice, PairedDevices } from "./paired-devices.js";
+import type { PairedDevices } from "./paired-devices.js";
 import { pairingLink } from "./pairing-link.js";
 import { PAIRING_TTL_MS, PairingOffers } from "./pairing-offers.js";
 import { REVOKED_CLOSE } from "./remote-handshake.js";

@@ -11,11 +11,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryRelay, type Tamper } from "../../test/support/memory-relay.js";
-import { NodeWebSocket } from "../../test/support/ws.js";
+import { NodeBinarySocket } from "../../test/support/ws.js";
 import { NoiseHandshake } from "../noise/index.js";
 import { generateRelayIdentity } from "../relay/relay-identity.js";
 import { serveTunnel } from "../tunnel/tunnel-server.js";
-import type { BinarySocket, BinarySocketConstructor } from "./binary-socket.js";
+import type { BinarySocket } from "./binary-socket.js";
 import { answerDevice } from "./device-answer.js";
 import { connectDevice, pairDevice } from "./device-connection.js";
 import { encryptedChannel } from "./encrypted-channel.js";
@@ -231,7 +231,7 @@ describe("a relay whose connection is reset", () => {
       await expect(
         connectDevice(
           { ...paired, relays: [`ws://127.0.0.1:${relayPort}`] },
-          { WebSocket: NodeWebSocket as unknown as BinarySocketConstructor },
+          { WebSocket: NodeBinarySocket },
         ),
       ).rejects.toMatchObject({ reason: "unreachable" });
     } finally {

@@ -11,18 +11,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { BridgeClient } from "../../src/client/index.js";
-import type { BinarySocketConstructor } from "../../src/remote/binary-socket.js";
 import { pairDevice } from "../../src/remote/device-connection.js";
 import { heapSnapshotOptions, heapSnapshotText } from "../support/heap-snapshot.js";
 import { killLeftOcb, ocb, type RunningOcb, startOcb, untilOcb } from "../support/ocb-cli.js";
 import { ocbInProcess } from "../support/ocb-in-process.js";
 import { within } from "../support/within.js";
-import { NodeWebSocket } from "../support/ws.js";
+import { NodeBinarySocket } from "../support/ws.js";
 
 const WAIT_MS = 60_000;
 // Built from hex, so that this file's source is no copy of it for a search to find.
-const PHRASE = Buffer.from("6c616e7465726e2d717569636b2d3933", "hex").toString(); // lantern-quick-93
-const DeviceSocket = NodeWebSocket as unknown as BinarySocketConstructor;
+const PHRASE = Buffer.from("6c616e7465726e2d717569636b2d3933", "hex").toString();
 const clis: RunningOcb[] = [];
 const dirs: string[] = [];
 afterEach(() => {
@@ -99,7 +97,7 @@ describe("ocb serve --relay, ocb pair, ocb devices", () => {
 
     const { paired, connection } = await pairDevice(link, {
       deviceName: "cli phone",
-      WebSocket: DeviceSocket,
+      WebSocket: NodeBinarySocket,
     });
     const device = new BridgeClient({
       url: "http://sidecar.remote",

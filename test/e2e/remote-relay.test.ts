@@ -16,7 +16,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BridgeClient } from "../../src/client/index.js";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { type Relay, startRelay } from "../../src/relay/relay-server.js";
-import type { BinarySocketConstructor } from "../../src/remote/binary-socket.js";
 import { connectDevice, pairDevice } from "../../src/remote/device-connection.js";
 import type { PairedSidecar } from "../../src/remote/paired-sidecar.js";
 import { REVOKED_CLOSE } from "../../src/remote/remote-handshake.js";
@@ -26,14 +25,12 @@ import { followSession } from "../support/followed-session.js";
 import { type RealSidecar, startRealSidecar } from "../support/real-sidecar.js";
 import { sendThroughCuts } from "../support/send-through-cuts.js";
 import { within } from "../support/within.js";
-import { NodeWebSocket } from "../support/ws.js";
+import { NodeBinarySocket } from "../support/ws.js";
 
 /** Bound on each wait: a safety net naming what was awaited, never a speed check. */
 const WAIT_MS = 60_000;
 // Built from hex, so that this file's source is no copy of it for a search to find.
 const PHRASE = Buffer.from("6f72636869642d7665737065722d3731", "hex").toString(); // orchid-vesper-71
-// `ws`'s client is a BinarySocket too (binaryType, addEventListener): the library's own type names it.
-const DeviceSocket = NodeWebSocket as unknown as BinarySocketConstructor;
 
 let relay: Relay;
 const relayLog: string[] = [];
@@ -107,14 +104,14 @@ async function pairedDevice(name: string): Promise<PairedSidecar> {
   const { link } = await real.client.createPairing();
   const { paired, connection } = await pairDevice(link, {
     deviceName: name,
-    WebSocket: DeviceSocket,
+    WebSocket: NodeBinarySocket,
   });
   connection.close();
   return { ...paired, relays: [wsOf(deviceSide.url)] };
 }
 
 function deviceClient(paired: PairedSidecar) {
-  const transport = remoteTransport(paired, { WebSocket: DeviceSocket });
+  const transport = remoteTransport(paired, { WebSocket: NodeBinarySocket });
   // The URL is a name only: every call goes through the tunnel; the token is set by the sidecar's end.
   const client = new BridgeClient({
     url: "http://sidecar.through-the-relay",
@@ -239,17 +236,17 @@ describe("pairing and devices", () => {
     const { link } = await real.client.createPairing();
     const wrong = link.replace(/secret=[^&]+/, `secret=${"A".repeat(43)}`);
     await expect(
-      pairDevice(wrong, { deviceName: "intruder", WebSocket: DeviceSocket }),
+      pairDevice(wrong, { deviceName: "intruder", WebSocket: NodeBinarySocket }),
     ).rejects.toMatchObject({
       reason: "refused",
     });
     const { connection } = await pairDevice(link, {
       deviceName: "tablet",
-      WebSocket: DeviceSocket,
+      WebSocket: NodeBinarySocket,
     });
     connection.close();
     await expect(
-      pairDevice(link, { deviceName: "again", WebSocket: DeviceSocket }),
+      pairDevice(link, { deviceName: "again", WebSocket: NodeBinarySocket }),
     ).rejects.toMatchObject({
       reason: "refused",
     });
@@ -261,7 +258,7 @@ describe("pairing and devices", () => {
 
   it("a revoked device is cut at once and refused after; a device can neither pair nor revoke", async () => {
     const paired = await pairedDevice("lost phone");
-    const connection = await connectDevice(paired, { WebSocket: DeviceSocket });
+    const connection = await connectDevice(paired, { WebSocket: NodeBinarySocket });
     const client = new BridgeClient({
       url: "http://sidecar.through-the-relay",
       token: "not-the-sidecar-token-0123456789",
@@ -276,7 +273,7 @@ describe("pairing and devices", () => {
     expect(await within(connection.closed, "the revoked device's cut", WAIT_MS)).toMatchObject({
       code: REVOKED_CLOSE,
     });
-    await expect(connectDevice(paired, { WebSocket: DeviceSocket })).rejects.toMatchObject({
+    await expect(connectDevice(paired, { WebSocket: NodeBinarySocket })).rejects.toMatchObject({
       reason: "refused",
     });
     expect((await real.client.remoteStatus()).devices.map((device) => device.id)).not.toContain(

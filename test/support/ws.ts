@@ -8,6 +8,7 @@ import type { IncomingMessage } from "node:http";
 import { createRequire } from "node:module";
 import type { Duplex } from "node:stream";
 import type { WebSocketConstructor } from "../../src/client/index.js";
+import type { BinarySocketConstructor } from "../../src/remote/binary-socket.js";
 
 /** A server-side socket. */
 export interface ServerSocket {
@@ -38,4 +39,9 @@ const ws = createRequire(import.meta.url)("ws") as {
 
 /** `ws`'s client WebSocket, as the `WebSocket` option of a BridgeClient. */
 export const NodeWebSocket: WebSocketConstructor = ws.WebSocket;
+/**
+ * The same class as the `WebSocket` of remote access (`pairDevice`, `remoteTransport`): `ws`'s
+ * client has `binaryType` and binary `send` too, which the client's type leaves out.
+ */
+export const NodeBinarySocket = ws.WebSocket as unknown as BinarySocketConstructor;
 export const WebSocketServer = ws.WebSocketServer;
