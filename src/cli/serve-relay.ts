@@ -5,6 +5,11 @@
  */
 import type { Command } from "commander";
 import { UsageError } from "../errors.js";
+import {
+  defaultRelayIdentityPath,
+  loadOrCreateRelayIdentity,
+} from "../relay/relay-identity-file.js";
+import { defaultPairedDevicesPath, PairedDevices } from "../remote/paired-devices.js";
 import { isRelayUrl } from "../remote/pairing-link.js";
 import type { SidecarRemoteOptions } from "../sidecar/sidecar.js";
 import { readOptionFile } from "./option-file.js";
@@ -63,4 +68,18 @@ export function remoteOf(options: RelayServeOptions): SidecarRemoteOptions | und
     ...(options.pairPage === undefined ? {} : { linkBase: options.pairPage }),
     ...(options.relayCa === undefined ? {} : { ca: readOptionFile("--relay-ca", options.relayCa) }),
   };
+}
+
+/**
+ * The identity file (its secret is the sidecar's Noise key too) and the paired devices file
+ * (whoever writes it adds a device), made now when they are not there yet: the sandbox hides
+ * from the agent only files that exist when it starts, and both would otherwise be made just
+ * after, on a first `--relay`.
+ */
+export function relayFilesForSandbox(remote: SidecarRemoteOptions): string[] {
+  const identityPath = remote.identityPath ?? defaultRelayIdentityPath();
+  loadOrCreateRelayIdentity(identityPath);
+  const devicesPath = remote.devicesPath ?? defaultPairedDevicesPath(remote.identityPath);
+  PairedDevices.loadOrCreate(devicesPath);
+  return [identityPath, devicesPath];
 }

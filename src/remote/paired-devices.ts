@@ -5,7 +5,7 @@
  * refused. The file holds no secret (public keys and names), but whoever may write it may add
  * a device: it is owner-only, and refused when others may write it.
  */
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { equalBytes } from "@noble/ciphers/utils.js";
 import { z } from "zod";
@@ -35,9 +35,16 @@ const DevicesFile = z.object({
   ),
 });
 
-/** Where `ocb serve --relay` keeps its paired devices unless told otherwise. */
-export function defaultPairedDevicesPath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(bridgeDataDir(env), "paired-devices.json");
+/**
+ * Where `ocb serve --relay` keeps its paired devices unless told otherwise: beside the
+ * identity file it was given, else in the bridge's data directory (where the identity is).
+ */
+export function defaultPairedDevicesPath(
+  identityPath?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  const dir = identityPath === undefined ? bridgeDataDir(env) : dirname(identityPath);
+  return join(dir, "paired-devices.json");
 }
 
 export class PairedDevices {
@@ -68,6 +75,13 @@ export class PairedDevices {
       });
     }
     return new PairedDevices(path, devicesIn(path, text));
+  }
+
+  /** The list in `path`, its file written (empty) when there is none yet. */
+  static loadOrCreate(path: string): PairedDevices {
+    const devices = PairedDevices.load(path);
+    if (!existsSync(path)) devices.#save([]);
+    return devices;
   }
 
   list(): readonly PairedDevice[] {

@@ -4,7 +4,6 @@
  * with a close frame that tells them to resume, running turns are left to the bridge's store.
  */
 
-import { dirname, join } from "node:path";
 import type { ClusterMember } from "../cluster/cluster-member.js";
 import type { ClusterTrustOptions } from "../cluster/sidecar/cluster-trust.js";
 import { SidecarCluster } from "../cluster/sidecar/sidecar-cluster.js";
@@ -351,10 +350,7 @@ function startRemoteAccess(remote: SidecarRemoteOptions, ctx: SidecarContext): R
       loadOrCreateRelayIdentity(remote.identityPath ?? defaultRelayIdentityPath()),
     ),
     devices: PairedDevices.load(
-      remote.devicesPath ??
-        (remote.identityPath === undefined
-          ? defaultPairedDevicesPath()
-          : join(dirname(remote.identityPath), "paired-devices.json")),
+      remote.devicesPath ?? defaultPairedDevicesPath(remote.identityPath),
     ),
     target: { host, port: ctx.address.port },
     token: ctx.token,

@@ -12,7 +12,6 @@ import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { BACKEND_KINDS, type BackendKind } from "../../backends/backend.js";
 import { UsageError } from "../../errors.js";
-import { defaultRelayIdentityPath } from "../../relay/relay-identity-file.js";
 import { Bridge, type LeftRunning } from "../../runtime/bridge/bridge.js";
 import { chooseBackend, parseModel } from "../../runtime/bridge/bridge-options.js";
 import {
@@ -40,7 +39,12 @@ import {
   joinClusterIfAsked,
 } from "../serve-cluster.js";
 import { type AnnouncedServe, announceServe } from "../serve-connection-file.js";
-import { addRelayOptions, type RelayServeOptions, remoteOf } from "../serve-relay.js";
+import {
+  addRelayOptions,
+  type RelayServeOptions,
+  relayFilesForSandbox,
+  remoteOf,
+} from "../serve-relay.js";
 import { addTlsOptions, type TlsServeOptions, tlsOf } from "../serve-tls.js";
 import {
   STORE_KEY_FILE_HELP,
@@ -179,8 +183,7 @@ async function serve(options: ServeOptions): Promise<void> {
       options.tlsKey,
       options.clusterSecretFile,
       options.storeKeyFile,
-      // The relay identity's secret is the sidecar's Noise key too: the agent never reads it.
-      remote === undefined ? undefined : (remote.identityPath ?? defaultRelayIdentityPath()),
+      ...(remote === undefined ? [] : relayFilesForSandbox(remote)),
     ],
   });
   const dataDir = opencodeDataDir(options.opencodeData, spec);
