@@ -10,7 +10,11 @@ import { gitWorktree } from "../support/git-worktree.js";
 import { sendPoisonedPrompt } from "../support/poisoned-prompt.js";
 import { useRealSidecar } from "../support/real-sidecar.js";
 import { readUntil, sentTurn } from "../support/sidecar-reading.js";
+import { within } from "../support/within.js";
 import { NodeWebSocket } from "../support/ws.js";
+
+/** Bound on a wait: a safety net naming what was awaited, never a speed check. */
+const WAIT_MS = 60_000;
 
 const worktree = gitWorktree("ocb-revert-e2e-");
 afterAll(() => rmSync(worktree, { recursive: true, force: true }));
@@ -106,11 +110,28 @@ describe("undo and redo", () => {
       WebSocket: NodeWebSocket,
     });
     try {
-      expect(await other.conversation(session.id)).toEqual(undone);
-      const kept = await readUntil(other, session.id, (event) => event.seq === undone.lastSeq, {
+      // Both read at one seq: a late event (a clean clone's run saw seq 46 after an undo read
+      // at 45) may land between two reads, and changes lastSeq, not what was undone.
+      const [mine, theirs] = await within(
+        (async () => {
+          for (;;) {
+            const views = [
+              await client.conversation(session.id),
+              await other.conversation(session.id),
+            ] as const;
+            if (views[0].lastSeq === views[1].lastSeq) return views;
+          }
+        })(),
+        "both clients' conversations at one seq",
+        WAIT_MS,
+      );
+      expect(theirs).toEqual(mine);
+      expect(mine.messages).toEqual(undone.messages);
+      expect(mine.undone).toEqual(undone.undone);
+      const kept = await readUntil(other, session.id, (event) => event.seq === mine.lastSeq, {
         what: "the kept events up to the undo",
       });
-      expect(conversationOf(kept, session.id)).toEqual(undone);
+      expect(conversationOf(kept, session.id)).toEqual(mine);
     } finally {
       other.close();
     }
