@@ -12,6 +12,7 @@ import { OpencodeClient } from "../../src/opencode-client/opencode-client.js";
 import { HttpTransport } from "../../src/transport/http-transport.js";
 import { messageWith, RawWsClient } from "../support/raw-ws.js";
 import { useRealSidecar } from "../support/real-sidecar.js";
+import { shellHome } from "../support/shell-home.js";
 
 const real = useRealSidecar({ web: false, label: "sidecar terminal e2e" });
 let client: BridgeClient;
@@ -66,8 +67,11 @@ describe("a terminal through the sidecar", () => {
     expect(await ptyIds()).toContain(terminal.id);
     const token = randomBytes(6).toString("hex");
     // The variable is expanded by the shell: the echoed command line alone would not match.
-    terminal.write(`T=${token}; echo "hello-$T-done"; pwd\n`);
-    const shown = await outputUntil(terminal, `hello-${token}-done`);
+    terminal.write(`T=${token}; echo "hello-$T-done"; pwd; echo "home=$HOME."\n`);
+    // The login shell has the home the server was given (the tests' own, with no dotfiles),
+    // not the machine user's: a stale lock of pyenv's in /root's .bashrc hung every prompt.
+    const shown = await outputUntil(terminal, `home=${shellHome()}.`);
+    expect(shown).toContain(`hello-${token}-done`);
     expect(shown).toContain(real.current.directory);
 
     await terminal.resize(100, 30);

@@ -15,6 +15,7 @@ import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { HttpTransport } from "../../src/transport/http-transport.js";
 import { trackProcess } from "./process-tracker.js";
+import { shellHome } from "./shell-home.js";
 
 export interface RealServer {
   server: OpencodeServerHandle;
@@ -44,6 +45,7 @@ export async function startRealServer(
     server = await startOpencode({
       ...options,
       directory,
+      env: { HOME: shellHome() },
       config: mergeConfig(demoProviderConfig(model.url), config),
     });
   } catch (error) {

@@ -24,6 +24,7 @@ import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
 import type { Logger } from "../../src/util/logger.js";
 import { trackProcess } from "./process-tracker.js";
+import { shellHome } from "./shell-home.js";
 import { NodeWebSocket } from "./ws.js";
 
 export const DEMO_MODEL: ModelRef = { providerID: "demo", modelID: "demo-1" };
@@ -102,6 +103,7 @@ export async function startRealSidecar(options: RealSidecarOptions = {}): Promis
         ? {
             config: { ...demoProviderConfig(started.model.url) },
             server: {
+              env: { HOME: shellHome() },
               ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
               ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
             },
