@@ -1456,6 +1456,13 @@ interface Undone {
     moreFiles?: number;
 }
 
+// UnixSocketTransport
+interface UnixSocketTransport {
+    readonly fetch: TunnelClient["fetch"];
+    readonly WebSocket: TunnelClient["WebSocket"];
+    close(): void;
+}
+
 // UnknownModelError
 class UnknownModelError extends UsageError {
     readonly model: string;
@@ -1579,3 +1586,6 @@ function startOpencode(options?: StartOpencodeOptions): Promise<OpencodeServerHa
 
 // startRelay
 function startRelay(options?: RelayOptions): Promise<Relay>;
+
+// unixSocketTransport
+function unixSocketTransport(socketPath: string): UnixSocketTransport;

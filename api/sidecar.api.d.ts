@@ -41,6 +41,7 @@ type LogFormat = (typeof LOG_FORMATS)[number];
 // Sidecar
 interface Sidecar {
     readonly url: string;
+    readonly socketPath?: string;
     readonly token: string;
     readonly metrics: SidecarMetrics;
     close(reason?: string): Promise<void>;
@@ -101,6 +102,7 @@ interface SidecarOptions {
     token: string;
     host?: string;
     port?: number;
+    socketPath?: string;
     allowOrigins?: string[];
     allowHosts?: string[];
     allowDirectories?: string[];

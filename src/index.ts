@@ -150,6 +150,10 @@ export {
 } from "./store/postgres-store.js";
 export { SqliteStore, type SqliteStoreOptions } from "./store/sqlite-store.js";
 export type { ReadOptions, ServerRecord, SessionRecord, Store } from "./store/store.js";
+export {
+  type UnixSocketTransport,
+  unixSocketTransport,
+} from "./tunnel/unix-socket-transport.js";
 export type { Logger } from "./util/logger.js";
 export {
   type AssistantMessage,

@@ -21,10 +21,15 @@ const ServeConnectionSchema = z.object({
   pid: z.number().int().positive(),
   /** When it started listening (ms since the epoch), for the messages. */
   startedAt: z.number(),
+  /** The Unix socket it listens on (`--socket`), `url` then only its base (`http://localhost`). */
+  socketPath: z.string().min(1).optional(),
 });
 
 /** Where a running `ocb serve` listens, and its token. */
 export type ServeConnection = z.infer<typeof ServeConnectionSchema>;
+
+/** What `ocb serve` announces; the file adds its pid and start. */
+export type ServeConnectionFields = Pick<ServeConnection, "url" | "token" | "socketPath">;
 
 /** A connection file that cannot be read or is not one (written by hand, cut short, …). */
 export class ConnectionFileError extends OpencodeBridgeError {}
@@ -107,7 +112,7 @@ export interface AnnouncedServe {
  * process exits without calling it (a second Ctrl-C exits at once).
  */
 export function announceServe(
-  fields: { url: string; token: string },
+  fields: ServeConnectionFields,
   path: string = serveConnectionPath(),
 ): AnnouncedServe {
   const pid = process.pid;

@@ -10,6 +10,7 @@ import {
   BridgeTimeoutError,
 } from "../client/index.js";
 import { OpencodeBridgeError } from "../errors.js";
+import { unixSocketTransport } from "../tunnel/unix-socket-transport.js";
 import {
   HOW_TO_REACH,
   NoSidecarError,
@@ -48,10 +49,13 @@ export async function withSidecar<T>(
   use: (client: BridgeClient) => Promise<T>,
 ): Promise<T> {
   const target = sidecarTarget(options.url);
+  const socket =
+    target.socketPath === undefined ? undefined : unixSocketTransport(target.socketPath);
   const client = new BridgeClient({
     url: target.url,
     token: target.token,
     timeoutMs: CALL_TIMEOUT_MS,
+    ...(socket === undefined ? {} : { fetch: socket.fetch }),
   });
   try {
     return await use(client);
@@ -59,6 +63,7 @@ export async function withSidecar<T>(
     throw commandError(error, target);
   } finally {
     client.close();
+    socket?.close();
   }
 }
 
@@ -73,7 +78,7 @@ function commandError(error: unknown, target: SidecarTarget): unknown {
   if (target.file !== undefined && (timedOut || error instanceof BridgeConnectionError)) {
     const why = timedOut ? `no answer within ${CALL_TIMEOUT_MS / 1000} s` : "no connection";
     return new NoSidecarError(
-      `the \`ocb serve\` that ${target.file.path} names (pid ${target.file.pid}) does not answer at ${target.url} (${why}): ${HOW_TO_REACH}`,
+      `the \`ocb serve\` that ${target.file.path} names (pid ${target.file.pid}) does not answer at ${target.socketPath ?? target.url} (${why}): ${HOW_TO_REACH}`,
       { cause: error },
     );
   }

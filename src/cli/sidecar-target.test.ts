@@ -74,6 +74,22 @@ describe("which sidecar a command drives", () => {
     });
   });
 
+  it("and the socket of an ocb serve --socket, its URL then only the base", () => {
+    writeServeConnection(path, {
+      url: "http://localhost",
+      token: "file-token",
+      pid: 78,
+      startedAt: 0,
+      socketPath: "/run/user/1000/ocb.sock",
+    });
+    expect(sidecarTarget(undefined, {}, { path, isRunning: running })).toEqual({
+      url: "http://localhost",
+      token: "file-token",
+      socketPath: "/run/user/1000/ocb.sock",
+      file: { path, pid: 78 },
+    });
+  });
+
   it("with no file, says to start ocb serve or pass --url with OCB_TOKEN", () => {
     const find = () => sidecarTarget(undefined, {}, { path });
     expect(find).toThrow(NoSidecarError);

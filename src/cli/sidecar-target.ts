@@ -11,6 +11,8 @@ import { readServeConnection, serveConnectionPath } from "./serve-connection-fil
 export interface SidecarTarget {
   url: string;
   token: string;
+  /** The Unix socket the sidecar listens on (`ocb serve --socket`); `url` is then its base. */
+  socketPath?: string;
   /** Absent when the URL was given (`--url`, `$OCB_URL`). */
   file?: { path: string; pid: number };
 }
@@ -54,7 +56,12 @@ export function sidecarTarget(
       `the \`ocb serve\` that ${path} names (pid ${pid}, ${connection.url}, started ${new Date(connection.startedAt).toISOString()}) is no longer running: ${HOW_TO_REACH}`,
     );
   }
-  return { url: connection.url, token: connection.token, file: { path, pid } };
+  return {
+    url: connection.url,
+    token: connection.token,
+    ...(connection.socketPath === undefined ? {} : { socketPath: connection.socketPath }),
+    file: { path, pid },
+  };
 }
 
 /** An http(s) URL, as `ocb serve` prints it; the client would refuse anything else less clearly. */

@@ -21,6 +21,11 @@ export interface SidecarAddress {
   port: number;
   /** It serves https (`tls`): its own origins are `https://`. */
   secure?: boolean;
+  /**
+   * It listens on this Unix socket, not on `host:port`: its one `Host` is then `localhost`
+   * (what a client on the socket sends), and no browser origin is its own.
+   */
+  socketPath?: string;
 }
 
 export interface SidecarContext {

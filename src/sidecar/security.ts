@@ -75,7 +75,9 @@ function check(
     return new ApiError(
       "bad_host",
       `the Host header ${JSON.stringify(host ?? "")} is not this sidecar's; ` +
-        `call it as http://127.0.0.1:${ctx.address.port} (or by the host it was started with); ` +
+        (ctx.address.socketPath === undefined
+          ? `call it as http://127.0.0.1:${ctx.address.port} (or by the host it was started with); `
+          : `on its socket ${ctx.address.socketPath}, call it with Host: ${ctx.address.host}; `) +
         "behind a proxy, start it with --allow-host for the name the proxy passes",
     );
   }
@@ -182,6 +184,8 @@ function isAcceptedHost(header: string, ctx: SidecarContext): boolean {
 
 /** The names the sidecar answers to: loopback ones, the host it was bound to, and (bound to all) its IPs and host name. */
 export function isOwnHost(header: string, address: SidecarAddress): boolean {
+  // On a Unix socket no browser reaches it (no rebinding to fear), and clients send this.
+  if (address.socketPath !== undefined) return header.toLowerCase() === address.host;
   const parsed = splitHost(header.toLowerCase());
   if (parsed === undefined || parsed.port !== address.port) return false;
   const name = parsed.name;

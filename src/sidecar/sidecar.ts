@@ -7,6 +7,7 @@
 import type { ClusterMember } from "../cluster/cluster-member.js";
 import type { ClusterTrustOptions } from "../cluster/sidecar/cluster-trust.js";
 import { SidecarCluster } from "../cluster/sidecar/sidecar-cluster.js";
+import { UsageError } from "../errors.js";
 import {
   defaultRelayIdentityPath,
   loadOrCreateRelayIdentity,
@@ -16,12 +17,14 @@ import { RemoteAccess } from "../remote/remote-access.js";
 import { remoteIdentityOf } from "../remote/remote-identity.js";
 import type { Bridge } from "../runtime/bridge/bridge.js";
 import type { Store } from "../store/store.js";
+import type { TunnelTarget } from "../tunnel/tunnel-server.js";
+import { describeError } from "../util/describe-error.js";
 import { listenError } from "../util/listen-error.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { defaultWebRoot } from "../web-files/web-root.js";
 import { AllowedDirectories } from "./allowed-directories.js";
 import { buildApp } from "./app.js";
-import type { SidecarContext } from "./context.js";
+import type { SidecarAddress, SidecarContext } from "./context.js";
 import { Idempotency, type IdempotentSends } from "./idempotency.js";
 import { resolveLimits, type SidecarLimits } from "./limits.js";
 import { LiveSnapshots } from "./live-snapshots.js";
@@ -34,6 +37,7 @@ import { weakSecretProblem } from "./secret-rules.js";
 import { isLoopbackHost } from "./security.js";
 import { SentImages } from "./sent-images.js";
 import type { SidecarApp } from "./sidecar-app.js";
+import { prepareSocketPath, restrictSocket } from "./socket-path.js";
 import { Tickets } from "./tickets.js";
 
 export interface SidecarOptions {
@@ -44,6 +48,12 @@ export interface SidecarOptions {
   host?: string;
   /** Default 0: a free port (the answer's `url` says which). */
   port?: number;
+  /**
+   * Listen on this Unix socket instead of `host:port` (made 0600; its directory must be the
+   * user's alone): no port at all, for a sidecar reached only by local clients
+   * (`unixSocketTransport`, ocb's commands) and by devices through `remote`'s relays.
+   */
+  socketPath?: string;
   /** Origins besides the sidecar's own that browsers may call it from. */
   allowOrigins?: string[];
   /** `Host` names besides its own (`name` or `name:port`), for a reverse proxy in front. */
@@ -111,8 +121,13 @@ export interface SidecarTls {
 }
 
 export interface Sidecar {
-  /** `http://host:port` (`https://` with `tls`), without a trailing slash. */
+  /**
+   * `http://host:port` (`https://` with `tls`), without a trailing slash; on a Unix socket
+   * `http://localhost`, the base URL to give a client of `socketPath`.
+   */
   readonly url: string;
+  /** The Unix socket it listens on (`options.socketPath`, absolute), if it does. */
+  readonly socketPath?: string;
   readonly token: string;
   readonly metrics: SidecarMetrics;
   /**
@@ -144,6 +159,7 @@ export function createSidecarContext(
  * tests of a cluster that `inject()` without listening).
  */
 export function assembleSidecar(options: SidecarOptions, stopping: AbortSignal): AssembledSidecar {
+  checkSocketOptions(options);
   if (options.remote !== undefined && options.tls !== undefined) {
     throw new RangeError(
       "remote access (relays) and tls are not served together yet: devices through a relay are encrypted end to end already; drop one",
@@ -189,17 +205,39 @@ export function assembleSidecar(options: SidecarOptions, stopping: AbortSignal):
     liveSnapshots: new LiveSnapshots(),
     sentImages: new SentImages(limits.sentImageBytes),
     store: options.store,
-    address: {
-      host: options.host ?? "127.0.0.1",
-      port: options.port ?? 0,
-      ...(options.tls === undefined ? {} : { secure: true }),
-    },
+    address:
+      options.socketPath === undefined
+        ? {
+            host: options.host ?? "127.0.0.1",
+            port: options.port ?? 0,
+            ...(options.tls === undefined ? {} : { secure: true }),
+          }
+        : { host: SOCKET_HOST, port: 0, socketPath: options.socketPath },
     ...(options.tls === undefined ? {} : { tls: options.tls }),
     ...(options.web === false ? {} : { webRoot: options.webRoot ?? defaultWebRoot() }),
     stopping,
     remote: {},
   };
   return { ctx, cluster };
+}
+
+/** The `Host` a client sends over a Unix socket (Node's default there), and the URL's. */
+const SOCKET_HOST = "localhost";
+
+/** A Unix socket replaces the TCP address, and is not served with what needs one. */
+function checkSocketOptions(options: SidecarOptions): void {
+  if (options.socketPath === undefined) return;
+  const conflicting = [
+    options.host === undefined ? undefined : "host",
+    options.port === undefined ? undefined : "port",
+    options.tls === undefined ? undefined : "tls",
+    options.cluster === undefined ? undefined : "cluster",
+  ].filter((name) => name !== undefined);
+  if (conflicting.length > 0) {
+    throw new RangeError(
+      `a sidecar on a Unix socket (socketPath) listens on no TCP address: drop ${conflicting.join(", ")} (a cluster's sidecars call each other over TCP)`,
+    );
+  }
 }
 
 /**
@@ -272,18 +310,16 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   const stop = new AbortController();
   const { ctx, cluster } = assembleSidecar(options, stop.signal);
   const app = buildApp(ctx);
+  let url: string;
   try {
-    await app.listen({ host: ctx.address.host, port: ctx.address.port });
+    url = await listen(app, ctx.address, options.tls !== undefined);
   } catch (error) {
     // Nothing was served: what the context started stops here, and the error says what to do.
     stop.abort(new Error("the sidecar could not listen"));
     ctx.sessions.close();
     await app.close().catch(() => {});
-    throw listenError(error, ctx.address.host, ctx.address.port);
+    throw error;
   }
-  const port = listeningPort(app);
-  ctx.address.port = port;
-  const url = `${options.tls === undefined ? "http" : "https"}://${urlHost(ctx.address.host)}:${port}`;
   const takingOver = takeOverIn(ctx, cluster, options, stop.signal);
   if (options.remote !== undefined) {
     try {
@@ -298,12 +334,15 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   }
   ctx.logger.info("sidecar listening", {
     url,
-    loopback: isLoopbackHost(ctx.address.host),
+    ...(ctx.address.socketPath === undefined
+      ? { loopback: isLoopbackHost(ctx.address.host) }
+      : { socketPath: ctx.address.socketPath }),
     backend: options.bridge.backend,
   });
   let closing: Promise<void> | undefined;
   return {
     url,
+    ...(ctx.address.socketPath === undefined ? {} : { socketPath: ctx.address.socketPath }),
     token: options.token,
     metrics: ctx.metrics,
     close(reason = "sidecar stopping") {
@@ -334,16 +373,38 @@ function remoteSlot(ctx: SidecarContext): { access?: RemoteAccess } {
 }
 
 /**
+ * Listens where `address` says (its port, or its socket path made absolute, set once known);
+ * the URL a client calls it by. Errors say what to do.
+ */
+async function listen(app: SidecarApp, address: SidecarAddress, secure: boolean): Promise<string> {
+  if (address.socketPath !== undefined) {
+    const path = await prepareSocketPath(address.socketPath);
+    address.socketPath = path;
+    try {
+      await app.listen({ path });
+    } catch (error) {
+      throw new UsageError(
+        `the sidecar cannot listen on the socket ${path}: ${describeError(error)}`,
+        { cause: error },
+      );
+    }
+    restrictSocket(path);
+    return `http://${address.host}`;
+  }
+  try {
+    await app.listen({ host: address.host, port: address.port });
+  } catch (error) {
+    throw listenError(error, address.host, address.port);
+  }
+  address.port = listeningPort(app);
+  return `${secure ? "https" : "http"}://${urlHost(address.host)}:${address.port}`;
+}
+
+/**
  * Remote access to this sidecar's own address: the tunnel sends devices' requests to it over
- * loopback (a wildcard address is reached on loopback), with the sidecar's token.
+ * its socket, or loopback (a wildcard address is reached on loopback), with its token.
  */
 function startRemoteAccess(remote: SidecarRemoteOptions, ctx: SidecarContext): RemoteAccess {
-  const host =
-    ctx.address.host === "0.0.0.0"
-      ? "127.0.0.1"
-      : ctx.address.host === "::"
-        ? "::1"
-        : ctx.address.host;
   return new RemoteAccess({
     relays: remote.relays,
     identity: remoteIdentityOf(
@@ -352,12 +413,19 @@ function startRemoteAccess(remote: SidecarRemoteOptions, ctx: SidecarContext): R
     devices: PairedDevices.load(
       remote.devicesPath ?? defaultPairedDevicesPath(remote.identityPath),
     ),
-    target: { host, port: ctx.address.port },
+    target: ownTarget(ctx.address),
     token: ctx.token,
     logger: ctx.logger,
     ...(remote.linkBase === undefined ? {} : { linkBase: remote.linkBase }),
     ...(remote.ca === undefined ? {} : { ca: remote.ca }),
   });
+}
+
+function ownTarget(address: SidecarAddress): TunnelTarget {
+  if (address.socketPath !== undefined) return { socketPath: address.socketPath };
+  const host =
+    address.host === "0.0.0.0" ? "127.0.0.1" : address.host === "::" ? "::1" : address.host;
+  return { host, port: address.port };
 }
 
 function listeningPort(app: SidecarApp): number {

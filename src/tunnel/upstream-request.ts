@@ -12,6 +12,9 @@ import type { ServerStream, ServerStreamHost } from "./server-streams.js";
 import type { Frame, RequestHead } from "./tunnel-frames.js";
 import { headerRecordOf, pairsOfRawHeaders, type UpstreamContext } from "./upstream-target.js";
 
+/** The code of the 502 answered when the target did not answer (its body's `error.code`). */
+export const UPSTREAM_FAILED = "tunnel_upstream_failed";
+
 const encoder = new TextEncoder();
 
 type Phase = "requesting" | "answering" | "done";
@@ -182,7 +185,7 @@ export class UpstreamRequest implements ServerStream {
       const body = encoder.encode(
         JSON.stringify({
           error: {
-            code: "tunnel_upstream_failed",
+            code: UPSTREAM_FAILED,
             message: `the tunnel's server got no answer from its target: ${error.message}`,
           },
         }),

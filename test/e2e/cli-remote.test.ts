@@ -13,6 +13,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { BridgeClient } from "../../src/client/index.js";
 import { pairDevice } from "../../src/remote/device-connection.js";
 import { heapSnapshotOptions, heapSnapshotText } from "../support/heap-snapshot.js";
+import { listeningTcpPorts, sidecarApiPorts } from "../support/listening-ports.js";
 import { killLeftOcb, ocb, type RunningOcb, startOcb, untilOcb } from "../support/ocb-cli.js";
 import { ocbInProcess } from "../support/ocb-in-process.js";
 import { within } from "../support/within.js";
@@ -50,6 +51,10 @@ describe("ocb serve --relay, ocb pair, ocb devices", () => {
     await untilOcb("the relay's URL", relayCli, () => listening() !== undefined, WAIT_MS);
     const relay = { url: listening() ?? "" };
     const identity = join(dir, "keys", "relay-identity.json");
+    // On a Unix socket: no port of the sidecar's. Its own data directory, so that the commands
+    // below find this serve's connection file (its socket and token), no other test's.
+    const socket = join(dir, "ocb.sock");
+    const env = { XDG_DATA_HOME: join(dir, "data"), OCB_URL: "", OCB_TOKEN: "" };
     const cli = startOcb(
       [
         "serve",
@@ -58,21 +63,26 @@ describe("ocb serve --relay, ocb pair, ocb devices", () => {
         dir,
         "--store",
         join(dir, "store.db"),
+        "--socket",
+        socket,
         "--relay",
         relay.url,
         "--relay-identity",
         identity,
       ],
-      { env: { OCB_TOKEN: "" } },
+      { env },
     );
     clis.push(cli);
     await untilOcb("the relays line", cli, () => /^relays: /m.test(cli.stdout), WAIT_MS);
-    const env = {
-      OCB_URL: /listening on (http:\/\/\S+)/.exec(cli.stdout)?.[1] ?? "",
-      OCB_TOKEN: /^token: (\S+)$/m.exec(cli.stdout)?.[1] ?? "",
-    };
+    expect(cli.stdout).toContain(`listening on the socket ${socket} `);
     expect(cli.stdout).toContain(`relays: ${relay.url}`);
     expect(statSync(identity).mode & 0o777).toBe(0o600);
+    expect(statSync(socket).mode & 0o777).toBe(0o600);
+    // The process listens on no TCP port that serves the API: its only one is the demo
+    // model's (OpenCode calls it), which knows nothing of sessions.
+    const token = /^token: (\S+)$/m.exec(cli.stdout)?.[1] ?? "";
+    expect(listeningTcpPorts(cli.pid).length).toBeGreaterThan(0); // the reading of /proc works
+    expect(await sidecarApiPorts(cli.pid, token, WAIT_MS)).toEqual([]);
 
     // Registered at the relay within its first connect.
     await within(

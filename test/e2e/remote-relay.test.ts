@@ -1,6 +1,6 @@
 /**
- * End to end through a relay: a real sidecar (real `opencode serve`, the scripted model) made
- * reachable with `remote` (what `ocb serve --relay` does), a real relay (`startRelay`), and a
+ * End to end through a relay: a real sidecar (real `opencode serve`, the scripted model) on a
+ * Unix socket, with no port, made reachable with `remote` (`ocb serve --socket --relay`), a real relay (`startRelay`), and a
  * device that knows only the relay and a pairing link. The device pairs, then drives the
  * sidecar with the typed client over the end-to-end encrypted tunnel: a turn streams, a steer
  * joins it, an ask is answered, the terminal runs; the connections device↔relay and
@@ -22,6 +22,7 @@ import { REVOKED_CLOSE } from "../../src/remote/remote-handshake.js";
 import { remoteTransport } from "../../src/remote/remote-transport.js";
 import { type CuttingProxy, startCuttingProxy } from "../support/cutting-proxy.js";
 import { followSession } from "../support/followed-session.js";
+import { sidecarApiPorts } from "../support/listening-ports.js";
 import { type RealSidecar, startRealSidecar } from "../support/real-sidecar.js";
 import { sendThroughCuts } from "../support/send-through-cuts.js";
 import { within } from "../support/within.js";
@@ -62,6 +63,8 @@ beforeAll(async () => {
   });
   real = await startRealSidecar({
     label: "remote relay e2e",
+    // No port: the device reaches it through the relay alone, the test's own client by its socket.
+    onSocket: true,
     permissions: { edit: "ask", bash: "allow", webfetch: "allow" },
     remote: {
       relays: [wsOf(sidecarSide.url)],
@@ -69,6 +72,9 @@ beforeAll(async () => {
     },
   });
   await untilRegistered();
+  // Of this process's many listening ports (relay, proxies, model), none is the sidecar's.
+  expect(await sidecarApiPorts(process.pid, real.token, WAIT_MS)).toEqual([]);
+  expect(await real.client.listSessions()).toEqual([]); // reached by its socket alone
 });
 
 afterAll(async () => {

@@ -22,6 +22,7 @@ import {
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { demoProviderConfig } from "../../src/testing/demo-provider.js";
 import { type ScriptedModel, startScriptedModel } from "../../src/testing/scripted-model/index.js";
+import { unixSocketTransport } from "../../src/tunnel/unix-socket-transport.js";
 import type { Logger } from "../../src/util/logger.js";
 import { trackProcess } from "./process-tracker.js";
 import { shellHome } from "./shell-home.js";
@@ -77,6 +78,11 @@ export interface RealSidecarOptions {
   model?: ScriptedModel;
   /** Reachable through relays too (`startSidecar`'s `remote`). */
   remote?: SidecarRemoteOptions;
+  /**
+   * On a Unix socket of its own instead of a port (`startSidecar`'s `socketPath`, in a private
+   * temp dir): the typed client then calls it through `unixSocketTransport`.
+   */
+  onSocket?: boolean;
 }
 
 export async function startRealSidecar(options: RealSidecarOptions = {}): Promise<RealSidecar> {
@@ -84,8 +90,11 @@ export async function startRealSidecar(options: RealSidecarOptions = {}): Promis
   const token = options.token ?? SIDECAR_TOKEN;
   const store = SqliteStore.open(options.storeFile ?? ":memory:");
   const started: { model?: ScriptedModel; bridge?: Bridge; sidecar?: Sidecar } = {};
+  const socketDir =
+    options.onSocket === true ? mkdtempSync(join(tmpdir(), "ocb-real-socket-")) : undefined;
   const close = async (): Promise<void> => {
     await started.sidecar?.close();
+    if (socketDir !== undefined) rmSync(socketDir, { recursive: true, force: true });
     await started.bridge?.close();
     if (options.model === undefined) await started.model?.close();
     store.close();
@@ -121,13 +130,22 @@ export async function startRealSidecar(options: RealSidecarOptions = {}): Promis
         ? {}
         : { allowDirectories: options.allowDirectories }),
       ...(options.remote === undefined ? {} : { remote: options.remote }),
+      ...(socketDir === undefined ? {} : { socketPath: join(socketDir, "sidecar.sock") }),
     });
   } catch (error) {
     await close();
     throw error;
   }
   const { model, bridge, sidecar } = started;
-  const client = new BridgeClient({ url: sidecar.url, token, WebSocket: NodeWebSocket });
+  const socket =
+    sidecar.socketPath === undefined ? undefined : unixSocketTransport(sidecar.socketPath);
+  const client = new BridgeClient({
+    url: sidecar.url,
+    token,
+    ...(socket === undefined
+      ? { WebSocket: NodeWebSocket }
+      : { fetch: socket.fetch, WebSocket: socket.WebSocket }),
+  });
   return {
     model,
     bridge,
@@ -138,6 +156,7 @@ export async function startRealSidecar(options: RealSidecarOptions = {}): Promis
     token,
     async close() {
       client.close();
+      socket?.close();
       await close();
     },
   };

@@ -38,13 +38,18 @@ import {
   clusterTrustOf,
   joinClusterIfAsked,
 } from "../serve-cluster.js";
-import { type AnnouncedServe, announceServe } from "../serve-connection-file.js";
+import {
+  type AnnouncedServe,
+  announceServe,
+  type ServeConnectionFields,
+} from "../serve-connection-file.js";
 import {
   addRelayOptions,
   type RelayServeOptions,
   relayFilesForSandbox,
   remoteOf,
 } from "../serve-relay.js";
+import { type SocketServeOptions, socketOf } from "../serve-socket.js";
 import { addTlsOptions, type TlsServeOptions, tlsOf } from "../serve-tls.js";
 import {
   STORE_KEY_FILE_HELP,
@@ -57,7 +62,8 @@ interface ServeOptions
   extends ClusterServeOptions,
     SandboxFlags,
     TlsServeOptions,
-    RelayServeOptions {
+    RelayServeOptions,
+    SocketServeOptions {
   dir?: string;
   model?: string;
   config?: string;
@@ -104,6 +110,10 @@ export function registerServeCommand(program: Command): void {
     .option("--store-key-file <path>", STORE_KEY_FILE_HELP)
     .option("--opencode-data <directory>", OPENCODE_DATA_OPTION_HELP)
     .option("--port <port>", "port to listen on (default: a free port)")
+    .option(
+      "--socket <path>",
+      "listen on this Unix socket instead of a port (made 0600, in a directory only you can write): with --relay, nothing but this machine's user and paired devices reach it",
+    )
     .option(
       "--host <host>",
       "address to listen on; anything but loopback needs OCB_TOKEN",
@@ -158,6 +168,7 @@ async function serve(options: ServeOptions): Promise<void> {
   const backend = chooseBackend(options.backend);
   const model = options.model === undefined ? undefined : parseModel(options.model);
   const config = options.config === undefined ? undefined : readConfigFile(options.config);
+  const socketPath = socketOf(options);
   const port = wholeNumber("--port", options.port ?? "0", 65_535);
   const startupTimeoutMs = wholeNumber("--startup-timeout", options.startupTimeout);
   const allowOrigins = options.allowOrigin.map(checkOrigin);
@@ -228,8 +239,7 @@ async function serve(options: ServeOptions): Promise<void> {
     sidecar = await startSidecar({
       bridge,
       token: token.value,
-      host: options.host,
-      port,
+      ...(socketPath === undefined ? { host: options.host, port } : { socketPath }),
       allowOrigins,
       allowHosts: options.allowHost,
       allowDirectories: allowDirs,
@@ -241,23 +251,33 @@ async function serve(options: ServeOptions): Promise<void> {
       ...(tls === undefined ? {} : { tls }),
       ...(remote === undefined ? {} : { remote }),
     });
-    announced = announce(sidecar.url, token.value);
+    announced = announce({
+      url: sidecar.url,
+      token: token.value,
+      ...(socketPath === undefined ? {} : { socketPath }),
+    });
     if (!isLoopbackHost(options.host)) {
       console.error(
         `ocb: warning: listening on ${options.host}, beyond this machine: anyone who can reach it and has the token can run tools in ${directory}`,
       );
     }
+    const where = socketPath === undefined ? sidecar.url : `the socket ${socketPath}`;
     console.log(
-      `ocb sidecar listening on ${sidecar.url} (backend ${bridge.backend}, directory ${directory})`,
+      `ocb sidecar listening on ${where} (backend ${bridge.backend}, directory ${directory})`,
     );
     console.log(token.generated ? `token: ${token.value}` : "token: the one in OCB_TOKEN");
-    if (options.web) console.log(`chat: ${chatUrl(sidecar.url, token)}`);
+    // A browser cannot open a Unix socket: the chat reaches it through a relay only.
+    if (options.web && socketPath === undefined)
+      console.log(`chat: ${chatUrl(sidecar.url, token)}`);
     if (remote !== undefined) {
       console.log(
         `relays: ${remote.relays.join(", ")} (pair a device: ocb pair; list them: ocb devices)`,
       );
     }
-    console.log(`try: curl -H "Authorization: Bearer $TOKEN" ${sidecar.url}/v1/sessions`);
+    const curlTarget = socketPath === undefined ? "" : `--unix-socket ${socketPath} `;
+    console.log(
+      `try: curl ${curlTarget}-H "Authorization: Bearer $TOKEN" ${sidecar.url}/v1/sessions`,
+    );
     if (announced !== undefined) {
       console.log(`ocb changes, ocb undo, … find it through ${announced.path}`);
     }
@@ -285,9 +305,9 @@ async function serve(options: ServeOptions): Promise<void> {
  * The connection file, for the commands that drive a sidecar (`ocb changes`, `ocb undo`, …)
  * with no flags on this machine. Without it the sidecar still serves: they need --url then.
  */
-function announce(url: string, token: string): AnnouncedServe | undefined {
+function announce(fields: ServeConnectionFields): AnnouncedServe | undefined {
   try {
-    return announceServe({ url, token });
+    return announceServe(fields);
   } catch (error) {
     console.error(
       `ocb: warning: no connection file (${describeError(error)}): ocb changes, ocb undo, … need --url and OCB_TOKEN to reach this sidecar`,

@@ -1,0 +1,25 @@
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { UsageError } from "../errors.js";
+import { socketOf } from "./serve-socket.js";
+
+describe("ocb serve --socket", () => {
+  it("is the socket's absolute path, or nothing without the flag", () => {
+    expect(socketOf({ host: "127.0.0.1" })).toBeUndefined();
+    expect(socketOf({ host: "127.0.0.1", socket: "run/ocb.sock" })).toBe(resolve("run/ocb.sock"));
+  });
+
+  it("refuses what names a TCP address with it, naming each flag", () => {
+    const refused = () =>
+      socketOf({
+        host: "0.0.0.0",
+        port: "4097",
+        socket: "ocb.sock",
+        tlsCert: "c.pem",
+        cluster: true,
+      });
+    expect(refused).toThrow(UsageError);
+    expect(refused).toThrow("drop --port, --host, --tls-cert, --cluster");
+    expect(() => socketOf({ host: "127.0.0.1", socket: "" })).toThrow("--socket needs a path");
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * A Unix socket for the sidecar to listen on instead of a TCP port (`socketPath`): nothing on
+ * the network can connect, and of the machine's other users only those who may write the
+ * socket file (none: it is made 0600). Its directory must be the user's alone: in a directory
+ * others can write (`/tmp`), one of them could put their own socket at the path first, or in its
+ * place, and be handed the token by every local client.
+ */
+import { chmodSync, lstatSync, rmSync, type Stats } from "node:fs";
+import { connect } from "node:net";
+import { dirname, resolve } from "node:path";
+import { UsageError } from "../errors.js";
+
+/** Linux's bound on a socket's path (`sun_path`, 108 bytes with its terminating zero). */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+/** How long a leftover socket file may take to refuse a connection before it is called in use. */
+const PROBE_TIMEOUT_MS = 2_000;
+
+/**
+ * The absolute path, once it is safe to listen there: its directory the user's own and closed
+ * to others, and nothing at the path but a leftover socket nobody listens on (removed).
+ */
+export async function prepareSocketPath(path: string): Promise<string> {
+  const absolute = resolve(path);
+  if (Buffer.byteLength(absolute) > MAX_SOCKET_PATH_BYTES) {
+    throw new UsageError(
+      `the socket path ${absolute} is longer than a Unix socket's path may be (${MAX_SOCKET_PATH_BYTES} bytes): choose a shorter one, e.g. in $XDG_RUNTIME_DIR`,
+    );
+  }
+  checkDirectory(dirname(absolute));
+  const existing = statOrUndefined(absolute);
+  if (existing === undefined) return absolute;
+  if (!existing.isSocket()) {
+    throw new UsageError(
+      `${absolute} exists and is not a socket: the sidecar will not replace it; choose another path, or remove it`,
+    );
+  }
+  if (await someoneListens(absolute)) {
+    throw new UsageError(
+      `another process listens on ${absolute} (an \`ocb serve\` still running?): stop it, or choose another path`,
+    );
+  }
+  // Left by a sidecar that was killed outright: nobody answers there.
+  rmSync(absolute, { force: true });
+  return absolute;
+}
+
+/** Readable and writable by the owner alone (called once it exists, before any client). */
+export function restrictSocket(path: string): void {
+  chmodSync(path, 0o600);
+}
+
+function checkDirectory(directory: string): void {
+  const stats = statOrUndefined(directory);
+  if (stats === undefined || !stats.isDirectory()) {
+    throw new UsageError(
+      `the socket's directory ${directory} does not exist: make it first (mkdir -m 700 ${directory})`,
+    );
+  }
+  const uid = process.getuid?.();
+  if (uid !== undefined && stats.uid !== uid) {
+    throw new UsageError(
+      `the socket's directory ${directory} belongs to another user (uid ${stats.uid}): use a directory of your own, e.g. $XDG_RUNTIME_DIR`,
+    );
+  }
+  if ((stats.mode & 0o022) !== 0) {
+    const mode = (stats.mode & 0o7777).toString(8);
+    throw new UsageError(
+      `the socket's directory ${directory} is writable by other users (mode ${mode}): one of them could put their own socket at the path and be handed the token; use a directory only you can write (mkdir -m 700 DIR, or $XDG_RUNTIME_DIR)`,
+    );
+  }
+}
+
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/** Whether a connection to the socket is accepted (refused, or no answer in time: no). */
+function someoneListens(path: string): Promise<boolean> {
+  return new Promise((resolveListens) => {
+    const socket = connect({ path });
+    const done = (listens: boolean): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolveListens(listens);
+    };
+    // A listener that accepts nothing in time is treated as in use: never remove a live socket.
+    const timer = setTimeout(() => done(true), PROBE_TIMEOUT_MS);
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
