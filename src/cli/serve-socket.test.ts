@@ -1,4 +1,6 @@
-import { resolve } from "node:path";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../errors.js";
 import { socketOf } from "./serve-socket.js";
@@ -7,6 +9,17 @@ describe("ocb serve --socket", () => {
   it("is the socket's absolute path, or nothing without the flag", () => {
     expect(socketOf({ host: "127.0.0.1" })).toBeUndefined();
     expect(socketOf({ host: "127.0.0.1", socket: "run/ocb.sock" })).toBe(resolve("run/ocb.sock"));
+  });
+
+  it("with no path, is sidecar.sock in the connection file's directory, made 0700", () => {
+    const data = mkdtempSync(join(tmpdir(), "ocb-serve-socket-"));
+    try {
+      const path = socketOf({ host: "127.0.0.1", socket: true }, { XDG_DATA_HOME: data });
+      expect(path).toBe(join(data, "opencode-bridge", "serve", "sidecar.sock"));
+      expect(statSync(join(data, "opencode-bridge", "serve")).mode & 0o777).toBe(0o700);
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
   });
 
   it("refuses what names a TCP address with it, naming each flag", () => {

@@ -3,11 +3,13 @@
  * `--relay`, a sidecar nothing reaches but this machine's user and paired devices). Whatever
  * names a TCP address goes with it.
  */
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { UsageError } from "../errors.js";
+import { madeServeConnectionDirectory } from "./serve-connection-file.js";
 
 export interface SocketServeOptions {
-  socket?: string;
+  /** A path, or `true` for the default one (`--socket` with no value). */
+  socket?: string | true;
   port?: string;
   host: string;
   tlsCert?: string;
@@ -17,8 +19,15 @@ export interface SocketServeOptions {
 /** The host `--host` defaults to: given any other, the user asked for a TCP address. */
 const DEFAULT_HOST = "127.0.0.1";
 
-/** The socket's absolute path, or undefined without `--socket`. */
-export function socketOf(options: SocketServeOptions): string | undefined {
+/**
+ * The socket's absolute path, or undefined without `--socket`. With no path given, the
+ * connection file's directory (0700, hidden from a sandboxed agent) holds it: a sandbox cannot
+ * stop a connection to a socket it can see.
+ */
+export function socketOf(
+  options: SocketServeOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   if (options.socket === undefined) return undefined;
   if (options.socket === "") throw new UsageError("--socket needs a path, e.g. ./ocb.sock");
   const conflicting = [
@@ -32,5 +41,9 @@ export function socketOf(options: SocketServeOptions): string | undefined {
       `--socket listens on no TCP address: drop ${conflicting.join(", ")} (a cluster's sidecars call each other over TCP)`,
     );
   }
+  if (options.socket === true) return join(madeServeConnectionDirectory(env), DEFAULT_SOCKET);
   return resolve(options.socket);
 }
+
+/** The default socket's name, in the connection file's directory. */
+const DEFAULT_SOCKET = "sidecar.sock";

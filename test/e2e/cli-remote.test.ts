@@ -53,8 +53,9 @@ describe("ocb serve --relay, ocb pair, ocb devices", () => {
     const identity = join(dir, "keys", "relay-identity.json");
     // On a Unix socket: no port of the sidecar's. Its own data directory, so that the commands
     // below find this serve's connection file (its socket and token), no other test's.
-    const socket = join(dir, "ocb.sock");
+    // `--socket` with no path: sidecar.sock beside the connection file.
     const env = { XDG_DATA_HOME: join(dir, "data"), OCB_URL: "", OCB_TOKEN: "" };
+    const socket = join(env.XDG_DATA_HOME, "opencode-bridge", "serve", "sidecar.sock");
     const cli = startOcb(
       [
         "serve",
@@ -64,7 +65,6 @@ describe("ocb serve --relay, ocb pair, ocb devices", () => {
         "--store",
         join(dir, "store.db"),
         "--socket",
-        socket,
         "--relay",
         relay.url,
         "--relay-identity",
@@ -159,7 +159,7 @@ describe("ocb serve --relay, ocb pair, ocb devices", () => {
     expect(await within(relayCli.exited, "the relay's exit", WAIT_MS)).toBe(0);
   });
 
-  it("refuses bad relay options before starting anything", async () => {
+  it("refuses bad relay and socket options before starting anything", async () => {
     const notRelay = await ocb(["serve", "--demo", "--relay", "http://relay.example"]);
     expect(notRelay.code).toBe(2);
     expect(notRelay.stderr).toContain(
@@ -168,5 +168,8 @@ describe("ocb serve --relay, ocb pair, ocb devices", () => {
     const alone = await ocb(["serve", "--demo", "--pair-page", "https://pair.example/"]);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain("--pair-page needs --relay");
+    const socketAndPort = await ocb(["serve", "--demo", "--socket", "--port", "4097"]);
+    expect(socketAndPort.code).toBe(2);
+    expect(socketAndPort.stderr).toContain("--socket listens on no TCP address: drop --port");
   });
 });

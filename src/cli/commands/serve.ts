@@ -111,8 +111,8 @@ export function registerServeCommand(program: Command): void {
     .option("--opencode-data <directory>", OPENCODE_DATA_OPTION_HELP)
     .option("--port <port>", "port to listen on (default: a free port)")
     .option(
-      "--socket <path>",
-      "listen on this Unix socket instead of a port (made 0600, in a directory only you can write): with --relay, nothing but this machine's user and paired devices reach it",
+      "--socket [path]",
+      "listen on a Unix socket instead of a port (made 0600, in a directory only you can write; default serve/sidecar.sock in the bridge's data directory): with --relay, nothing but this machine's user and paired devices reach it",
     )
     .option(
       "--host <host>",
