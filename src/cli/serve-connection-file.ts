@@ -21,7 +21,7 @@ const ServeConnectionSchema = z.object({
   pid: z.number().int().positive(),
   /** When it started listening (ms since the epoch), for the messages. */
   startedAt: z.number(),
-  /** The Unix socket it listens on (`--socket`), `url` then only its base (`http://localhost`). */
+  /** The Unix socket it listens on (`--socket`); `url` is then `unix:<path>`, for messages. */
   socketPath: z.string().min(1).optional(),
 });
 

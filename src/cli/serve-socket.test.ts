@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../errors.js";
-import { socketOf } from "./serve-socket.js";
+import { socketDirectoryToHide, socketOf } from "./serve-socket.js";
 
 describe("ocb serve --socket", () => {
   it("is the socket's absolute path, or nothing without the flag", () => {
@@ -34,5 +34,18 @@ describe("ocb serve --socket", () => {
     expect(refused).toThrow(UsageError);
     expect(refused).toThrow("drop --port, --host, --tls-cert, --cluster");
     expect(() => socketOf({ host: "127.0.0.1", socket: "" })).toThrow("--socket needs a path");
+  });
+
+  it("with a sandbox, hides an explicit socket's directory, and refuses one that holds a project", () => {
+    expect(socketDirectoryToHide("/run/user/1000/ocb.sock", false, ["/p"])).toBeUndefined();
+    expect(socketDirectoryToHide(undefined, true, ["/p"])).toBeUndefined();
+    expect(socketDirectoryToHide("/run/user/1000/ocb.sock", true, ["/p"])).toBe("/run/user/1000");
+    expect(socketDirectoryToHide("/p/sockets/ocb.sock", true, ["/p"])).toBe("/p/sockets");
+    expect(() => socketDirectoryToHide("/p/ocb.sock", true, ["/q", "/p"])).toThrow(
+      "with --sandbox, the socket's directory /p must not hold a project directory (/p)",
+    );
+    expect(() => socketDirectoryToHide("/home/u/ocb.sock", true, ["/home/u/project"])).toThrow(
+      UsageError,
+    );
   });
 });

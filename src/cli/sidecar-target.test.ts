@@ -74,9 +74,9 @@ describe("which sidecar a command drives", () => {
     });
   });
 
-  it("and the socket of an ocb serve --socket, its URL then only the base", () => {
+  it("and the socket of an ocb serve --socket, with the base URL its client calls", () => {
     writeServeConnection(path, {
-      url: "http://localhost",
+      url: "unix:/run/user/1000/ocb.sock",
       token: "file-token",
       pid: 78,
       startedAt: 0,

@@ -17,6 +17,9 @@ export interface SidecarTarget {
   file?: { path: string; pid: number };
 }
 
+/** The base URL of a client of a sidecar on a Unix socket (what it answers to: `Host: localhost`). */
+const SOCKET_BASE_URL = "http://localhost";
+
 /** No sidecar to drive: none announced, or the one announced is gone or does not answer. */
 export class NoSidecarError extends OpencodeBridgeError {}
 
@@ -56,12 +59,16 @@ export function sidecarTarget(
       `the \`ocb serve\` that ${path} names (pid ${pid}, ${connection.url}, started ${new Date(connection.startedAt).toISOString()}) is no longer running: ${HOW_TO_REACH}`,
     );
   }
-  return {
-    url: connection.url,
-    token: connection.token,
-    ...(connection.socketPath === undefined ? {} : { socketPath: connection.socketPath }),
-    file: { path, pid },
-  };
+  if (connection.socketPath !== undefined) {
+    // Every call goes to the socket: the URL only names the paths (`unixSocketTransport`).
+    return {
+      url: SOCKET_BASE_URL,
+      token: connection.token,
+      socketPath: connection.socketPath,
+      file: { path, pid },
+    };
+  }
+  return { url: connection.url, token: connection.token, file: { path, pid } };
 }
 
 /** An http(s) URL, as `ocb serve` prints it; the client would refuse anything else less clearly. */

@@ -77,7 +77,8 @@ function check(
       `the Host header ${JSON.stringify(host ?? "")} is not this sidecar's; ` +
         (ctx.address.socketPath === undefined
           ? `call it as http://127.0.0.1:${ctx.address.port} (or by the host it was started with); `
-          : `on its socket ${ctx.address.socketPath}, call it with Host: ${ctx.address.host}; `) +
+          : // Not the socket's path: whoever asks may be a device through a relay.
+            `on its Unix socket, call it with Host: ${ctx.address.host}; `) +
         "behind a proxy, start it with --allow-host for the name the proxy passes",
     );
   }

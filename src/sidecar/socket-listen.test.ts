@@ -2,8 +2,9 @@
  * A sidecar on a Unix socket (`socketPath`) instead of a TCP port: a client reaches it through
  * `unixSocketTransport` with `Host: localhost`; the socket is the owner's alone (0600) and gone
  * after the close; a leftover socket of a killed sidecar is replaced, a live one or another
- * file is not, and a directory other users can write is refused (one of them could put a
- * socket of theirs at the path and be handed the token).
+ * file is not, and a directory other users can enter, or one under a directory they can
+ * rename things in, is refused (one of them could put a socket of theirs at the path and be
+ * handed the token).
  */
 import {
   chmodSync,
@@ -108,7 +109,8 @@ describe("a sidecar on a Unix socket", () => {
     expect((await rawGet(socketPath, "localhost")).status).toBe(200);
     const foreign = await rawGet(socketPath, "evil.example");
     expect(foreign.status).toBe(421);
-    expect(foreign.body).toContain(`on its socket ${socketPath}, call it with Host: localhost`);
+    expect(foreign.body).toContain("on its Unix socket, call it with Host: localhost");
+    expect(foreign.body).not.toContain(socketPath);
     // What a page on a loopback port would send: not this sidecar's origin.
     const transport = unixSocketTransport(socketPath);
     cleanups.push(() => transport.close());
@@ -147,7 +149,7 @@ describe("a sidecar on a Unix socket", () => {
     await expect(refused).rejects.toThrow(`another process listens on ${socketPath}`);
   });
 
-  it("refuses a path that is another file, a directory others can write, and a TCP address", async () => {
+  it("refuses a path that is another file, a directory others can enter or rename, and a TCP address", async () => {
     const { directory, bridge } = scratch();
     const file = join(directory, "notes.txt");
     writeFileSync(file, "mine");
@@ -159,7 +161,17 @@ describe("a sidecar on a Unix socket", () => {
     chmodSync(shared, 0o1777);
     await expect(
       startSidecar({ bridge, token: TOKEN, socketPath: join(shared, "ocb.sock") }),
-    ).rejects.toThrow(/is writable by other users \(mode 1777\)/);
+    ).rejects.toThrow(/is open to other users \(mode 1777\)/);
+    // Its own directory closed, but inside one anybody may rename things in (no sticky bit).
+    const open = join(directory, "open");
+    mkdirSync(join(open, "mine"), { recursive: true });
+    chmodSync(open, 0o777);
+    chmodSync(join(open, "mine"), 0o700);
+    await expect(
+      startSidecar({ bridge, token: TOKEN, socketPath: join(open, "mine", "ocb.sock") }),
+    ).rejects.toThrow(
+      `the socket's path runs through ${open} (uid ${process.getuid?.()}, mode 777)`,
+    );
     await expect(
       startSidecar({ bridge, token: TOKEN, socketPath: join(directory, "none", "ocb.sock") }),
     ).rejects.toThrow("does not exist");

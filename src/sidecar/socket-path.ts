@@ -1,11 +1,11 @@
 /**
  * A Unix socket for the sidecar to listen on instead of a TCP port (`socketPath`): nothing on
- * the network can connect, and of the machine's other users only those who may write the
- * socket file (none: it is made 0600). Its directory must be the user's alone: in a directory
- * others can write (`/tmp`), one of them could put their own socket at the path first, or in its
- * place, and be handed the token by every local client.
+ * the network can connect, nor any other user of the machine: the socket is made 0600, in a
+ * directory that must be the user's alone (mode 700), under directories nobody else can
+ * rename. Otherwise (`/tmp` itself, a shared directory) another user could put their own
+ * socket at the path first, or in its place later, and be handed the token by every client.
  */
-import { chmodSync, lstatSync, rmSync, type Stats } from "node:fs";
+import { chmodSync, lstatSync, realpathSync, rmSync, type Stats } from "node:fs";
 import { connect } from "node:net";
 import { dirname, resolve } from "node:path";
 import { UsageError } from "../errors.js";
@@ -63,12 +63,37 @@ function checkDirectory(directory: string): void {
       `the socket's directory ${directory} belongs to another user (uid ${stats.uid}): use a directory of your own, e.g. $XDG_RUNTIME_DIR`,
     );
   }
-  if ((stats.mode & 0o022) !== 0) {
-    const mode = (stats.mode & 0o7777).toString(8);
+  // Closed to others altogether: they cannot reach the socket in the moment between its bind
+  // and its chmod, nor put anything in its place.
+  if ((stats.mode & 0o077) !== 0) {
     throw new UsageError(
-      `the socket's directory ${directory} is writable by other users (mode ${mode}): one of them could put their own socket at the path and be handed the token; use a directory only you can write (mkdir -m 700 DIR, or $XDG_RUNTIME_DIR)`,
+      `the socket's directory ${directory} is open to other users (mode ${modeOf(stats)}): one of them could put their own socket at the path and be handed the token; use a directory only you can enter (mkdir -m 700 DIR; chmod 700 DIR; or $XDG_RUNTIME_DIR)`,
     );
   }
+  checkAncestors(realpathSync(directory), uid);
+}
+
+/**
+ * Every directory above the socket's, links resolved, is root's or the user's and cannot be
+ * renamed by anyone else (writable by others only with the sticky bit, as /tmp): else another
+ * user could move the socket's directory away and put one of their own at its name.
+ */
+function checkAncestors(directory: string, uid: number | undefined): void {
+  for (let ancestor = dirname(directory); ; ancestor = dirname(ancestor)) {
+    const stats = lstatSync(ancestor);
+    const owned = uid === undefined || stats.uid === 0 || stats.uid === uid;
+    const sticky = (stats.mode & 0o1000) !== 0;
+    if (!owned || ((stats.mode & 0o022) !== 0 && !sticky)) {
+      throw new UsageError(
+        `the socket's path runs through ${ancestor} (uid ${stats.uid}, mode ${modeOf(stats)}), which another user could change: they could move the socket's directory away and put their own socket at its name; use a directory under your home or $XDG_RUNTIME_DIR`,
+      );
+    }
+    if (ancestor === dirname(ancestor)) return;
+  }
+}
+
+function modeOf(stats: Stats): string {
+  return (stats.mode & 0o7777).toString(8);
 }
 
 function statOrUndefined(path: string): Stats | undefined {
@@ -92,6 +117,10 @@ function someoneListens(path: string): Promise<boolean> {
     // A listener that accepts nothing in time is treated as in use: never remove a live socket.
     const timer = setTimeout(() => done(true), PROBE_TIMEOUT_MS);
     socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
+    // Only a refusal says nobody listens; any other failure (a full backlog: EAGAIN) may be a
+    // live sidecar, whose socket must not be removed.
+    socket.once("error", (error: NodeJS.ErrnoException) =>
+      done(error.code !== "ECONNREFUSED" && error.code !== "ENOENT"),
+    );
   });
 }

@@ -4,7 +4,7 @@
  * an event, bounded by `within`; the one fixed pause only shows that nothing more happens.
  */
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
@@ -593,6 +593,46 @@ describe("a target on a Unix socket", () => {
     upstream.send("over unix");
     await within(next, "the message");
     expect(seen.messages).toEqual(["over unix"]);
+  });
+});
+
+describe("a target on a Unix socket, against a client's path", () => {
+  it("sends a WebSocket to the target's socket whatever its path says, and reaches a socket path with a space and a colon", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "tunnel-"));
+    cleanups.push(() => rmSync(directory, { recursive: true, force: true }));
+    // `ws+unix:` URLs would send this one to `.../my dir` (cut at the colon, the space escaped).
+    mkdirSync(join(directory, "my dir:x"));
+    const socketPath = join(directory, "my dir:x", "target.sock");
+    const target = await startTarget(() => {}, { socketPath });
+    const otherPath = join(directory, "other.sock");
+    const other = await startTarget(() => {}, { socketPath: otherPath });
+    const [rawClient, serverEnd] = linkedChannelPair();
+    const server = serveTunnel(serverEnd, {
+      target: { socketPath },
+      setHeaders: { authorization: "Bearer target-token" },
+    });
+    cleanups.push(async () => {
+      rawClient.close();
+      await within(server.closed, "the server's close");
+    });
+    const accepted = new Promise<number>((resolve) =>
+      rawClient.onMessage((message) => {
+        const frame = decodeFrame(message);
+        if (frame.type === "ws-accepted") resolve(frame.streamId);
+      }),
+    );
+    // What a client of its own making (a paired device) can send: a path naming another socket.
+    rawClient.send(
+      encodeFrame({
+        type: "ws-open",
+        streamId: 1,
+        head: { path: `/../../../../..${otherPath}:/v1/ws`, headers: [], protocols: [] },
+      }),
+    );
+    await within(target.nextSocket(), "the target's socket");
+    expect(target.upgradeHeaders[0]?.authorization).toBe("Bearer target-token");
+    expect(other.upgradeHeaders).toEqual([]);
+    expect(await within(accepted, "the stream's acceptance")).toBe(1);
   });
 });
 

@@ -3,6 +3,8 @@
  * both ways (the target's paused while the client's window is spent; the client's granted back
  * once the target's socket took them), closes mirrored, a refused upgrade told with its status.
  */
+
+import { connect } from "node:net";
 import { concatBytes } from "./concat-bytes.js";
 import { CreditedSender, ReceiveWindow } from "./flow-control.js";
 import { clipUtf8, ProtocolViolation } from "./frame-link.js";
@@ -39,13 +41,20 @@ export class UpstreamSocket implements ServerStream {
 
   start(): void {
     const target = this.context.target;
+    // A Unix socket is connected to by its path, never through a `ws+unix:PATH:REQUEST` URL:
+    // `ws` splits that at the first colon after resolving dot segments, so a client's path
+    // (`/../../tmp/other.sock:/x`) would choose the socket the target's token is sent to, and
+    // a socket path with a space, `%` or `:` would reach another file.
     const url =
       "socketPath" in target
-        ? `ws+unix:${target.socketPath}:${this.head.path}`
+        ? `ws://localhost${this.head.path}`
         : `ws://${target.host.includes(":") ? `[${target.host}]` : target.host}:${target.port}${this.head.path}`;
     let socket: UpstreamWebSocket;
     try {
       socket = new UpstreamWebSocketClient(url, this.head.protocols, {
+        ...("socketPath" in target
+          ? { createConnection: () => connect({ path: target.socketPath }) }
+          : {}),
         headers: headerRecordOf(this.context.headersFor(this.head.headers, true)),
         perMessageDeflate: false,
         maxPayload: this.host.limits.maxWebSocketMessageBytes,

@@ -49,7 +49,7 @@ import {
   relayFilesForSandbox,
   remoteOf,
 } from "../serve-relay.js";
-import { type SocketServeOptions, socketOf } from "../serve-socket.js";
+import { type SocketServeOptions, socketDirectoryToHide, socketOf } from "../serve-socket.js";
 import { addTlsOptions, type TlsServeOptions, tlsOf } from "../serve-tls.js";
 import {
   STORE_KEY_FILE_HELP,
@@ -195,6 +195,12 @@ async function serve(options: ServeOptions): Promise<void> {
       options.clusterSecretFile,
       options.storeKeyFile,
       ...(remote === undefined ? [] : relayFilesForSandbox(remote)),
+      // The default socket's directory is the connection file's, hidden already.
+      socketDirectoryToHide(
+        options.socket === true ? undefined : socketPath,
+        (options.sandbox ?? "off") !== "off",
+        [directory, ...allowDirs],
+      ),
     ],
   });
   const dataDir = opencodeDataDir(options.opencodeData, spec);
@@ -251,11 +257,13 @@ async function serve(options: ServeOptions): Promise<void> {
       ...(tls === undefined ? {} : { tls }),
       ...(remote === undefined ? {} : { remote }),
     });
-    announced = announce({
-      url: sidecar.url,
-      token: token.value,
-      ...(socketPath === undefined ? {} : { socketPath }),
-    });
+    announced = announce(
+      socketPath === undefined
+        ? { url: sidecar.url, token: token.value }
+        : // A URL no HTTP client dials: an ocb that knows no `socketPath` fails, not calls
+          // http://localhost:80 with the token.
+          { url: `unix:${socketPath}`, token: token.value, socketPath },
+    );
     if (!isLoopbackHost(options.host)) {
       console.error(
         `ocb: warning: listening on ${options.host}, beyond this machine: anyone who can reach it and has the token can run tools in ${directory}`,
