@@ -25,6 +25,7 @@ import { followSession } from "../support/followed-session.js";
 import { sidecarApiPorts } from "../support/listening-ports.js";
 import { type RealSidecar, startRealSidecar } from "../support/real-sidecar.js";
 import { sendThroughCuts } from "../support/send-through-cuts.js";
+import { turnGate } from "../support/turn-gate.js";
 import { within } from "../support/within.js";
 import { NodeBinarySocket } from "../support/ws.js";
 
@@ -140,13 +141,19 @@ describe("a device through the relay", () => {
     try {
       const { id } = await device.client.createSession({ title: "through the relay" });
       const followed = followSession(device.client, id, WAIT_MS);
-      const first = await device.client.send(id, { text: "[[slow 30 40]]", delivery: "queue" });
-      await followed.next("text.delta", (event) => event.turnId === first.turnId);
+      // Held open until the steer is in: one after the turn's end would be a turn of its own.
+      const gate = turnGate(real.directory);
+      const first = await device.client.send(id, {
+        text: `${gate.directive} [[slow 30 40]]`,
+        delivery: "queue",
+      });
+      await followed.next("tool.called", (event) => event.turnId === first.turnId);
       const steer = await device.client.send(id, {
-        text: `[[reply ${PHRASE}]]`,
+        text: `[[reply ${PHRASE}]] [[chunks 4]]`,
         delivery: "steer",
       });
       expect(steer.turnId).toBe(first.turnId);
+      gate.open();
       const events = await followed.turn(first.turnId);
       expect(endOf(events)?.data).toMatchObject({ outcome: "completed", text: PHRASE });
       expect(events.filter((event) => event.type === "text.delta").length).toBeGreaterThan(1);

@@ -11,6 +11,7 @@ import { Bridge } from "../../src/runtime/bridge/bridge.js";
 import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { trackProcess } from "../support/process-tracker.js";
 import { collectTurn, untilTurnEvent } from "../support/turn-events.js";
+import { turnGate } from "../support/turn-gate.js";
 
 let bridge: Bridge;
 let directory: string;
@@ -64,10 +65,13 @@ describe("the runtime on the serve backend", () => {
 
   it("steers mid-turn: one turn, the same object, the steer delivered inside it", async () => {
     const session = await bridge.createSession({ title: "steer" });
-    const first = await session.send("[[slow 30 40]]", { delivery: "queue" });
-    await untilTurnEvent(first, (event) => event.type === "text.delta");
+    // Held open until the steer is in: one after the turn's end would be a turn of its own.
+    const gate = turnGate(directory);
+    const first = await session.send(`${gate.directive} [[slow 30 40]]`, { delivery: "queue" });
+    await untilTurnEvent(first, (event) => event.type === "tool.called");
     const steered = await session.send("[[reply steered]]", { delivery: "steer" });
     expect(steered).toBe(first);
+    gate.open();
     const events = await collectTurn(first);
     const delivered = events.filter((event) => event.type === "input.delivered");
     expect(delivered).toHaveLength(2);
@@ -78,11 +82,14 @@ describe("the runtime on the serve backend", () => {
 
   it("queues behind a running turn: two turns, in order", async () => {
     const session = await bridge.createSession({ title: "queue" });
-    const first = await session.send("[[slow 20 30]]", { delivery: "queue" });
-    await untilTurnEvent(first, (event) => event.type === "text.delta");
+    // Held open until the second is queued: it is pending while the first runs.
+    const gate = turnGate(directory);
+    const first = await session.send(`${gate.directive} [[slow 20 30]]`, { delivery: "queue" });
+    await untilTurnEvent(first, (event) => event.type === "tool.called");
     const second = await session.send("[[reply second]]", { delivery: "queue" });
     expect(second).not.toBe(first);
     expect(second.state).toBe("pending");
+    gate.open();
     const [a, b] = await Promise.all([first.done(), second.done()]);
     expect(a).toMatchObject({ outcome: "completed", text: expect.stringContaining("tok20") });
     expect(b).toMatchObject({ outcome: "completed", text: "second" });

@@ -18,6 +18,7 @@ import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { type CuttingProxy, startCuttingProxy } from "../support/cutting-proxy.js";
 import { type Followed, followSession } from "../support/followed-session.js";
 import { useRealSidecar } from "../support/real-sidecar.js";
+import { turnGate } from "../support/turn-gate.js";
 import { within } from "../support/within.js";
 import { NodeWebSocket } from "../support/ws.js";
 
@@ -91,12 +92,19 @@ describe("the typed client against the sidecar", () => {
   it("a steer joins the running turn; a queued input becomes the next turn", async () => {
     const { id } = await client.createSession({ title: "steer and queue" });
     const followed = follow(id);
-    const first = await client.send(id, { text: "[[slow 30 40]]", delivery: "queue" });
-    await followed.next("text.delta", (event) => event.turnId === first.turnId);
+    // Held open until both inputs are in: a steer that came after the turn's end would start
+    // a turn of its own, and how long a paced reply lasts depends on the machine.
+    const gate = turnGate(directory);
+    const first = await client.send(id, {
+      text: `${gate.directive} [[slow 30 40]]`,
+      delivery: "queue",
+    });
+    await followed.next("tool.called", (event) => event.turnId === first.turnId);
     const steer = await client.send(id, { text: "[[reply steered]]", delivery: "steer" });
     expect(steer.turnId).toBe(first.turnId);
     const queued = await client.send(id, { text: "[[reply second]]", delivery: "queue" });
     expect(queued.turnId).not.toBe(first.turnId);
+    gate.open();
     const firstEvents = await followed.turn(first.turnId);
     expect(firstEvents.filter((event) => event.type === "input.delivered")).toHaveLength(2);
     expect(endOf(firstEvents)?.data).toMatchObject({ outcome: "completed", text: "steered" });
@@ -211,14 +219,20 @@ describe("two typed clients on one session", () => {
       const theirs = follow(id, other);
       await within(theirs.subscription.caughtUp, "the other client caught up", WAIT_MS);
       const file = join(directory, "two-clients.txt");
-      const turn = await client.send(id, { text: "[[slow 20 30]]", delivery: "queue" });
-      await theirs.next("text.delta", (event) => event.turnId === turn.turnId);
+      // Held open until the steer is in (it must not come after the turn's end).
+      const gate = turnGate(directory);
+      const turn = await client.send(id, {
+        text: `${gate.directive} [[slow 20 30]]`,
+        delivery: "queue",
+      });
+      await theirs.next("tool.called", (event) => event.turnId === turn.turnId);
       // The steer's text is what the model reads next: a write, which asks.
       const steer = await other.send(id, {
         text: `[[tool write ${JSON.stringify({ path: file, content: "two\n" })}]] [[then both]]`,
         delivery: "steer",
       });
       expect(steer.turnId).toBe(turn.turnId);
+      gate.open();
       const ask = await theirs.next("permission.asked", (event) => event.turnId === turn.turnId);
       await client.replyPermission(id, ask.data.requestId, "once");
       const replied = await theirs.next("permission.replied");

@@ -19,6 +19,7 @@ import { BridgeApiError, BridgeClient } from "../../src/client/index.js";
 import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
 import { type RealSidecar, startRealSidecar, useRealSidecar } from "../support/real-sidecar.js";
 import { readUntil, sentTurn, turnEvents } from "../support/sidecar-reading.js";
+import { turnGate } from "../support/turn-gate.js";
 import { NodeWebSocket } from "../support/ws.js";
 
 /** A project with a command, a command running a shell command, a skill and two MCP servers. */
@@ -291,15 +292,18 @@ describe("compaction", () => {
     it("is refused while a turn runs (409), and the turn goes on", async () => {
       const { client: legacyClient } = legacy;
       const session = await legacyClient.createSession();
+      // Held open until the compact was refused: it must be asked while the turn runs.
+      const gate = turnGate(directory);
       const running = await legacyClient.send(session.id, {
-        text: "[[slow 4 200]]",
+        text: `${gate.directive} [[slow 4 200]]`,
         delivery: "queue",
       });
-      await readUntil(legacyClient, session.id, (event) => event.type === "text.delta", {
-        what: "the turn streaming",
+      await readUntil(legacyClient, session.id, (event) => event.type === "tool.called", {
+        what: "the turn running",
       });
 
       const busy = await legacyClient.compact(session.id).catch((error) => error);
+      gate.open();
 
       expect(busy).toBeInstanceOf(BridgeApiError);
       expect(busy).toMatchObject({ status: 409, code: "conflict" });
