@@ -190,8 +190,9 @@ describe("the session's status", () => {
     expect(await page.evaluate("window.__asked")).toBe(1);
     await page.keyboard.press("Escape");
 
-    await send(page, "[[slow 10 100]]");
+    // Hidden first: the turn's end must find the tab hidden, however soon it comes.
     await page.evaluate("window.__setHidden(true)");
+    await send(page, "[[slow 10 100]]");
     expect(await waitForOutcomes(page, 1)).toEqual(["completed"]);
     await eventually(() => page.evaluate("window.__notes.length")).toBe(1);
     expect(await page.evaluate("window.__notes[0]")).toEqual({

@@ -9,8 +9,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { BackendKind } from "../../src/backends/backend.js";
 import { BridgeApiError, type BridgeClient } from "../../src/client/index.js";
-import { startRealSidecar } from "../support/real-sidecar.js";
+import { type RealSidecar, startRealSidecar } from "../support/real-sidecar.js";
 import { readUntil } from "../support/sidecar-reading.js";
+import { turnGate } from "../support/turn-gate.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -18,24 +19,29 @@ afterEach(async () => {
 });
 
 /** A real sidecar of its own on `backend` (the two tests need one each), closed after the test. */
-async function sidecarOn(backend: BackendKind): Promise<BridgeClient> {
+async function sidecarOn(backend: BackendKind): Promise<RealSidecar> {
   const real = await startRealSidecar({
     backend,
     web: false,
     label: `sidecar cancel e2e, ${backend}`,
   });
   cleanups.push(real.close);
-  return real.client;
+  return real;
 }
 
 describe("removing a queued input", () => {
   it("serve-legacy: the held input never runs; the running turn and the next one do", async () => {
-    const client = await sidecarOn("serve-legacy");
+    const { client, directory } = await sidecarOn("serve-legacy");
     const session = await client.createSession();
     expect(session.capabilities?.cancelQueued).toBe(true);
-    const running = await client.send(session.id, { text: "[[slow 40 100]]", delivery: "queue" });
-    await readUntil(client, session.id, (event) => event.type === "text.delta", {
-      what: "the first turn streaming",
+    // Held open until the input is removed: a removal after its turn began is too late.
+    const gate = turnGate(directory);
+    const running = await client.send(session.id, {
+      text: `${gate.directive} [[slow 40 100]]`,
+      delivery: "queue",
+    });
+    await readUntil(client, session.id, (event) => event.type === "tool.called", {
+      what: "the first turn running",
     });
     const removed = await client.send(session.id, {
       text: "[[reply removed one]]",
@@ -44,6 +50,7 @@ describe("removing a queued input", () => {
     const next = await client.send(session.id, { text: "[[reply kept one]]", delivery: "queue" });
     expect(removed.inputId).toEqual(expect.any(String));
     await client.cancelInput(session.id, removed.inputId ?? "");
+    gate.open();
 
     const events = await readUntil(
       client,
@@ -75,7 +82,7 @@ describe("removing a queued input", () => {
   });
 
   it("serve: OpenCode keeps the queue, so the route says it cannot (422)", async () => {
-    const client = await sidecarOn("serve");
+    const { client } = await sidecarOn("serve");
     const session = await client.createSession();
     expect(session.capabilities?.cancelQueued).toBe(false);
     await client.send(session.id, { text: "[[slow 20 100]]", delivery: "queue" });
