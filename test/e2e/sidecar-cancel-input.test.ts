@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { BackendKind } from "../../src/backends/backend.js";
-import { BridgeApiError, type BridgeClient } from "../../src/client/index.js";
+import { BridgeApiError } from "../../src/client/index.js";
 import { type RealSidecar, startRealSidecar } from "../support/real-sidecar.js";
 import { readUntil } from "../support/sidecar-reading.js";
 import { turnGate } from "../support/turn-gate.js";

@@ -89,6 +89,9 @@ function call(on: Member, method: string, path: string, body?: unknown): Promise
 
 const durable = (events: CanonicalEvent[]) => events.filter((event) => event.seq !== undefined);
 const seqAndId = (events: CanonicalEvent[]) => durable(events).map((e) => `${e.seq}:${e.id}`);
+/** The last seq a client received (0: none). */
+const lastSeqOf = (client: RawWsClient) =>
+  Math.max(0, ...durable(canonicalEventsOf(client)).map((event) => event.seq ?? 0));
 const endsOf = (events: CanonicalEvent[]) => events.filter((e) => e.type === "turn.ended");
 
 /**
@@ -142,10 +145,18 @@ async function failoverRound(
       .filter((line) => line.includes(TOOK_OVER) && line.includes(session.id));
     expect(tookOver).toHaveLength(1);
 
-    // Let anything late arrive before comparing.
-    await delay(300);
+    // Compared at one seq: what was stored by now, once every follower has it (a late event
+    // may still follow, to one before the other).
     const stored = await store.read(session.id);
-    const lists = followers.map((client) => durable(canonicalEventsOf(client)));
+    const last = stored.at(-1)?.seq ?? 0;
+    await until(
+      "the stored events on both followers",
+      () => followers.every((client) => lastSeqOf(client) >= last),
+      ...survivors,
+    );
+    const lists = followers.map((client) =>
+      durable(canonicalEventsOf(client)).filter((event) => (event.seq ?? 0) <= last),
+    );
     for (const list of lists) {
       expect(seqAndId(list)).toEqual(seqAndId(stored));
       expect(list.map((event) => event.seq)).toEqual(list.map((_, index) => index + 1));

@@ -9,7 +9,6 @@
  * and one `turn.ended`.
  */
 
-import { setTimeout as delay } from "node:timers/promises";
 import { expect, it } from "vitest";
 import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { CLUSTER_SECRET } from "../support/cluster-secret.js";
@@ -30,6 +29,12 @@ const until = (what: string, ready: () => boolean, ...watched: OcbClusterMember[
 
 const durable = (events: CanonicalEvent[]) => events.filter((event) => event.seq !== undefined);
 const seqAndId = (events: CanonicalEvent[]) => durable(events).map((e) => `${e.seq}:${e.id}`);
+/** The last seq a client received (0: none). */
+const lastSeqOf = (client: RawWsClient) =>
+  Math.max(0, ...durable(canonicalEventsOf(client)).map((event) => event.seq ?? 0));
+/** The events up to `last` (live ones kept): a late event may follow what is compared. */
+const upTo = (events: CanonicalEvent[], last: number) =>
+  events.filter((event) => event.seq === undefined || event.seq <= last);
 const ended = (client: RawWsClient) =>
   canonicalEventsOf(client).some((event) => event.type === "turn.ended");
 
@@ -88,12 +93,22 @@ it("a client on B follows a turn driven by A: the same durable events as a clien
     delivery: "queue",
   });
   await until("the turn's end on A and on B", () => ended(onA) && ended(onB), a, b);
+  // Compared at one seq: what was stored by now, once both have it (a late event, a title,
+  // may still come after the turn's end, to one before the other).
+  const stored = await fixture.store.read(session.id);
+  const last = stored.at(-1)?.seq ?? 0;
+  await until(
+    "the stored events on A and on B",
+    () => lastSeqOf(onA) >= last && lastSeqOf(onB) >= last,
+    a,
+    b,
+  );
 
-  const fromA = canonicalEventsOf(onA);
-  const fromB = canonicalEventsOf(onB);
+  const fromA = upTo(canonicalEventsOf(onA), last);
+  const fromB = upTo(canonicalEventsOf(onB), last);
   expect(seqAndId(fromB)).toEqual(seqAndId(fromA));
   expect(durable(fromB).map((e) => e.seq)).toEqual(durable(fromB).map((_, index) => index + 1));
-  expect(seqAndId(fromB)).toEqual(seqAndId(await fixture.store.read(session.id)));
+  expect(seqAndId(fromB)).toEqual(seqAndId(stored));
   expect(fromA.some((event) => event.type === "text.delta")).toBe(true);
   // Deltas, relayed from A: streamed (more than the one a part's end would make), each
   // part's joined to its text, none after its end.
@@ -146,11 +161,13 @@ it("SIGKILL of A mid-turn: B takes the session over and the turn ends exactly on
 
   await until("the turn's end on B", () => ended(onB), b);
   expect(b.cli.stderr).toContain("took over a session whose driver let its lease expire");
-  // Let anything late arrive before counting.
-  await delay(500);
-  const fromB = durable(canonicalEventsOf(onB));
+  // Compared at one seq: what was stored by now, once B has it (a late event may follow).
+  const stored = await fixture.store.read(session.id);
+  const last = stored.at(-1)?.seq ?? 0;
+  await until("the stored events on B", () => lastSeqOf(onB) >= last, b);
+  const fromB = durable(upTo(canonicalEventsOf(onB), last));
   expect(fromB.map((e) => e.seq)).toEqual(fromB.map((_, index) => index + 1));
-  expect(seqAndId(fromB)).toEqual(seqAndId(await fixture.store.read(session.id)));
+  expect(seqAndId(fromB)).toEqual(seqAndId(stored));
   const ends = fromB.filter((event) => event.type === "turn.ended");
   expect(ends).toHaveLength(1);
   const text = Array.from({ length: COUNT }, (_, index) => `tok${index + 1}`).join(" ");
