@@ -23,6 +23,7 @@ import {
   textsOf,
   writeTurn,
 } from "../support/chat-page.js";
+import { turnGate } from "../support/turn-gate.js";
 
 const chromium = useBrowser();
 const harness = useChatHarness();
@@ -63,11 +64,14 @@ describe("needs you, for every listed session", () => {
     const title = await page.title();
     await turnOnNotify(page);
 
-    // A slow turn in the first session; the reader opens the second and leaves the tab.
-    await send(page, "[[slow 40 100]]");
+    // A turn in the first session, held open until the reader has opened the second and left
+    // the tab: its end must find the tab hidden, however fast the machine.
+    const gate = turnGate(directory);
+    await send(page, `${gate.directive} [[slow 4 100]]`);
     await eventually(() => sessionItem(page, first.id).getAttribute("data-running")).toBe("true");
     await openSession(page, second.id);
     await page.evaluate("window.__setHidden(true)");
+    gate.open();
     await eventually(() => notes(page)).toEqual([
       { title: "first <b>job</b> needs you", body: "The turn ended.", tag: first.id },
     ]);
