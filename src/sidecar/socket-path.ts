@@ -9,6 +9,7 @@ import { chmodSync, lstatSync, realpathSync, rmSync, type Stats } from "node:fs"
 import { connect } from "node:net";
 import { dirname, resolve } from "node:path";
 import { UsageError } from "../errors.js";
+import { PRIVATE_FILE_MODE } from "../store/private-files.js";
 
 /** Linux's bound on a socket's path (`sun_path`, 108 bytes with its terminating zero). */
 const MAX_SOCKET_PATH_BYTES = 107;
@@ -28,7 +29,7 @@ export async function prepareSocketPath(path: string): Promise<string> {
     );
   }
   checkDirectory(dirname(absolute));
-  const existing = statOrUndefined(absolute);
+  const existing = lstatSync(absolute, { throwIfNoEntry: false });
   if (existing === undefined) return absolute;
   if (!existing.isSocket()) {
     throw new UsageError(
@@ -47,11 +48,11 @@ export async function prepareSocketPath(path: string): Promise<string> {
 
 /** Readable and writable by the owner alone (called once it exists, before any client). */
 export function restrictSocket(path: string): void {
-  chmodSync(path, 0o600);
+  chmodSync(path, PRIVATE_FILE_MODE);
 }
 
 function checkDirectory(directory: string): void {
-  const stats = statOrUndefined(directory);
+  const stats = lstatSync(directory, { throwIfNoEntry: false });
   if (stats === undefined || !stats.isDirectory()) {
     throw new UsageError(
       `the socket's directory ${directory} does not exist: make it first (mkdir -m 700 ${directory})`,
@@ -94,15 +95,6 @@ function checkAncestors(directory: string, uid: number | undefined): void {
 
 function modeOf(stats: Stats): string {
   return (stats.mode & 0o7777).toString(8);
-}
-
-function statOrUndefined(path: string): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
 }
 
 /** Whether a connection to the socket is accepted (refused, or no answer in time: no). */
