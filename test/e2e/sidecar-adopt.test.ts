@@ -25,7 +25,12 @@ import { type ScriptedModel, startScriptedModel } from "../../src/testing/script
 import { killLeftOcb, type RunningOcb, sidecarUrlOf, startOcb } from "../support/ocb-cli.js";
 import { isRunning, trackProcess } from "../support/process-tracker.js";
 import type { RawWsClient } from "../support/raw-ws.js";
-import { callSidecar, canonicalEventsOf, subscribeOverWs } from "../support/sidecar-http.js";
+import {
+  callSidecar,
+  canonicalEventsOf,
+  durable,
+  subscribeOverWs,
+} from "../support/sidecar-http.js";
 
 const TOKEN = "sidecar-adopt-e2e-token-0123456789";
 const COUNT = 40;
@@ -118,7 +123,6 @@ async function stopLeavingNothing(cli: RunningOcb, dir: string, serverPid: numbe
   store.close();
 }
 
-const durable = (events: CanonicalEvent[]) => events.filter((event) => event.seq !== undefined);
 const lastSeq = (events: CanonicalEvent[]) =>
   Math.max(0, ...durable(events).map((e) => e.seq ?? 0));
 

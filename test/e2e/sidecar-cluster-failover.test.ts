@@ -24,7 +24,14 @@ import type { RunningOcb } from "../support/ocb-cli.js";
 import { startTestPostgres, type TestPostgres } from "../support/postgres.js";
 import type { RawWsClient } from "../support/raw-ws.js";
 import { type RealServer, startRealServer } from "../support/real-server.js";
-import { callSidecar, canonicalEventsOf, subscribeOverWs } from "../support/sidecar-http.js";
+import {
+  callSidecar,
+  canonicalEventsOf,
+  durable,
+  lastSeqOf,
+  seqAndId,
+  subscribeOverWs,
+} from "../support/sidecar-http.js";
 
 const TOKEN = "sidecar-cluster-failover-e2e-token-0123";
 /** Safety net for a state to be reached (a cold real server on a loaded machine). */
@@ -87,11 +94,6 @@ function call(on: Member, method: string, path: string, body?: unknown): Promise
   return callSidecar({ url: on.url, token: TOKEN, boundMs: BOUND_MS }, method, path, body);
 }
 
-const durable = (events: CanonicalEvent[]) => events.filter((event) => event.seq !== undefined);
-const seqAndId = (events: CanonicalEvent[]) => durable(events).map((e) => `${e.seq}:${e.id}`);
-/** The last seq a client received (0: none). */
-const lastSeqOf = (client: RawWsClient) =>
-  Math.max(0, ...durable(canonicalEventsOf(client)).map((event) => event.seq ?? 0));
 const endsOf = (events: CanonicalEvent[]) => events.filter((e) => e.type === "turn.ended");
 
 /**

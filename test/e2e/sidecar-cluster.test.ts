@@ -14,7 +14,7 @@ import type { CanonicalEvent } from "../../src/events/canonical.js";
 import { CLUSTER_SECRET } from "../support/cluster-secret.js";
 import { type OcbClusterMember, useOcbCluster } from "../support/ocb-cluster.js";
 import type { RawWsClient } from "../support/raw-ws.js";
-import { canonicalEventsOf } from "../support/sidecar-http.js";
+import { canonicalEventsOf, durable, lastSeqOf, seqAndId } from "../support/sidecar-http.js";
 
 const TOKEN = "sidecar-cluster-e2e-token-0123456789";
 /** Safety net for a state to be reached (a cold real server on a loaded machine). */
@@ -27,11 +27,6 @@ const { call, subscribe } = fixture;
 const until = (what: string, ready: () => boolean, ...watched: OcbClusterMember[]) =>
   fixture.cluster.until(what, ready, ...watched);
 
-const durable = (events: CanonicalEvent[]) => events.filter((event) => event.seq !== undefined);
-const seqAndId = (events: CanonicalEvent[]) => durable(events).map((e) => `${e.seq}:${e.id}`);
-/** The last seq a client received (0: none). */
-const lastSeqOf = (client: RawWsClient) =>
-  Math.max(0, ...durable(canonicalEventsOf(client)).map((event) => event.seq ?? 0));
 /** The events up to `last` (live ones kept): a late event may follow what is compared. */
 const upTo = (events: CanonicalEvent[], last: number) =>
   events.filter((event) => event.seq === undefined || event.seq <= last);

@@ -19,6 +19,7 @@ import { demoModelServer } from "../../src/testing/demo-model-server.js";
 import { type CuttingProxy, startCuttingProxy } from "../support/cutting-proxy.js";
 import { trackProcess } from "../support/process-tracker.js";
 import { messageWith, RawWsClient } from "../support/raw-ws.js";
+import { lastSeqOf } from "../support/sidecar-http.js";
 import { sseFrames } from "../support/sse-frames.js";
 import { within } from "../support/within.js";
 
@@ -82,9 +83,6 @@ const eventsOf = (client: RawWsClient): CanonicalEvent[] =>
   (client.received as Message[]).flatMap((message) =>
     message.type === "event" && message.event !== undefined ? [message.event] : [],
   );
-
-const lastSeqOf = (client: RawWsClient): number =>
-  Math.max(0, ...eventsOf(client).map((event) => event.seq ?? 0));
 
 /** The events a client received up to the durable one of seq `last`, live ones between included. */
 const upToSeq = (events: CanonicalEvent[], last: number): CanonicalEvent[] =>

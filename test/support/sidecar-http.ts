@@ -33,6 +33,18 @@ export function canonicalEventsOf(client: RawWsClient): CanonicalEvent[] {
   });
 }
 
+/** The durable events of a list (those with a seq), in its order. */
+export const durable = (events: CanonicalEvent[]): CanonicalEvent[] =>
+  events.filter((event) => event.seq !== undefined);
+
+/** Each durable event as `seq:id`, to compare two lists or a list and the store. */
+export const seqAndId = (events: CanonicalEvent[]): string[] =>
+  durable(events).map((event) => `${event.seq}:${event.id}`);
+
+/** The last seq a raw client received (0: none). */
+export const lastSeqOf = (client: RawWsClient): number =>
+  Math.max(0, ...durable(canonicalEventsOf(client)).map((event) => event.seq ?? 0));
+
 /** A WebSocket to the sidecar at `url`, subscribed to the session after `after`. */
 export async function subscribeOverWs(
   sidecar: { url: string; token: string },
