@@ -6,11 +6,23 @@
  * the exit code is the first failure's. Ctrl-C stops the running tier (vitest gets it from the
  * terminal and cleans up) and no further tier starts.
  *
+ * After the wall times come the failed tests, each with the first lines of its error
+ * (scripts/tier-failures.ts): a CI log is read from its end.
+ *
  * `npx tsx scripts/test-tiers.ts unit browser` runs those tiers only.
  */
 import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TIERS, type TierName } from "../test/tiers.js";
+import {
+  formatTierFailures,
+  type TierFailure,
+  tierFailures,
+  type VitestJsonReport,
+} from "./tier-failures.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -18,11 +30,17 @@ interface TierRun {
   tier: TierName;
   seconds: number;
   code: number;
+  /** Undefined when the tier wrote no readable report (it crashed, or was stopped). */
+  failures: TierFailure[] | undefined;
 }
 
-function runTier(tier: TierName): Promise<{ code: number; interrupted: boolean }> {
+function runTier(
+  tier: TierName,
+  reportFile: string,
+): Promise<{ code: number; interrupted: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn("npx", ["vitest", "run", "--project", tier], {
+    const reporters = ["--reporter=default", "--reporter=json", `--outputFile.json=${reportFile}`];
+    const child = spawn("npx", ["vitest", "run", "--project", tier, ...reporters], {
       cwd: ROOT,
       stdio: "inherit",
     });
@@ -42,6 +60,14 @@ function chosenTiers(args: string[]): TierName[] {
   return args.length > 0 ? (args as TierName[]) : known;
 }
 
+function readFailures(reportFile: string): TierFailure[] | undefined {
+  try {
+    return tierFailures(JSON.parse(readFileSync(reportFile, "utf8")) as VitestJsonReport, ROOT);
+  } catch {
+    return undefined;
+  }
+}
+
 async function main(): Promise<number> {
   const tiers = chosenTiers(process.argv.slice(2));
   // The terminal's Ctrl-C reaches vitest too: this script waits for it to clean up.
@@ -50,16 +76,28 @@ async function main(): Promise<number> {
     interrupted = true;
   });
   const runs: TierRun[] = [];
+  const reports = mkdtempSync(join(tmpdir(), "ocb-tier-reports-"));
   const started = performance.now();
-  for (const tier of tiers) {
-    if (interrupted) break;
-    console.log(`\n=== tier ${tier} ===`);
-    const tierStarted = performance.now();
-    const result = await runTier(tier);
-    interrupted ||= result.interrupted;
-    runs.push({ tier, seconds: (performance.now() - tierStarted) / 1000, code: result.code });
+  try {
+    for (const tier of tiers) {
+      if (interrupted) break;
+      console.log(`\n=== tier ${tier} ===`);
+      const tierStarted = performance.now();
+      const reportFile = join(reports, `${tier}.json`);
+      const result = await runTier(tier, reportFile);
+      interrupted ||= result.interrupted;
+      const seconds = (performance.now() - tierStarted) / 1000;
+      runs.push({ tier, seconds, code: result.code, failures: readFailures(reportFile) });
+    }
+  } finally {
+    rmSync(reports, { recursive: true, force: true });
   }
   const total = (performance.now() - started) / 1000;
+  const failureLines = runs.flatMap((run) => formatTierFailures(run.tier, run.code, run.failures));
+  if (failureLines.length > 0) {
+    console.log("\n=== test tiers: what failed ===");
+    for (const line of failureLines) console.log(line);
+  }
   console.log("\n=== test tiers: wall time ===");
   for (const run of runs) {
     const outcome = run.code === 0 ? "passed" : `FAILED (exit ${run.code})`;
