@@ -18,16 +18,21 @@ const KEPT_MARK = "KEPT-BY-OPENCODE-BRIDGE";
 /** The temp dir of one isolated server and the environment that points OpenCode at it. */
 export interface IsolatedDirs {
   readonly root: string;
-  /** `XDG_DATA_HOME`, `XDG_CACHE_HOME`, `XDG_CONFIG_HOME` and `XDG_STATE_HOME` under `root`. */
+  /**
+   * `XDG_DATA_HOME`, `XDG_CACHE_HOME`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME` and `TMPDIR` under
+   * `root`. `TMPDIR` because OpenCode (a Bun executable) unpacks the native libraries it carries
+   * into it at every start and never removes them: 6 MB in the user's `/tmp` per server started.
+   */
   readonly env: Readonly<Record<string, string>>;
   /**
    * Deletes `root` and everything in it; of a kept root, only the config file it was given
-   * (it may hold a provider's API key: it is written again at each start). Idempotent.
+   * (it may hold a provider's API key: it is written again at each start) and the temp dir.
+   * Idempotent.
    */
   remove(): Promise<void>;
 }
 
-/** Creates `<os.tmpdir()>/ocb-opencode-XXXXXX` with one subdirectory per XDG root. */
+/** Creates `<os.tmpdir()>/ocb-opencode-XXXXXX` with one subdirectory per XDG root and a temp dir. */
 export async function createIsolatedDirs(): Promise<IsolatedDirs> {
   const root = await mkdtemp(join(tmpdir(), ISOLATED_DIR_PREFIX));
   const dirs = isolatedDirsAt(root);
@@ -63,6 +68,7 @@ export function isolatedDirsAt(root: string): IsolatedDirs {
     XDG_CACHE_HOME: join(root, "cache"),
     XDG_CONFIG_HOME: join(root, "config"),
     XDG_STATE_HOME: join(root, "state"),
+    TMPDIR: join(root, "tmp"),
   };
   // Asked of the root itself, so that no path (a leftover's record included) deletes kept data.
   const kept = existsSync(join(root, KEPT_MARK));
@@ -73,7 +79,10 @@ export function isolatedDirsAt(root: string): IsolatedDirs {
     remove() {
       // SQLite may still be closing its files right after the process exits; retry briefly.
       removal ??= kept
-        ? rm(globalConfigFile(env.XDG_CONFIG_HOME), { force: true })
+        ? Promise.all([
+            rm(globalConfigFile(env.XDG_CONFIG_HOME), { force: true }),
+            rm(env.TMPDIR, { recursive: true, force: true }),
+          ]).then(() => {})
         : rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
       return removal;
     },

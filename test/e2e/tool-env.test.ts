@@ -9,9 +9,9 @@
  * the password and the config out of every shell OpenCode starts, while the server still
  * authenticates and still uses the config.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bridge } from "../../src/runtime/bridge/bridge.js";
 import type { ModelServerFactory } from "../../src/runtime/bridge/model-server.js";
@@ -155,6 +155,17 @@ describe("an isolated server (the default), on /api", () => {
     // Nor is any of them in the transcript.
     expect(transcript).not.toContain(PLANTED.OCB_TOKEN);
     expect(transcript).not.toContain("planted-db-password");
+  });
+
+  it("OpenCode's temp dir is the server's own: the native library it unpacks lands there, not in the user's", async () => {
+    const { printed } = await envSeenByTool(bridge);
+    const data = /^XDG_DATA_HOME=(.*)$/m.exec(printed)?.[1];
+    if (data === undefined) throw new Error(`no XDG_DATA_HOME in ${printed}`);
+    const own = join(dirname(data), "tmp");
+    expect(printed).toMatch(new RegExp(`^TMPDIR=${own}$`, "m"));
+    // OpenCode (a Bun executable) unpacks its file finder's library at its first session and
+    // never removes it: 6 MB in /tmp per server started, before. The root goes when it stops.
+    expect(readdirSync(own).filter((name) => name.endsWith(".so"))).not.toEqual([]);
   });
 
   it("nor the server's password nor the config (a provider key in it); the server still asks for its password", async () => {

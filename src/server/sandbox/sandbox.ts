@@ -140,11 +140,18 @@ function sandboxLayout(
   };
 }
 
+/**
+ * The private temp dirs, `TMPDIR` last: OpenCode and the agent's commands inherit it, and it is
+ * often inside `/tmp` (pam_tmpdir's `/tmp/user/UID`, a test run's own dir). Under the empty
+ * `/tmp` it would not exist: OpenCode could not unpack the native libraries it carries, nor
+ * `mktemp` make a file. Listed after `/tmp`, it is made again inside, private and empty.
+ */
 function privateTemp(): string[] {
   const dirs = TEMP_DIRS.filter((dir) => existsSync(dir));
   const tmpdir = process.env.TMPDIR;
-  if (tmpdir?.startsWith("/") && existsSync(tmpdir) && !dirs.some((dir) => isWithin(tmpdir, dir))) {
-    dirs.push(realpathSync(tmpdir));
+  if (tmpdir?.startsWith("/") && existsSync(tmpdir)) {
+    const real = realpathSync(tmpdir);
+    if (!dirs.includes(real)) dirs.push(real);
   }
   return dirs;
 }
