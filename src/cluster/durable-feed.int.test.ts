@@ -124,8 +124,10 @@ describe("DurableFeed", () => {
       })(),
       "the LISTEN connection",
     );
+    // Of this test's database: the tests' Postgres serves other files' feeds at the same time.
     const { rows } = await admin.query<{ count: string }>(
-      "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'opencode-bridge listen'",
+      `SELECT count(*) FROM pg_stat_activity
+       WHERE application_name = 'opencode-bridge listen' AND datname = current_database()`,
     );
     expect(rows[0]?.count).toBe("1");
     let cuts = 0;

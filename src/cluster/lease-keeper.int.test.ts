@@ -205,8 +205,10 @@ describe("LeaseKeeper", () => {
     const admin = await sql(url);
     let cuts = 0;
     for (let cut = 0; cut < 5; cut++) {
+      // Of this test's database only: the tests' Postgres serves other files' keepers too.
       const { rowCount } = await admin.query(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'opencode-bridge leases'",
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE application_name = 'opencode-bridge leases' AND datname = current_database()`,
       );
       cuts += rowCount ?? 0;
       await new Promise((resolve) => setTimeout(resolve, 400));

@@ -195,7 +195,8 @@ describe("PostgresStore", () => {
       while (!terminated) {
         const { rows } = await admin.query<{ ended: boolean }>(
           `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
-           WHERE application_name = 'opencode-bridge' AND wait_event_type = 'Lock'`,
+           WHERE application_name = 'opencode-bridge' AND wait_event_type = 'Lock'
+             AND datname = current_database()`,
         );
         terminated = rows.some((row) => row.ended);
       }
