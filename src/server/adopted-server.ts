@@ -134,6 +134,7 @@ function keep(server: AdoptableServer, link: KeeperLink | undefined): Keeping | 
     server.pid,
     server.orphanTimeoutMs ?? DEFAULT_ORPHAN_TIMEOUT_MS,
     server.password,
+    server.dirs === undefined || server.dirs.kept ? undefined : server.dirs.root,
   );
   return keeper === undefined ? undefined : { kind: "own", keeper };
 }

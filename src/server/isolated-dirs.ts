@@ -18,6 +18,8 @@ const KEPT_MARK = "KEPT-BY-OPENCODE-BRIDGE";
 /** The temp dir of one isolated server and the environment that points OpenCode at it. */
 export interface IsolatedDirs {
   readonly root: string;
+  /** A kept root (`keptIsolatedDirs`): nothing of ours deletes it. */
+  readonly kept: boolean;
   /**
    * `XDG_DATA_HOME`, `XDG_CACHE_HOME`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME` and `TMPDIR` under
    * `root`. `TMPDIR` because OpenCode (a Bun executable) unpacks the native libraries it carries
@@ -75,6 +77,7 @@ export function isolatedDirsAt(root: string): IsolatedDirs {
   let removal: Promise<void> | undefined;
   return {
     root,
+    kept,
     env,
     remove() {
       // SQLite may still be closing its files right after the process exits; retry briefly.

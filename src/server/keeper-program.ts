@@ -12,10 +12,15 @@
  * socket with that line (the successor needs it to take the server up). The socket lives in a
  * directory only the owner can enter; the keeper removes both when it exits.
  *
+ * Given the server's isolated temp root, the keeper removes it too when it exits with no
+ * bridge linked (it stopped an orphan, or the group died with its last bridge, as on a second
+ * Ctrl-C): the bridge that would have removed it at close is gone, and it held the server's
+ * sessions and the native libraries OpenCode unpacks (6 MB). A kept root is never removed.
+ *
  * Plain CommonJS in a string (not a file beside this one): it must run as it is from the
  * sources (tsx), from the compiled package, and without any loader.
  *
- *   node -e KEEPER_PROGRAM <server pgid> <bound ms> <socket path>
+ *   node -e KEEPER_PROGRAM <server pgid> <bound ms> <socket path> [<temp root>]
  */
 export const KEEPER_PROGRAM = String.raw`
 "use strict";
@@ -25,6 +30,7 @@ const path = require("node:path");
 const pgid = Number(process.argv[1]);
 const boundMs = Number(process.argv[2]);
 const socketPath = process.argv[3];
+const tempRoot = process.argv[4] || undefined;
 // Without a title, ps shows this whole program text as the keeper's command line.
 process.title = "ocb-keeper " + pgid;
 const GRACE_MS = 3000;
@@ -59,7 +65,17 @@ function groupAlive() {
   return false;
 }
 
+// Only a temp root this bridge made (the prefix of isolated-dirs.ts), never a kept one.
+function removeTempRoot() {
+  if (tempRoot === undefined || !path.basename(tempRoot).startsWith("ocb-opencode-")) return;
+  if (fs.existsSync(path.join(tempRoot, "KEPT-BY-OPENCODE-BRIDGE"))) return;
+  try {
+    fs.rmSync(tempRoot, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  } catch {}
+}
+
 function finish() {
+  if (links === 0) removeTempRoot();
   try {
     fs.unlinkSync(socketPath);
   } catch {}

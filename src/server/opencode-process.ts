@@ -38,6 +38,8 @@ export interface SpawnOpencodeOptions {
   orphanTimeoutMs?: number;
   /** The server's password, for the keeper to hold (a successor learns it there, not in a file). */
   password?: string;
+  /** The server's isolated temp root, for the keeper to remove if it outlives every bridge. */
+  tempRoot?: string;
 }
 
 // `opencode server listening on http://127.0.0.1:4096`
@@ -94,7 +96,7 @@ export class OpencodeProcess {
     this.keeper =
       this.pid === undefined || options.orphanTimeoutMs === undefined
         ? undefined
-        : startKeeper(this.pid, options.orphanTimeoutMs, options.password);
+        : startKeeper(this.pid, options.orphanTimeoutMs, options.password, options.tempRoot);
   }
 
   /** Spawns the binary as the leader of a new process group, with piped output. */

@@ -4,7 +4,7 @@
  * it is that bridge dying), and `linkToKeeper` for a successor. Bounds are safety nets.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -179,6 +179,42 @@ describe("the server keeper", () => {
     kept?.stop();
     await until("the keeper exits", () => !isRunning(kept?.pid ?? 0));
     expect(isProcessGroupAlive(server)).toBe(true);
+  });
+
+  it("removes the server's temp root when it stops an orphan; never a kept root, nor while a bridge is linked", async () => {
+    const root = (kept: boolean) => {
+      const dir = mkdtempSync(join(tmpdir(), "ocb-opencode-"));
+      mkdirSync(join(dir, "data"));
+      if (kept) writeFileSync(join(dir, "KEPT-BY-OPENCODE-BRIDGE"), "");
+      return dir;
+    };
+    const temp = root(false);
+    const orphan = startKeeper(fakeServer(), 0, undefined, temp);
+    trackProcess(orphan?.pid, "keeper (temp root test)");
+    await until("the keeper listens", () => accepting(orphan?.socket ?? ""));
+    orphan?.release(); // the bridge is gone
+    await until("the keeper exits", () => !isRunning(orphan?.pid ?? 0));
+    expect(existsSync(temp)).toBe(false);
+
+    // A kept root (its mark inside) stays, whatever the keeper was told.
+    const kept = root(true);
+    const keeping = startKeeper(fakeServer(), 0, undefined, kept);
+    trackProcess(keeping?.pid, "keeper (kept root test)");
+    await until("the keeper listens", () => accepting(keeping?.socket ?? ""));
+    keeping?.release();
+    await until("the keeper exits", () => !isRunning(keeping?.pid ?? 0));
+    expect(existsSync(join(kept, "data"))).toBe(true);
+
+    // Stopped by its bridge (a close on purpose): the bridge removes the root itself, after.
+    const owned = root(false);
+    const closing = startKeeper(fakeServer(), 0, undefined, owned);
+    trackProcess(closing?.pid, "keeper (owned root test)");
+    await until("the keeper listens", () => accepting(closing?.socket ?? ""));
+    closing?.stop();
+    await until("the keeper exits", () => !isRunning(closing?.pid ?? 0));
+    expect(existsSync(join(owned, "data"))).toBe(true);
+    rmSync(kept, { recursive: true, force: true });
+    rmSync(owned, { recursive: true, force: true });
   });
 
   it("startKeeper: release() drops the link, so the keeper keeps the server for its bound only", async () => {

@@ -41,12 +41,14 @@ export interface ServerKeeper {
 /**
  * Starts the keeper of the process group led by `pgid`: it stops the group `orphanTimeoutMs`
  * after the last bridge linked to it is gone, and tells `password` to whoever links to it.
- * Undefined where there are no process groups.
+ * `tempRoot`, the server's isolated temp root (not a kept one), it removes when it exits with
+ * no bridge linked. Undefined where there are no process groups.
  */
 export function startKeeper(
   pgid: number,
   orphanTimeoutMs: number,
   password?: string,
+  tempRoot?: string,
 ): ServerKeeper | undefined {
   if (process.platform === "win32") return undefined;
   // A directory only the owner can enter: the socket answers with the password.
@@ -54,7 +56,7 @@ export function startKeeper(
   const socket = join(dir, KEEPER_SOCKET_NAME);
   const child = spawn(
     process.execPath,
-    ["-e", KEEPER_PROGRAM, String(pgid), String(orphanTimeoutMs), socket],
+    ["-e", KEEPER_PROGRAM, String(pgid), String(orphanTimeoutMs), socket, tempRoot ?? ""],
     {
       detached: true, // a Ctrl-C at the terminal, or a kill of the bridge's group, spares it
       stdio: ["pipe", "ignore", "ignore"],

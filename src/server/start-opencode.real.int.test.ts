@@ -199,14 +199,18 @@ describe("startOpencode with the real binary", () => {
     const pid = Number(pidText);
     expect(pid).toBeGreaterThan(0);
     trackProcess(pid, "opencode serve (orphan test)");
+    expect(dataDir).toContain("ocb-opencode-");
+    const root = dirname(dataDir);
     try {
       for (let i = 0; i < 100 && isRunning(pid); i++) await delay(50);
       expect(isRunning(pid)).toBe(false);
+      // The hook cannot wait for the server to end; its keeper, which outlives the parent,
+      // removes the temp root once the group is gone.
+      for (let i = 0; i < 100 && existsSync(root); i++) await delay(50);
+      expect(existsSync(root)).toBe(false);
     } finally {
       if (isRunning(pid)) process.kill(-pid, "SIGKILL");
-      // The hook cannot wait, so the temp dir is left behind; that is documented.
-      if (dataDir.includes("ocb-opencode-"))
-        rmSync(dirname(dataDir), { recursive: true, force: true });
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });

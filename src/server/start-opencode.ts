@@ -161,6 +161,7 @@ export async function launchOpencode(
           logger,
           orphanTimeoutMs: settings.orphanTimeoutMs,
           ...(password === undefined ? {} : { password }),
+          ...tempRootOf(prepared.dirs),
         });
         const authorization =
           password === undefined ? undefined : basicAuthHeader(username, password);
@@ -431,4 +432,9 @@ function describeSpawnError(binary: string, error: NodeJS.ErrnoException): strin
     default:
       return `could not run ${binary}: ${describeError(error)}`;
   }
+}
+
+/** The root the keeper removes if every bridge is gone: a temp one, never a kept one. */
+function tempRootOf(dirs: IsolatedDirs | undefined): { tempRoot?: string } {
+  return dirs === undefined || dirs.kept ? {} : { tempRoot: dirs.root };
 }
