@@ -7,7 +7,7 @@
  * terminal and cleans up) and no further tier starts.
  *
  * After the wall times come the failed tests, each with the first lines of its error
- * (scripts/tier-failures.ts): a CI log is read from its end.
+ * (scripts/failure-reporter.ts, scripts/tier-failures.ts): a CI log is read from its end.
  *
  * `npx tsx scripts/test-tiers.ts unit browser` runs those tiers only.
  */
@@ -17,12 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TIERS, type TierName } from "../test/tiers.js";
-import {
-  formatTierFailures,
-  type TierFailure,
-  tierFailures,
-  type VitestJsonReport,
-} from "./tier-failures.js";
+import { FAILURE_REPORT_ENV, formatTierFailures, type TierFailure } from "./tier-failures.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -39,10 +34,11 @@ function runTier(
   reportFile: string,
 ): Promise<{ code: number; interrupted: boolean }> {
   return new Promise((resolve, reject) => {
-    const reporters = ["--reporter=default", "--reporter=json", `--outputFile.json=${reportFile}`];
+    const reporters = ["--reporter=default", "--reporter=./scripts/failure-reporter.ts"];
     const child = spawn("npx", ["vitest", "run", "--project", tier, ...reporters], {
       cwd: ROOT,
       stdio: "inherit",
+      env: { ...process.env, [FAILURE_REPORT_ENV]: reportFile },
     });
     child.on("error", reject);
     child.on("exit", (code, signal) => {
@@ -62,7 +58,7 @@ function chosenTiers(args: string[]): TierName[] {
 
 function readFailures(reportFile: string): TierFailure[] | undefined {
   try {
-    return tierFailures(JSON.parse(readFileSync(reportFile, "utf8")) as VitestJsonReport, ROOT);
+    return JSON.parse(readFileSync(reportFile, "utf8")) as TierFailure[];
   } catch {
     return undefined;
   }

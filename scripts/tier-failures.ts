@@ -1,23 +1,22 @@
 /**
- * What failed in a tier, in a few lines, from vitest's JSON report. `npm test` prints it after
- * all the tiers, just above their wall times: a CI log is often read from its end (the landing
- * CI shows only its last lines), and the integration tier's output is thousands of lines long,
- * so a failure far up in it was once all but invisible.
+ * What failed in a tier, in a few lines, as scripts/failure-reporter.ts writes it. `npm test`
+ * prints it after all the tiers, just above their wall times: a CI log is often read from its
+ * end (the landing CI shows only its last lines), and the integration tier's output is
+ * thousands of lines long, so a failure far up in it was once all but invisible.
  */
-import { relative } from "node:path";
 
-/** The parts of vitest's JSON reporter output read here. */
-export interface VitestJsonReport {
-  testResults: {
-    name: string;
-    status: string;
-    message: string;
-    assertionResults: { fullName: string; status: string; failureMessages: string[] }[];
-  }[];
+/** The environment variable that names the file scripts/failure-reporter.ts writes. */
+export const FAILURE_REPORT_ENV = "OCB_FAILURE_REPORT";
+
+/** The parts of a vitest error read here. */
+export interface ReportedError {
+  message: string;
+  name?: string;
+  stack?: string;
 }
 
 export interface TierFailure {
-  /** The test file, relative to the project. */
+  /** The test file, relative to the project (or where the error came from). */
   file: string;
   /** The test's name with its describe blocks, or undefined when the file itself failed. */
   test: string | undefined;
@@ -25,23 +24,22 @@ export interface TierFailure {
   message: string;
 }
 
-/** Lines of one error kept in the summary: enough for the assertion and where it was. */
+/** Lines of one failure kept in the summary: enough for the assertion and where it was. */
 const MESSAGE_LINES = 12;
 
-/** The failed tests of a report, and the files that failed outside any test (a hook, an import). */
-export function tierFailures(report: VitestJsonReport, root: string): TierFailure[] {
-  const failures: TierFailure[] = [];
-  for (const file of report.testResults) {
-    const name = relative(root, file.name);
-    const failedTests = file.assertionResults.filter((test) => test.status === "failed");
-    for (const test of failedTests) {
-      failures.push({ file: name, test: test.fullName, message: shortened(test.failureMessages) });
-    }
-    if (file.status === "failed" && file.message !== "") {
-      failures.push({ file: name, test: undefined, message: shortened([file.message]) });
-    }
-  }
-  return failures;
+/** One failure, its errors shortened to their first lines. */
+export function failureOf(
+  file: string,
+  test: string | undefined,
+  errors: readonly ReportedError[],
+): TierFailure {
+  return { file, test, message: shortened(errors.map(errorText)) };
+}
+
+/** The error's name and message, then the frames of its stack (which repeats them first). */
+function errorText(error: ReportedError): string {
+  const frames = (error.stack ?? "").split("\n").filter((line) => /^\s+at /.test(line));
+  return [`${error.name ?? "Error"}: ${error.message}`, ...frames].join("\n");
 }
 
 function shortened(messages: string[]): string {
