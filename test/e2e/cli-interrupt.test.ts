@@ -7,7 +7,7 @@
  * test/support/phase-hold.ts) or by a fake `opencode` that never becomes ready. Time bounds
  * here are safety nets, not what is tested; the measured exit times are printed.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -48,17 +48,40 @@ function tempDir(): string {
   return dir;
 }
 
-/** Starts `ocb run` (its store in a temp dir) and watches every process it starts. */
+/**
+ * Starts `ocb run` (its store in a temp dir) and watches every process it starts. `tmp`: its
+ * own TMPDIR, to see what it leaves there (given only where that is checked: tsx's cache
+ * starts cold in it).
+ */
 function runOcb(
   args: string[],
-  options: { env?: Record<string, string>; tty?: boolean; preload?: string[] } = {},
+  options: { env?: Record<string, string>; tty?: boolean; preload?: string[]; tmp?: string } = {},
 ): { cli: RunningOcb; watch: DescendantWatch } {
   const store = join(tempDir(), "store.db");
-  const cli = startOcb(["run", "--store", store, ...args], options);
+  const env = { ...options.env, ...(options.tmp === undefined ? {} : { TMPDIR: options.tmp }) };
+  const cli = startOcb(["run", "--store", store, ...args], { ...options, env });
   const watch = new DescendantWatch(cli.pid);
   clis.push(cli);
   watches.push(watch);
   return { cli, watch };
+}
+
+/** An empty directory for a run's own TMPDIR. */
+function ownTmp(): string {
+  const tmp = join(tempDir(), "tmp");
+  mkdirSync(tmp);
+  return tmp;
+}
+
+/**
+ * What a run left in its TMPDIR (tsx's compile cache aside), after a settling bound: the
+ * keeper removes the server's temp root once the server's group is gone.
+ */
+async function tempLeftOver(tmp: string): Promise<string[]> {
+  const left = () => readdirSync(tmp).filter((name) => !name.startsWith("tsx-"));
+  const deadline = Date.now() + 10_000;
+  while (left().length > 0 && Date.now() < deadline) await delay(100);
+  return left();
 }
 
 function until(what: string, cli: RunningOcb, ready: () => boolean): Promise<void> {
@@ -179,12 +202,14 @@ describe("Ctrl-C at ocb run", () => {
     expect(await leftOver(watch)).toEqual([]);
   });
 
-  it("while the turn streams: interrupts it, exits 130, the server stopped", async () => {
-    const { cli, watch } = runOcb(["--demo", "--json", "[[slow 60 250]]"]);
+  it("while the turn streams: interrupts it, exits 130, the server stopped, its temp dirs gone", async () => {
+    const tmp = ownTmp();
+    const { cli, watch } = runOcb(["--demo", "--json", "[[slow 60 250]]"], { tmp });
     await until("the first delta", cli, () => cli.stdout.includes('"text.delta"'));
     expect(await ctrlC("while streaming", cli)).toBe(130);
     expect(cli.stdout).toMatch(/"turn.ended".*"outcome":"interrupted"/);
     expect(await leftOver(watch)).toEqual([]);
+    expect(await tempLeftOver(tmp)).toEqual([]);
   });
 
   it("while an `opencode run` turn runs (--backend subprocess): exits 130, nothing left", async () => {
@@ -208,14 +233,18 @@ describe("Ctrl-C at ocb run", () => {
     expect(await leftOver(watch)).toEqual([]);
   });
 
-  it("twice while a server ignores SIGTERM: exits 130 at once, its whole group killed", async () => {
+  it("twice while a server ignores SIGTERM: exits 130 at once, its whole group killed, its temp dirs gone", async () => {
     const pidFile = join(tempDir(), "fake.pid");
+    const tmp = ownTmp();
     const { cli, watch } = runOcb(["--demo", "--pass-env", "FAKE_PID_FILE", "[[reply never]]"], {
       env: { OPENCODE_BIN: join(FAKES, "never-listens-ignores-term.sh"), FAKE_PID_FILE: pidFile },
+      tmp,
     });
     await until("the server start", cli, () => existsSync(pidFile));
     expect(await ctrlC("twice, server ignoring SIGTERM", cli, 2)).toBe(130);
     expect(await leftOver(watch)).toEqual([]);
+    // The demo's scratch dir (an exit hook), the server's root and its keeper's dir (the keeper).
+    expect(await tempLeftOver(tmp)).toEqual([]);
   });
 });
 
@@ -265,13 +294,17 @@ describe("Ctrl-C at ocb serve", () => {
 });
 
 describe("ocb run killed outright (SIGKILL) mid-turn", () => {
-  it("leaves no opencode process: the server's keeper stops it at once", async () => {
-    const { cli, watch } = runOcb(["--demo", "--json", "[[slow 60 250]]"]);
+  it("leaves no opencode process: the server's keeper stops it at once, and removes its temp dirs", async () => {
+    const tmp = ownTmp();
+    const { cli, watch } = runOcb(["--demo", "--json", "[[slow 60 250]]"], { tmp });
     await until("the first delta", cli, () => cli.stdout.includes('"text.delta"'));
     const servers = watch.seen.filter((process) => /opencode.* serve/.test(process.command));
     expect(servers).not.toHaveLength(0);
     expect(await killOutright("its opencode processes", cli, watch)).toEqual([]);
     expect(await leftOver(watch)).toEqual([]);
+    // The demo's scratch dir stays: a process killed outright runs no code of its own.
+    const left = await tempLeftOver(tmp);
+    expect(left.filter((name) => !name.startsWith("ocb-demo-"))).toEqual([]);
   });
 
   it("--backend subprocess: leaves no opencode run process either", async () => {

@@ -143,9 +143,8 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
         "ask itself (pass --approve all to allow them)",
     );
   }
-  const directory = scratch
-    ? mkdtempSync(join(tmpdir(), "ocb-demo-"))
-    : resolve(options.dir ?? ".");
+  const scratchDir = scratch ? scratchDirectory() : undefined;
+  const directory = scratchDir?.path ?? resolve(options.dir ?? ".");
 
   const sandbox = sandboxOf(options, {
     directory,
@@ -209,10 +208,24 @@ async function run(prompt: string, options: RunOptions): Promise<number> {
     asks?.close();
     await bridge?.close();
     stop.dispose();
-    if (scratch) rmSync(directory, { recursive: true, force: true });
+    scratchDir?.remove();
     phases.mark("closed");
     phases.write();
   }
+}
+
+/**
+ * The fresh temp dir a `--demo` run without `--dir` works in, removed when the run ends, and
+ * by an exit hook when it does not end on its own (a second Ctrl-C exits at once).
+ */
+function scratchDirectory(): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), "ocb-demo-"));
+  const remove = () => {
+    process.off("exit", remove);
+    rmSync(path, { recursive: true, force: true });
+  };
+  process.on("exit", remove);
+  return { path, remove };
 }
 
 /**
