@@ -6,13 +6,19 @@
  * the exit code is the first failure's. Ctrl-C stops the running tier (vitest gets it from the
  * terminal and cleans up) and no further tier starts.
  *
+ * The tiers run with `TMPDIR` set to a directory of the run's own, removed at its end: every
+ * test process, OpenCode server, CLI, Postgres and Chromium inherits it, so what tests (and the
+ * processes they kill) leave in their temp dir does not pile up in the machine's `/tmp`
+ * (hundreds of directories, and 6 MB libraries OpenCode unpacks, a run). Set here rather than
+ * in a global setup: vitest runs the tiers' own setups (Postgres, Chromium) before the root's.
+ *
  * After the wall times come the failed tests, each with the first lines of its error
  * (scripts/failure-reporter.ts, scripts/tier-failures.ts): a CI log is read from its end.
  *
  * `npx tsx scripts/test-tiers.ts unit browser` runs those tiers only.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,13 +38,14 @@ interface TierRun {
 function runTier(
   tier: TierName,
   reportFile: string,
+  tmp: string,
 ): Promise<{ code: number; interrupted: boolean }> {
   return new Promise((resolve, reject) => {
     const reporters = ["--reporter=default", "--reporter=./scripts/failure-reporter.ts"];
     const child = spawn("npx", ["vitest", "run", "--project", tier, ...reporters], {
       cwd: ROOT,
       stdio: "inherit",
-      env: { ...process.env, [FAILURE_REPORT_ENV]: reportFile },
+      env: { ...process.env, TMPDIR: tmp, [FAILURE_REPORT_ENV]: reportFile },
     });
     child.on("error", reject);
     child.on("exit", (code, signal) => {
@@ -72,7 +79,11 @@ async function main(): Promise<number> {
     interrupted = true;
   });
   const runs: TierRun[] = [];
-  const reports = mkdtempSync(join(tmpdir(), "ocb-tier-reports-"));
+  const tmp = mkdtempSync(join(tmpdir(), "ocb-test-run-"));
+  // Others may pass through, not list: a Postgres started by root runs as the user `postgres`,
+  // its data in a directory made (and opened to it) inside.
+  chmodSync(tmp, 0o711);
+  const reports = mkdtempSync(join(tmp, "reports-"));
   const started = performance.now();
   try {
     for (const tier of tiers) {
@@ -80,13 +91,13 @@ async function main(): Promise<number> {
       console.log(`\n=== tier ${tier} ===`);
       const tierStarted = performance.now();
       const reportFile = join(reports, `${tier}.json`);
-      const result = await runTier(tier, reportFile);
+      const result = await runTier(tier, reportFile, tmp);
       interrupted ||= result.interrupted;
       const seconds = (performance.now() - tierStarted) / 1000;
       runs.push({ tier, seconds, code: result.code, failures: readFailures(reportFile) });
     }
   } finally {
-    rmSync(reports, { recursive: true, force: true });
+    rmSync(tmp, { recursive: true, force: true });
   }
   const total = (performance.now() - started) / 1000;
   const failureLines = runs.flatMap((run) => formatTierFailures(run.tier, run.code, run.failures));

@@ -1,12 +1,8 @@
 /**
  * Suite-wide guard: after all tests, no process a test started (and recorded with
  * `trackProcess`) may still be alive. Survivors are killed and the run fails, naming them.
- * Also points the user's data directory (where bridges keep their store) at a temp dir, and
- * `TMPDIR` at a directory of the run's own, removed after it: every test process, OpenCode
- * server, CLI and Chromium the run starts inherits it, so what a test (or a process it had to
- * kill) leaves in its temp dir does not pile up in the machine's `/tmp` (hundreds of
- * directories a run, before). It is the root's global setup: it runs once per run, whichever
- * tiers (test/tiers.ts) run, before the tiers' own.
+ * Also points the user's data directory (where bridges keep their store) at a temp dir. It is
+ * the root's global setup: it runs once per run, whichever tiers (test/tiers.ts) run.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,8 +10,6 @@ import { join } from "node:path";
 import { isRunning, PID_DIR_ENV } from "./support/process-tracker.js";
 
 export function setup(): () => void {
-  const run = mkdtempSync(join(tmpdir(), "ocb-test-run-"));
-  process.env.TMPDIR = run;
   const dir = mkdtempSync(join(tmpdir(), "ocb-test-pids-"));
   process.env[PID_DIR_ENV] = dir;
   // Bridges keep transcripts in the user's data directory by default: never the real one here.
@@ -37,7 +31,7 @@ export function setup(): () => void {
         }
       }
     }
-    rmSync(run, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
     if (survivors.length > 0) {
       // vitest only logs a teardown error; the exit code is what makes CI fail.
       process.exitCode = 1;

@@ -3,7 +3,7 @@
  * password): its file, SQLite's side files and the directory made for them are readable by
  * their owner only.
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { defaultStorePath } from "./default-store-path.js";
 
@@ -39,7 +39,11 @@ export function preparePrivateFile(path: string): void {
  */
 export function tightenSideFiles(path: string): void {
   for (const suffix of SIDE_FILE_SUFFIXES) {
-    const side = `${path}${suffix}`;
-    if (existsSync(side)) chmodSync(side, PRIVATE_FILE_MODE);
+    try {
+      chmodSync(`${path}${suffix}`, PRIVATE_FILE_MODE);
+    } catch (error) {
+      // None, or gone since: SQLite removes them when another process's last connection closes.
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
   }
 }
