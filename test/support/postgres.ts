@@ -123,6 +123,10 @@ async function startEmbedded(): Promise<TestPostgres> {
       // A throwaway server: durability across a power cut buys nothing here, and a CREATE
       // DATABASE per test costs a second with fsync on (on a shared, loaded disk).
       ...["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
+      // One server for a whole tier: a cluster sidecar opens ~16 connections (store pool,
+      // leases, feed, send claims), a cluster test up to 3 sidecars, two files at once; the
+      // default 100 would leave little room.
+      ...["-c", "max_connections=300"],
     ],
     onLog: (line) => keepTail(log, line),
     onError: (error) => keepTail(log, String(error)),
