@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { isRunning, trackProcess } from "../../test/support/process-tracker.js";
 import { KEEPER_PROGRAM } from "./keeper-program.js";
 import { isProcessGroupAlive } from "./process-group.js";
-import { linkToKeeper, startKeeper } from "./server-keeper.js";
+import { linkToKeeper, type ServerKeeper, startKeeper } from "./server-keeper.js";
 
 const started: number[] = [];
 afterEach(() => {
@@ -188,30 +188,25 @@ describe("the server keeper", () => {
       if (kept) writeFileSync(join(dir, "KEPT-BY-OPENCODE-BRIDGE"), "");
       return dir;
     };
+    /** A keeper told of `tempRoot`, its bridge ended by `end`; resolves once the keeper exits. */
+    const keeperOf = async (tempRoot: string, end: (keeper: ServerKeeper) => void) => {
+      const keeper = startKeeper(fakeServer(), 0, undefined, tempRoot);
+      if (keeper === undefined) throw new Error("no keeper started");
+      trackProcess(keeper.pid, "keeper (temp root test)");
+      await until("the keeper listens", () => accepting(keeper.socket));
+      end(keeper);
+      await until("the keeper exits", () => !isRunning(keeper.pid ?? 0));
+    };
     const temp = root(false);
-    const orphan = startKeeper(fakeServer(), 0, undefined, temp);
-    trackProcess(orphan?.pid, "keeper (temp root test)");
-    await until("the keeper listens", () => accepting(orphan?.socket ?? ""));
-    orphan?.release(); // the bridge is gone
-    await until("the keeper exits", () => !isRunning(orphan?.pid ?? 0));
+    await keeperOf(temp, (keeper) => keeper.release()); // the bridge is gone
     expect(existsSync(temp)).toBe(false);
-
     // A kept root (its mark inside) stays, whatever the keeper was told.
     const kept = root(true);
-    const keeping = startKeeper(fakeServer(), 0, undefined, kept);
-    trackProcess(keeping?.pid, "keeper (kept root test)");
-    await until("the keeper listens", () => accepting(keeping?.socket ?? ""));
-    keeping?.release();
-    await until("the keeper exits", () => !isRunning(keeping?.pid ?? 0));
+    await keeperOf(kept, (keeper) => keeper.release());
     expect(existsSync(join(kept, "data"))).toBe(true);
-
     // Stopped by its bridge (a close on purpose): the bridge removes the root itself, after.
     const owned = root(false);
-    const closing = startKeeper(fakeServer(), 0, undefined, owned);
-    trackProcess(closing?.pid, "keeper (owned root test)");
-    await until("the keeper listens", () => accepting(closing?.socket ?? ""));
-    closing?.stop();
-    await until("the keeper exits", () => !isRunning(closing?.pid ?? 0));
+    await keeperOf(owned, (keeper) => keeper.stop());
     expect(existsSync(join(owned, "data"))).toBe(true);
     rmSync(kept, { recursive: true, force: true });
     rmSync(owned, { recursive: true, force: true });
