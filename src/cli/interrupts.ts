@@ -4,7 +4,7 @@
  * user will not wait, so the servers this process started are killed (their whole process
  * groups, so none is left behind) and the process exits at once with the conventional 130.
  */
-import { signalLiveGroups } from "../server/opencode-process.js";
+import { killLiveGroupsNow } from "../server/opencode-process.js";
 import { stopWithParent } from "./parent-watch.js";
 
 /** The exit code of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT). */
@@ -36,8 +36,9 @@ export function handleInterrupts(): Interrupts {
   });
   const interrupt = (what = "Ctrl-C"): void => {
     if (controller.signal.aborted) {
-      // Asked twice: exit now, but kill the servers' groups first, so that none is left.
-      signalLiveGroups("SIGKILL");
+      // Asked twice: exit now, but kill the servers' groups first, so that none is left (and
+      // remove their temp dirs).
+      killLiveGroupsNow();
       process.exit(INTERRUPTED_EXIT_CODE);
     }
     controller.abort(new Error(`interrupted (${what})`));

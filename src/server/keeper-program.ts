@@ -36,6 +36,7 @@ process.title = "ocb-keeper " + pgid;
 const GRACE_MS = 3000;
 const KILL_WAIT_MS = 2000;
 const POLL_MS = 250;
+const LINK_GRACE_MS = 2000;
 
 // A member whose parent is gone stays a zombie in some containers; only running ones count.
 function groupAlive() {
@@ -178,7 +179,19 @@ server.on("error", () => {}); // no socket: successors cannot link up, the bound
 server.listen(socketPath);
 readSecret(process.stdin);
 link(process.stdin);
+// The group gone while a bridge is still linked: that bridge may be on its way out (its exit
+// hook stops the group just before it goes, and on a loaded machine the group's end is seen
+// before the pipe's), or alive (its server crashed, and it starts another in the same root).
+// A short wait for the link tells them apart, for the temp root's sake.
+let groupGone = false;
 setInterval(() => {
-  if (!groupAlive()) finish();
+  if (groupGone || groupAlive()) return;
+  groupGone = true;
+  const end = Date.now() + LINK_GRACE_MS;
+  const settle = () => {
+    if (links === 0 || Date.now() >= end) finish();
+    else setTimeout(settle, 50);
+  };
+  settle();
 }, POLL_MS);
 `;

@@ -4,6 +4,8 @@
  * Readiness policy and the public handle live in `start-opencode.ts`.
  */
 import type { ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
+import { dirname } from "node:path";
 import type { Readable } from "node:stream";
 import type { Logger } from "../util/logger.js";
 import { LineSplitter, type LogTail, type SecretRedactor } from "./log-tail.js";
@@ -92,11 +94,17 @@ export class OpencodeProcess {
       this.endInfo = end;
       return end;
     });
-    if (this.pid !== undefined) trackLiveGroup(this.pid);
     this.keeper =
       this.pid === undefined || options.orphanTimeoutMs === undefined
         ? undefined
         : startKeeper(this.pid, options.orphanTimeoutMs, options.password, options.tempRoot);
+    if (this.pid !== undefined) {
+      const keeperDir = this.keeper === undefined ? undefined : dirname(this.keeper.socket);
+      trackLiveGroup(
+        this.pid,
+        [options.tempRoot, keeperDir].filter((dir) => dir !== undefined),
+      );
+    }
   }
 
   /** Spawns the binary as the leader of a new process group, with piped output. */
@@ -156,16 +164,14 @@ function readLines(
 
 // A safety net for a parent that exits without calling close(): the servers run in their
 // own process groups and would outlive it. Only 'exit' can be hooked synchronously, so
-// this cannot wait or remove temp dirs; close() remains the way to stop a server.
-const liveGroups = new Set<number>();
+// this cannot wait for them; their keepers remove their temp dirs once they are gone, and
+// close() remains the way to stop a server. Each group with the temp dirs that are its own.
+const liveGroups = new Map<number, readonly string[]>();
 let exitHookInstalled = false;
 
-/**
- * Sends `signal` to every server group this process started and has not seen end, at once
- * (a second Ctrl-C: the process is about to exit and cannot wait for a clean stop).
- */
+/** Sends `signal` to every server group this process started and has not seen end, at once. */
 export function signalLiveGroups(signal: NodeJS.Signals): void {
-  for (const group of liveGroups) {
+  for (const group of liveGroups.keys()) {
     try {
       signalProcessGroup(group, signal);
     } catch {
@@ -174,9 +180,31 @@ export function signalLiveGroups(signal: NodeJS.Signals): void {
   }
 }
 
-/** Registers a process group to be signalled if this process exits without stopping it. */
-export function trackLiveGroup(pid: number): void {
-  liveGroups.add(pid);
+/**
+ * A second Ctrl-C: the process is about to exit and cannot wait for a clean stop. Every live
+ * server group is killed, then its temp dirs removed here: its keeper, which would remove them,
+ * may be gone too (a Ctrl-C that lands while the keeper is being spawned, before it leaves the
+ * terminal's process group, kills it).
+ */
+export function killLiveGroupsNow(): void {
+  signalLiveGroups("SIGKILL");
+  for (const dirs of liveGroups.values()) {
+    for (const dir of dirs) {
+      try {
+        rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+      } catch {
+        // Left for the keeper, if it is there; nothing else to do while exiting.
+      }
+    }
+  }
+}
+
+/**
+ * Registers a process group to be signalled if this process exits without stopping it, and
+ * `tempDirs` to remove if it must exit at once (`killLiveGroupsNow`).
+ */
+export function trackLiveGroup(pid: number, tempDirs: readonly string[] = []): void {
+  liveGroups.set(pid, tempDirs);
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once("exit", () => signalLiveGroups("SIGTERM"));

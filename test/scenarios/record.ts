@@ -11,7 +11,7 @@ import { RecordingTransport } from "../../src/transport/transcript/recording-tra
 import { ReplayTransport } from "../../src/transport/transcript/replay-transport.js";
 import type { TranscriptEntry } from "../../src/transport/transcript/transcript.js";
 import { fixturePath } from "../support/fixture-files.js";
-import { type RealServer, startRealServer, WORK_DIRECTORY_PREFIX } from "../support/real-server.js";
+import { type RealServer, startRealServer, workDirectory } from "../support/real-server.js";
 import { RECORDING_CONFIG, type Scenario } from "./scenario.js";
 import { DEMO_MODEL_V2 } from "./turns.js";
 
@@ -39,7 +39,7 @@ export async function recordScenario(
   on?: RealServer,
 ): Promise<TranscriptEntry[]> {
   if (on !== undefined) {
-    const directory = mkdtempSync(join(tmpdir(), WORK_DIRECTORY_PREFIX));
+    const directory = workDirectory();
     try {
       return await recordOn(scenario, on, directory);
     } finally {

@@ -3,7 +3,6 @@
  * provider, and records its pid for the suite's leak check.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { OpencodeClient } from "../../src/opencode-client/opencode-client.js";
 import {
@@ -27,11 +26,15 @@ export interface RealServer {
 }
 
 /**
- * The prefix of a project directory made for the real server. Its length shows in what the
- * model is sent (the system prompt names the directory), and so in the token counts recorded
- * in the fixtures: a scenario recorded in a directory of another name differs by a token.
+ * A fresh project directory for the real server: `/tmp/ocb-e2e-work-XXXXXX`, in `/tmp` itself
+ * whatever `TMPDIR` says. Its path's length shows in what the model is sent (the system prompt
+ * names the directory), and so in the token counts recorded in the fixtures: a scenario
+ * recorded in a directory of another length differs (`npm test`'s own `TMPDIR`, 22 characters
+ * longer, made every re-recording differ by 5 input tokens).
  */
-export const WORK_DIRECTORY_PREFIX = "ocb-e2e-work-";
+export function workDirectory(): string {
+  return mkdtempSync(join("/tmp", "ocb-e2e-work-"));
+}
 
 /** The real server with the scripted model behind it; `close()` stops both and removes temp dirs. */
 export async function startRealServer(
@@ -39,7 +42,7 @@ export async function startRealServer(
   options: Pick<StartOpencodeOptions, "startupTimeoutMs"> = {},
 ): Promise<RealServer> {
   const model = await startScriptedModel();
-  const directory = mkdtempSync(join(tmpdir(), WORK_DIRECTORY_PREFIX));
+  const directory = workDirectory();
   let server: OpencodeServerHandle;
   try {
     server = await startOpencode({
