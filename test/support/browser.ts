@@ -67,7 +67,10 @@ export function useBrowser(): {
       const page = await context.newPage();
       const errors: string[] = [];
       page.on("console", (message) => {
-        if (message.type() === "error") errors.push(`console: ${message.text()}`);
+        if (message.type() !== "error") return;
+        // "Failed to load resource" names no resource: where it came from is what tells.
+        const { url } = message.location();
+        errors.push(`console: ${message.text()}${url ? ` (${url})` : ""}`);
       });
       page.on("pageerror", (error) => errors.push(`uncaught: ${error.message}`));
       const watched: WatchedPage = {
