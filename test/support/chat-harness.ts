@@ -11,6 +11,7 @@ import type { Bridge } from "../../src/runtime/bridge/bridge.js";
 import type { SandboxMode } from "../../src/server/sandbox/sandbox-options.js";
 import type { Sidecar } from "../../src/sidecar/sidecar.js";
 import type { ScriptedModel } from "../../src/testing/scripted-model/index.js";
+import { type Logger, silentLogger } from "../../src/util/logger.js";
 import { startRealSidecar } from "./real-sidecar.js";
 import { assertWebBuilt } from "./web-build.js";
 
@@ -58,6 +59,7 @@ export async function startChatHarness(options: ChatHarnessOptions = {}): Promis
     permissions: options.permissions ?? { edit: "ask", bash: "allow", webfetch: "allow" },
     token: CHAT_TOKEN,
     label: "web chat e2e",
+    logger: SIDECAR_ERRORS_TO_STDERR,
   });
   const { model, bridge, sidecar, client, directory } = real;
   return {
@@ -70,6 +72,18 @@ export async function startChatHarness(options: ChatHarnessOptions = {}): Promis
     close: real.close,
   };
 }
+
+/**
+ * The sidecar's error lines (a request that failed: its route and why) go to the test's output:
+ * a page's console says only "Failed to load resource: … 502", and a clean clone's run is not
+ * there to be asked again.
+ */
+const SIDECAR_ERRORS_TO_STDERR: Logger = {
+  ...silentLogger,
+  error: (message, fields) => {
+    process.stderr.write(`sidecar (web chat e2e): ${message} ${JSON.stringify(fields ?? {})}\n`);
+  },
+};
 
 /** The chat at `origin`, with the token in the fragment (never sent to the server). */
 export function chatUrlOf(origin: string): string {
