@@ -5,7 +5,7 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { basicAuthHeader, probeHealth } from "./health.js";
-import type { IsolatedDirs } from "./isolated-dirs.js";
+import { type IsolatedDirs, temporaryRootOf } from "./isolated-dirs.js";
 import { isProcessGroupAlive, terminateProcessGroup } from "./process-group.js";
 import type { OpencodeServerHandle, ServerExit } from "./server-handle.js";
 import {
@@ -134,7 +134,7 @@ function keep(server: AdoptableServer, link: KeeperLink | undefined): Keeping | 
     server.pid,
     server.orphanTimeoutMs ?? DEFAULT_ORPHAN_TIMEOUT_MS,
     server.password,
-    server.dirs === undefined || server.dirs.kept ? undefined : server.dirs.root,
+    temporaryRootOf(server.dirs),
   );
   return keeper === undefined ? undefined : { kind: "own", keeper };
 }

@@ -34,6 +34,11 @@ export interface IsolatedDirs {
   remove(): Promise<void>;
 }
 
+/** The root a server's keeper may remove once no bridge is left: a temp one, never a kept one. */
+export function temporaryRootOf(dirs: IsolatedDirs | undefined): string | undefined {
+  return dirs === undefined || dirs.kept ? undefined : dirs.root;
+}
+
 /** Creates `<os.tmpdir()>/ocb-opencode-XXXXXX` with one subdirectory per XDG root and a temp dir. */
 export async function createIsolatedDirs(): Promise<IsolatedDirs> {
   const root = await mkdtemp(join(tmpdir(), ISOLATED_DIR_PREFIX));

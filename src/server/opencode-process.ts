@@ -41,7 +41,7 @@ export interface SpawnOpencodeOptions {
   /** The server's password, for the keeper to hold (a successor learns it there, not in a file). */
   password?: string;
   /** The server's isolated temp root, for the keeper to remove if it outlives every bridge. */
-  tempRoot?: string;
+  tempRoot?: string | undefined;
 }
 
 // `opencode server listening on http://127.0.0.1:4096`

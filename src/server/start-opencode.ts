@@ -12,7 +12,7 @@ import { describeError } from "../util/describe-error.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { findFreePort, isPortFree } from "./free-port.js";
 import { basicAuthHeader, HEALTH_PATH, type HealthStatus, waitForHealth } from "./health.js";
-import type { IsolatedDirs } from "./isolated-dirs.js";
+import { type IsolatedDirs, temporaryRootOf } from "./isolated-dirs.js";
 import { LogTail, SecretRedactor } from "./log-tail.js";
 import { ManagedServer } from "./managed-server.js";
 import { OpencodeProcess, type ProcessEnd } from "./opencode-process.js";
@@ -161,7 +161,7 @@ export async function launchOpencode(
           logger,
           orphanTimeoutMs: settings.orphanTimeoutMs,
           ...(password === undefined ? {} : { password }),
-          ...tempRootOf(prepared.dirs),
+          tempRoot: temporaryRootOf(prepared.dirs),
         });
         const authorization =
           password === undefined ? undefined : basicAuthHeader(username, password);
@@ -432,9 +432,4 @@ function describeSpawnError(binary: string, error: NodeJS.ErrnoException): strin
     default:
       return `could not run ${binary}: ${describeError(error)}`;
   }
-}
-
-/** The root the keeper removes if every bridge is gone: a temp one, never a kept one. */
-function tempRootOf(dirs: IsolatedDirs | undefined): { tempRoot?: string } {
-  return dirs === undefined || dirs.kept ? {} : { tempRoot: dirs.root };
 }
